@@ -1,0 +1,152 @@
+//! The `ExecutionEnvironment` seam (spec 4.1): where tools read, write, search and run commands.
+//!
+//! Every tool goes through this trait, so the same tools work over the in-memory filesystem of a
+//! browser tab ([`MemoryEnvironment`]), the local machine (the native host) or anything a host
+//! implements (a container, a remote machine, a WASI directory). Paths may be absolute or relative
+//! to [`ExecutionEnvironment::working_directory`].
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::runtime::EpochMillis;
+
+/// What went wrong in an environment operation. Messages are shown to the model, so they say
+/// what to do next where that is clear.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvError {
+    #[error("file not found: {0}")]
+    NotFound(String),
+    #[error("{0} is a directory, not a file")]
+    IsADirectory(String),
+    #[error("{0} is not a directory")]
+    NotADirectory(String),
+    #[error("{0} is a binary file; it cannot be shown as text")]
+    BinaryFile(String),
+    #[error("permission denied: {0}")]
+    PermissionDenied(String),
+    #[error("invalid path {path}: {reason}")]
+    InvalidPath { path: String, reason: String },
+    #[error("invalid pattern {pattern}: {reason}")]
+    InvalidPattern { pattern: String, reason: String },
+    #[error("not supported in this environment: {0}")]
+    Unsupported(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Facts about one path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileInfo {
+    pub is_dir: bool,
+    /// Size in bytes (0 for directories).
+    pub size: u64,
+    /// Last modification, when the environment knows it.
+    pub modified_ms: Option<EpochMillis>,
+}
+
+/// One entry of [`ExecutionEnvironment::list_directory`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirEntry {
+    /// Path relative to the listed directory, `/`-separated (nested entries when depth > 1).
+    pub name: String,
+    pub is_dir: bool,
+    /// Size in bytes for files.
+    pub size: Option<u64>,
+}
+
+/// How to run one command.
+#[derive(Clone, Default)]
+pub struct ExecOptions {
+    /// Kill the command after this long. Always set by the shell tool.
+    pub timeout_ms: u64,
+    /// Run here instead of the working directory.
+    pub working_dir: Option<String>,
+    /// Extra variables for the command.
+    pub env_vars: Option<BTreeMap<String, String>>,
+    /// Called with output as it arrives, for streaming tools (`TOOL_CALL_OUTPUT_DELTA`).
+    pub on_output: Option<Rc<dyn Fn(&str)>>,
+}
+
+/// What a command did (spec 4.1).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ExecResult {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+}
+
+/// Options of [`ExecutionEnvironment::grep`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrepOptions {
+    /// Only search files whose path matches this glob (e.g. `*.rs`, `src/**/*.ts`).
+    pub glob_filter: Option<String>,
+    pub case_insensitive: bool,
+    /// Stop after this many matching lines.
+    pub max_results: usize,
+}
+
+impl Default for GrepOptions {
+    fn default() -> Self {
+        Self { glob_filter: None, case_insensitive: false, max_results: 100 }
+    }
+}
+
+/// Where tools run (spec 4.1). Futures are not `Send`: browser hosts are single-threaded.
+#[async_trait(?Send)]
+pub trait ExecutionEnvironment {
+    /// Reads a text file. `offset` is the 1-based first line, `limit` the most lines to return;
+    /// with neither, the whole file. Lines keep their endings. Non-UTF-8 content is
+    /// [`EnvError::BinaryFile`].
+    async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError>;
+
+    /// Reads a file's raw bytes (images, binary files).
+    async fn read_bytes(&self, path: &str) -> Result<Vec<u8>, EnvError>;
+
+    /// Writes a file whole, creating it and its parent directories as needed.
+    async fn write_file(&self, path: &str, content: &str) -> Result<(), EnvError>;
+
+    /// Removes a file (not a directory).
+    async fn remove_file(&self, path: &str) -> Result<(), EnvError>;
+
+    /// Facts about a path; [`EnvError::NotFound`] if there is nothing there.
+    async fn stat(&self, path: &str) -> Result<FileInfo, EnvError>;
+
+    async fn file_exists(&self, path: &str) -> bool {
+        self.stat(path).await.is_ok()
+    }
+
+    /// Entries below `path`, `depth` levels deep (1 = direct children), sorted by name.
+    async fn list_directory(&self, path: &str, depth: usize) -> Result<Vec<DirEntry>, EnvError>;
+
+    /// Runs a shell command. A command that fails still returns `Ok` with its exit code; `Err`
+    /// means it could not be run at all. Dropping the future cancels the command.
+    async fn exec_command(&self, command: &str, options: &ExecOptions) -> Result<ExecResult, EnvError>;
+
+    /// Searches file contents under `path` (a file or a directory) for a regular expression.
+    /// Returns `path:line:text` lines, at most `options.max_results`; empty when nothing matched.
+    async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError>;
+
+    /// Files under `path` whose path relative to it matches `pattern`, newest first.
+    async fn glob(&self, pattern: &str, path: &str) -> Result<Vec<String>, EnvError>;
+
+    async fn initialize(&self) -> Result<(), EnvError> {
+        Ok(())
+    }
+
+    async fn cleanup(&self) -> Result<(), EnvError> {
+        Ok(())
+    }
+
+    /// The absolute directory relative paths are resolved against.
+    fn working_directory(&self) -> String;
+
+    /// `linux`, `darwin`, `windows`, `wasm`, ...
+    fn platform(&self) -> String;
+
+    fn os_version(&self) -> String;
+}

@@ -1,0 +1,18 @@
+//! # openagent-core
+//!
+//! The runtime-agnostic heart of OpenAgent: the agentic loop (`Session`), the unified LLM data
+//! model and the `LlmClient` seam, the tool registry and the shared coding tools, and
+//! `MemoryEnvironment`, an in-memory filesystem with a small built-in shell.
+//!
+//! The core does no I/O of its own. A host gives it three seams: an [`env::ExecutionEnvironment`]
+//! (where tools run), an [`llm::LlmClient`] (how the model is reached) and a [`runtime::Runtime`]
+//! (clock, timers, spawning). So the same code runs in a browser tab, in a native CLI and inside a
+//! WASI sandbox; it builds and passes its tests on `wasm32-unknown-unknown`, and nothing in it
+//! needs `Send`.
+
+pub mod abort;
+pub mod env;
+pub mod llm;
+pub mod runtime;
+pub mod schema;
+pub mod tools;

@@ -1,0 +1,114 @@
+//! The `Runtime` seam: time, sleeping and spawning come from the host.
+//!
+//! The core never reads a clock or starts a task by itself, because the browser has neither
+//! `Instant::now()` nor threads. A host passes one `Runtime` to the session; tests pass
+//! [`VirtualRuntime`], whose clock only moves when something sleeps.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+
+/// Milliseconds since the Unix epoch, as the host's wall clock reports them.
+pub type EpochMillis = u64;
+
+/// What the core needs from the host's event loop. Futures need not be `Send`.
+pub trait Runtime {
+    /// Wall-clock time, in milliseconds since the Unix epoch.
+    fn now_ms(&self) -> EpochMillis;
+    /// A future that completes after `ms` milliseconds.
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()>;
+    /// Run `task` concurrently on the host's local executor.
+    fn spawn_local(&self, task: LocalBoxFuture<'static, ()>);
+}
+
+/// A deterministic runtime for tests and examples: the clock starts at a fixed instant and advances
+/// only by what is slept, and sleeping completes at once. Spawned tasks are driven by the
+/// `spawner` the host of the test gives (for example a `futures::executor::LocalSpawner`).
+pub struct VirtualRuntime {
+    now: Rc<Cell<EpochMillis>>,
+    spawner: Box<dyn Fn(LocalBoxFuture<'static, ()>)>,
+}
+
+impl VirtualRuntime {
+    /// 2025-01-01T00:00:00Z: a fixed start so that event timestamps are reproducible.
+    pub const START: EpochMillis = 1_735_689_600_000;
+
+    pub fn new(spawner: impl Fn(LocalBoxFuture<'static, ()>) + 'static) -> Self {
+        Self { now: Rc::new(Cell::new(Self::START)), spawner: Box::new(spawner) }
+    }
+
+    /// Move the clock forward by hand.
+    pub fn advance(&self, ms: u64) {
+        self.now.set(self.now.get() + ms);
+    }
+}
+
+impl Runtime for VirtualRuntime {
+    fn now_ms(&self) -> EpochMillis {
+        self.now.get()
+    }
+
+    fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+        let now = self.now.clone();
+        Box::pin(async move { now.set(now.get() + ms) })
+    }
+
+    fn spawn_local(&self, task: LocalBoxFuture<'static, ()>) {
+        (self.spawner)(task)
+    }
+}
+
+/// Formats epoch milliseconds as an RFC 3339 UTC timestamp with millisecond precision,
+/// e.g. `2025-01-01T00:00:00.000Z`.
+pub fn format_rfc3339(ms: EpochMillis) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+/// Days since 1970-01-01 to a (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(format_rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_rfc3339(VirtualRuntime::START), "2025-01-01T00:00:00.000Z");
+        assert_eq!(format_rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(format_rfc3339(4_102_444_799_999), "2099-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn virtual_clock_moves_only_by_sleep() {
+        let rt = VirtualRuntime::new(|_| {});
+        let start = rt.now_ms();
+        futures::executor::block_on(rt.sleep(1500));
+        assert_eq!(rt.now_ms(), start + 1500);
+    }
+}
