@@ -16,3 +16,14 @@ pub mod llm;
 pub mod runtime;
 pub mod schema;
 pub mod tools;
+pub mod profile;
+pub mod session;
+
+mod id;
+
+pub use abort::AbortSignal;
+pub use env::ExecutionEnvironment;
+pub use llm::LlmClient;
+pub use profile::{CoreProfile, ProviderProfile};
+pub use runtime::Runtime;
+pub use session::{Session, SessionConfig, SessionError, SessionEvent, SessionState};

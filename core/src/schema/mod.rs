@@ -33,3 +33,10 @@ impl Schema {
         Ok(())
     }
 }
+
+impl std::fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.instance_path.is_empty() { "(root)" } else { &self.instance_path };
+        write!(f, "{path}: {}", self.message)
+    }
+}

@@ -1,0 +1,44 @@
+//! Session configuration (spec 2.2) with the spec's defaults.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Limits, timeouts and settings of one session. Every field has the spec's default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionConfig {
+    /// Model responses allowed over the whole session; 0 = unlimited.
+    pub max_turns: usize,
+    /// Tool rounds allowed per user input; 0 = unlimited.
+    pub max_tool_rounds_per_input: usize,
+    pub default_command_timeout_ms: u64,
+    pub max_command_timeout_ms: u64,
+    /// `low`, `medium`, `high` (or a provider's own value); `None` = provider default.
+    pub reasoning_effort: Option<String>,
+    /// Per-tool character limits, overriding the defaults of spec 5.2.
+    pub tool_output_limits: BTreeMap<String, usize>,
+    /// Per-tool line limits, overriding the defaults of spec 5.3.
+    pub tool_line_limits: BTreeMap<String, usize>,
+    pub enable_loop_detection: bool,
+    /// How many recent tool calls are checked for a repeating pattern.
+    pub loop_detection_window: usize,
+    pub max_subagent_depth: usize,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            max_turns: 0,
+            max_tool_rounds_per_input: 0,
+            default_command_timeout_ms: 10_000,
+            max_command_timeout_ms: 600_000,
+            reasoning_effort: None,
+            tool_output_limits: BTreeMap::new(),
+            tool_line_limits: BTreeMap::new(),
+            enable_loop_detection: true,
+            loop_detection_window: 10,
+            max_subagent_depth: 1,
+        }
+    }
+}

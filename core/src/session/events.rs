@@ -1,0 +1,159 @@
+//! The session's events (spec 2.9): one closed enum, delivered as an async stream, serialised as
+//! `{"kind": "...", "timestamp": "...", "session_id": "...", "data": {...}}` in snake_case.
+
+use std::cell::RefCell;
+
+use futures::channel::mpsc;
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+use super::SessionState;
+use crate::llm::{ErrorKind, Usage};
+
+/// What happened. The variant is the event's `kind`; its fields are the `data`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+pub enum EventData {
+    SessionStart { provider: String, model: String, working_directory: String },
+    /// The session closed; `reason` says why (`closed`, `aborted`, `error`).
+    SessionEnd { state: SessionState, reason: String },
+    UserInput { content: String },
+    /// The input is handled; `state` is where the session is now.
+    ProcessingEnd { state: SessionState, reason: StopReason },
+    AssistantTextStart { response_id: Option<String> },
+    /// Only the new text, never the text so far.
+    AssistantTextDelta { delta: String },
+    /// The model's whole response text and reasoning, with this call's usage and the session's
+    /// running total.
+    AssistantTextEnd {
+        text: String,
+        reasoning: Option<String>,
+        tool_call_count: usize,
+        usage: Usage,
+        total_usage: Usage,
+    },
+    ToolCallStart { call_id: String, tool_name: String, arguments: Value },
+    ToolCallOutputDelta { call_id: String, delta: String },
+    /// The FULL output (the model may get a truncated one), or the error.
+    ToolCallEnd {
+        call_id: String,
+        tool_name: String,
+        output: Option<String>,
+        error: Option<String>,
+        duration_ms: u64,
+    },
+    SteeringInjected { content: String },
+    TurnLimit { limit: String, count: usize },
+    LoopDetection { message: String },
+    Warning { message: String },
+    Error { message: String, error_kind: Option<ErrorKind> },
+}
+
+/// Why processing of an input stopped (spec 2.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model answered without tool calls.
+    Completed,
+    /// `max_tool_rounds_per_input` was reached.
+    RoundLimit,
+    /// `max_turns` was reached.
+    TurnLimit,
+    Aborted,
+    Error,
+}
+
+impl EventData {
+    /// The `kind` string this event serialises with.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::SessionStart { .. } => "session_start",
+            Self::SessionEnd { .. } => "session_end",
+            Self::UserInput { .. } => "user_input",
+            Self::ProcessingEnd { .. } => "processing_end",
+            Self::AssistantTextStart { .. } => "assistant_text_start",
+            Self::AssistantTextDelta { .. } => "assistant_text_delta",
+            Self::AssistantTextEnd { .. } => "assistant_text_end",
+            Self::ToolCallStart { .. } => "tool_call_start",
+            Self::ToolCallOutputDelta { .. } => "tool_call_output_delta",
+            Self::ToolCallEnd { .. } => "tool_call_end",
+            Self::SteeringInjected { .. } => "steering_injected",
+            Self::TurnLimit { .. } => "turn_limit",
+            Self::LoopDetection { .. } => "loop_detection",
+            Self::Warning { .. } => "warning",
+            Self::Error { .. } => "error",
+        }
+    }
+}
+
+/// One event with its envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionEvent {
+    /// RFC 3339 UTC.
+    pub timestamp: String,
+    pub session_id: String,
+    pub data: EventData,
+}
+
+impl SessionEvent {
+    pub fn kind(&self) -> &'static str {
+        self.data.kind()
+    }
+}
+
+impl Serialize for SessionEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Serialise the adjacently tagged enum once, then lay the envelope out in a fixed order.
+        let tagged = serde_json::to_value(&self.data).map_err(serde::ser::Error::custom)?;
+        let data = tagged.get("data").cloned().unwrap_or(Value::Object(Default::default()));
+        let mut s = serializer.serialize_struct("SessionEvent", 4)?;
+        s.serialize_field("kind", self.kind())?;
+        s.serialize_field("timestamp", &self.timestamp)?;
+        s.serialize_field("session_id", &self.session_id)?;
+        s.serialize_field("data", &data)?;
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for SessionEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Envelope {
+            kind: String,
+            timestamp: String,
+            session_id: String,
+            #[serde(default)]
+            data: Value,
+        }
+        let e = Envelope::deserialize(deserializer)?;
+        let data = serde_json::from_value(serde_json::json!({ "kind": e.kind, "data": e.data }))
+            .map_err(serde::de::Error::custom)?;
+        Ok(Self { timestamp: e.timestamp, session_id: e.session_id, data })
+    }
+}
+
+/// Fans events out to every subscriber; a subscriber that went away is dropped.
+#[derive(Default)]
+pub(crate) struct Emitter {
+    subscribers: RefCell<Vec<mpsc::UnboundedSender<SessionEvent>>>,
+}
+
+impl Emitter {
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
+        let (tx, rx) = mpsc::unbounded();
+        self.subscribers.borrow_mut().push(tx);
+        rx
+    }
+
+    pub fn emit(&self, event: SessionEvent) {
+        let mut subscribers = self.subscribers.borrow_mut();
+        subscribers.retain(|tx| !tx.is_closed());
+        if let Some((last, others)) = subscribers.split_last() {
+            for tx in others {
+                let _ = tx.unbounded_send(event.clone());
+            }
+            let _ = last.unbounded_send(event);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Loop detection (spec 2.10): the same one, two or three tool calls repeating across the last
+//! `window` calls.
+
+use std::collections::VecDeque;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use crate::llm::ToolCall;
+
+/// A tool call's identity for loop detection: its name and a hash of its arguments.
+pub fn signature(call: &ToolCall) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    call.name.hash(&mut hasher);
+    // serde_json objects are key-sorted, so equal arguments give equal text.
+    match &call.raw_arguments {
+        Some(raw) if call.arguments.is_null() => raw.hash(&mut hasher),
+        _ => call.arguments.to_string().hash(&mut hasher),
+    }
+    hasher.finish()
+}
+
+/// Spec 2.10 `detect_loop`: true when the last `window` signatures are one pattern of length
+/// 1, 2 or 3 repeated. `recent` holds the most recent signatures, oldest first.
+pub fn detect_loop(recent: &VecDeque<u64>, window: usize) -> bool {
+    if window == 0 || recent.len() < window {
+        return false;
+    }
+    let calls: Vec<u64> = recent.iter().skip(recent.len() - window).copied().collect();
+    [1, 2, 3].into_iter().filter(|len| window % len == 0).any(|len| {
+        let pattern = &calls[..len];
+        calls.chunks(len).all(|chunk| chunk == pattern)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+    use serde_json::json;
+
+    fn sigs(names: &[&str]) -> VecDeque<u64> {
+        names.iter().map(|n| signature(&ToolCall::new("id", *n, json!({"p": 1})))).collect()
+    }
+
+    #[test]
+    fn repeated_single_call_is_a_loop() {
+        assert!(detect_loop(&sigs(&["a"; 10]), 10));
+    }
+
+    #[test]
+    fn cycles_of_two_and_three_are_loops() {
+        assert!(detect_loop(&sigs(&["a", "b", "a", "b", "a", "b", "a", "b", "a", "b"]), 10));
+        assert!(detect_loop(&sigs(&["a", "b", "c", "a", "b", "c", "a", "b", "c"]), 9));
+    }
+
+    #[test]
+    fn varied_calls_or_a_short_history_are_not() {
+        assert!(!detect_loop(&sigs(&["a", "b", "c", "d", "a", "b", "c", "d", "a", "b"]), 10));
+        assert!(!detect_loop(&sigs(&["a"; 9]), 10));
+    }
+
+    #[test]
+    fn arguments_are_part_of_the_signature() {
+        let a = ToolCall::new("1", "read_file", json!({"file_path": "a"}));
+        let b = ToolCall::new("2", "read_file", json!({"file_path": "b"}));
+        assert_ne!(signature(&a), signature(&b));
+        assert_eq!(signature(&a), signature(&ToolCall::new("3", "read_file", json!({"file_path": "a"}))));
+    }
+}

@@ -1,0 +1,517 @@
+//! `Session`: the agentic loop of spec section 2.
+//!
+//! A session holds the history, calls the model through an [`LlmClient`], runs the tools the
+//! model asks for in an [`ExecutionEnvironment`], and reports every step as a [`SessionEvent`].
+//! It is a cheap handle (`Clone`): while one task awaits [`Session::submit`], another may
+//! [`steer`](Session::steer), queue a [`follow_up`](Session::follow_up), change the reasoning
+//! effort or [`abort`](Session::abort).
+//!
+//! The request sent to the model is kept between calls and only appended to, so a round costs
+//! the same whether it is the 10th or the 2000th.
+
+mod config;
+mod events;
+mod loop_detection;
+mod tool_calls;
+mod truncation;
+mod turns;
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use futures::channel::mpsc::UnboundedReceiver;
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+
+pub use config::SessionConfig;
+pub use events::{EventData, SessionEvent, StopReason};
+pub use loop_detection::{detect_loop, signature};
+pub use truncation::{default_char_limit, default_line_limit, truncate_lines, truncate_output, truncate_tool_output, TruncationMode};
+pub use turns::Turn;
+
+use crate::abort::AbortSignal;
+use crate::env::ExecutionEnvironment;
+use crate::llm::{ErrorKind, LlmClient, LlmError, Message, Request, Response, StreamAccumulator, StreamEvent, ToolChoice, Usage};
+use crate::profile::{PromptContext, ProviderProfile};
+use crate::runtime::{format_rfc3339, Runtime};
+use crate::tools::{RegisteredTool, ToolRegistry};
+use events::Emitter;
+
+/// Where a session is in its life (spec 2.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    Idle,
+    Processing,
+    /// The model ended its answer with a question for the user.
+    AwaitingInput,
+    Closed,
+}
+
+/// Why a call on the session could not be carried out.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SessionError {
+    #[error("the session is closed; start a new session to continue")]
+    Closed,
+    #[error("the session is already processing an input; use steer() or follow_up() to add to it")]
+    Busy,
+    #[error("LLM error: {0}")]
+    Llm(#[from] LlmError),
+}
+
+/// Builds a [`Session`] from its seams.
+pub struct SessionBuilder {
+    profile: Rc<dyn ProviderProfile>,
+    env: Rc<dyn ExecutionEnvironment>,
+    client: Rc<dyn LlmClient>,
+    runtime: Rc<dyn Runtime>,
+    config: SessionConfig,
+    id: Option<String>,
+    user_instructions: Option<String>,
+}
+
+impl SessionBuilder {
+    pub fn config(mut self, config: SessionConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// A fixed session id (a random UUID otherwise).
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Instructions appended last to the system prompt (spec 6.1, layer 5).
+    pub fn user_instructions(mut self, text: impl Into<String>) -> Self {
+        self.user_instructions = Some(text.into());
+        self
+    }
+
+    pub fn build(self) -> Session {
+        let tools = self.profile.tool_registry().clone();
+        let request = Request {
+            model: self.profile.model().to_owned(),
+            messages: vec![Message::system(String::new())],
+            provider: Some(self.profile.id().to_owned()),
+            provider_options: self.profile.provider_options(),
+            ..Request::default()
+        };
+        Session {
+            inner: Rc::new(Inner {
+                id: self.id.unwrap_or_else(crate::id::random_uuid),
+                profile: self.profile,
+                env: self.env,
+                client: self.client,
+                runtime: self.runtime,
+                config: RefCell::new(self.config),
+                user_instructions: self.user_instructions,
+                tools: RefCell::new(tools),
+                tools_generation: Cell::new(None),
+                state: Cell::new(SessionState::Idle),
+                started: Cell::new(false),
+                history: RefCell::new(Vec::new()),
+                request: RefCell::new(request),
+                steering: RefCell::new(VecDeque::new()),
+                followups: RefCell::new(VecDeque::new()),
+                abort: AbortSignal::new(),
+                emitter: Emitter::default(),
+                total_usage: RefCell::new(Usage::default()),
+                assistant_turns: Cell::new(0),
+                history_chars: Cell::new(0),
+                recent_calls: RefCell::new(VecDeque::new()),
+            }),
+        }
+    }
+}
+
+/// The agentic loop's state and its handle for the host.
+#[derive(Clone)]
+pub struct Session {
+    inner: Rc<Inner>,
+}
+
+struct Inner {
+    id: String,
+    profile: Rc<dyn ProviderProfile>,
+    env: Rc<dyn ExecutionEnvironment>,
+    client: Rc<dyn LlmClient>,
+    runtime: Rc<dyn Runtime>,
+    config: RefCell<SessionConfig>,
+    user_instructions: Option<String>,
+    /// The profile's tools plus any registered on this session.
+    tools: RefCell<ToolRegistry>,
+    /// The registry generation `request.tools` was last built from.
+    tools_generation: Cell<Option<u64>>,
+    state: Cell<SessionState>,
+    started: Cell<bool>,
+    history: RefCell<Vec<Turn>>,
+    /// The next request: a system message, then the history as messages, kept in step with it.
+    request: RefCell<Request>,
+    steering: RefCell<VecDeque<String>>,
+    followups: RefCell<VecDeque<String>>,
+    abort: AbortSignal,
+    emitter: Emitter,
+    total_usage: RefCell<Usage>,
+    assistant_turns: Cell<usize>,
+    history_chars: Cell<usize>,
+    /// Signatures of the most recent tool calls, oldest first, at most the detection window.
+    recent_calls: RefCell<VecDeque<u64>>,
+}
+
+impl Session {
+    pub fn builder(
+        profile: Rc<dyn ProviderProfile>,
+        env: Rc<dyn ExecutionEnvironment>,
+        client: Rc<dyn LlmClient>,
+        runtime: Rc<dyn Runtime>,
+    ) -> SessionBuilder {
+        SessionBuilder { profile, env, client, runtime, config: SessionConfig::default(), id: None, user_instructions: None }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    pub fn state(&self) -> SessionState {
+        self.inner.state.get()
+    }
+
+    /// A new subscription to the session's events, from now on. Subscribe before the first
+    /// [`submit`](Self::submit) to see `SESSION_START`.
+    pub fn events(&self) -> UnboundedReceiver<SessionEvent> {
+        self.inner.emitter.subscribe()
+    }
+
+    pub fn history(&self) -> Vec<Turn> {
+        self.inner.history.borrow().clone()
+    }
+
+    pub fn config(&self) -> SessionConfig {
+        self.inner.config.borrow().clone()
+    }
+
+    /// Token usage summed over every model call so far.
+    pub fn total_usage(&self) -> Usage {
+        self.inner.total_usage.borrow().clone()
+    }
+
+    pub fn environment(&self) -> Rc<dyn ExecutionEnvironment> {
+        self.inner.env.clone()
+    }
+
+    /// Takes effect on the next model call (spec 2.7).
+    pub fn set_reasoning_effort(&self, effort: Option<String>) {
+        self.inner.config.borrow_mut().reasoning_effort = effort;
+    }
+
+    /// Adds a tool on top of the profile's; a tool of the same name is replaced (spec 3.7).
+    pub fn register_tool(&self, tool: RegisteredTool) {
+        self.inner.tools.borrow_mut().register(tool);
+    }
+
+    pub fn unregister_tool(&self, name: &str) -> bool {
+        self.inner.tools.borrow_mut().unregister(name)
+    }
+
+    pub fn tool_names(&self) -> Vec<String> {
+        self.inner.tools.borrow().names()
+    }
+
+    /// Queues a message for the model, injected after the current tool round, or at the start of
+    /// the next input when idle (spec 2.6).
+    pub fn steer(&self, message: impl Into<String>) {
+        self.inner.steering.borrow_mut().push_back(message.into());
+    }
+
+    /// Queues an input to process once the current one is done (spec 2.6).
+    pub fn follow_up(&self, message: impl Into<String>) {
+        self.inner.followups.borrow_mut().push_back(message.into());
+    }
+
+    /// Cancels the model call and the running tools, then closes the session. When nothing is
+    /// running the session closes at once.
+    pub fn abort(&self) {
+        self.inner.abort.abort();
+        if self.state() != SessionState::Processing {
+            self.shut_down("aborted");
+        }
+    }
+
+    /// Closes an idle session. Closing twice is harmless.
+    pub fn close(&self) {
+        self.shut_down("closed");
+    }
+
+    /// Runs the agentic loop for `input`, then for each queued follow-up, and says why it
+    /// stopped. Model errors end the input with `Err`; authentication and other unrecoverable
+    /// errors also close the session.
+    pub async fn submit(&self, input: impl Into<String>) -> Result<StopReason, SessionError> {
+        match self.state() {
+            SessionState::Closed => return Err(SessionError::Closed),
+            SessionState::Processing => return Err(SessionError::Busy),
+            SessionState::Idle | SessionState::AwaitingInput => {}
+        }
+        self.start();
+        let mut input = input.into();
+        loop {
+            let reason = self.process_input(input).await?;
+            let next = self.inner.followups.borrow_mut().pop_front();
+            match next {
+                Some(next) if reason != StopReason::Aborted => input = next,
+                _ => return Ok(reason),
+            }
+        }
+    }
+
+    fn start(&self) {
+        if !self.inner.started.replace(true) {
+            self.emit(EventData::SessionStart {
+                provider: self.inner.profile.id().to_owned(),
+                model: self.inner.profile.model().to_owned(),
+                working_directory: self.inner.env.working_directory(),
+            });
+        }
+    }
+
+    fn shut_down(&self, reason: &str) {
+        if self.state() == SessionState::Closed {
+            return;
+        }
+        self.start();
+        self.inner.state.set(SessionState::Closed);
+        self.emit(EventData::SessionEnd { state: SessionState::Closed, reason: reason.to_owned() });
+    }
+
+    fn emit(&self, data: EventData) {
+        self.inner.emitter.emit(SessionEvent {
+            timestamp: format_rfc3339(self.inner.runtime.now_ms()),
+            session_id: self.inner.id.clone(),
+            data,
+        });
+    }
+
+    fn push_turn(&self, turn: Turn) {
+        let inner = &self.inner;
+        inner.history_chars.set(inner.history_chars.get() + turn.approx_chars());
+        turn.append_messages(&mut inner.request.borrow_mut().messages);
+        inner.history.borrow_mut().push(turn);
+    }
+
+    fn now(&self) -> u64 {
+        self.inner.runtime.now_ms()
+    }
+
+    fn drain_steering(&self) {
+        loop {
+            let Some(content) = self.inner.steering.borrow_mut().pop_front() else { break };
+            self.push_turn(Turn::Steering { content: content.clone(), timestamp: self.now() });
+            self.emit(EventData::SteeringInjected { content });
+        }
+    }
+
+    /// Spec 2.5 `process_input`, for one input.
+    async fn process_input(&self, input: String) -> Result<StopReason, SessionError> {
+        let inner = &self.inner;
+        inner.state.set(SessionState::Processing);
+        self.push_turn(Turn::User { content: input.clone(), timestamp: self.now() });
+        self.emit(EventData::UserInput { content: input });
+        self.drain_steering();
+        self.refresh_system_prompt().await;
+
+        let mut rounds = 0;
+        let mut warned_context = false;
+        let mut final_text = String::new();
+        let reason = loop {
+            let config = inner.config.borrow().clone();
+            if config.max_tool_rounds_per_input > 0 && rounds >= config.max_tool_rounds_per_input {
+                self.emit(EventData::TurnLimit { limit: "max_tool_rounds_per_input".into(), count: rounds });
+                break StopReason::RoundLimit;
+            }
+            let turns = inner.assistant_turns.get();
+            if config.max_turns > 0 && turns >= config.max_turns {
+                self.emit(EventData::TurnLimit { limit: "max_turns".into(), count: turns });
+                break StopReason::TurnLimit;
+            }
+            if inner.abort.is_aborted() {
+                break StopReason::Aborted;
+            }
+
+            self.refresh_request(&config);
+            let response = match inner.abort.guard(self.call_model()).await {
+                None => break StopReason::Aborted,
+                Some(Ok(response)) => response,
+                Some(Err(error)) => return Err(self.fail(error)),
+            };
+            let tool_calls = response.tool_calls();
+            self.record_response(response, &mut final_text);
+            if !warned_context {
+                warned_context = self.check_context_usage();
+            }
+            if tool_calls.is_empty() {
+                break StopReason::Completed;
+            }
+
+            rounds += 1;
+            let Some(results) = inner.abort.guard(self.execute_tool_calls(&tool_calls, &config)).await else {
+                break StopReason::Aborted;
+            };
+            self.push_turn(Turn::ToolResults { results, timestamp: self.now() });
+            self.drain_steering();
+            if config.enable_loop_detection {
+                self.detect_loop(&tool_calls, config.loop_detection_window);
+            }
+        };
+
+        if reason == StopReason::Aborted {
+            self.emit(EventData::ProcessingEnd { state: SessionState::Closed, reason });
+            self.shut_down("aborted");
+            return Ok(reason);
+        }
+        let state = if reason == StopReason::Completed && final_text.trim_end().ends_with('?') {
+            SessionState::AwaitingInput
+        } else {
+            SessionState::Idle
+        };
+        inner.state.set(state);
+        self.emit(EventData::ProcessingEnd { state, reason });
+        Ok(reason)
+    }
+
+    async fn refresh_system_prompt(&self) {
+        let inner = &self.inner;
+        let today = format_rfc3339(self.now())[..10].to_owned();
+        let ctx = PromptContext { env: &*inner.env, today, user_instructions: inner.user_instructions.as_deref() };
+        let prompt = inner.profile.build_system_prompt(&ctx).await;
+        inner.request.borrow_mut().messages[0] = Message::system(prompt);
+    }
+
+    /// Brings the kept request up to date with settings that may change between calls.
+    fn refresh_request(&self, config: &SessionConfig) {
+        let inner = &self.inner;
+        let mut request = inner.request.borrow_mut();
+        request.reasoning_effort.clone_from(&config.reasoning_effort);
+        let tools = inner.tools.borrow();
+        if inner.tools_generation.get() != Some(tools.generation()) {
+            request.tools = tools.definitions();
+            request.tool_choice = (!request.tools.is_empty()).then_some(ToolChoice::Auto);
+            inner.tools_generation.set(Some(tools.generation()));
+        }
+    }
+
+    /// One model call, streamed when the profile streams, with text deltas forwarded as events.
+    async fn call_model(&self) -> Result<Response, LlmError> {
+        let inner = &self.inner;
+        // Only the loop touches the request, so holding it across the call is safe.
+        let request = inner.request.borrow();
+        let provider = inner.client.provider().to_owned();
+        if !inner.profile.supports_streaming() {
+            let response = inner.client.complete(&request).await?;
+            let text = response.text();
+            if !text.is_empty() {
+                self.emit(EventData::AssistantTextStart { response_id: Some(response.id.clone()) });
+                self.emit(EventData::AssistantTextDelta { delta: text });
+            }
+            return Ok(response);
+        }
+        let mut events = inner.client.stream(&request).await?;
+        let mut acc = StreamAccumulator::new();
+        let (mut response_id, mut text_started) = (None, false);
+        while let Some(event) = events.next().await {
+            match &event {
+                StreamEvent::StreamStart { id, .. } => response_id.clone_from(id),
+                StreamEvent::TextDelta { delta, .. } => {
+                    if !text_started {
+                        text_started = true;
+                        self.emit(EventData::AssistantTextStart { response_id: response_id.clone() });
+                    }
+                    self.emit(EventData::AssistantTextDelta { delta: delta.clone() });
+                }
+                _ => {}
+            }
+            acc.push(&event);
+        }
+        acc.finish(&provider)
+    }
+
+    fn record_response(&self, response: Response, final_text: &mut String) {
+        let inner = &self.inner;
+        let text = response.text();
+        let reasoning = response.reasoning();
+        let tool_call_count = response.message.tool_calls().count();
+        let total_usage = {
+            let mut total = inner.total_usage.borrow_mut();
+            *total += &response.usage;
+            total.clone()
+        };
+        inner.assistant_turns.set(inner.assistant_turns.get() + 1);
+        let usage = response.usage.clone();
+        self.push_turn(Turn::Assistant {
+            message: response.message,
+            usage: response.usage,
+            response_id: (!response.id.is_empty()).then_some(response.id),
+            timestamp: self.now(),
+        });
+        final_text.clone_from(&text);
+        self.emit(EventData::AssistantTextEnd { text, reasoning, tool_call_count, usage, total_usage });
+    }
+
+    /// Spec 5.5: warns once per input when the history nears the context window. Returns
+    /// whether it warned.
+    fn check_context_usage(&self) -> bool {
+        let window = self.inner.profile.context_window_size();
+        let approx_tokens = self.inner.history_chars.get() / 4;
+        if window == 0 || approx_tokens * 10 <= window * 8 {
+            return false;
+        }
+        let percent = (approx_tokens as f64 / window as f64 * 100.0).round();
+        self.emit(EventData::Warning { message: format!("Context usage at ~{percent}% of context window") });
+        true
+    }
+
+    fn detect_loop(&self, calls: &[crate::llm::ToolCall], window: usize) {
+        let detected = {
+            let mut recent = self.inner.recent_calls.borrow_mut();
+            for call in calls {
+                recent.push_back(signature(call));
+                if recent.len() > window {
+                    recent.pop_front();
+                }
+            }
+            let detected = detect_loop(&recent, window);
+            if detected {
+                // Start counting afresh so the warning is not repeated every round.
+                recent.clear();
+            }
+            detected
+        };
+        if detected {
+            let message = format!(
+                "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
+            );
+            self.push_turn(Turn::Steering { content: message.clone(), timestamp: self.now() });
+            self.emit(EventData::LoopDetection { message });
+        }
+    }
+
+    /// An LLM error ends the input. Unrecoverable ones (authentication, access, configuration,
+    /// bad requests) close the session; an over-long context is a warning (spec appendix B).
+    fn fail(&self, error: LlmError) -> SessionError {
+        let closes = !error.retryable && error.kind != ErrorKind::ContextLength;
+        if error.kind == ErrorKind::ContextLength {
+            self.emit(EventData::Warning { message: format!("The conversation no longer fits the model's context window: {error}") });
+        } else {
+            self.emit(EventData::Error { message: error.to_string(), error_kind: Some(error.kind) });
+        }
+        if closes {
+            self.emit(EventData::ProcessingEnd { state: SessionState::Closed, reason: StopReason::Error });
+            self.shut_down("error");
+        } else {
+            self.inner.state.set(SessionState::Idle);
+            self.emit(EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Error });
+        }
+        SessionError::Llm(error)
+    }
+}
+

@@ -1,0 +1,98 @@
+//! The tool execution pipeline (spec 2.5 `execute_tool_calls`, 3.8): look up, validate, execute,
+//! truncate, emit, return. Every failure becomes an error result the model sees.
+
+use std::rc::Rc;
+
+use futures::future::join_all;
+
+use super::events::EventData;
+use super::truncation::truncate_tool_output;
+use super::{Session, SessionConfig};
+use crate::llm::{ToolCall, ToolResult};
+use crate::tools::ToolContext;
+
+impl Session {
+    /// Runs one round of tool calls, concurrently when the profile allows it. Results come back
+    /// in call order either way.
+    pub(super) async fn execute_tool_calls(&self, calls: &[ToolCall], config: &SessionConfig) -> Vec<ToolResult> {
+        if self.inner.profile.supports_parallel_tool_calls() && calls.len() > 1 {
+            join_all(calls.iter().map(|call| self.execute_single_tool(call, config))).await
+        } else {
+            let mut results = Vec::with_capacity(calls.len());
+            for call in calls {
+                results.push(self.execute_single_tool(call, config).await);
+            }
+            results
+        }
+    }
+
+    async fn execute_single_tool(&self, call: &ToolCall, config: &SessionConfig) -> ToolResult {
+        let started = self.now();
+        self.emit(EventData::ToolCallStart {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+        let error = |message: String| {
+            self.emit(EventData::ToolCallEnd {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                output: None,
+                error: Some(message.clone()),
+                duration_ms: self.now().saturating_sub(started),
+            });
+            ToolResult::new(call.id.clone(), message, true)
+        };
+
+        let tool = self.inner.tools.borrow().get(&call.name).cloned();
+        let Some(tool) = tool else {
+            let names = self.inner.tools.borrow().names().join(", ");
+            return error(format!("Unknown tool: {}. Available tools: {names}.", call.name));
+        };
+        if call.arguments.is_null() {
+            let raw = call.raw_arguments.as_deref().unwrap_or("");
+            let reason = serde_json::from_str::<serde_json::Value>(raw).err().map_or_else(String::new, |e| format!(" ({e})"));
+            return error(format!(
+                "Invalid arguments for tool {}: the arguments are not a valid JSON object{reason}. Send the arguments as one JSON object.",
+                call.name
+            ));
+        }
+        if let Err(problems) = tool.schema().validate(&call.arguments) {
+            let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+            return error(format!("Invalid arguments for tool {}:\n{}", call.name, list.join("\n")));
+        }
+
+        let on_output: Rc<dyn Fn(&str)> = {
+            let session = self.clone();
+            let call_id = call.id.clone();
+            Rc::new(move |delta: &str| {
+                session.emit(EventData::ToolCallOutputDelta { call_id: call_id.clone(), delta: delta.to_owned() })
+            })
+        };
+        let ctx = ToolContext {
+            env: &*self.inner.env,
+            default_command_timeout_ms: config.default_command_timeout_ms,
+            max_command_timeout_ms: config.max_command_timeout_ms,
+            on_output: Some(on_output),
+        };
+        match tool.executor.execute(&call.arguments, &ctx).await {
+            Ok(output) => {
+                let content = truncate_tool_output(&output.text, &call.name, config);
+                let mut result = ToolResult::new(call.id.clone(), content, false);
+                if let Some(image) = output.image {
+                    result.image_media_type = image.media_type;
+                    result.image_data = image.data;
+                }
+                self.emit(EventData::ToolCallEnd {
+                    call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    output: Some(output.text),
+                    error: None,
+                    duration_ms: self.now().saturating_sub(started),
+                });
+                result
+            }
+            Err(e) => error(format!("Tool error ({}): {e}", call.name)),
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Conversation history (spec 2.4) and its conversion to LLM messages.
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::{ContentPart, Message, ToolCall, ToolResult, Usage};
+use crate::runtime::EpochMillis;
+
+/// One entry of a session's history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Turn {
+    User { content: String, timestamp: EpochMillis },
+    /// The model's message is kept whole so that reasoning signatures replay verbatim.
+    Assistant { message: Message, usage: Usage, response_id: Option<String>, timestamp: EpochMillis },
+    /// What the model is sent: outputs after truncation.
+    ToolResults { results: Vec<ToolResult>, timestamp: EpochMillis },
+    System { content: String, timestamp: EpochMillis },
+    Steering { content: String, timestamp: EpochMillis },
+}
+
+impl Turn {
+    /// The model's text of an assistant turn.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Turn::Assistant { message, .. } => Some(message.text()),
+            _ => None,
+        }
+    }
+
+    pub fn tool_calls(&self) -> Vec<&ToolCall> {
+        match self {
+            Turn::Assistant { message, .. } => message.tool_calls().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Appends the messages this turn becomes. Steering turns become user messages (spec 2.6).
+    pub fn append_messages(&self, out: &mut Vec<Message>) {
+        match self {
+            Turn::User { content, .. } | Turn::Steering { content, .. } => out.push(Message::user(content.clone())),
+            Turn::System { content, .. } => out.push(Message::system(content.clone())),
+            Turn::Assistant { message, .. } => out.push(message.clone()),
+            Turn::ToolResults { results, .. } => out.extend(results.iter().cloned().map(Message::tool_result)),
+        }
+    }
+
+    /// An approximate size in characters, for the context-usage estimate (spec 5.5).
+    pub fn approx_chars(&self) -> usize {
+        match self {
+            Turn::User { content, .. } | Turn::Steering { content, .. } | Turn::System { content, .. } => content.len(),
+            Turn::Assistant { message, .. } => message
+                .content
+                .iter()
+                .map(|part| match part {
+                    ContentPart::Text { text } => text.len(),
+                    ContentPart::Thinking { thinking } | ContentPart::RedactedThinking { thinking } => thinking.text.len(),
+                    ContentPart::ToolCall { tool_call } => {
+                        let args = tool_call.raw_arguments.as_ref().map_or_else(|| tool_call.arguments.to_string().len(), String::len);
+                        tool_call.name.len() + args
+                    }
+                    _ => 0,
+                })
+                .sum(),
+            Turn::ToolResults { results, .. } => results.iter().map(|r| r.content.len()).sum(),
+        }
+    }
+}
