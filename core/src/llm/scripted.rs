@@ -143,7 +143,8 @@ impl ScriptedClient {
 /// The events a provider would stream for `response`: text in word-sized deltas, tool-call
 /// arguments in two fragments.
 pub fn stream_events(response: &Response) -> Vec<StreamEvent> {
-    let mut events = vec![StreamEvent::StreamStart { id: Some(response.id.clone()), model: Some(response.model.clone()), warnings: vec![] }];
+    let mut events =
+        vec![StreamEvent::StreamStart { id: Some(response.id.clone()), model: Some(response.model.clone()), warnings: vec![] }];
     for (i, part) in response.message.content.iter().enumerate() {
         let id = format!("{i}");
         match part {

@@ -20,11 +20,23 @@ pub enum StreamEvent {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<Warning>,
     },
-    TextStart { text_id: String },
-    TextDelta { text_id: String, delta: String },
-    TextEnd { text_id: String },
-    ReasoningStart { id: String },
-    ReasoningDelta { id: String, delta: String },
+    TextStart {
+        text_id: String,
+    },
+    TextDelta {
+        text_id: String,
+        delta: String,
+    },
+    TextEnd {
+        text_id: String,
+    },
+    ReasoningStart {
+        id: String,
+    },
+    ReasoningDelta {
+        id: String,
+        delta: String,
+    },
     /// Ends a reasoning segment, with the signature to echo back when the provider gave one.
     ReasoningEnd {
         id: String,
@@ -32,19 +44,33 @@ pub enum StreamEvent {
         signature: Option<String>,
     },
     /// Opaque reasoning delivered whole (Anthropic `redacted_thinking`).
-    RedactedReasoning { data: String },
-    ToolCallStart { call_id: String, name: String },
+    RedactedReasoning {
+        data: String,
+    },
+    ToolCallStart {
+        call_id: String,
+        name: String,
+    },
     /// A fragment of the call's JSON argument text.
-    ToolCallDelta { call_id: String, delta: String },
+    ToolCallDelta {
+        call_id: String,
+        delta: String,
+    },
     /// The call, complete and ready to execute.
-    ToolCallEnd { tool_call: ToolCall },
+    ToolCallEnd {
+        tool_call: ToolCall,
+    },
     Finish {
         finish_reason: FinishReason,
         usage: Usage,
     },
-    Error { error: LlmError },
+    Error {
+        error: LlmError,
+    },
     /// A provider event with no unified meaning, passed through.
-    ProviderEvent { raw: Value },
+    ProviderEvent {
+        raw: Value,
+    },
 }
 
 /// Folds stream events into the [`Response`] they describe, in the order parts arrived.
@@ -105,9 +131,7 @@ impl StreamAccumulator {
             StreamEvent::RedactedReasoning { data } => self.content.push(ContentPart::RedactedThinking {
                 thinking: ThinkingData { text: data.clone(), redacted: true, ..ThinkingData::default() },
             }),
-            StreamEvent::ToolCallEnd { tool_call } => {
-                self.content.push(ContentPart::ToolCall { tool_call: tool_call.clone() })
-            }
+            StreamEvent::ToolCallEnd { tool_call } => self.content.push(ContentPart::ToolCall { tool_call: tool_call.clone() }),
             StreamEvent::Finish { finish_reason, usage } => self.finish = Some((finish_reason.clone(), usage.clone())),
             StreamEvent::Error { error } => self.error = Some(error.clone()),
             StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallDelta { .. } | StreamEvent::ProviderEvent { .. } => {}
@@ -198,7 +222,9 @@ mod tests {
         assert_eq!(response.text(), "Hello");
         assert_eq!(response.reasoning().as_deref(), Some("think"));
         assert_eq!(response.tool_calls().len(), 1);
-        assert!(matches!(&response.message.content[0], ContentPart::Thinking { thinking } if thinking.signature.as_deref() == Some("sig")));
+        assert!(
+            matches!(&response.message.content[0], ContentPart::Thinking { thinking } if thinking.signature.as_deref() == Some("sig"))
+        );
         assert_eq!(response.usage.total_tokens, 7);
     }
 

@@ -71,16 +71,32 @@ impl Message {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ContentPart {
-    Text { text: String },
-    Image { image: MediaData },
-    Audio { audio: MediaData },
-    Document { document: MediaData },
-    ToolCall { tool_call: ToolCall },
-    ToolResult { tool_result: ToolResult },
+    Text {
+        text: String,
+    },
+    Image {
+        image: MediaData,
+    },
+    Audio {
+        audio: MediaData,
+    },
+    Document {
+        document: MediaData,
+    },
+    ToolCall {
+        tool_call: ToolCall,
+    },
+    ToolResult {
+        tool_result: ToolResult,
+    },
     /// Readable reasoning; its signature must go back to the same provider verbatim.
-    Thinking { thinking: ThinkingData },
+    Thinking {
+        thinking: ThinkingData,
+    },
     /// Opaque reasoning (Anthropic); `thinking.text` holds the opaque data, round-tripped verbatim.
-    RedactedThinking { thinking: ThinkingData },
+    RedactedThinking {
+        thinking: ThinkingData,
+    },
 }
 
 impl ContentPart {
