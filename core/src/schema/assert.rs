@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::json::{self, quote, show};
 use super::keywords::Assertion;
-use super::validate::{plural, Path, Sink};
+use super::report::{plural, Path, Sink};
 
 /// Checks one assertion, reporting to `sink` when it fails.
 pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, sink: &mut Sink<'_>) -> bool {
@@ -103,32 +103,20 @@ pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, si
                 })
         }
         (A::Required(names), Value::Object(object)) => {
-            let mut valid = true;
-            for name in names.iter().filter(|name| !object.contains_key(name.as_str())) {
-                valid = sink.fail(path, || format!("missing required property {}", quote(name)));
-                if !sink.collecting() {
-                    break;
-                }
-            }
-            valid
+            let missing = names.iter().filter(|name| !object.contains_key(name.as_str()));
+            sink.every(missing, |sink, name| sink.fail(path, || format!("missing required property {}", quote(name))))
         }
         (A::DependentRequired(dependencies), Value::Object(object)) => {
-            let mut valid = true;
-            for (trigger, names) in dependencies.iter().filter(|(trigger, _)| object.contains_key(trigger.as_str())) {
-                for name in names.iter().filter(|name| !object.contains_key(name.as_str())) {
-                    valid = sink.fail(path, || {
-                        format!(
-                            "missing property {}, which is required when {} is present",
-                            quote(name),
-                            quote(trigger)
-                        )
-                    });
-                    if !sink.collecting() {
-                        return false;
-                    }
-                }
-            }
-            valid
+            let missing = dependencies
+                .iter()
+                .filter(|(trigger, _)| object.contains_key(trigger.as_str()))
+                .flat_map(|(trigger, names)| names.iter().map(move |name| (trigger, name)))
+                .filter(|(_, name)| !object.contains_key(name.as_str()));
+            sink.every(missing, |sink, (trigger, name)| {
+                sink.fail(path, || {
+                    format!("missing property {}, which is required when {} is present", quote(name), quote(trigger))
+                })
+            })
         }
         // The assertion is about another type than the instance's.
         _ => true,

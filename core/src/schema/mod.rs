@@ -53,6 +53,7 @@ mod assert;
 mod compile;
 mod json;
 mod keywords;
+mod report;
 mod resources;
 #[cfg(test)]
 mod tests;
@@ -64,7 +65,8 @@ use std::fmt;
 use serde_json::Value;
 
 use keywords::Node;
-use validate::{Evaluator, Path, Sink};
+use report::{Path, Sink};
+use validate::Evaluator;
 
 /// A schema that cannot be compiled; the message names the JSON Pointer of the bad keyword.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

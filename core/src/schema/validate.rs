@@ -1,74 +1,25 @@
 //! Evaluation of compiled nodes against an instance.
 //!
-//! Two modes share one walk: collecting (every violation goes into a list) and checking (stop at the
-//! first failure, build no message). Messages and instance paths are built only when a violation is
-//! reported, so a valid instance is validated without allocating, unless a schema uses
+//! One walk serves both `validate` and `is_valid`: the `Sink` decides whether violations are
+//! collected or the walk stops at the first one. Messages and paths are built only for a reported
+//! violation, so a valid instance is checked without allocating, unless the schema uses
 //! `unevaluated*` or `propertyNames`.
 //!
 //! `unevaluatedProperties` / `unevaluatedItems` need to know what the rest of their schema
-//! evaluated, across `allOf`, `$ref`, the valid branches of `anyOf` / `oneOf`, `if` / `then` /
+//! evaluated, across `allOf`, `$ref`, the passing branches of `anyOf` / `oneOf`, `if` / `then` /
 //! `else` and `dependentSchemas`. A node that has them keeps `Marks`: one flag per property (by its
 //! position in the object) or item. In-place applicators pass the marks down; a branch whose result
 //! may be discarded (`anyOf`, `oneOf`, `if`) marks a scratch copy that is merged only if it passed.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::assert;
 use super::json::quote;
 use super::keywords::{Keyword, Node, NodeId, Properties};
-use super::uri::escape_token;
-use super::ValidationError;
+use super::report::{plural, Path, Sink};
 
 /// Which properties or items of the current instance have been evaluated, by position.
 type Marks = Vec<bool>;
-
-/// Where the instance being checked sits, as a chain on the stack; rendered only for messages.
-#[derive(Clone, Copy)]
-pub(super) enum Path<'a> {
-    Root,
-    Key(&'a Path<'a>, &'a str),
-    Index(&'a Path<'a>, usize),
-}
-
-impl Path<'_> {
-    /// The JSON Pointer of this location, `""` for the root.
-    fn pointer(&self) -> String {
-        match self {
-            Path::Root => String::new(),
-            Path::Key(parent, key) => format!("{}/{}", parent.pointer(), escape_token(key)),
-            Path::Index(parent, index) => format!("{}/{index}", parent.pointer()),
-        }
-    }
-}
-
-/// Where violations go: a list when collecting, nowhere when only checking.
-pub(super) struct Sink<'a>(Option<&'a mut Vec<ValidationError>>);
-
-impl<'a> Sink<'a> {
-    pub fn collect(errors: &'a mut Vec<ValidationError>) -> Self {
-        Self(Some(errors))
-    }
-
-    pub fn check() -> Self {
-        Self(None)
-    }
-
-    pub fn collecting(&self) -> bool {
-        self.0.is_some()
-    }
-
-    fn reborrow(&mut self) -> Sink<'_> {
-        Sink(self.0.as_deref_mut())
-    }
-
-    /// Records a violation (building its message only when collecting) and returns `false`.
-    pub fn fail(&mut self, path: &Path<'_>, message: impl FnOnce() -> String) -> bool {
-        if let Some(errors) = &mut self.0 {
-            errors.push(ValidationError { instance_path: path.pointer(), message: message() });
-        }
-        false
-    }
-}
 
 /// Walks the node arena of one compiled schema.
 pub(super) struct Evaluator<'s> {
@@ -86,40 +37,23 @@ impl Evaluator<'_> {
         marks: Option<&mut Marks>,
     ) -> bool {
         let node = &self.nodes[id];
-        let tracks = match instance {
-            Value::Object(object) if node.tracks_properties => Some(object.len()),
-            Value::Array(items) if node.tracks_items => Some(items.len()),
-            _ => None,
+        let tracked = match instance {
+            Value::Object(object) if node.tracks_properties => object.len(),
+            Value::Array(items) if node.tracks_items => items.len(),
+            _ => {
+                let mut marks = marks;
+                return sink.every(&node.keywords, |sink, keyword| {
+                    self.keyword(keyword, instance, path, sink, marks.as_deref_mut())
+                });
+            }
         };
-        let Some(len) = tracks else {
-            return self.keywords(node, instance, path, &mut sink, marks);
-        };
-        // Sibling schemas' annotations are not visible here, so start from a clean slate, and
+        // Annotations of sibling schemas are not visible here, so start from a clean slate, and
         // hand what this node evaluated up to the caller.
-        let mut own = vec![false; len];
-        let valid = self.keywords(node, instance, path, &mut sink, Some(&mut own));
+        let mut own = vec![false; tracked];
+        let valid =
+            sink.every(&node.keywords, |sink, keyword| self.keyword(keyword, instance, path, sink, Some(&mut own)));
         if let Some(marks) = marks {
             merge(marks, &own);
-        }
-        valid
-    }
-
-    fn keywords(
-        &self,
-        node: &Node,
-        instance: &Value,
-        path: &Path<'_>,
-        sink: &mut Sink<'_>,
-        mut marks: Option<&mut Marks>,
-    ) -> bool {
-        let mut valid = true;
-        for keyword in &node.keywords {
-            if !self.keyword(keyword, instance, path, sink, marks.as_deref_mut()) {
-                valid = false;
-                if !sink.collecting() {
-                    return false;
-                }
-            }
         }
         valid
     }
@@ -132,38 +66,17 @@ impl Evaluator<'_> {
         sink: &mut Sink<'_>,
         mut marks: Option<&mut Marks>,
     ) -> bool {
+        // The same instance, checked in place: failures are this node's, and so are annotations.
+        let mut in_place = |sink: &mut Sink<'_>, schema: &NodeId| {
+            self.node(*schema, instance, path, sink.reborrow(), marks.as_deref_mut())
+        };
         match (keyword, instance) {
             (Keyword::Assert(assertion), _) => assert::check(assertion, instance, path, sink),
-            (Keyword::Items { prefix, rest }, Value::Array(items)) => {
-                self.items(prefix, *rest, items, path, sink, marks)
-            }
-            (Keyword::Contains { schema, min, max }, Value::Array(items)) => {
-                self.contains(*schema, *min, *max, items, path, sink, marks)
-            }
-            (Keyword::Properties(properties), Value::Object(object)) => {
-                self.properties(properties, object, path, sink, marks)
-            }
-            (Keyword::PropertyNames(schema), Value::Object(object)) => self.property_names(*schema, object, path, sink),
+            (Keyword::Ref(schema), _) => in_place(sink, schema),
+            (Keyword::AllOf(schemas), _) => sink.every(schemas, in_place),
             (Keyword::DependentSchemas(dependencies), Value::Object(object)) => {
-                let mut valid = true;
-                for (_, schema) in dependencies.iter().filter(|(name, _)| object.contains_key(name.as_str())) {
-                    valid &= self.node(*schema, instance, path, sink.reborrow(), marks.as_deref_mut());
-                    if !valid && !sink.collecting() {
-                        return false;
-                    }
-                }
-                valid
-            }
-            (Keyword::Ref(target), _) => self.node(*target, instance, path, sink.reborrow(), marks),
-            (Keyword::AllOf(schemas), _) => {
-                let mut valid = true;
-                for schema in schemas {
-                    valid &= self.node(*schema, instance, path, sink.reborrow(), marks.as_deref_mut());
-                    if !valid && !sink.collecting() {
-                        return false;
-                    }
-                }
-                valid
+                let present = dependencies.iter().filter(|(name, _)| object.contains_key(name.as_str()));
+                sink.every(present, |sink, (_, schema)| in_place(sink, schema))
             }
             (Keyword::AnyOf(schemas), _) => self.any_of(schemas, instance, path, sink, marks),
             (Keyword::OneOf(schemas), _) => self.one_of(schemas, instance, path, sink, marks),
@@ -172,63 +85,54 @@ impl Evaluator<'_> {
                     || sink.fail(path, || "value must not match the schema in \"not\"".into())
             }
             (Keyword::If { condition, then, otherwise }, _) => {
-                // The condition's annotations count only if it holds, hence the scratch marks.
                 let holds = self.passes(*condition, instance, path, marks.as_deref_mut());
                 match if holds { then } else { otherwise } {
                     Some(branch) => self.node(*branch, instance, path, sink.reborrow(), marks),
                     None => true,
                 }
             }
+            (Keyword::Items { prefix, rest }, Value::Array(items)) => {
+                self.items(prefix, *rest, items, path, sink, marks)
+            }
+            (Keyword::Contains { schema, min, max }, Value::Array(items)) => {
+                let count = self.count_contains(*schema, *min, max.is_some(), items, path, marks);
+                contains_bounds(count, *min, *max, path, sink)
+            }
+            (Keyword::Properties(properties), Value::Object(object)) => {
+                self.properties(properties, object, path, sink, marks)
+            }
+            (Keyword::PropertyNames(schema), Value::Object(object)) => self.property_names(*schema, object, path, sink),
             (Keyword::UnevaluatedItems(schema), Value::Array(items)) => {
-                let mut valid = true;
-                for (i, item) in items.iter().enumerate() {
-                    if take_unmarked(&mut marks, i) {
-                        valid &= if self.nodes[*schema].is_false() {
-                            sink.fail(path, || format!("unexpected array item {i}: no further items are allowed here"))
-                        } else {
-                            self.node(*schema, item, &Path::Index(path, i), sink.reborrow(), None)
-                        };
-                        if !valid && !sink.collecting() {
-                            return false;
-                        }
-                    }
-                }
-                valid
+                let unevaluated = items.iter().enumerate().filter(|(i, _)| take_unmarked(&mut marks, *i));
+                sink.every(unevaluated, |sink, (i, item)| match self.nodes[*schema].is_false() {
+                    true => sink.fail(path, || format!("unexpected array item {i}: no further items are allowed here")),
+                    false => self.node(*schema, item, &Path::Index(path, i), sink.reborrow(), None),
+                })
             }
             (Keyword::UnevaluatedProperties(schema), Value::Object(object)) => {
-                let mut valid = true;
-                for (i, (key, value)) in object.iter().enumerate() {
-                    if take_unmarked(&mut marks, i) {
-                        valid &= if self.nodes[*schema].is_false() {
-                            sink.fail(path, || format!("unexpected property {}", quote(key)))
-                        } else {
-                            self.node(*schema, value, &Path::Key(path, key), sink.reborrow(), None)
-                        };
-                        if !valid && !sink.collecting() {
-                            return false;
-                        }
-                    }
-                }
-                valid
+                let unevaluated = object.iter().enumerate().filter(|(i, _)| take_unmarked(&mut marks, *i));
+                sink.every(unevaluated, |sink, (_, (key, value))| match self.nodes[*schema].is_false() {
+                    true => sink.fail(path, || format!("unexpected property {}", quote(key))),
+                    false => self.node(*schema, value, &Path::Key(path, key), sink.reborrow(), None),
+                })
             }
             // An array or object keyword, and the instance is of another type.
             _ => true,
         }
     }
 
-    /// Whether `id` accepts the instance, merging its marks only if it does.
+    /// Whether `id` accepts the instance, without reporting why not. Its annotations go into
+    /// `marks` only if it does, as a failed subschema's annotations are dropped.
     fn passes(&self, id: NodeId, instance: &Value, path: &Path<'_>, marks: Option<&mut Marks>) -> bool {
-        match marks {
-            None => self.node(id, instance, path, Sink::check(), None),
-            Some(marks) => {
-                let mut scratch = vec![false; marks.len()];
-                let valid = self.node(id, instance, path, Sink::check(), Some(&mut scratch));
-                if valid {
-                    merge(marks, &scratch);
-                }
-                valid
-            }
+        let Some(marks) = marks else {
+            return self.node(id, instance, path, Sink::check(), None);
+        };
+        let mut scratch = vec![false; marks.len()];
+        let valid = self.node(id, instance, path, Sink::check(), Some(&mut scratch));
+        if valid {
+            merge(marks, &scratch);
         }
+        valid
     }
 
     fn items(
@@ -240,127 +144,98 @@ impl Evaluator<'_> {
         sink: &mut Sink<'_>,
         mut marks: Option<&mut Marks>,
     ) -> bool {
+        // `"items": false` after a prefix is a length limit; say so once rather than per item.
         if rest.is_some_and(|rest| self.nodes[rest].is_false()) && items.len() > prefix.len() {
             return sink.fail(path, || {
                 format!("array has {}, at most {} allowed", plural(items.len() as u64, "item", "items"), prefix.len())
             });
         }
-        let mut valid = true;
-        for (i, item) in items.iter().enumerate() {
-            let Some(schema) = prefix.get(i).copied().or(rest) else {
-                break;
-            };
+        let applicable =
+            items.iter().enumerate().map_while(|(i, item)| Some((i, item, prefix.get(i).copied().or(rest)?)));
+        sink.every(applicable, |sink, (i, item, schema)| {
             mark(&mut marks, i);
-            valid &= self.node(schema, item, &Path::Index(path, i), sink.reborrow(), None);
-            if !valid && !sink.collecting() {
-                return false;
-            }
-        }
-        valid
+            self.node(schema, item, &Path::Index(path, i), sink.reborrow(), None)
+        })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn contains(
+    /// How many items match `contains`, marking them. Stops counting once `min` is reached if
+    /// nothing needs the exact count (no `maxContains`, no `unevaluatedItems`).
+    fn count_contains(
         &self,
         schema: NodeId,
         min: u64,
-        max: Option<u64>,
+        has_max: bool,
         items: &[Value],
         path: &Path<'_>,
-        sink: &mut Sink<'_>,
         mut marks: Option<&mut Marks>,
-    ) -> bool {
+    ) -> u64 {
         let mut count = 0;
         for (i, item) in items.iter().enumerate() {
             if self.node(schema, item, &Path::Index(path, i), Sink::check(), None) {
                 count += 1;
                 mark(&mut marks, i);
-                // Enough is known once the minimum is met, unless every match must be counted.
-                if count >= min && max.is_none() && marks.is_none() {
-                    return true;
+                if count >= min && !has_max && marks.is_none() {
+                    break;
                 }
             }
         }
-        if count < min {
-            return sink.fail(path, || match min {
-                1 => "array contains no item that matches the \"contains\" schema".into(),
-                _ => format!(
-                    "array contains {} the \"contains\" schema, fewer than minContains {min}",
-                    plural(count, "item that matches", "items that match")
-                ),
-            });
-        }
-        match max {
-            Some(max) if count > max => sink.fail(path, || {
-                format!("array contains {count} items that match the \"contains\" schema, more than maxContains {max}")
-            }),
-            _ => true,
-        }
+        count
     }
 
     fn properties(
         &self,
         properties: &Properties,
-        object: &serde_json::Map<String, Value>,
+        object: &Map<String, Value>,
         path: &Path<'_>,
         sink: &mut Sink<'_>,
         mut marks: Option<&mut Marks>,
     ) -> bool {
-        let mut valid = true;
-        for (i, (key, value)) in object.iter().enumerate() {
+        sink.every(object.iter().enumerate(), |sink, (i, (key, value))| {
             let here = Path::Key(path, key);
+            let named = properties.named.binary_search_by(|(name, _)| name.as_str().cmp(key)).ok();
+            let named = named.map(|found| properties.named[found].1);
+            let patterns = properties.patterns.iter().filter(|(pattern, _)| pattern.regex.is_match(key));
             let mut matched = false;
-            if let Ok(found) = properties.named.binary_search_by(|(name, _)| name.as_str().cmp(key)) {
+            let mut valid = sink.every(named.into_iter().chain(patterns.map(|(_, schema)| *schema)), |sink, schema| {
                 matched = true;
-                valid &= self.node(properties.named[found].1, value, &here, sink.reborrow(), None);
-            }
-            for (_, schema) in properties.patterns.iter().filter(|(pattern, _)| pattern.regex.is_match(key)) {
-                matched = true;
-                valid &= self.node(*schema, value, &here, sink.reborrow(), None);
-            }
+                self.node(schema, value, &here, sink.reborrow(), None)
+            });
             if let (false, Some(additional)) = (matched, properties.additional) {
                 matched = true;
-                valid &= if self.nodes[additional].is_false() {
-                    sink.fail(path, || unexpected_property(key, properties))
-                } else {
-                    self.node(additional, value, &here, sink.reborrow(), None)
+                valid = match self.nodes[additional].is_false() {
+                    true => sink.fail(path, || unexpected_property(key, properties)),
+                    false => self.node(additional, value, &here, sink.reborrow(), None),
                 };
             }
             if matched {
                 mark(&mut marks, i);
             }
-            if !valid && !sink.collecting() {
-                return false;
-            }
-        }
-        valid
+            valid
+        })
     }
 
     fn property_names(
         &self,
         schema: NodeId,
-        object: &serde_json::Map<String, Value>,
+        object: &Map<String, Value>,
         path: &Path<'_>,
         sink: &mut Sink<'_>,
     ) -> bool {
-        let mut valid = true;
-        for key in object.keys() {
+        sink.every(object.keys(), |sink, key| {
             // Keywords take a Value, so each name is copied into one; propertyNames is rare enough.
             let name = Value::String(key.clone());
             if self.node(schema, &name, path, Sink::check(), None) {
-                continue;
+                return true;
             }
-            valid = false;
-            if !sink.collecting() {
-                return false;
+            if sink.collecting() {
+                let mut errors = Vec::new();
+                self.node(schema, &name, path, Sink::collect(&mut errors), None);
+                for error in errors {
+                    sink.fail(path, || format!("property name {} is invalid: {}", quote(key), error.message));
+                }
             }
-            let mut errors = Vec::new();
-            self.node(schema, &name, path, Sink::collect(&mut errors), None);
-            for error in errors {
-                sink.fail(path, || format!("property name {} is invalid: {}", quote(key), error.message));
-            }
-        }
-        valid
+            false
+        })
     }
 
     fn any_of(
@@ -394,17 +269,16 @@ impl Evaluator<'_> {
     ) -> bool {
         let mut first = None;
         for (i, schema) in schemas.iter().enumerate() {
-            // Marks of a second match need not be kept: the keyword fails then.
+            // A second match fails the keyword, so its marks need not be kept.
             let marks = if first.is_none() { marks.as_deref_mut() } else { None };
             if self.passes(*schema, instance, path, marks) {
-                match first {
-                    None => first = Some(i),
-                    Some(first) => {
-                        return sink.fail(path, || {
-                            format!("value matches both oneOf[{first}] and oneOf[{i}], but must match exactly one")
-                        })
-                    }
-                }
+                let Some(first) = first else {
+                    first = Some(i);
+                    continue;
+                };
+                return sink.fail(path, || {
+                    format!("value matches both oneOf[{first}] and oneOf[{i}], but must match exactly one")
+                });
             }
         }
         first.is_some() || sink.fail(path, || self.no_match("oneOf", schemas, instance, path))
@@ -419,9 +293,9 @@ impl Evaluator<'_> {
             self.node(*schema, instance, path, Sink::collect(&mut errors), None);
             let details: Vec<String> = errors
                 .iter()
-                .map(|error| match error.instance_path.strip_prefix(here.as_str()) {
-                    Some("") => error.message.clone(),
-                    _ => error.to_string(),
+                .map(|error| match error.instance_path == here {
+                    true => error.message.clone(),
+                    false => error.to_string(),
                 })
                 .collect();
             reasons.push(format!("{keyword}[{i}]: {}", details.join(", ")));
@@ -430,11 +304,25 @@ impl Evaluator<'_> {
     }
 }
 
-/// `1 item`, `2 items`.
-pub(super) fn plural(count: u64, one: &str, many: &str) -> String {
-    match count {
-        1 => format!("1 {one}"),
-        _ => format!("{count} {many}"),
+fn contains_bounds(count: u64, min: u64, max: Option<u64>, path: &Path<'_>, sink: &mut Sink<'_>) -> bool {
+    const MATCHING: (&str, &str) = ("item that matches", "items that match");
+    if count < min {
+        return sink.fail(path, || match min {
+            1 => "array contains no item that matches the \"contains\" schema".into(),
+            _ => format!(
+                "array contains {} the \"contains\" schema, fewer than minContains {min}",
+                plural(count, MATCHING.0, MATCHING.1)
+            ),
+        });
+    }
+    match max {
+        Some(max) if count > max => sink.fail(path, || {
+            format!(
+                "array contains {} the \"contains\" schema, more than maxContains {max}",
+                plural(count, MATCHING.0, MATCHING.1)
+            )
+        }),
+        _ => true,
     }
 }
 
