@@ -24,8 +24,13 @@ pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, si
         (A::Enum(options), _) => {
             options.iter().any(|option| json::equal(option, instance))
                 || sink.fail(path, || {
-                    let options: Vec<String> = options.iter().map(show).collect();
-                    format!("value must be one of {}, found {}", options.join(", "), show(instance))
+                    // A long list would drown the message; the first few show the shape.
+                    const SHOWN: usize = 10;
+                    let mut shown: Vec<String> = options.iter().take(SHOWN).map(show).collect();
+                    if options.len() > SHOWN {
+                        shown.push(format!("... ({} more)", options.len() - SHOWN));
+                    }
+                    format!("value must be one of {}, found {}", shown.join(", "), show(instance))
                 })
         }
         (A::Minimum(limit), Value::Number(n)) => {

@@ -41,7 +41,10 @@
 //! - `$dynamicRef` is rejected at compile time; `$dynamicAnchor` works only as a plain anchor.
 //! - Remote references: a `$ref` to a URI that is not a resource of the document itself fails to
 //!   compile. Nothing is ever fetched, and the meta-schemas are not bundled.
-//! - `$schema` and `$vocabulary` are ignored: every schema is read as draft 2020-12.
+//! - `$schema` and `$vocabulary` are ignored: every schema is read as draft 2020-12. Draft 7
+//!   schemas mostly work (`definitions` are reachable by `$ref` pointers), but a tuple written as
+//!   `"items": [...]` is rejected with a hint to use `prefixItems`, and draft 7's `dependencies`
+//!   and `additionalItems` are unknown keywords, so ignored.
 //! - `format`, `contentEncoding`, `contentMediaType` and `contentSchema` are annotations only and
 //!   never fail validation, as draft 2020-12 specifies by default.
 //! - `pattern` uses `regex-lite`, not ECMA-262: its `\d`, `\w`, `\s` and `\b` are ASCII only, and

@@ -106,9 +106,12 @@ impl<'a> Resources<'a> {
         };
         let position = match self.positions.get(&(value as *const Value)) {
             Some(position) => position.clone(),
-            // A pointer into something that is not a subschema (an unknown keyword, say): its
-            // base is the resource's, and it is named by the reference.
-            None => Position { base: resource.to_owned(), pointer: target.clone() },
+            // A pointer into something that is not a subschema (an unknown keyword such as draft
+            // 7's `definitions`): its base is the resource's.
+            None => {
+                let root_pointer = self.positions.get(&(root as *const Value)).map_or("", |p| p.pointer.as_str());
+                Position { base: resource.to_owned(), pointer: format!("{root_pointer}{fragment}") }
+            }
         };
         Some((value, position))
     }

@@ -76,6 +76,10 @@ fn const_and_enum_name_the_allowed_values() {
     assert_eq!(errors(json!({"const": "read"}), json!("write")), ["(root): value must be \"read\""]);
     assert!(errors(json!({"const": 1}), json!(1.0)).is_empty());
     assert_eq!(
+        errors(json!({"enum": (0..12).collect::<Vec<_>>()}), json!(12)),
+        ["(root): value must be one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... (2 more), found 12"]
+    );
+    assert_eq!(
         errors(json!({"enum": ["a", "b", null]}), json!("c")),
         ["(root): value must be one of \"a\", \"b\", null, found \"c\""]
     );
@@ -212,6 +216,10 @@ fn malformed_schemas_name_the_keyword() {
     assert_eq!(
         compile_error(json!({"$ref": "https://example.com/other.json"})),
         "invalid schema at /$ref: cannot resolve \"https://example.com/other.json\": only references within this document (JSON Pointers, $anchor and $id) are supported"
+    );
+    assert_eq!(
+        compile_error(json!({"definitions": {"a": {"type": "strng"}}, "$ref": "#/definitions/a"})),
+        "invalid schema at /definitions/a/type: unknown type \"strng\"; the types are string, number, integer, boolean, object, array, null"
     );
     assert_eq!(
         compile_error(json!({"$dynamicRef": "#meta"})),
