@@ -80,18 +80,14 @@ impl<'a> Compiler<'a> {
         }
 
         let named = self.map(object, "properties", base, pointer)?;
-        let patterns = match object.get("patternProperties") {
-            Some(_) => {
-                let schemas = self.map(object, "patternProperties", base, pointer)?.unwrap_or_default();
-                let mut patterns = Vec::with_capacity(schemas.len());
-                for (source, schema) in schemas {
-                    let at = format!("{}/{}", at("patternProperties"), escape_token(&source));
-                    patterns.push((pattern(source, &at)?, schema));
-                }
-                Some(patterns)
-            }
-            None => None,
-        };
+        let patterns = self.map(object, "patternProperties", base, pointer)?.map(|schemas| {
+            let compile = |(source, schema): (String, NodeId)| {
+                let at = format!("{}/{}", at("patternProperties"), escape_token(&source));
+                Ok((pattern(source, &at)?, schema))
+            };
+            schemas.into_iter().map(compile).collect::<Result<Vec<_>, SchemaError>>()
+        });
+        let patterns = patterns.transpose()?;
         let additional = self.subschema(object, "additionalProperties", base, pointer)?;
         if named.is_some() || patterns.is_some() || additional.is_some() {
             let mut named = named.unwrap_or_default();
