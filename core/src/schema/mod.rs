@@ -1,7 +1,77 @@
-//! JSON Schema validation (placeholder API; the validator is being written).
+//! JSON Schema (draft 2020-12) validation, small enough for the browser bundle.
+//!
+//! Tool-call arguments from a model are checked with this before a tool runs, and structured
+//! results after; the list of violations goes back to the model so it can correct itself. So every
+//! violation is reported, each with a JSON Pointer into the instance and a plain-language message,
+//! and a valid instance is checked without allocating. The maintained validators (`jsonschema`,
+//! `boon`) are each larger than our whole bundle budget, hence this one; it is proven against the
+//! official JSON-Schema-Test-Suite in `tests/json_schema_suite.rs`.
+//!
+//! ```
+//! use openagent_core::schema::Schema;
+//! use serde_json::json;
+//!
+//! let schema = Schema::compile(&json!({
+//!     "type": "object",
+//!     "properties": {"file_path": {"type": "string"}, "limit": {"type": "integer", "maximum": 5}},
+//!     "required": ["file_path"],
+//! }))?;
+//! let errors = schema.validate(&json!({"limit": 7})).unwrap_err();
+//! let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+//! assert_eq!(errors, [
+//!     "(root): missing required property \"file_path\"",
+//!     "/limit: value 7 is greater than the maximum 5",
+//! ]);
+//! # Ok::<(), openagent_core::schema::SchemaError>(())
+//! ```
+//!
+//! # Supported
+//! Every draft 2020-12 validation and applicator keyword: `type`, `enum`, `const`, `multipleOf`,
+//! `maximum`, `exclusiveMaximum`, `minimum`, `exclusiveMinimum`, `maxLength`, `minLength` (in
+//! Unicode code points), `pattern`, `maxItems`, `minItems`, `uniqueItems`, `prefixItems`, `items`,
+//! `contains`, `minContains`, `maxContains`, `maxProperties`, `minProperties`, `required`,
+//! `properties`, `patternProperties`, `additionalProperties`, `propertyNames`, `dependentRequired`,
+//! `dependentSchemas`, `allOf`, `anyOf`, `oneOf`, `not`, `if` / `then` / `else`,
+//! `unevaluatedItems` and `unevaluatedProperties` (with annotations collected through every in-place
+//! applicator), boolean schemas, `$defs`, and `$ref` to JSON Pointers, `$anchor`s and `$id`s within
+//! the same document, recursion included. Numbers compare by value (`1 == 1.0`, and `1.0` is an
+//! integer).
+//!
+//! # Not supported
+//! - `$dynamicRef` is rejected at compile time; `$dynamicAnchor` works only as a plain anchor.
+//! - Remote references: a `$ref` to a URI that is not a resource of the document itself fails to
+//!   compile. Nothing is ever fetched, and the meta-schemas are not bundled.
+//! - `$schema` and `$vocabulary` are ignored: every schema is read as draft 2020-12. Draft 7
+//!   schemas mostly work (`definitions` are reachable by `$ref` pointers), but a tuple written as
+//!   `"items": [...]` is rejected with a hint to use `prefixItems`, and draft 7's `dependencies`
+//!   and `additionalItems` are unknown keywords, so ignored.
+//! - `format`, `contentEncoding`, `contentMediaType` and `contentSchema` are annotations only and
+//!   never fail validation, as draft 2020-12 specifies by default.
+//! - `pattern` uses `regex-lite`, not ECMA-262: its `\d`, `\w`, `\s` and `\b` are ASCII only, and
+//!   Unicode classes (`\p{L}`) and look-around fail to compile.
+//! - A schema that applies itself to the same instance location without descending into it
+//!   (`{"$ref": "#"}`) is rejected at compile time, as validating it would never end.
+
+mod assert;
+mod compile;
+mod json;
+mod keywords;
+mod report;
+mod resources;
+#[cfg(test)]
+mod tests;
+mod uri;
+mod validate;
+
+use std::fmt;
 
 use serde_json::Value;
 
+use keywords::Node;
+use report::{Path, Sink};
+use validate::Evaluator;
+
+/// A schema that cannot be compiled; the message names the JSON Pointer of the bad keyword.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct SchemaError(pub String);
@@ -12,6 +82,12 @@ impl SchemaError {
     }
 }
 
+/// The error for a malformed keyword at `pointer` in the schema document.
+fn invalid(pointer: &str, message: impl fmt::Display) -> SchemaError {
+    let pointer = if pointer.is_empty() { "the root" } else { pointer };
+    SchemaError(format!("invalid schema at {pointer}: {message}"))
+}
+
 /// One violation: where in the instance, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationError {
@@ -20,23 +96,48 @@ pub struct ValidationError {
     pub message: String,
 }
 
+/// `/limit: value 7 is greater than the maximum 5`, or `(root): ...` for the root.
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.instance_path.is_empty() { "(root)" } else { &self.instance_path };
+        write!(f, "{path}: {}", self.message)
+    }
+}
+
+/// A compiled schema: compile once, validate many times.
+#[derive(Debug)]
 pub struct Schema {
-    _root: Value,
+    /// The root is node 0.
+    nodes: Vec<Node>,
 }
 
 impl Schema {
+    /// Compiles a draft 2020-12 schema, resolving its `$ref`s and compiling its patterns.
     pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
-        Ok(Self { _root: schema.clone() })
+        Ok(Self { nodes: compile::compile(schema)? })
     }
 
-    pub fn validate(&self, _instance: &Value) -> Result<(), Vec<ValidationError>> {
-        Ok(())
+    /// Checks `instance`, returning every violation if there is any.
+    pub fn validate(&self, instance: &Value) -> Result<(), Vec<ValidationError>> {
+        let mut errors = Vec::new();
+        let valid = self.evaluator().node(0, instance, &Path::Root, Sink::collect(&mut errors), None);
+        match (valid, errors.is_empty()) {
+            (true, _) => Ok(()),
+            (false, false) => Err(errors),
+            // Every failing keyword reports itself; this only guards that promise.
+            (false, true) => Err(vec![ValidationError {
+                instance_path: String::new(),
+                message: "value does not match the schema".into(),
+            }]),
+        }
     }
-}
 
-impl std::fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.instance_path.is_empty() { "(root)" } else { &self.instance_path };
-        write!(f, "{path}: {}", self.message)
+    /// Whether `instance` is valid; stops at the first violation and builds no messages.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.evaluator().node(0, instance, &Path::Root, Sink::check(), None)
+    }
+
+    fn evaluator(&self) -> Evaluator<'_> {
+        Evaluator { nodes: &self.nodes }
     }
 }
