@@ -1,13 +1,18 @@
-//! The LLM layer: the unified data model, the `LlmClient` seam, streaming and errors.
+//! The LLM layer: the unified data model, the `LlmClient` seam, streaming and errors, and the
+//! transport pieces every wire codec shares (the `HttpClient` seam, SSE decoding).
 
 pub mod base64;
 mod client;
+mod codec;
 mod error;
+pub mod http;
 mod scripted;
+pub mod sse;
 mod stream;
 mod types;
 
 pub use client::{collect_stream, EventStream, LlmClient};
+pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
 pub use error::{ErrorKind, LlmError};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};
 pub use stream::{reason_for, StreamAccumulator, StreamEvent};

@@ -186,9 +186,9 @@ mod tests {
     fn limits_are_overridable() {
         let mut config = SessionConfig::default();
         config.tool_output_limits.insert("read_file".into(), 10);
-        config.tool_line_limits.insert("read_file".into(), 2);
         let out = truncate_tool_output(&"z".repeat(100), "read_file", &config);
-        assert!(out.contains("90 characters were removed"));
+        assert!(out.contains("90 characters were removed"), "{out}");
+        config.tool_line_limits.insert("read_file".into(), 2);
         let out = truncate_tool_output("1\n2\n3\n4", "read_file", &config);
         assert_eq!(out, "1\n[... 2 lines omitted ...]\n4");
     }

@@ -1,0 +1,135 @@
+//! The `HttpClient` seam: one HTTP exchange with a streamed response body. The browser host
+//! implements it with `fetch`, the native host with a blocking client on worker threads; codecs
+//! never see which.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use futures::stream::LocalBoxStream;
+use futures::StreamExt;
+
+/// Header names whose values are credentials: never printed.
+const SECRET_HEADERS: [&str; 4] = ["authorization", "x-api-key", "x-goog-api-key", "api-key"];
+
+pub fn is_secret_header(name: &str) -> bool {
+    SECRET_HEADERS.iter().any(|s| s.eq_ignore_ascii_case(name))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+/// A request to send. `Debug` hides credential headers.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    pub method: Method,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    pub fn post_json(url: impl Into<String>, body: Vec<u8>) -> Self {
+        Self { method: Method::Post, url: url.into(), headers: vec![("content-type".into(), "application/json".into())], body }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+}
+
+impl fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<(&str, &str)> =
+            self.headers.iter().map(|(k, v)| (k.as_str(), if is_secret_header(k) { "[redacted]" } else { v.as_str() })).collect();
+        f.debug_struct("HttpRequest")
+            .field("method", &self.method)
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("body_bytes", &self.body.len())
+            .finish()
+    }
+}
+
+/// The response body as it arrives, chunk by chunk.
+pub type ByteStream = LocalBoxStream<'static, Result<Vec<u8>, HttpError>>;
+
+/// A response whose body has not been read yet.
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: ByteStream,
+}
+
+impl HttpResponse {
+    /// The first value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+
+    /// Reads the whole body.
+    pub async fn bytes(mut self) -> Result<Vec<u8>, HttpError> {
+        let mut out = Vec::new();
+        while let Some(chunk) = self.body.next().await {
+            out.extend_from_slice(&chunk?);
+        }
+        Ok(out)
+    }
+}
+
+pub fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpErrorKind {
+    /// No connection could be made (DNS, refused, TLS, CORS in a browser).
+    Connect,
+    /// The request or a read took longer than allowed.
+    Timeout,
+    /// The connection broke while the body was being read.
+    Body,
+    /// The request was cancelled.
+    Aborted,
+}
+
+/// A transport failure: there is no HTTP status to speak of.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HttpError {
+    pub kind: HttpErrorKind,
+    pub message: String,
+}
+
+impl HttpError {
+    pub fn new(kind: HttpErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
+    }
+}
+
+/// Sends one request. Futures need not be `Send`; dropping the future cancels the request.
+#[async_trait(?Send)]
+pub trait HttpClient {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError>;
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn debug_output_never_shows_credentials() {
+        let mut request = HttpRequest::post_json("https://api.example/v1/messages", b"{}".to_vec());
+        request.headers.push(("x-api-key".into(), "sk-ant-secret".into()));
+        request.headers.push(("Authorization".into(), "Bearer sk-secret".into()));
+        let shown = format!("{request:?}");
+        assert!(!shown.contains("secret"), "{shown}");
+        assert!(shown.contains("[redacted]"));
+        assert_eq!(request.header("AUTHORIZATION"), Some("Bearer sk-secret"));
+    }
+}
