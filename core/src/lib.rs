@@ -13,11 +13,11 @@
 pub mod abort;
 pub mod env;
 pub mod llm;
+pub mod profile;
 pub mod runtime;
 pub mod schema;
-pub mod tools;
-pub mod profile;
 pub mod session;
+pub mod tools;
 
 mod id;
 

@@ -109,8 +109,7 @@ fn run_file(path: &Path, name: &str, failures: &mut Vec<String>) -> Tally {
     for group in &groups {
         let description = group["description"].as_str().unwrap_or_default();
         let tests = group["tests"].as_array().map(Vec::as_slice).unwrap_or_default();
-        let skipped =
-            UNSUPPORTED.iter().any(|(file, only, _)| *file == name && only.is_none_or(|only| only == description));
+        let skipped = UNSUPPORTED.iter().any(|(file, only, _)| *file == name && only.is_none_or(|only| only == description));
         if skipped {
             tally.skipped += tests.len();
             continue;

@@ -15,8 +15,7 @@ pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, si
     match (assertion, instance) {
         (A::False, _) => sink.fail(path, || "no value is allowed here (the schema is false)".into()),
         (A::Type(types), _) => {
-            types.allows(instance)
-                || sink.fail(path, || format!("expected {types}, found {}", json::type_name(instance)))
+            types.allows(instance) || sink.fail(path, || format!("expected {types}, found {}", json::type_name(instance)))
         }
         (A::Const(expected), _) => {
             json::equal(expected, instance) || sink.fail(path, || format!("value must be {}", show(expected)))
@@ -34,20 +33,17 @@ pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, si
                 })
         }
         (A::Minimum(limit), Value::Number(n)) => {
-            json::compare(n, limit) != Ordering::Less
-                || sink.fail(path, || format!("value {n} is less than the minimum {limit}"))
+            json::compare(n, limit) != Ordering::Less || sink.fail(path, || format!("value {n} is less than the minimum {limit}"))
         }
         (A::ExclusiveMinimum(limit), Value::Number(n)) => {
-            json::compare(n, limit) == Ordering::Greater
-                || sink.fail(path, || format!("value {n} must be greater than {limit}"))
+            json::compare(n, limit) == Ordering::Greater || sink.fail(path, || format!("value {n} must be greater than {limit}"))
         }
         (A::Maximum(limit), Value::Number(n)) => {
             json::compare(n, limit) != Ordering::Greater
                 || sink.fail(path, || format!("value {n} is greater than the maximum {limit}"))
         }
         (A::ExclusiveMaximum(limit), Value::Number(n)) => {
-            json::compare(n, limit) == Ordering::Less
-                || sink.fail(path, || format!("value {n} must be less than {limit}"))
+            json::compare(n, limit) == Ordering::Less || sink.fail(path, || format!("value {n} must be less than {limit}"))
         }
         (A::MultipleOf(divisor), Value::Number(n)) => {
             json::is_multiple_of(n, divisor) || sink.fail(path, || format!("value {n} is not a multiple of {divisor}"))
@@ -69,9 +65,7 @@ pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, si
         }
         (A::Pattern(pattern), Value::String(s)) => {
             pattern.regex.is_match(s)
-                || sink.fail(path, || {
-                    format!("string {} does not match the pattern {}", show(instance), quote(&pattern.source))
-                })
+                || sink.fail(path, || format!("string {} does not match the pattern {}", show(instance), quote(&pattern.source)))
         }
         (A::MinItems(min), Value::Array(items)) => {
             items.len() as u64 >= *min
@@ -92,19 +86,13 @@ pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, si
         (A::MinProperties(min), Value::Object(object)) => {
             object.len() as u64 >= *min
                 || sink.fail(path, || {
-                    format!(
-                        "object has {}, fewer than the minimum {min}",
-                        plural(object.len() as u64, "property", "properties")
-                    )
+                    format!("object has {}, fewer than the minimum {min}", plural(object.len() as u64, "property", "properties"))
                 })
         }
         (A::MaxProperties(max), Value::Object(object)) => {
             object.len() as u64 <= *max
                 || sink.fail(path, || {
-                    format!(
-                        "object has {}, more than the maximum {max}",
-                        plural(object.len() as u64, "property", "properties")
-                    )
+                    format!("object has {}, more than the maximum {max}", plural(object.len() as u64, "property", "properties"))
                 })
         }
         (A::Required(names), Value::Object(object)) => {
@@ -130,8 +118,5 @@ pub(super) fn check(assertion: &Assertion, instance: &Value, path: &Path<'_>, si
 
 /// The first pair of equal items. Quadratic, which is fine for the short arrays of tool arguments.
 fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    items
-        .iter()
-        .enumerate()
-        .find_map(|(i, a)| items[i + 1..].iter().position(|b| json::equal(a, b)).map(|j| (i, i + 1 + j)))
+    items.iter().enumerate().find_map(|(i, a)| items[i + 1..].iter().position(|b| json::equal(a, b)).map(|j| (i, i + 1 + j)))
 }

@@ -14,12 +14,8 @@ use super::{invalid, SchemaError};
 
 /// Compiles `document`; its root is node 0.
 pub(super) fn compile(document: &Value) -> Result<Vec<Node>, SchemaError> {
-    let mut compiler = Compiler {
-        resources: Resources::scan(document)?,
-        nodes: Vec::new(),
-        pointers: Vec::new(),
-        compiled: HashMap::new(),
-    };
+    let mut compiler =
+        Compiler { resources: Resources::scan(document)?, nodes: Vec::new(), pointers: Vec::new(), compiled: HashMap::new() };
     compiler.node(document, DEFAULT_BASE, "")?;
     reject_cycles(&compiler.nodes, &compiler.pointers)?;
     Ok(compiler.nodes)
@@ -103,8 +99,7 @@ impl<'a> Compiler<'a> {
         }
 
         if let Some(reference) = object.get("$ref") {
-            let reference =
-                reference.as_str().ok_or_else(|| invalid(&at("$ref"), "must be a string (a URI reference)"))?;
+            let reference = reference.as_str().ok_or_else(|| invalid(&at("$ref"), "must be a string (a URI reference)"))?;
             let (target, position) = self.resources.resolve(base, reference).ok_or_else(|| {
                 invalid(
                     &at("$ref"),
@@ -149,11 +144,7 @@ impl<'a> Compiler<'a> {
         if let Some(schema) = unevaluated_properties {
             keywords.push(Keyword::UnevaluatedProperties(schema));
         }
-        Ok(Node {
-            keywords,
-            tracks_items: unevaluated_items.is_some(),
-            tracks_properties: unevaluated_properties.is_some(),
-        })
+        Ok(Node { keywords, tracks_items: unevaluated_items.is_some(), tracks_properties: unevaluated_properties.is_some() })
     }
 
     fn subschema(
@@ -268,8 +259,7 @@ fn assertions(object: &Map<String, Value>, pointer: &str) -> Result<Vec<Assertio
         }
     }
     if let Some(source) = object.get("pattern") {
-        let source =
-            source.as_str().ok_or_else(|| invalid(&at("pattern"), "must be a string (a regular expression)"))?;
+        let source = source.as_str().ok_or_else(|| invalid(&at("pattern"), "must be a string (a regular expression)"))?;
         out.push(Assertion::Pattern(pattern(source.to_owned(), &at("pattern"))?));
     }
     match object.get("uniqueItems") {
@@ -281,12 +271,10 @@ fn assertions(object: &Map<String, Value>, pointer: &str) -> Result<Vec<Assertio
         out.push(Assertion::Required(strings(names, &at("required"))?));
     }
     if let Some(dependencies) = object.get("dependentRequired") {
-        let dependencies =
-            dependencies.as_object().ok_or_else(|| invalid(&at("dependentRequired"), "must be an object"))?;
+        let dependencies = dependencies.as_object().ok_or_else(|| invalid(&at("dependentRequired"), "must be an object"))?;
         let mut parsed = Vec::with_capacity(dependencies.len());
         for (name, names) in dependencies {
-            parsed
-                .push((name.clone(), strings(names, &format!("{}/{}", at("dependentRequired"), escape_token(name)))?));
+            parsed.push((name.clone(), strings(names, &format!("{}/{}", at("dependentRequired"), escape_token(name)))?));
         }
         out.push(Assertion::DependentRequired(parsed));
     }
@@ -299,9 +287,7 @@ fn count(object: &Map<String, Value>, keyword: &str, pointer: &str) -> Result<Op
         return Ok(None);
     };
     let as_count = match value {
-        Value::Number(n) => {
-            n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
-        }
+        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)),
         _ => None,
     };
     as_count.map(Some).ok_or_else(|| invalid(&format!("{pointer}/{keyword}"), "must be a non-negative integer"))
@@ -309,10 +295,7 @@ fn count(object: &Map<String, Value>, keyword: &str, pointer: &str) -> Result<Op
 
 fn strings(value: &Value, at: &str) -> Result<Vec<String>, SchemaError> {
     let items = value.as_array().ok_or_else(|| invalid(at, "must be an array of strings"))?;
-    items
-        .iter()
-        .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| invalid(at, "must be an array of strings")))
-        .collect()
+    items.iter().map(|item| item.as_str().map(str::to_owned).ok_or_else(|| invalid(at, "must be an array of strings"))).collect()
 }
 
 fn pattern(source: String, at: &str) -> Result<Pattern, SchemaError> {

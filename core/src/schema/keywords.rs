@@ -114,9 +114,10 @@ impl Types {
     pub fn parse(names: &[&str]) -> Result<Self, String> {
         let mut bits = 0;
         for name in names {
-            let index = Self::NAMES.iter().position(|known| known == name).ok_or_else(|| {
-                format!("unknown type {}; the types are {}", json::quote(name), Self::NAMES.join(", "))
-            })?;
+            let index = Self::NAMES
+                .iter()
+                .position(|known| known == name)
+                .ok_or_else(|| format!("unknown type {}; the types are {}", json::quote(name), Self::NAMES.join(", ")))?;
             bits |= 1 << index;
         }
         Ok(Self(bits))
@@ -139,8 +140,7 @@ impl Types {
 /// `string or null`, for messages.
 impl fmt::Display for Types {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> =
-            Self::NAMES.iter().enumerate().filter(|(i, _)| self.0 & (1 << i) != 0).map(|(_, n)| *n).collect();
+        let names: Vec<&str> = Self::NAMES.iter().enumerate().filter(|(i, _)| self.0 & (1 << i) != 0).map(|(_, n)| *n).collect();
         match names.split_last() {
             Some((last, [])) => f.write_str(last),
             Some((last, rest)) => write!(f, "{} or {last}", rest.join(", ")),

@@ -125,10 +125,9 @@ impl Schema {
             (true, _) => Ok(()),
             (false, false) => Err(errors),
             // Every failing keyword reports itself; this only guards that promise.
-            (false, true) => Err(vec![ValidationError {
-                instance_path: String::new(),
-                message: "value does not match the schema".into(),
-            }]),
+            (false, true) => {
+                Err(vec![ValidationError { instance_path: String::new(), message: "value does not match the schema".into() }])
+            }
         }
     }
 

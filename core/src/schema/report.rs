@@ -54,11 +54,7 @@ impl<'a> Sink<'a> {
 
     /// Runs `check` on each entry and tells whether all passed. A collecting sink sees them all;
     /// a checking one stops at the first failure, as the answer is known.
-    pub fn every<T>(
-        &mut self,
-        entries: impl IntoIterator<Item = T>,
-        mut check: impl FnMut(&mut Sink<'_>, T) -> bool,
-    ) -> bool {
+    pub fn every<T>(&mut self, entries: impl IntoIterator<Item = T>, mut check: impl FnMut(&mut Sink<'_>, T) -> bool) -> bool {
         let mut valid = true;
         for entry in entries {
             if !check(self, entry) {

@@ -38,10 +38,7 @@ fn reports_every_violation_with_its_path() {
         "required": ["file_path", "edits"],
     });
     assert_eq!(
-        errors(
-            schema,
-            json!({"file_path": "", "edits": [{"line": 1, "text": "x"}, {"line": 0}, {"line": "2", "text": "y"}]})
-        ),
+        errors(schema, json!({"file_path": "", "edits": [{"line": 1, "text": "x"}, {"line": 0}, {"line": "2", "text": "y"}]})),
         [
             "/edits/1: missing required property \"text\"",
             "/edits/1/line: value 0 is less than the minimum 1",
@@ -63,10 +60,7 @@ fn numbers_with_zero_fraction_are_integers() {
         errors(schema, json!(1.5)),
         ["(root): expected integer, found number", "(root): value 1.5 is not a multiple of 2"]
     );
-    assert_eq!(
-        errors(json!({"type": ["string", "null"]}), json!(3)),
-        ["(root): expected string or null, found integer"]
-    );
+    assert_eq!(errors(json!({"type": ["string", "null"]}), json!(3)), ["(root): expected string or null, found integer"]);
     assert_eq!(errors(json!({"exclusiveMaximum": 5}), json!(5)), ["(root): value 5 must be less than 5"]);
     assert_eq!(errors(json!({"exclusiveMinimum": 5}), json!(5.0)), ["(root): value 5.0 must be greater than 5"]);
 }
@@ -146,14 +140,8 @@ fn combinators_explain_each_branch() {
     );
     assert!(errors(schema, json!("x")).is_empty());
     let schema = json!({"oneOf": [{"type": "integer"}, {"minimum": 0}]});
-    assert_eq!(
-        errors(schema, json!(1)),
-        ["(root): value matches both oneOf[0] and oneOf[1], but must match exactly one"]
-    );
-    assert_eq!(
-        errors(json!({"not": {"type": "null"}}), json!(null)),
-        ["(root): value must not match the schema in \"not\""]
-    );
+    assert_eq!(errors(schema, json!(1)), ["(root): value matches both oneOf[0] and oneOf[1], but must match exactly one"]);
+    assert_eq!(errors(json!({"not": {"type": "null"}}), json!(null)), ["(root): value must not match the schema in \"not\""]);
     let schema = json!({"if": {"properties": {"kind": {"const": "file"}}}, "then": {"required": ["path"]}});
     assert_eq!(errors(schema, json!({"kind": "file"})), ["(root): missing required property \"path\""]);
 }
@@ -221,10 +209,7 @@ fn malformed_schemas_name_the_keyword() {
         compile_error(json!({"definitions": {"a": {"type": "strng"}}, "$ref": "#/definitions/a"})),
         "invalid schema at /definitions/a/type: unknown type \"strng\"; the types are string, number, integer, boolean, object, array, null"
     );
-    assert_eq!(
-        compile_error(json!({"$dynamicRef": "#meta"})),
-        "invalid schema at /$dynamicRef: is not supported; use \"$ref\""
-    );
+    assert_eq!(compile_error(json!({"$dynamicRef": "#meta"})), "invalid schema at /$dynamicRef: is not supported; use \"$ref\"");
     assert!(compile_error(json!({"$defs": {"a": {"allOf": [{"$ref": "#"}]}}, "$ref": "#/$defs/a"}))
         .ends_with("without descending into it, so validation would never end"));
 }

@@ -28,30 +28,21 @@ pub(super) struct Evaluator<'s> {
 
 impl Evaluator<'_> {
     /// Evaluates node `id` against `instance`, marking what it evaluated into `marks` if given.
-    pub fn node(
-        &self,
-        id: NodeId,
-        instance: &Value,
-        path: &Path<'_>,
-        mut sink: Sink<'_>,
-        marks: Option<&mut Marks>,
-    ) -> bool {
+    pub fn node(&self, id: NodeId, instance: &Value, path: &Path<'_>, mut sink: Sink<'_>, marks: Option<&mut Marks>) -> bool {
         let node = &self.nodes[id];
         let tracked = match instance {
             Value::Object(object) if node.tracks_properties => object.len(),
             Value::Array(items) if node.tracks_items => items.len(),
             _ => {
                 let mut marks = marks;
-                return sink.every(&node.keywords, |sink, keyword| {
-                    self.keyword(keyword, instance, path, sink, marks.as_deref_mut())
-                });
+                return sink
+                    .every(&node.keywords, |sink, keyword| self.keyword(keyword, instance, path, sink, marks.as_deref_mut()));
             }
         };
         // Annotations of sibling schemas are not visible here, so start from a clean slate, and
         // hand what this node evaluated up to the caller.
         let mut own = vec![false; tracked];
-        let valid =
-            sink.every(&node.keywords, |sink, keyword| self.keyword(keyword, instance, path, sink, Some(&mut own)));
+        let valid = sink.every(&node.keywords, |sink, keyword| self.keyword(keyword, instance, path, sink, Some(&mut own)));
         if let Some(marks) = marks {
             merge(marks, &own);
         }
@@ -67,9 +58,8 @@ impl Evaluator<'_> {
         mut marks: Option<&mut Marks>,
     ) -> bool {
         // The same instance, checked in place: failures are this node's, and so are annotations.
-        let mut in_place = |sink: &mut Sink<'_>, schema: &NodeId| {
-            self.node(*schema, instance, path, sink.reborrow(), marks.as_deref_mut())
-        };
+        let mut in_place =
+            |sink: &mut Sink<'_>, schema: &NodeId| self.node(*schema, instance, path, sink.reborrow(), marks.as_deref_mut());
         match (keyword, instance) {
             (Keyword::Assert(assertion), _) => assert::check(assertion, instance, path, sink),
             (Keyword::Ref(schema), _) => in_place(sink, schema),
@@ -91,16 +81,12 @@ impl Evaluator<'_> {
                     None => true,
                 }
             }
-            (Keyword::Items { prefix, rest }, Value::Array(items)) => {
-                self.items(prefix, *rest, items, path, sink, marks)
-            }
+            (Keyword::Items { prefix, rest }, Value::Array(items)) => self.items(prefix, *rest, items, path, sink, marks),
             (Keyword::Contains { schema, min, max }, Value::Array(items)) => {
                 let count = self.count_contains(*schema, *min, max.is_some(), items, path, marks);
                 contains_bounds(count, *min, *max, path, sink)
             }
-            (Keyword::Properties(properties), Value::Object(object)) => {
-                self.properties(properties, object, path, sink, marks)
-            }
+            (Keyword::Properties(properties), Value::Object(object)) => self.properties(properties, object, path, sink, marks),
             (Keyword::PropertyNames(schema), Value::Object(object)) => self.property_names(*schema, object, path, sink),
             (Keyword::UnevaluatedItems(schema), Value::Array(items)) => {
                 let unevaluated = items.iter().enumerate().filter(|(i, _)| take_unmarked(&mut marks, *i));
@@ -150,8 +136,7 @@ impl Evaluator<'_> {
                 format!("array has {}, at most {} allowed", plural(items.len() as u64, "item", "items"), prefix.len())
             });
         }
-        let applicable =
-            items.iter().enumerate().map_while(|(i, item)| Some((i, item, prefix.get(i).copied().or(rest)?)));
+        let applicable = items.iter().enumerate().map_while(|(i, item)| Some((i, item, prefix.get(i).copied().or(rest)?)));
         sink.every(applicable, |sink, (i, item, schema)| {
             mark(&mut marks, i);
             self.node(schema, item, &Path::Index(path, i), sink.reborrow(), None)
@@ -214,13 +199,7 @@ impl Evaluator<'_> {
         })
     }
 
-    fn property_names(
-        &self,
-        schema: NodeId,
-        object: &Map<String, Value>,
-        path: &Path<'_>,
-        sink: &mut Sink<'_>,
-    ) -> bool {
+    fn property_names(&self, schema: NodeId, object: &Map<String, Value>, path: &Path<'_>, sink: &mut Sink<'_>) -> bool {
         sink.every(object.keys(), |sink, key| {
             // Keywords take a Value, so each name is copied into one; propertyNames is rare enough.
             let name = Value::String(key.clone());
@@ -276,9 +255,8 @@ impl Evaluator<'_> {
                     first = Some(i);
                     continue;
                 };
-                return sink.fail(path, || {
-                    format!("value matches both oneOf[{first}] and oneOf[{i}], but must match exactly one")
-                });
+                return sink
+                    .fail(path, || format!("value matches both oneOf[{first}] and oneOf[{i}], but must match exactly one"));
             }
         }
         first.is_some() || sink.fail(path, || self.no_match("oneOf", schemas, instance, path))

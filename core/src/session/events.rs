@@ -15,15 +15,31 @@ use crate::llm::{ErrorKind, Usage};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum EventData {
-    SessionStart { provider: String, model: String, working_directory: String },
+    SessionStart {
+        provider: String,
+        model: String,
+        working_directory: String,
+    },
     /// The session closed; `reason` says why (`closed`, `aborted`, `error`).
-    SessionEnd { state: SessionState, reason: String },
-    UserInput { content: String },
+    SessionEnd {
+        state: SessionState,
+        reason: String,
+    },
+    UserInput {
+        content: String,
+    },
     /// The input is handled; `state` is where the session is now.
-    ProcessingEnd { state: SessionState, reason: StopReason },
-    AssistantTextStart { response_id: Option<String> },
+    ProcessingEnd {
+        state: SessionState,
+        reason: StopReason,
+    },
+    AssistantTextStart {
+        response_id: Option<String>,
+    },
     /// Only the new text, never the text so far.
-    AssistantTextDelta { delta: String },
+    AssistantTextDelta {
+        delta: String,
+    },
     /// The model's whole response text and reasoning, with this call's usage and the session's
     /// running total.
     AssistantTextEnd {
@@ -33,8 +49,15 @@ pub enum EventData {
         usage: Usage,
         total_usage: Usage,
     },
-    ToolCallStart { call_id: String, tool_name: String, arguments: Value },
-    ToolCallOutputDelta { call_id: String, delta: String },
+    ToolCallStart {
+        call_id: String,
+        tool_name: String,
+        arguments: Value,
+    },
+    ToolCallOutputDelta {
+        call_id: String,
+        delta: String,
+    },
     /// The FULL output (the model may get a truncated one), or the error.
     ToolCallEnd {
         call_id: String,
@@ -43,11 +66,23 @@ pub enum EventData {
         error: Option<String>,
         duration_ms: u64,
     },
-    SteeringInjected { content: String },
-    TurnLimit { limit: String, count: usize },
-    LoopDetection { message: String },
-    Warning { message: String },
-    Error { message: String, error_kind: Option<ErrorKind> },
+    SteeringInjected {
+        content: String,
+    },
+    TurnLimit {
+        limit: String,
+        count: usize,
+    },
+    LoopDetection {
+        message: String,
+    },
+    Warning {
+        message: String,
+    },
+    Error {
+        message: String,
+        error_kind: Option<ErrorKind>,
+    },
 }
 
 /// Why processing of an input stopped (spec 2.8).
@@ -127,8 +162,8 @@ impl<'de> Deserialize<'de> for SessionEvent {
             data: Value,
         }
         let e = Envelope::deserialize(deserializer)?;
-        let data = serde_json::from_value(serde_json::json!({ "kind": e.kind, "data": e.data }))
-            .map_err(serde::de::Error::custom)?;
+        let data =
+            serde_json::from_value(serde_json::json!({ "kind": e.kind, "data": e.data })).map_err(serde::de::Error::custom)?;
         Ok(Self { timestamp: e.timestamp, session_id: e.session_id, data })
     }
 }

@@ -27,7 +27,9 @@ use serde::{Deserialize, Serialize};
 pub use config::SessionConfig;
 pub use events::{EventData, SessionEvent, StopReason};
 pub use loop_detection::{detect_loop, signature};
-pub use truncation::{default_char_limit, default_line_limit, truncate_lines, truncate_output, truncate_tool_output, TruncationMode};
+pub use truncation::{
+    default_char_limit, default_line_limit, truncate_lines, truncate_output, truncate_tool_output, TruncationMode,
+};
 pub use turns::Turn;
 
 use crate::abort::AbortSignal;
@@ -487,9 +489,8 @@ impl Session {
             detected
         };
         if detected {
-            let message = format!(
-                "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
-            );
+            let message =
+                format!("Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach.");
             self.push_turn(Turn::Steering { content: message.clone(), timestamp: self.now() });
             self.emit(EventData::LoopDetection { message });
         }
@@ -500,7 +501,9 @@ impl Session {
     fn fail(&self, error: LlmError) -> SessionError {
         let closes = !error.retryable && error.kind != ErrorKind::ContextLength;
         if error.kind == ErrorKind::ContextLength {
-            self.emit(EventData::Warning { message: format!("The conversation no longer fits the model's context window: {error}") });
+            self.emit(EventData::Warning {
+                message: format!("The conversation no longer fits the model's context window: {error}"),
+            });
         } else {
             self.emit(EventData::Error { message: error.to_string(), error_kind: Some(error.kind) });
         }
@@ -514,4 +517,3 @@ impl Session {
         SessionError::Llm(error)
     }
 }
-

@@ -9,13 +9,30 @@ use crate::runtime::EpochMillis;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Turn {
-    User { content: String, timestamp: EpochMillis },
+    User {
+        content: String,
+        timestamp: EpochMillis,
+    },
     /// The model's message is kept whole so that reasoning signatures replay verbatim.
-    Assistant { message: Message, usage: Usage, response_id: Option<String>, timestamp: EpochMillis },
+    Assistant {
+        message: Message,
+        usage: Usage,
+        response_id: Option<String>,
+        timestamp: EpochMillis,
+    },
     /// What the model is sent: outputs after truncation.
-    ToolResults { results: Vec<ToolResult>, timestamp: EpochMillis },
-    System { content: String, timestamp: EpochMillis },
-    Steering { content: String, timestamp: EpochMillis },
+    ToolResults {
+        results: Vec<ToolResult>,
+        timestamp: EpochMillis,
+    },
+    System {
+        content: String,
+        timestamp: EpochMillis,
+    },
+    Steering {
+        content: String,
+        timestamp: EpochMillis,
+    },
 }
 
 impl Turn {
@@ -55,7 +72,8 @@ impl Turn {
                     ContentPart::Text { text } => text.len(),
                     ContentPart::Thinking { thinking } | ContentPart::RedactedThinking { thinking } => thinking.text.len(),
                     ContentPart::ToolCall { tool_call } => {
-                        let args = tool_call.raw_arguments.as_ref().map_or_else(|| tool_call.arguments.to_string().len(), String::len);
+                        let args =
+                            tool_call.raw_arguments.as_ref().map_or_else(|| tool_call.arguments.to_string().len(), String::len);
                         tool_call.name.len() + args
                     }
                     _ => 0,
