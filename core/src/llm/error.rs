@@ -102,3 +102,155 @@ impl LlmError {
         self.kind == ErrorKind::Authentication
     }
 }
+
+/// What a codec read from a provider's error answer.
+#[derive(Debug, Clone, Default)]
+pub struct ErrorDetails {
+    pub message: Option<String>,
+    /// The provider's own code or type, e.g. `rate_limit_error`, `RESOURCE_EXHAUSTED`.
+    pub error_code: Option<String>,
+    pub raw: Option<Value>,
+}
+
+/// Spec 7.6: the typed error for a non-2xx answer. The status decides the kind (6.4); a
+/// server-error or bad-request status whose message names a more precise cause is refined by
+/// the message (6.5); `Retry-After` is kept.
+pub fn error_from_http(provider: &str, status: u16, headers: &[(String, String)], details: ErrorDetails) -> LlmError {
+    let message = details.message.unwrap_or_else(|| format!("HTTP {status} from {provider}"));
+    let mut kind = ErrorKind::from_status(status);
+    if matches!(kind, ErrorKind::InvalidRequest | ErrorKind::Server | ErrorKind::NotFound) {
+        kind = classify_message(&message).unwrap_or(kind);
+    }
+    if let Some(code) = details.error_code.as_deref() {
+        kind = classify_code(code).unwrap_or(kind);
+    }
+    let mut error = LlmError::new(kind, message).with_provider(provider).with_status(status);
+    error.error_code = details.error_code;
+    error.raw = details.raw;
+    error.retry_after = retry_after(headers);
+    error
+}
+
+/// Spec 6.5: a kind from the words of an error message, where they are unambiguous.
+pub fn classify_message(message: &str) -> Option<ErrorKind> {
+    let m = message.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
+    if has(&["context length", "context window", "too many tokens", "prompt is too long", "maximum context"]) {
+        Some(ErrorKind::ContextLength)
+    } else if has(&["unauthorized", "invalid key", "invalid api key", "invalid x-api-key", "api key not valid"]) {
+        Some(ErrorKind::Authentication)
+    } else if has(&["content filter", "safety"]) {
+        Some(ErrorKind::ContentFilter)
+    } else if has(&["quota", "billing", "insufficient_quota", "credit balance"]) {
+        Some(ErrorKind::QuotaExceeded)
+    } else if has(&["not found", "does not exist"]) {
+        Some(ErrorKind::NotFound)
+    } else {
+        None
+    }
+}
+
+/// Provider error codes that say more than the status: gRPC codes (Gemini) and a few others.
+fn classify_code(code: &str) -> Option<ErrorKind> {
+    Some(match code {
+        "UNAUTHENTICATED" | "authentication_error" | "invalid_api_key" => ErrorKind::Authentication,
+        "PERMISSION_DENIED" | "permission_error" => ErrorKind::AccessDenied,
+        "NOT_FOUND" | "not_found_error" | "model_not_found" => ErrorKind::NotFound,
+        "INVALID_ARGUMENT" | "invalid_request_error" => return None, // the status already says so
+        "RESOURCE_EXHAUSTED" | "rate_limit_error" | "rate_limit_exceeded" => ErrorKind::RateLimit,
+        "UNAVAILABLE" | "INTERNAL" | "overloaded_error" | "api_error" | "server_error" => ErrorKind::Server,
+        "DEADLINE_EXCEEDED" => ErrorKind::RequestTimeout,
+        "insufficient_quota" => ErrorKind::QuotaExceeded,
+        "context_length_exceeded" => ErrorKind::ContextLength,
+        _ => return None,
+    })
+}
+
+/// Seconds to wait, from `retry-after-ms` or a numeric `Retry-After`. (An HTTP-date
+/// `Retry-After` is ignored: the core has no clock of its own to compare it with.)
+pub fn retry_after(headers: &[(String, String)]) -> Option<f64> {
+    let header = |name| super::http::find_header(headers, name).map(str::trim);
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        return Some(ms / 1000.0).filter(|s| s.is_finite() && *s >= 0.0);
+    }
+    header("retry-after").and_then(|v| v.parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0)
+}
+
+/// Spec 3.12: rate-limit figures from the usual `x-ratelimit-*` and Anthropic's
+/// `anthropic-ratelimit-*` headers; `None` when there are none.
+pub fn rate_limit_info(headers: &[(String, String)]) -> Option<super::types::RateLimitInfo> {
+    let find = |names: &[&str]| names.iter().find_map(|n| super::http::find_header(headers, n));
+    let number = |names: &[&str]| find(names).and_then(|v| v.trim().parse::<u64>().ok());
+    let info = super::types::RateLimitInfo {
+        requests_remaining: number(&["x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining"]),
+        requests_limit: number(&["x-ratelimit-limit-requests", "anthropic-ratelimit-requests-limit"]),
+        tokens_remaining: number(&["x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining"]),
+        tokens_limit: number(&["x-ratelimit-limit-tokens", "anthropic-ratelimit-tokens-limit"]),
+        reset_at: find(&["x-ratelimit-reset-requests", "anthropic-ratelimit-requests-reset"]).map(str::to_owned),
+    };
+    (info != super::types::RateLimitInfo::default()).then_some(info)
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn statuses_map_to_kinds_with_the_spec_retryability() {
+        let cases = [
+            (400, ErrorKind::InvalidRequest, false),
+            (401, ErrorKind::Authentication, false),
+            (403, ErrorKind::AccessDenied, false),
+            (404, ErrorKind::NotFound, false),
+            (408, ErrorKind::RequestTimeout, false),
+            (413, ErrorKind::ContextLength, false),
+            (422, ErrorKind::InvalidRequest, false),
+            (429, ErrorKind::RateLimit, true),
+            (500, ErrorKind::Server, true),
+            (503, ErrorKind::Server, true),
+            (529, ErrorKind::Server, true),
+        ];
+        for (status, kind, retryable) in cases {
+            let e = error_from_http("p", status, &[], ErrorDetails::default());
+            assert_eq!((e.kind, e.retryable), (kind, retryable), "status {status}");
+        }
+    }
+
+    #[test]
+    fn messages_and_codes_refine_the_kind() {
+        let details =
+            |m: &str, c: Option<&str>| ErrorDetails { message: Some(m.into()), error_code: c.map(Into::into), raw: None };
+        let e = error_from_http("p", 400, &[], details("prompt is too long: 210000 tokens > 200000 maximum", None));
+        assert_eq!(e.kind, ErrorKind::ContextLength);
+        let e = error_from_http("gemini", 400, &[], details("API key not valid. Please pass a valid API key.", None));
+        assert_eq!(e.kind, ErrorKind::Authentication);
+        let e = error_from_http("gemini", 429, &[], details("Quota exceeded", Some("RESOURCE_EXHAUSTED")));
+        assert_eq!((e.kind, e.retryable), (ErrorKind::RateLimit, true));
+        let e = error_from_http("openai", 429, &[], details("You exceeded your current quota", Some("insufficient_quota")));
+        assert_eq!((e.kind, e.retryable), (ErrorKind::QuotaExceeded, false));
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_milliseconds() {
+        assert_eq!(retry_after(&headers(&[("Retry-After", "7")])), Some(7.0));
+        assert_eq!(retry_after(&headers(&[("retry-after-ms", "1500"), ("retry-after", "9")])), Some(1.5));
+        assert_eq!(retry_after(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")])), None);
+        let e = error_from_http("p", 429, &headers(&[("retry-after", "3")]), ErrorDetails::default());
+        assert_eq!(e.retry_after, Some(3.0));
+    }
+
+    #[test]
+    fn rate_limit_headers_are_read() {
+        let info = rate_limit_info(&headers(&[("x-ratelimit-remaining-requests", "99"), ("x-ratelimit-limit-requests", "100")]))
+            .unwrap();
+        assert_eq!((info.requests_remaining, info.requests_limit), (Some(99), Some(100)));
+        assert!(rate_limit_info(&[]).is_none());
+    }
+}

@@ -13,7 +13,7 @@ mod types;
 
 pub use client::{collect_stream, EventStream, LlmClient};
 pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
-pub use error::{ErrorKind, LlmError};
+pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};
 pub use stream::{reason_for, StreamAccumulator, StreamEvent};
 pub use types::*;
