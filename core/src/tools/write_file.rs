@@ -1,0 +1,49 @@
+//! `write_file` (spec 3.3): replace a file's whole content, creating it and its directories.
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+
+use super::args::required_str;
+use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use crate::llm::ToolDefinition;
+
+pub fn definition() -> ToolDefinition {
+    ToolDefinition {
+        name: "write_file".into(),
+        description: "Write a file with the given content, replacing everything in it. Creates the file and \
+            any missing parent directories. To change part of an existing file, prefer edit_file."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the working directory."},
+                "content": {"type": "string", "description": "The complete new content of the file."}
+            },
+            "required": ["file_path", "content"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+pub struct WriteFileTool;
+
+#[async_trait(?Send)]
+impl ToolExecutor for WriteFileTool {
+    async fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let path = required_str(args, "file_path")?;
+        let content = required_str(args, "content")?;
+        // Any stat failure means "nothing there yet"; if the path is unusable, the write says why.
+        let existed = match ctx.env.stat(path).await {
+            Ok(info) if info.is_dir => {
+                return Err(ToolError::new(format!(
+                    "{path} is a directory. Give the path of a file inside it instead."
+                )))
+            }
+            Ok(_) => true,
+            Err(_) => false,
+        };
+        ctx.env.write_file(path, content).await?;
+        let what = if existed { "overwrote the existing file" } else { "new file" };
+        Ok(format!("Wrote {} bytes to {path} ({what}).", content.len()).into())
+    }
+}
