@@ -1,26 +1,6 @@
 //! `MemoryEnvironment`: an in-memory filesystem with a small built-in shell, the environment of
-//! the browser host and of every test.
-//!
-//! Files live in a tree of directories and byte files, each stamped with the runtime's clock and
-//! a write sequence (so "newest first" is deterministic when the clock stands still). Paths are
-//! absolute or relative to the working directory (`/workspace` by default) and can never leave
-//! `/`. `exec_command` runs the built-in shell described in [`shell`] unless the host plugs in
-//! its own [`CommandRunner`]. The whole environment can be saved to and restored from JSON
-//! ([`MemoryEnvironment::snapshot`]).
-//!
-//! Clones share the same files, so a host can keep one to read and write while a session uses
-//! another.
-//!
-//! ```
-//! use std::rc::Rc;
-//! use openagent_core::env::{ExecOptions, ExecutionEnvironment, MemoryEnvironment};
-//! use openagent_core::runtime::VirtualRuntime;
-//!
-//! let env = MemoryEnvironment::new(Rc::new(VirtualRuntime::new(|_| {})));
-//! env.write_bytes("notes.txt", b"one\ntwo\n").unwrap();
-//! let result = futures::executor::block_on(env.exec_command("grep -n two notes.txt", &ExecOptions::default())).unwrap();
-//! assert_eq!(result.stdout, "2:two\n");
-//! ```
+//! the browser host and of every test. The files: `fs` (the tree and paths), `search` (grep and
+//! glob), `snapshot` (JSON), `runner` (the host's command seam) and `shell` (the built-in shell).
 
 mod fs;
 mod runner;
@@ -40,7 +20,36 @@ use crate::runtime::{EpochMillis, Runtime};
 
 const DEFAULT_WORKING_DIRECTORY: &str = "/workspace";
 
-/// An [`ExecutionEnvironment`] held entirely in memory. See the module docs.
+/// An [`ExecutionEnvironment`] held entirely in memory: the environment of the browser host and
+/// of every test.
+///
+/// Files live in a tree of directories and byte files, each stamped with the runtime's clock and
+/// a write sequence (so "newest first" is deterministic when the clock stands still). Paths are
+/// absolute or relative to the working directory (`/workspace` by default) and can never leave
+/// `/`. The whole environment can be saved to and restored from JSON ([`Self::snapshot`]).
+///
+/// `exec_command` runs a built-in shell over these files unless the host plugs in its own
+/// [`CommandRunner`]: simple commands joined by `;`, `&&`, `||` and `|`, quoting, `$VAR`,
+/// `$(...)`, `*`/`?` expansion, redirections (`>`, `>>`, `<`, `2>&1`, `/dev/null`,
+/// here-documents) and about forty builtins (`cat`, `ls`, `grep`, `find`, `sed`, `head`,
+/// `sort`, `mkdir`, `rm`, `mv`, `cp`, `test`, `xargs`, `sh -c`, ...). There are no `if`/`for`/
+/// `while` blocks, functions or subshells; such scripts, and unknown commands, fail with a
+/// message that says what is available. `sleep` waits on the runtime's timer and honours the
+/// timeout.
+///
+/// Clones share the same files, so a host can keep one to read and write while a session uses
+/// another.
+///
+/// ```
+/// use std::rc::Rc;
+/// use openagent_core::env::{ExecOptions, ExecutionEnvironment, MemoryEnvironment};
+/// use openagent_core::runtime::VirtualRuntime;
+///
+/// let env = MemoryEnvironment::new(Rc::new(VirtualRuntime::new(|_| {})));
+/// env.write_bytes("notes.txt", b"one\ntwo\n").unwrap();
+/// let result = futures::executor::block_on(env.exec_command("grep -n two notes.txt", &ExecOptions::default())).unwrap();
+/// assert_eq!(result.stdout, "2:two\n");
+/// ```
 #[derive(Clone)]
 pub struct MemoryEnvironment {
     inner: Rc<Inner>,

@@ -1,28 +1,7 @@
 //! Saving a [`MemoryEnvironment`] as JSON and loading it back (a browser tab's project survives a
 //! reload; a test starts from a fixture).
 //!
-//! The format, version 1:
-//!
-//! ```json
-//! {
-//!   "format": "openagent-memory-environment",
-//!   "version": 1,
-//!   "working_directory": "/workspace",
-//!   "files": [
-//!     { "path": "/workspace/README.md", "text": "# Hello\n", "modified_ms": 1735689600000 },
-//!     { "path": "/workspace/logo.png", "base64": "iVBORw0KGgo=", "modified_ms": 1735689600000 }
-//!   ],
-//!   "directories": ["/workspace/empty"]
-//! }
-//! ```
-//!
-//! - `files` hold absolute paths and exactly one of `text` (UTF-8 content) or `base64` (any other
-//!   content). They are listed oldest write first, and restoring replays them in that order, so
-//!   files with equal `modified_ms` keep their "newest first" order. `modified_ms` may be left
-//!   out (it is then the time of the restore).
-//! - `directories` lists the directories no file implies (empty ones); directory times are not kept.
-//! - `working_directory` may be left out (`/workspace`); it is created if missing.
-//! - `format` may be left out when reading; `version` may not, and only version 1 is read.
+//! The format is documented on [`MemoryEnvironment::snapshot`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -76,7 +55,29 @@ fn invalid(reason: impl Into<String>) -> EnvError {
 }
 
 impl MemoryEnvironment {
-    /// The whole environment as JSON (the format is described in this module's docs).
+    /// The whole environment as JSON, in this format (version 1):
+    ///
+    /// ```json
+    /// {
+    ///   "format": "openagent-memory-environment",
+    ///   "version": 1,
+    ///   "working_directory": "/workspace",
+    ///   "files": [
+    ///     { "path": "/workspace/README.md", "text": "# Hello\n", "modified_ms": 1735689600000 },
+    ///     { "path": "/workspace/logo.png", "base64": "iVBORw0KGgo=", "modified_ms": 1735689600000 }
+    ///   ],
+    ///   "directories": ["/workspace/empty"]
+    /// }
+    /// ```
+    ///
+    /// - `files` hold absolute paths and exactly one of `text` (UTF-8 content) or `base64` (any
+    ///   other content). They are listed oldest write first, and restoring replays them in that
+    ///   order, so files with equal `modified_ms` keep their "newest first" order.
+    ///   `modified_ms` may be left out (it is then the time of the restore).
+    /// - `directories` lists the directories no file implies (empty ones); directory times are
+    ///   not kept.
+    /// - `working_directory` may be left out (`/workspace`); it is created if missing.
+    /// - `format` may be left out when reading; `version` may not, and only version 1 is read.
     pub fn snapshot(&self) -> Value {
         let tree = self.inner.tree.borrow();
         let mut files: Vec<(Stamp, FileEntry)> = Vec::new();

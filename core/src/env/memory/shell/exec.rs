@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use futures::future::LocalBoxFuture;
 
 use super::parse::{AndOr, Command, Connector, List, Pipeline, Redirect, RedirectOp, Word};
-use super::{builtins, describe, Output, Shell, Stream, TIMED_OUT};
+use super::{builtins, describe, Output, Shell, Stream, MAX_DEPTH, TIMED_OUT};
 use crate::env::EnvError;
 
 /// Where fd 1 or fd 2 of a command goes.
@@ -35,6 +35,12 @@ impl Shell {
         on_output: Option<&'a dyn Fn(&str)>,
     ) -> LocalBoxFuture<'a, ()> {
         Box::pin(async move {
+            if self.depth >= MAX_DEPTH {
+                output.err(format!("sh: scripts nest more than {MAX_DEPTH} deep; is a script running itself?\n"));
+                self.exit = Some(2);
+                return;
+            }
+            self.depth += 1;
             for item in list {
                 if self.stopped() {
                     break;
@@ -47,6 +53,7 @@ impl Shell {
                     }
                 }
             }
+            self.depth -= 1;
         })
     }
 
@@ -464,6 +471,14 @@ mod tests {
         assert_eq!(runtime.now_ms(), start + 3_500);
         assert_eq!(sh(&env, "sleep soon").1, "sleep: invalid time interval 'soon'\n");
         assert_eq!(sh(&env, "sleep 0.001m").2, 0);
+    }
+
+    #[test]
+    fn a_script_that_runs_itself_stops_at_the_depth_limit() {
+        let env = env_with(&[("loop.sh", "echo -n .\nbash loop.sh\n")]);
+        let (out, err, code) = sh(&env, "bash loop.sh");
+        assert_eq!((out.len(), code), (63, 2), "the top level counts as one");
+        assert_eq!(err, "sh: scripts nest more than 64 deep; is a script running itself?\n");
     }
 
     #[test]

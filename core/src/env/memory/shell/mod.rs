@@ -15,13 +15,16 @@
 //!
 //! Not supported: `if`/`for`/`while`/`case`, functions, subshells `( )`, `{ }` groups,
 //! background jobs `&`, arithmetic `$(( ))`, `${NAME:-...}` and other parameter operators,
-//! brace expansion and positional parameters. These are syntax errors (exit 2) that say so;
-//! an unknown command exits 127 with the list of builtins.
+//! `[[ ]]`, and file descriptors other than 0, 1 and 2. These are errors (exit 2) that say so;
+//! an unknown command exits 127 with the list of builtins. Brace expansion is not done
+//! (`{a,b}` stays as written) and positional parameters (`$1`, `$@`) are empty.
 //!
-//! Each call starts afresh in the working directory with the caller's variables. Commands run
-//! one after another, so a pipeline hands its whole output to the next stage. Only `sleep`
-//! waits (on the runtime's timer); it honours the timeout, which ends the command with
-//! `timed_out` and exit status 124, keeping the output so far.
+//! Each call starts afresh in the working directory (or `ExecOptions::working_dir`) with
+//! `HOME` (the environment's working directory), `PWD`, `SHELL`, `USER` and the caller's
+//! `env_vars`. Commands run one after another, so a pipeline hands its whole output to the next
+//! stage. Only `sleep` waits (on the runtime's timer); it honours the timeout, which ends the
+//! command with `timed_out` and exit status 124, keeping the output so far. Scripts may run
+//! scripts 64 deep.
 
 mod builtins;
 mod exec;
@@ -38,6 +41,10 @@ use crate::runtime::EpochMillis;
 
 /// The exit status of a command stopped by the timeout, as `timeout(1)` reports it.
 const TIMED_OUT: i32 = 124;
+
+/// How deeply scripts may run scripts (`sh -c`, `$(...)`, `bash script.sh`): a script that runs
+/// itself stops here instead of overflowing the stack.
+const MAX_DEPTH: usize = 64;
 
 /// Where a piece of output went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +95,8 @@ struct Shell {
     pipefail: bool,
     /// Counts command substitutions, so that `x=$(false)` can report the substitution's status.
     substitutions: u64,
+    /// How many command lists are running inside one another.
+    depth: usize,
 }
 
 impl Shell {
@@ -176,6 +185,7 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         errexit: false,
         pipefail: false,
         substitutions: 0,
+        depth: 0,
     };
     let mut output = Output::default();
     match parse::parse(command) {

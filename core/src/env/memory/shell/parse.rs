@@ -77,15 +77,19 @@ struct PendingHereDoc {
     body: Rc<OnceCell<Word>>,
 }
 
+/// How deeply `$(...)` may nest; deeper input is refused rather than risking the stack.
+const MAX_NESTING: usize = 64;
+
 struct Parser {
     chars: Vec<char>,
     pos: usize,
     pending: Vec<PendingHereDoc>,
+    nesting: usize,
 }
 
 /// Parses a whole command line (or script). The error is a message for `sh: syntax error: ...`.
 pub(super) fn parse(source: &str) -> Result<List, String> {
-    Parser { chars: source.chars().collect(), pos: 0, pending: Vec::new() }.parse_list(None)
+    Parser::new(source).parse_list(None)
 }
 
 fn is_name(text: &str) -> bool {
@@ -102,6 +106,10 @@ fn push_text(parts: &mut Vec<Part>, c: char, quoted: bool) {
 }
 
 impl Parser {
+    fn new(source: &str) -> Self {
+        Parser { chars: source.chars().collect(), pos: 0, pending: Vec::new(), nesting: 0 }
+    }
+
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
     }
@@ -171,7 +179,7 @@ impl Parser {
                 body.push('\n');
             }
             let word = if doc.expand {
-                let mut parser = Parser { chars: body.chars().collect(), pos: 0, pending: Vec::new() };
+                let mut parser = Parser::new(&body);
                 let mut parts = Vec::new();
                 parser.double_quoted(None, &mut parts)?;
                 Word(parts)
@@ -459,7 +467,12 @@ impl Parser {
             Some('(') if self.peek_at(1) == Some('(') => Err("arithmetic expansion $(( )) is not supported".into()),
             Some('(') => {
                 self.pos += 1;
+                self.nesting += 1;
+                if self.nesting > MAX_NESTING {
+                    return Err(format!("command substitutions nest more than {MAX_NESTING} deep"));
+                }
                 let list = self.parse_list(Some(')'))?;
+                self.nesting -= 1;
                 self.pos += 1;
                 parts.push(Part::Substitution { list, quoted });
                 Ok(())

@@ -260,7 +260,10 @@ pub(super) async fn xargs(c: &mut Call<'_>) -> i32 {
     let mut status = 0;
     for batch in batches {
         let argv: Vec<String> = match &replace {
-            Some(marker) => command.iter().map(|arg| arg.replace(marker.as_str(), &batch[0])).collect(),
+            Some(marker) => {
+                let item = batch.first().map_or("", String::as_str);
+                command.iter().map(|arg| arg.replace(marker.as_str(), item)).collect()
+            }
             None => command.iter().cloned().chain(batch).collect(),
         };
         match run(c.shell, &argv, Vec::new(), c.out).await {
@@ -341,8 +344,8 @@ pub(super) async fn sh(c: &mut Call<'_>) -> i32 {
 pub(super) async fn env(c: &mut Call<'_>) -> i32 {
     let split = c.args.iter().position(|arg| !arg.contains('=')).unwrap_or(c.args.len());
     let (assignments, command) = c.args.split_at(split);
-    if command.first().is_some_and(|arg| arg.starts_with('-')) {
-        return c.fail(format!("invalid option '{}'", command[0]));
+    if let Some(option) = command.first().filter(|arg| arg.starts_with('-')) {
+        return c.fail(format!("invalid option '{option}'"));
     }
     let previous = c.shell.vars.clone();
     for (name, value) in assignments.iter().filter_map(|arg| arg.split_once('=')) {

@@ -2,7 +2,7 @@
 
 use crate::env::memory::fs::{join, parent, Kind, Node, Stamp, Tree};
 use crate::env::EnvError;
-use crate::runtime::format_rfc3339;
+use crate::runtime::{format_rfc3339, EpochMillis};
 
 use super::super::describe;
 use super::{lines, Call, Flags};
@@ -188,65 +188,71 @@ fn human(bytes: u64) -> String {
     bytes.to_string()
 }
 
-pub(super) fn mkdir(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "pv", &[("parents", 'p')]) else { return 1 };
-    if flags.operands.is_empty() {
-        return c.fail("missing operand");
-    }
+/// Applies `change` to the absolute path of each operand; a failure is reported as
+/// `{action} '{operand}': {reason}` and makes the status 1.
+fn each_operand(
+    c: &mut Call,
+    operands: &[String],
+    action: &str,
+    mut change: impl FnMut(&mut Tree, &str, EpochMillis) -> Result<(), String>,
+) -> i32 {
     let mut status = 0;
-    for operand in &flags.operands {
-        let Ok(path) = path_of(c, operand, "cannot create directory") else {
-            status = 1;
-            continue;
-        };
+    for operand in operands {
         let now = c.shell.now();
-        let exists = c.shell.tree().get(&path).map(Node::is_dir);
-        let result = match exists {
-            Ok(false) => Err("File exists".to_owned()),
-            Ok(true) if !flags.has('p') => Err("File exists".to_owned()),
-            _ => c.shell.tree().mkdir(&path, now, flags.has('p')).map_err(|err| describe(&err)),
-        };
+        let result = c
+            .shell
+            .resolve(operand)
+            .map_err(|err| describe(&err))
+            .and_then(|path| change(&mut c.shell.tree(), &path, now));
         if let Err(reason) = result {
-            status = c.fail(format!("cannot create directory '{operand}': {reason}"));
+            status = c.fail(format!("{action} '{operand}': {reason}"));
         }
     }
     status
 }
 
+/// Whether a path is a directory, and if so whether it is empty.
+fn emptiness(tree: &Tree, path: &str) -> Result<Option<bool>, EnvError> {
+    tree.get(path).map(|node| node.children().map(|entries| entries.is_empty()))
+}
+
+pub(super) fn mkdir(c: &mut Call) -> i32 {
+    let Ok(flags) = flags(c, "pv", &[("parents", 'p')]) else { return 1 };
+    if flags.operands.is_empty() {
+        return c.fail("missing operand");
+    }
+    let parents = flags.has('p');
+    each_operand(c, &flags.operands, "cannot create directory", |tree, path, now| {
+        match tree.get(path).map(Node::is_dir) {
+            Ok(true) if parents => Ok(()),
+            Ok(_) => Err("File exists".to_owned()),
+            Err(_) => tree.mkdir(path, now, parents).map_err(|err| describe(&err)),
+        }
+    })
+}
+
 pub(super) fn rm(c: &mut Call) -> i32 {
     let Ok(flags) = flags(c, "rRfdv", &[("recursive", 'r'), ("force", 'f'), ("dir", 'd')]) else { return 1 };
-    let (recursive, force) = (flags.has('r') || flags.has('R'), flags.has('f'));
+    let (recursive, force, empty_dirs) = (flags.has('r') || flags.has('R'), flags.has('f'), flags.has('d'));
     if flags.operands.is_empty() && !force {
         return c.fail("missing operand");
     }
-    let mut status = 0;
+    let (mut operands, mut status) = (Vec::new(), 0);
     for operand in &flags.operands {
         if matches!(operand.trim_end_matches('/').rsplit('/').next(), Some("." | "..")) {
             status = c.fail(format!("refusing to remove '.' or '..' directory: skipping '{operand}'"));
-            continue;
-        }
-        let Ok(path) = path_of(c, operand, "cannot remove") else {
-            status = 1;
-            continue;
-        };
-        if path == "/" {
-            status = c.fail("it is dangerous to operate recursively on '/'");
-            continue;
-        }
-        let now = c.shell.now();
-        let found = c.shell.tree().get(&path).map(|node| node.children().map(|entries| entries.is_empty()));
-        let result = match found {
-            Err(EnvError::NotFound(_)) if force => Ok(()),
-            Err(err) => Err(describe(&err)),
-            Ok(Some(_)) if !recursive && !flags.has('d') => Err("Is a directory".to_owned()),
-            Ok(Some(false)) if !recursive => Err("Directory not empty".to_owned()),
-            Ok(_) => c.shell.tree().remove(&path, true, now).map_err(|err| describe(&err)),
-        };
-        if let Err(reason) = result {
-            status = c.fail(format!("cannot remove '{operand}': {reason}"));
+        } else {
+            operands.push(operand.clone());
         }
     }
-    status
+    let removed = each_operand(c, &operands, "cannot remove", |tree, path, now| match emptiness(tree, path) {
+        Err(EnvError::NotFound(_)) if force => Ok(()),
+        Err(err) => Err(describe(&err)),
+        Ok(Some(_)) if !recursive && !empty_dirs => Err("Is a directory".to_owned()),
+        Ok(Some(false)) if !recursive => Err("Directory not empty".to_owned()),
+        Ok(_) => tree.remove(path, true, now).map_err(|err| describe(&err)),
+    });
+    status.max(removed)
 }
 
 pub(super) fn rmdir(c: &mut Call) -> i32 {
@@ -254,25 +260,12 @@ pub(super) fn rmdir(c: &mut Call) -> i32 {
     if flags.operands.is_empty() {
         return c.fail("missing operand");
     }
-    let mut status = 0;
-    for operand in &flags.operands {
-        let Ok(path) = path_of(c, operand, "failed to remove") else {
-            status = 1;
-            continue;
-        };
-        let now = c.shell.now();
-        let found = c.shell.tree().get(&path).map(|node| node.children().map(|entries| entries.is_empty()));
-        let result = match found {
-            Err(err) => Err(describe(&err)),
-            Ok(None) => Err("Not a directory".to_owned()),
-            Ok(Some(false)) => Err("Directory not empty".to_owned()),
-            Ok(Some(true)) => c.shell.tree().remove(&path, false, now).map_err(|err| describe(&err)),
-        };
-        if let Err(reason) = result {
-            status = c.fail(format!("failed to remove '{operand}': {reason}"));
-        }
-    }
-    status
+    each_operand(c, &flags.operands, "failed to remove", |tree, path, now| match emptiness(tree, path) {
+        Err(err) => Err(describe(&err)),
+        Ok(None) => Err("Not a directory".to_owned()),
+        Ok(Some(false)) => Err("Directory not empty".to_owned()),
+        Ok(Some(true)) => tree.remove(path, false, now).map_err(|err| describe(&err)),
+    })
 }
 
 /// One source of `mv`/`cp` and where it goes, as written and as an absolute path.
@@ -428,25 +421,15 @@ pub(super) fn touch(c: &mut Call) -> i32 {
     if flags.operands.is_empty() {
         return c.fail("missing file operand");
     }
-    let mut status = 0;
-    for operand in &flags.operands {
-        let Ok(path) = path_of(c, operand, "cannot touch") else {
-            status = 1;
-            continue;
+    let no_create = flags.has('c');
+    each_operand(c, &flags.operands, "cannot touch", |tree, path, now| {
+        let touched = match tree.exists(path) {
+            true => tree.touch(path, now),
+            false if no_create => Ok(()),
+            false => tree.write(path, Vec::new(), now, false),
         };
-        let now = c.shell.now();
-        let mut tree = c.shell.tree();
-        let result = match tree.exists(&path) {
-            true => tree.touch(&path, now),
-            false if flags.has('c') => Ok(()),
-            false => tree.write(&path, Vec::new(), now, false),
-        };
-        drop(tree);
-        if let Err(err) = result {
-            status = c.fail(format!("cannot touch '{operand}': {}", describe(&err)));
-        }
-    }
-    status
+        touched.map_err(|err| describe(&err))
+    })
 }
 
 #[cfg(test)]
@@ -511,7 +494,7 @@ mod tests {
         assert_eq!(sh(&env, "rm -r a && ls").0, "f.txt\n");
         assert_eq!(sh(&env, "rm nope").1, "rm: cannot remove 'nope': No such file or directory\n");
         assert_eq!(sh(&env, "rm -f nope f.txt; ls"), (String::new(), String::new(), 0));
-        assert_eq!(sh(&env, "rm -rf /").1, "rm: it is dangerous to operate recursively on '/'\n");
+        assert_eq!(sh(&env, "rm -rf /").1, "rm: cannot remove '/': the root cannot be removed\n");
         assert_eq!(sh(&env, "rm -rf .").1, "rm: refusing to remove '.' or '..' directory: skipping '.'\n");
         assert_eq!(sh(&env, "rm").1, "rm: missing operand\n");
     }

@@ -1,5 +1,23 @@
 //! The built-in commands, with the flags agents use most. Each takes a [`Call`] and returns its
-//! exit status; messages follow GNU coreutils so that they read as the model expects.
+//! exit status; output and messages follow GNU coreutils so that they read as the model expects.
+//!
+//! | command | options |
+//! |---|---|
+//! | `cat` | `-n`; files and `-` (standard input) |
+//! | `ls` | `-a -A -l -1 -R -t -S -r -h -d -F`; several paths (one name per line, as when piped) |
+//! | `mkdir` `rm` `rmdir` | `mkdir -p`; `rm -r -R -f -d` |
+//! | `mv` `cp` `touch` `tee` | `mv -n`; `cp -r -R -a -p -n`; `touch -c`; `tee -a` |
+//! | `echo` `printf` | `echo -n -e -E`; `printf` `%s %b %c %d %i %u %x %X %o %f` with flags, width, precision |
+//! | `head` `tail` | `-n N`, `-N`, `-c N`, `head -n -N`, `tail -n +N`, `-q -v` |
+//! | `wc` `sort` `uniq` | `wc -l -w -c -m`; `sort -r -n -u -f -b -s -k N[,M] -t C -o FILE`; `uniq -c -d -u -i` |
+//! | `grep` | `-i -v -c -n -l -L -r -R -H -h -q -s -E -F -G -w -x -o -e -m -A -B -C`, `--include`, `--exclude`, `--exclude-dir` |
+//! | `find` | paths, `-name -iname -path -ipath -type f/d -maxdepth -mindepth -empty ! -not -o -print` |
+//! | `sed` | `-n -e -E -r -i[SUFFIX]`; addresses `N`, `$`, `/re/`, ranges, `!`; `p d s q = a i c` |
+//! | `basename` `dirname` | `basename -a -s` |
+//! | `cd` `pwd` `test`/`[` | `cd -`; `test -e -f -d -s -r -w -x -z -n = == != -eq -ne -lt -le -gt -ge !` |
+//! | `env` `export` `unset` `set` | `env NAME=value cmd`; `set -e`, `-o pipefail` (`-u`, `-x` accepted, no effect) |
+//! | `xargs` `sh` `bash` | `xargs -n N -I R -r -0`; `sh -c CMD`, `sh FILE`, or a script on standard input |
+//! | `which` `sleep` `true` `false` `:` `exit` | `sleep` takes `s`, `m`, `h`, `d` suffixes and fractions |
 
 mod control;
 mod files;
