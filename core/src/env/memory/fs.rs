@@ -102,11 +102,7 @@ impl Tree {
 
     /// The entries of the directory that holds `path`, and `path`'s last component. With
     /// `create`, missing parents are made (`mkdir -p`); otherwise they are [`EnvError::NotFound`].
-    fn parent_entries(
-        &mut self,
-        path: &str,
-        create: Option<Stamp>,
-    ) -> Result<(&mut BTreeMap<String, Node>, String), EnvError> {
+    fn parent_entries(&mut self, path: &str, create: Option<Stamp>) -> Result<(&mut BTreeMap<String, Node>, String), EnvError> {
         let names: Vec<&str> = components(path).collect();
         let Some((last, parents)) = names.split_last() else {
             return Err(EnvError::InvalidPath { path: "/".into(), reason: "the root has no parent".into() });
@@ -363,9 +359,7 @@ mod tests {
         let (c, d) = (tree.get("/a/b/c.txt").unwrap().stamp, tree.get("/a/d.txt").unwrap().stamp);
         assert!(d > c && d.ms == c.ms);
         assert_eq!(tree.get("/a").unwrap().stamp, d, "adding an entry changes the directory");
-        assert!(
-            matches!(tree.write("/a/b/c.txt/x", vec![], 10, true), Err(EnvError::NotADirectory(p)) if p == "/a/b/c.txt")
-        );
+        assert!(matches!(tree.write("/a/b/c.txt/x", vec![], 10, true), Err(EnvError::NotADirectory(p)) if p == "/a/b/c.txt"));
         assert!(matches!(tree.write("/a/b", vec![], 10, true), Err(EnvError::IsADirectory(_))));
         assert!(matches!(tree.write("/new/x", vec![], 10, false), Err(EnvError::NotFound(p)) if p == "/new"));
     }

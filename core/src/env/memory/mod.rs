@@ -312,10 +312,7 @@ mod tests {
         env.write_bytes("src/util/mod.rs", b"").unwrap();
         env.write_bytes("Cargo.toml", b"[package]").unwrap();
         let info = block_on(env.stat("src/main.rs")).unwrap();
-        assert_eq!(
-            (info.is_dir, info.size, info.modified_ms),
-            (false, 12, Some(crate::runtime::VirtualRuntime::START))
-        );
+        assert_eq!((info.is_dir, info.size, info.modified_ms), (false, 12, Some(crate::runtime::VirtualRuntime::START)));
         let names = |depth| -> Vec<String> {
             block_on(env.list_directory(".", depth)).unwrap().into_iter().map(|entry| entry.name).collect()
         };

@@ -32,13 +32,7 @@ fn filter_matches(filter: &str, rel: &str) -> bool {
 
 /// Lines matching `pattern` as `path:line:text`, separated by newlines, at most
 /// `options.max_results` of them. Binary files are skipped.
-pub(super) fn grep(
-    tree: &Tree,
-    cwd: &str,
-    pattern: &str,
-    path: &str,
-    options: &GrepOptions,
-) -> Result<String, EnvError> {
+pub(super) fn grep(tree: &Tree, cwd: &str, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
     let regex = RegexBuilder::new(pattern)
         .case_insensitive(options.case_insensitive)
         .build()
@@ -125,27 +119,18 @@ mod tests {
     fn grep_filters_caps_and_searches_single_files() {
         let tree = tree();
         let rust = grep(&tree, "/w", "(?i)hello", ".", &options(Some("*.rs"), false, 100)).unwrap();
-        assert_eq!(
-            rust,
-            "old.rs:1:// HELLO\nsrc/lib/util.rs:1:pub fn hello() {}\nsrc/main.rs:2:    println!(\"Hello\");"
-        );
+        assert_eq!(rust, "old.rs:1:// HELLO\nsrc/lib/util.rs:1:pub fn hello() {}\nsrc/main.rs:2:    println!(\"Hello\");");
         let nested = grep(&tree, "/w", "hello", "src", &options(Some("lib/*.rs"), false, 100)).unwrap();
         assert_eq!(nested, "src/lib/util.rs:1:pub fn hello() {}");
         assert_eq!(grep(&tree, "/w", "(?i)hello", ".", &options(None, false, 2)).unwrap().lines().count(), 2);
-        assert_eq!(
-            grep(&tree, "/w", "hello", "/other/x.rs", &options(None, false, 9)).unwrap(),
-            "/other/x.rs:1:hello elsewhere"
-        );
+        assert_eq!(grep(&tree, "/w", "hello", "/other/x.rs", &options(None, false, 9)).unwrap(), "/other/x.rs:1:hello elsewhere");
         assert_eq!(grep(&tree, "/w", "absent", ".", &options(None, false, 9)).unwrap(), "");
     }
 
     #[test]
     fn grep_rejects_bad_patterns_and_missing_paths() {
         let tree = tree();
-        assert!(matches!(
-            grep(&tree, "/w", "(unclosed", ".", &GrepOptions::default()),
-            Err(EnvError::InvalidPattern { .. })
-        ));
+        assert!(matches!(grep(&tree, "/w", "(unclosed", ".", &GrepOptions::default()), Err(EnvError::InvalidPattern { .. })));
         assert!(matches!(grep(&tree, "/w", "x", "nope", &GrepOptions::default()), Err(EnvError::NotFound(_))));
     }
 

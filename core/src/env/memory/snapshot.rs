@@ -127,9 +127,7 @@ impl MemoryEnvironment {
 /// Builds the tree a snapshot describes, checking everything before anything is replaced.
 fn build(value: &Value, now: EpochMillis) -> Result<(Tree, String), EnvError> {
     match value.get("version").map(Value::as_u64) {
-        None => {
-            return Err(invalid("it has no \"version\"; expected a snapshot written by MemoryEnvironment::snapshot"))
-        }
+        None => return Err(invalid("it has no \"version\"; expected a snapshot written by MemoryEnvironment::snapshot")),
         Some(Some(VERSION)) => {}
         Some(_) => {
             return Err(invalid(format!(
@@ -233,18 +231,9 @@ mod tests {
             (file(json!({ "path": "/x" })), "exactly one of"),
             (file(json!({ "path": "/x", "text": "a", "base64": "YQ==" })), "exactly one of"),
             (file(json!({ "path": "/x", "base64": "!!" })), "invalid base64"),
-            (
-                json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a/b", "text": "" }] }),
-                "not a directory",
-            ),
-            (
-                json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a", "text": "" }] }),
-                "appears twice",
-            ),
-            (
-                json!({ "version": 1, "files": [{ "path": "/a", "text": "" }], "working_directory": "/a" }),
-                "working directory",
-            ),
+            (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a/b", "text": "" }] }), "not a directory"),
+            (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a", "text": "" }] }), "appears twice"),
+            (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }], "working_directory": "/a" }), "working directory"),
         ] {
             let err = env.restore(&bad).unwrap_err();
             assert!(matches!(err, EnvError::InvalidSnapshot(_)), "{bad}: {err}");

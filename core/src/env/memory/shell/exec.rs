@@ -218,9 +218,7 @@ impl Shell {
                         None => Vec::new(),
                     };
                 }
-                RedirectOp::HereString(word) => {
-                    stdin = format!("{}\n", self.expand_joined(word, output).await).into_bytes()
-                }
+                RedirectOp::HereString(word) => stdin = format!("{}\n", self.expand_joined(word, output).await).into_bytes(),
             }
         }
         Ok((stdin, targets))
@@ -338,10 +336,7 @@ mod tests {
         assert_eq!(sh(&env, "echo to-err >&2"), (String::new(), "to-err\n".into(), 0));
         assert_eq!(sh(&env, "cat missing &> all.txt; cat all.txt").0, "cat: missing: No such file or directory\n");
         assert_eq!(sh(&env, "> empty.txt; wc -c empty.txt").0, "0 empty.txt\n");
-        assert_eq!(
-            sh(&env, "echo x > nodir/f.txt"),
-            (String::new(), "sh: nodir/f.txt: No such file or directory\n".into(), 1)
-        );
+        assert_eq!(sh(&env, "echo x > nodir/f.txt"), (String::new(), "sh: nodir/f.txt: No such file or directory\n".into(), 1));
         assert_eq!(sh(&env, "echo x > .").1, "sh: .: Is a directory\n");
         assert_eq!(sh(&env, "cat < missing").1, "sh: missing: No such file or directory\n");
         assert_eq!(sh(&env, "echo x 3> f").2, 1);
@@ -361,10 +356,7 @@ mod tests {
     #[test]
     fn quoting_and_expansion() {
         let env = env_with(&[]);
-        assert_eq!(
-            sh(&env, r#"echo 'single $HOME' "double $HOME" \$HOME"#).0,
-            "single $HOME double /workspace $HOME\n"
-        );
+        assert_eq!(sh(&env, r#"echo 'single $HOME' "double $HOME" \$HOME"#).0, "single $HOME double /workspace $HOME\n");
         assert_eq!(sh(&env, r#"echo "a\"b" 'c'"d"e a\ b"#).0, "a\"b cde a b\n");
         assert_eq!(sh(&env, "X=1; Y=\"$X two\"; echo ${Y}3").0, "1 two3\n");
         assert_eq!(sh(&env, "X='a   b'; printf '[%s]' $X \"$X\"").0, "[a][b][a   b]");
@@ -388,13 +380,7 @@ mod tests {
 
     #[test]
     fn unquoted_wildcards_expand_to_paths() {
-        let env = env_with(&[
-            ("src/a.rs", ""),
-            ("src/b.rs", ""),
-            ("src/c.txt", ""),
-            ("src/.hidden.rs", ""),
-            ("lib/d.rs", ""),
-        ]);
+        let env = env_with(&[("src/a.rs", ""), ("src/b.rs", ""), ("src/c.txt", ""), ("src/.hidden.rs", ""), ("lib/d.rs", "")]);
         assert_eq!(sh(&env, "echo src/*.rs").0, "src/a.rs src/b.rs\n");
         assert_eq!(sh(&env, "echo */*.rs").0, "lib/d.rs src/a.rs src/b.rs\n");
         assert_eq!(sh(&env, "cd src && echo ?.* .*.rs").0, "a.rs b.rs c.txt .hidden.rs\n");
@@ -407,10 +393,7 @@ mod tests {
     fn unknown_commands_and_syntax_errors_explain_themselves() {
         let (out, err, code) = sh(&env_with(&[]), "python3 -c 'print(1)'");
         assert_eq!((out.as_str(), code), ("", 127));
-        assert!(
-            err.starts_with("python3: command not available in this environment (built-in shell: [, basename,"),
-            "{err}"
-        );
+        assert!(err.starts_with("python3: command not available in this environment (built-in shell: [, basename,"), "{err}");
         for (script, says) in [
             ("if true; then echo x; fi", "`if` is not supported"),
             ("for f in *; do echo $f; done", "`for` is not supported"),

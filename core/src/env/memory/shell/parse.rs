@@ -61,10 +61,8 @@ pub(super) enum Part {
 }
 
 /// Words that start compound commands the shell does not have.
-const RESERVED: &[&str] = &[
-    "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "function", "select",
-    "{", "}",
-];
+const RESERVED: &[&str] =
+    &["if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "function", "select", "{", "}"];
 
 const UNSUPPORTED_SYNTAX: &str = "the built-in shell runs simple commands joined by ;, &&, || and | \
      (no if/for/while/case, functions, subshells or { } groups); run the steps as separate commands \
@@ -94,8 +92,7 @@ pub(super) fn parse(source: &str) -> Result<List, String> {
 
 fn is_name(text: &str) -> bool {
     let mut chars = text.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn push_text(parts: &mut Vec<Part>, c: char, quoted: bool) {
@@ -213,14 +210,10 @@ impl Parser {
             list.push(self.parse_and_or()?);
             self.skip_blanks();
             match self.peek() {
-                Some(';') if self.peek_at(1) == Some(';') => {
-                    return Err(format!("unexpected `;;`: {UNSUPPORTED_SYNTAX}"))
-                }
+                Some(';') if self.peek_at(1) == Some(';') => return Err(format!("unexpected `;;`: {UNSUPPORTED_SYNTAX}")),
                 Some(';') => self.pos += 1,
                 Some('\n') => self.newline()?,
-                Some('&') => {
-                    return Err("background jobs (`&`) are not supported; run the command in the foreground".into())
-                }
+                Some('&') => return Err("background jobs (`&`) are not supported; run the command in the foreground".into()),
                 Some(c) if Some(c) == closing => {}
                 None => {}
                 Some(_) => return Err(self.unexpected()),
@@ -327,10 +320,7 @@ impl Parser {
         }
         if self.eat("&>") {
             let target = self.redirect_target("&>")?;
-            return Ok(vec![
-                Redirect { fd: 1, op: RedirectOp::Write(target) },
-                Redirect { fd: 2, op: RedirectOp::Duplicate(1) },
-            ]);
+            return Ok(vec![Redirect { fd: 1, op: RedirectOp::Write(target) }, Redirect { fd: 2, op: RedirectOp::Duplicate(1) }]);
         }
         let op = if self.eat(">>") {
             RedirectOp::Append(self.redirect_target(">>")?)
@@ -340,8 +330,7 @@ impl Parser {
                 self.pos += 1;
             }
             let digits: String = self.chars[start..self.pos].iter().collect();
-            let target =
-                digits.parse().map_err(|_| "only `N>&M` duplications of file descriptors are supported".to_owned())?;
+            let target = digits.parse().map_err(|_| "only `N>&M` duplications of file descriptors are supported".to_owned())?;
             RedirectOp::Duplicate(target)
         } else if self.eat(">|") || self.eat(">") {
             RedirectOp::Write(self.redirect_target(">")?)
@@ -357,10 +346,7 @@ impl Parser {
         } else if self.eat("<") && !matches!(self.peek(), Some('&' | '>')) {
             RedirectOp::Read(self.redirect_target("<")?)
         } else {
-            return Err(format!(
-                "{}: only <, >, >>, 2>, 2>&1, &>, << and <<< redirections are supported",
-                self.unexpected()
-            ));
+            return Err(format!("{}: only <, >, >>, 2>, 2>&1, &>, << and <<< redirections are supported", self.unexpected()));
         };
         let default_fd =
             if matches!(op, RedirectOp::Read(_) | RedirectOp::HereDoc(_) | RedirectOp::HereString(_)) { 0 } else { 1 };
@@ -663,16 +649,9 @@ mod tests {
 
     #[test]
     fn rejects_what_it_does_not_support() {
-        for source in [
-            "while true; do x; done",
-            "{ echo; }",
-            "a &",
-            "a ;; b",
-            "echo $((2))",
-            "x=(1 2)",
-            "cat <&3",
-            "echo `unterminated",
-        ] {
+        for source in
+            ["while true; do x; done", "{ echo; }", "a &", "a ;; b", "echo $((2))", "x=(1 2)", "cat <&3", "echo `unterminated"]
+        {
             assert!(parse(source).is_err(), "{source}");
         }
     }

@@ -52,8 +52,7 @@ pub(super) fn exit(c: &mut Call) -> i32 {
 
 pub(super) fn export(c: &mut Call) -> i32 {
     if c.args.is_empty() || c.args.iter().all(|arg| arg == "-p") {
-        let listing: String =
-            c.shell.vars.iter().map(|(name, value)| format!("declare -x {name}=\"{value}\"\n")).collect();
+        let listing: String = c.shell.vars.iter().map(|(name, value)| format!("declare -x {name}=\"{value}\"\n")).collect();
         c.out.out(listing);
         return 0;
     }
@@ -100,13 +99,10 @@ pub(super) fn set(c: &mut Call) -> i32 {
                     Some("nounset" | "xtrace") => {}
                     other => {
                         let option = other.unwrap_or_default();
-                        return c
-                            .fail_with(2, format!("-o {option}: not supported (supported: -e, -u, -x, -o pipefail)"));
+                        return c.fail_with(2, format!("-o {option}: not supported (supported: -e, -u, -x, -o pipefail)"));
                     }
                 },
-                other => {
-                    return c.fail_with(2, format!("-{other}: not supported (supported: -e, -u, -x, -o pipefail)"))
-                }
+                other => return c.fail_with(2, format!("-{other}: not supported (supported: -e, -u, -x, -o pipefail)")),
             }
         }
     }
@@ -153,8 +149,7 @@ fn is_binary(op: &str) -> bool {
 }
 
 fn unary(shell: &Shell, op: &str, operand: &str) -> Result<bool, String> {
-    let node =
-        || shell.resolve(operand).ok().and_then(|path| shell.tree().get(&path).ok().map(|n| (n.is_dir(), n.size())));
+    let node = || shell.resolve(operand).ok().and_then(|path| shell.tree().get(&path).ok().map(|n| (n.is_dir(), n.size())));
     Ok(match op {
         "-z" => operand.is_empty(),
         "-n" => !operand.is_empty(),
@@ -228,12 +223,10 @@ pub(super) async fn xargs(c: &mut Call<'_>) -> i32 {
             "--" => break,
             "-r" | "--no-run-if-empty" => skip_empty = true,
             "-0" | "--null" => nul = true,
-            _ if arg.starts_with("-n") => {
-                match value(&arg[2..]).and_then(|n| n.parse::<usize>().ok()).filter(|n| *n > 0) {
-                    Some(n) => per_call = Some(n),
-                    None => return c.fail("-n needs a positive number"),
-                }
-            }
+            _ if arg.starts_with("-n") => match value(&arg[2..]).and_then(|n| n.parse::<usize>().ok()).filter(|n| *n > 0) {
+                Some(n) => per_call = Some(n),
+                None => return c.fail("-n needs a positive number"),
+            },
             _ if arg.starts_with("-I") => match value(&arg[2..]) {
                 Some(text) => replace = Some(text),
                 None => return c.fail("option requires an argument -- 'I'"),
@@ -446,10 +439,7 @@ mod tests {
         assert_eq!(sh(&env, "printf 'a.txt\\nb.txt\\n' | xargs grep -l needle").0, "a.txt\n");
         assert_eq!(sh(&env, "echo 'a.txt \"c d.txt\"' | xargs grep -c needle").0, "a.txt:1\nc d.txt:1\n");
         assert_eq!(sh(&env, "echo 1 2 3 | xargs -n 2 echo").0, "1 2\n3\n");
-        assert_eq!(
-            sh(&env, "printf 'a.txt\\nb.txt\\n' | xargs -I{} cp {} {}.bak && ls *.bak").0,
-            "a.txt.bak\nb.txt.bak\n"
-        );
+        assert_eq!(sh(&env, "printf 'a.txt\\nb.txt\\n' | xargs -I{} cp {} {}.bak && ls *.bak").0, "a.txt.bak\nb.txt.bak\n");
         assert_eq!(sh(&env, "echo a b | xargs").0, "a b\n");
         assert_eq!(sh(&env, "true | xargs -r echo ran").0, "");
         assert_eq!(sh(&env, "true | xargs echo ran").0, "ran\n");

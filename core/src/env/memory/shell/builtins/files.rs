@@ -74,14 +74,8 @@ impl Listed {
 }
 
 pub(super) fn ls(c: &mut Call) -> i32 {
-    let long = [
-        ("all", 'a'),
-        ("almost-all", 'A'),
-        ("recursive", 'R'),
-        ("human-readable", 'h'),
-        ("directory", 'd'),
-        ("classify", 'F'),
-    ];
+    let long =
+        [("all", 'a'), ("almost-all", 'A'), ("recursive", 'R'), ("human-readable", 'h'), ("directory", 'd'), ("classify", 'F')];
     let Ok(flags) = flags(c, "aAl1RtrhdFS", &long) else { return 2 };
     let operands = if flags.operands.is_empty() { vec![".".to_owned()] } else { flags.operands.clone() };
     let (mut files, mut dirs, mut status) = (Vec::new(), Vec::new(), 0);
@@ -117,10 +111,7 @@ fn list_directory(tree: &Tree, shown: &str, path: &str, flags: &Flags, headers: 
     }
     let show_hidden = flags.has('a') || flags.has('A');
     listed.extend(
-        entries
-            .iter()
-            .filter(|(name, _)| show_hidden || !name.starts_with('.'))
-            .map(|(name, node)| Listed::new(name, node)),
+        entries.iter().filter(|(name, _)| show_hidden || !name.starts_with('.')).map(|(name, node)| Listed::new(name, node)),
     );
     if headers {
         text.push_str(&format!("\n{shown}:\n"));
@@ -199,11 +190,8 @@ fn each_operand(
     let mut status = 0;
     for operand in operands {
         let now = c.shell.now();
-        let result = c
-            .shell
-            .resolve(operand)
-            .map_err(|err| describe(&err))
-            .and_then(|path| change(&mut c.shell.tree(), &path, now));
+        let result =
+            c.shell.resolve(operand).map_err(|err| describe(&err)).and_then(|path| change(&mut c.shell.tree(), &path, now));
         if let Err(reason) = result {
             status = c.fail(format!("{action} '{operand}': {reason}"));
         }
@@ -222,12 +210,10 @@ pub(super) fn mkdir(c: &mut Call) -> i32 {
         return c.fail("missing operand");
     }
     let parents = flags.has('p');
-    each_operand(c, &flags.operands, "cannot create directory", |tree, path, now| {
-        match tree.get(path).map(Node::is_dir) {
-            Ok(true) if parents => Ok(()),
-            Ok(_) => Err("File exists".to_owned()),
-            Err(_) => tree.mkdir(path, now, parents).map_err(|err| describe(&err)),
-        }
+    each_operand(c, &flags.operands, "cannot create directory", |tree, path, now| match tree.get(path).map(Node::is_dir) {
+        Ok(true) if parents => Ok(()),
+        Ok(_) => Err("File exists".to_owned()),
+        Err(_) => tree.mkdir(path, now, parents).map_err(|err| describe(&err)),
     })
 }
 
@@ -351,9 +337,7 @@ pub(super) fn mv(c: &mut Call) -> i32 {
         } else if !parent_is_dir {
             Err("No such file or directory".to_owned())
         } else {
-            tree.take(&source_path, now)
-                .and_then(|node| tree.insert(&target_path, node, now))
-                .map_err(|err| describe(&err))
+            tree.take(&source_path, now).and_then(|node| tree.insert(&target_path, node, now)).map_err(|err| describe(&err))
         };
         drop(tree);
         if let Err(reason) = moved {
@@ -376,9 +360,7 @@ pub(super) fn cp(c: &mut Call) -> i32 {
         let Transfer { source, target, target_path, .. } = transfer;
         let result = match (problem, node) {
             (Some(problem), _) => Err(problem),
-            (None, Some(node)) if node.is_dir() && !recursive => {
-                Err(format!("-r not specified; omitting directory '{source}'"))
-            }
+            (None, Some(node)) if node.is_dir() && !recursive => Err(format!("-r not specified; omitting directory '{source}'")),
             (None, Some(_)) if flags.has('n') && c.shell.tree().exists(&target_path) => Ok(()),
             (None, Some(node)) => {
                 let now = c.shell.now();
@@ -445,18 +427,14 @@ mod tests {
         assert_eq!(sh(&env, "cat a.txt b.txt").0, "one\ntwo\nthree");
         assert_eq!(sh(&env, "echo in | cat a.txt - b.txt").0, "one\ntwo\nin\nthree");
         assert_eq!(sh(&env, "cat -n a.txt b.txt").0, "     1\tone\n     2\ttwo\n     3\tthree");
-        assert_eq!(
-            sh(&env, "cat a.txt nope"),
-            ("one\ntwo\n".into(), "cat: nope: No such file or directory\n".into(), 1)
-        );
+        assert_eq!(sh(&env, "cat a.txt nope"), ("one\ntwo\n".into(), "cat: nope: No such file or directory\n".into(), 1));
         assert_eq!(sh(&env, "cat .").1, "cat: .: Is a directory\n");
         assert_eq!(sh(&env, "cat -z a.txt"), (String::new(), "cat: invalid option -- 'z'\n".into(), 1));
     }
 
     #[test]
     fn ls_lists_one_name_per_line() {
-        let env =
-            env_with(&[("src/main.rs", "fn main() {}\n"), ("src/lib/mod.rs", ""), ("README.md", "hi"), (".env", "")]);
+        let env = env_with(&[("src/main.rs", "fn main() {}\n"), ("src/lib/mod.rs", ""), ("README.md", "hi"), (".env", "")]);
         assert_eq!(sh(&env, "ls").0, "README.md\nsrc\n");
         assert_eq!(sh(&env, "ls -1a").0, ".\n..\n.env\nREADME.md\nsrc\n");
         assert_eq!(sh(&env, "ls -A").0, ".env\nREADME.md\nsrc\n");
@@ -476,7 +454,10 @@ mod tests {
     fn ls_long_format_shows_type_size_and_time() {
         let env = env_with(&[("big.bin", &"x".repeat(1536)), ("dir/f", "")]);
         let (out, _, _) = sh(&env, "ls -l");
-        assert_eq!(out, "-rw-r--r-- 1 agent agent 1536 2025-01-01 00:00 big.bin\ndrwxr-xr-x 1 agent agent    0 2025-01-01 00:00 dir\n");
+        assert_eq!(
+            out,
+            "-rw-r--r-- 1 agent agent 1536 2025-01-01 00:00 big.bin\ndrwxr-xr-x 1 agent agent    0 2025-01-01 00:00 dir\n"
+        );
         assert!(sh(&env, "ls -lh big.bin").0.contains(" 1.5K "));
         assert!(sh(&env, "ls -la").0.contains(" .\n"));
     }
@@ -505,10 +486,7 @@ mod tests {
         assert_eq!(sh(&env, "mv a.txt c.txt && cat c.txt").0, "A");
         assert_eq!(sh(&env, "mv c.txt b.txt dir && ls dir").0, "b.txt\nc.txt\nkeep\n");
         assert_eq!(sh(&env, "mv dir moved && ls moved | wc -l").0, "3\n");
-        assert_eq!(
-            sh(&env, "mv moved moved/inner").1,
-            "mv: cannot move 'moved' to a subdirectory of itself, 'moved/inner'\n"
-        );
+        assert_eq!(sh(&env, "mv moved moved/inner").1, "mv: cannot move 'moved' to a subdirectory of itself, 'moved/inner'\n");
         assert_eq!(sh(&env, "mv nope x").1, "mv: cannot stat 'nope': No such file or directory\n");
         assert_eq!(
             sh(&env, "mv moved/keep no/such/place").1,

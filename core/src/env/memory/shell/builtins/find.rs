@@ -7,8 +7,7 @@ use super::pattern::wildcard;
 use super::Call;
 use crate::env::memory::fs::Node;
 
-const SUPPORTED: &str =
-    "supported: -name, -iname, -path, -ipath, -type f|d, -maxdepth, -mindepth, -empty, !, -not, -o, -print";
+const SUPPORTED: &str = "supported: -name, -iname, -path, -ipath, -type f|d, -maxdepth, -mindepth, -empty, !, -not, -o, -print";
 
 enum Test {
     Name(Regex),
@@ -102,8 +101,7 @@ pub(super) fn find(c: &mut Call) -> i32 {
         let mut found = String::new();
         {
             let tree = c.shell.tree();
-            let walked =
-                c.shell.resolve(start).and_then(|path| Ok((tree.get(&path)?, tree.walk(&path, expression.max_depth)?)));
+            let walked = c.shell.resolve(start).and_then(|path| Ok((tree.get(&path)?, tree.walk(&path, expression.max_depth)?)));
             let (root, below) = match walked {
                 Ok(walked) => walked,
                 Err(err) => {
@@ -139,12 +137,8 @@ mod tests {
 
     #[test]
     fn walks_with_name_type_and_depth_tests() {
-        let env = env_with(&[
-            ("src/main.rs", ""),
-            ("src/lib/Util.RS", "x"),
-            ("README.md", "hi"),
-            ("node_modules/m/index.js", ""),
-        ]);
+        let env =
+            env_with(&[("src/main.rs", ""), ("src/lib/Util.RS", "x"), ("README.md", "hi"), ("node_modules/m/index.js", "")]);
         env.mkdir_p("empty").unwrap();
         assert_eq!(sh(&env, "find src").0, "src\nsrc/lib\nsrc/lib/Util.RS\nsrc/main.rs\n");
         assert_eq!(sh(&env, "find . -name '*.rs'").0, "./src/main.rs\n");

@@ -149,8 +149,7 @@ fn build(patterns: &[String], flags: &Flags) -> Result<Regex, String> {
         .iter()
         .flat_map(|pattern| pattern.split('\n'))
         .map(|pattern| {
-            let translated =
-                if flags.has('F') { regex_lite::escape(pattern) } else { translate(pattern, flags.has('E')) };
+            let translated = if flags.has('F') { regex_lite::escape(pattern) } else { translate(pattern, flags.has('E')) };
             format!("(?:{translated})")
         })
         .collect();
@@ -177,8 +176,7 @@ fn collect(c: &mut Call, operands: &[String], flags: &Flags, recursive: bool, im
         (flags.values(INCLUDE).next().is_none() || flags.values(INCLUDE).any(|glob| glob_match(glob, name)))
             && !flags.values(EXCLUDE).any(|glob| glob_match(glob, name))
     };
-    let excluded_dir =
-        |dirs: &str| dirs.split('/').any(|dir| flags.values(EXCLUDE_DIR).any(|glob| glob_match(glob, dir)));
+    let excluded_dir = |dirs: &str| dirs.split('/').any(|dir| flags.values(EXCLUDE_DIR).any(|glob| glob_match(glob, dir)));
     let (mut inputs, mut searched_dir) = (Vec::new(), false);
     for operand in operands {
         if operand == "-" {
@@ -254,8 +252,7 @@ fn search(text: &str, name: &str, regex: &Regex, report: &Report) -> (usize, Str
         if report.summary {
             continue;
         }
-        let from =
-            last_printed.map_or(i.saturating_sub(report.before), |last| i.saturating_sub(report.before).max(last + 1));
+        let from = last_printed.map_or(i.saturating_sub(report.before), |last| i.saturating_sub(report.before).max(last + 1));
         if report.before + report.after > 0 && last_printed.is_some_and(|last| from > last + 1) {
             out.push_str("--\n");
         }
@@ -311,10 +308,7 @@ mod tests {
             "src/main.rs:    let total = add(1, 2);\nsrc/main.rs:    println!(\"{total}\");\n"
         );
         assert_eq!(sh(&env, "grep nothing src/main.rs"), (String::new(), String::new(), 1));
-        assert_eq!(
-            sh(&env, "grep x missing.rs"),
-            (String::new(), "grep: missing.rs: No such file or directory\n".into(), 2)
-        );
+        assert_eq!(sh(&env, "grep x missing.rs"), (String::new(), "grep: missing.rs: No such file or directory\n".into(), 2));
         assert_eq!(sh(&env, "grep -s x missing.rs"), (String::new(), String::new(), 2));
         assert_eq!(sh(&env, "grep x src").1, "grep: src: Is a directory\n");
     }
@@ -349,10 +343,7 @@ mod tests {
             sh(&env, "grep -rn 'fn add'").0,
             "src/math.rs:1:pub fn add(a: i32, b: i32) -> i32 {\ntarget/debug/out.rs:1:fn add() {}\n"
         );
-        assert_eq!(
-            sh(&env, "grep -r 'fn add' .").0.lines().next(),
-            Some("./src/math.rs:pub fn add(a: i32, b: i32) -> i32 {")
-        );
+        assert_eq!(sh(&env, "grep -r 'fn add' .").0.lines().next(), Some("./src/math.rs:pub fn add(a: i32, b: i32) -> i32 {"));
         assert_eq!(sh(&env, "grep -rl add src/").0, "src/main.rs\nsrc/math.rs\n");
         assert_eq!(sh(&env, "grep -rl add --include='*.rs' --exclude-dir=target").0, "src/main.rs\nsrc/math.rs\n");
         assert_eq!(sh(&env, "grep -rl add --exclude=main.rs src").0, "src/math.rs\n");

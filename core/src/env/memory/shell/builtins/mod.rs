@@ -33,9 +33,9 @@ use super::{describe, Output, Shell};
 
 /// Every builtin, as listed in the "command not available" message.
 pub(super) const NAMES: &[&str] = &[
-    "[", "basename", "bash", "cat", "cd", "cp", "dirname", "echo", "env", "exit", "export", "false", "find", "grep",
-    "head", "ls", "mkdir", "mv", "printf", "pwd", "rm", "rmdir", "sed", "set", "sh", "sleep", "sort", "tail", "tee",
-    "test", "touch", "true", "uniq", "unset", "wc", "which", "xargs",
+    "[", "basename", "bash", "cat", "cd", "cp", "dirname", "echo", "env", "exit", "export", "false", "find", "grep", "head",
+    "ls", "mkdir", "mv", "printf", "pwd", "rm", "rmdir", "sed", "set", "sh", "sleep", "sort", "tail", "tee", "test", "touch",
+    "true", "uniq", "unset", "wc", "which", "xargs",
 ];
 
 /// One invocation of a builtin.
@@ -88,12 +88,7 @@ impl Call<'_> {
 }
 
 /// Runs a builtin; `argv[0]` names it.
-pub(super) fn run<'a>(
-    shell: &'a mut Shell,
-    argv: &'a [String],
-    stdin: Vec<u8>,
-    out: &'a mut Output,
-) -> LocalBoxFuture<'a, i32> {
+pub(super) fn run<'a>(shell: &'a mut Shell, argv: &'a [String], stdin: Vec<u8>, out: &'a mut Output) -> LocalBoxFuture<'a, i32> {
     Box::pin(async move {
         let Some((name, args)) = argv.split_first() else { return 0 };
         let mut call = Call { shell, name, args, stdin, out };
@@ -133,10 +128,7 @@ pub(super) fn run<'a>(
             "grep" => grep::grep(&mut call),
             "find" => find::find(&mut call),
             "sed" => sed::sed(&mut call),
-            _ => call.fail_with(
-                127,
-                format!("command not available in this environment (built-in shell: {})", NAMES.join(", ")),
-            ),
+            _ => call.fail_with(127, format!("command not available in this environment (built-in shell: {})", NAMES.join(", "))),
         }
     })
 }
@@ -170,9 +162,7 @@ impl Flags {
                     .ok_or_else(|| format!("unrecognized option '--{name}'"))?;
                 let value = match (values.contains(flag), inline) {
                     (true, Some(value)) => value,
-                    (true, None) => {
-                        args.next().cloned().ok_or_else(|| format!("option '--{name}' requires an argument"))?
-                    }
+                    (true, None) => args.next().cloned().ok_or_else(|| format!("option '--{name}' requires an argument"))?,
                     (false, _) => String::new(),
                 };
                 set.push((flag, value));

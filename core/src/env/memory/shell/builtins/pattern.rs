@@ -33,9 +33,7 @@ pub(super) fn translate(pattern: &str, extended: bool) -> String {
                 out.push(c);
             }
             // A leading `*` is literal in a basic expression.
-            '*' if !extended && (out.is_empty() || out == "^" || out.ends_with('(') || out.ends_with('|')) => {
-                out.push_str(r"\*")
-            }
+            '*' if !extended && (out.is_empty() || out == "^" || out.ends_with('(') || out.ends_with('|')) => out.push_str(r"\*"),
             _ => out.push(c),
         }
     }

@@ -200,10 +200,7 @@ impl ScriptParser {
             commands.push(Command { from, to, negated, action, active: false });
             self.skip(" \t");
             if !matches!(self.peek(), None | Some(';' | '\n' | '}')) {
-                return Err(format!(
-                    "extra characters after command at `{}'",
-                    self.chars[self.pos..].iter().collect::<String>()
-                ));
+                return Err(format!("extra characters after command at `{}'", self.chars[self.pos..].iter().collect::<String>()));
             }
         }
     }
@@ -223,13 +220,7 @@ impl ScriptParser {
             }
         }
         let regex = self.regex(&pattern, case_insensitive)?;
-        Ok(Action::Substitute {
-            regex,
-            replacement: replacement(&raw),
-            global,
-            nth: nth.parse().unwrap_or(1).max(1),
-            print,
-        })
+        Ok(Action::Substitute { regex, replacement: replacement(&raw), global, nth: nth.parse().unwrap_or(1).max(1), print })
     }
 }
 

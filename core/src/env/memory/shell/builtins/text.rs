@@ -281,10 +281,7 @@ pub(super) fn wc(c: &mut Call) -> i32 {
     let mut rows: Vec<(Vec<u64>, Option<String>)> = inputs
         .iter()
         .map(|(name, data)| {
-            (
-                columns.iter().map(|column| count(data, *column)).collect(),
-                (!flags.operands.is_empty()).then(|| name.clone()),
-            )
+            (columns.iter().map(|column| count(data, *column)).collect(), (!flags.operands.is_empty()).then(|| name.clone()))
         })
         .collect();
     let total_bytes: usize = inputs.iter().map(|(_, data)| data.len()).sum();
@@ -393,8 +390,7 @@ pub(super) fn sort(c: &mut Call) -> i32 {
     match flags.value('o') {
         Some(file) => {
             let now = c.shell.now();
-            let written =
-                c.shell.resolve(file).and_then(|path| c.shell.tree().write(&path, sorted.into_bytes(), now, false));
+            let written = c.shell.resolve(file).and_then(|path| c.shell.tree().write(&path, sorted.into_bytes(), now, false));
             if let Err(err) = written {
                 return c.fail_with(2, format!("{file}: {}", super::super::describe(&err)));
             }
