@@ -64,10 +64,7 @@ mod tests {
     fn required_str_reads_or_names_the_missing_argument() {
         let args = json!({"file_path": "a.rs", "n": 3});
         assert_eq!(required_str(&args, "file_path"), Ok("a.rs"));
-        assert_eq!(
-            required_str(&args, "content"),
-            Err(ToolError::new("Missing required argument \"content\" (a string)."))
-        );
+        assert_eq!(required_str(&args, "content"), Err(ToolError::new("Missing required argument \"content\" (a string).")));
         assert_eq!(required_str(&args, "n"), Err(ToolError::new("Argument \"n\" must be a string.")));
     }
 

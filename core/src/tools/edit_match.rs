@@ -17,8 +17,12 @@ pub(crate) struct Found {
 }
 
 pub(crate) fn find(text: &str, needle: &str) -> Found {
+    // An empty needle would "occur" between every two characters.
+    if needle.is_empty() {
+        return Found { ranges: Vec::new(), fuzzy: false };
+    }
     let exact: Vec<_> = text.match_indices(needle).map(|(at, m)| at..at + m.len()).collect();
-    if !exact.is_empty() || needle.is_empty() {
+    if !exact.is_empty() {
         return Found { ranges: exact, fuzzy: false };
     }
     Found { ranges: find_normalised(text, needle), fuzzy: true }
@@ -112,5 +116,82 @@ fn fold(c: char) -> Fold {
         '\u{2010}'..='\u{2015}' | '\u{2212}' => Fold::Text("-"),
         '\u{2026}' => Fold::Text("..."),
         c => Fold::Keep(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn fuzzy_at(start: usize, end: usize) -> Found {
+        let range = start..end;
+        Found { ranges: vec![range], fuzzy: true }
+    }
+
+    const NOT_FOUND: Found = Found { ranges: Vec::new(), fuzzy: true };
+
+    #[test]
+    fn exact_occurrences_win_and_are_not_fuzzy() {
+        assert_eq!(find("a b a  b a b", "a b"), Found { ranges: vec![0..3, 9..12], fuzzy: false });
+    }
+
+    #[test]
+    fn trailing_whitespace_in_the_file_is_ignored() {
+        let text = "fn a() {   \n    x();\t\n}\n";
+        assert_eq!(find(text, "fn a() {\n    x();\n}"), fuzzy_at(0, text.len() - 1));
+    }
+
+    #[test]
+    fn trailing_whitespace_in_old_string_is_ignored() {
+        assert_eq!(find("let x = 1;\nlet y = 2;", "let x = 1;  \nlet y"), fuzzy_at(0, 16));
+    }
+
+    #[test]
+    fn runs_of_tabs_and_spaces_are_equal() {
+        let text = "if x {\n\tcall(a,  b);\n}";
+        assert_eq!(find(text, "    call(a, b);"), fuzzy_at(7, 20));
+        assert_eq!(&text[7..20], "\tcall(a,  b);");
+    }
+
+    #[test]
+    fn every_normalised_match_maps_to_its_own_range() {
+        assert_eq!(find("a\t= 1\nb  = 1", "\u{a0}= 1"), Found { ranges: vec![1..5, 7..12], fuzzy: true });
+    }
+
+    #[test]
+    fn crlf_matches_lf() {
+        assert_eq!(find("one\r\ntwo\r\nthree", "one\ntwo\n"), fuzzy_at(0, 10));
+    }
+
+    #[test]
+    fn typographic_punctuation_matches_ascii_both_ways() {
+        let text = "say(\u{201c}it\u{2019}s\u{201d}) \u{2014} wait\u{2026}";
+        assert_eq!(find(text, "say(\"it's\") - wait..."), fuzzy_at(0, text.len()));
+        assert_eq!(find("x = 'a' - b", "x = \u{2018}a\u{2019} \u{2013} b"), fuzzy_at(0, 11));
+    }
+
+    #[test]
+    fn non_breaking_space_is_a_space() {
+        assert_eq!(find("a\u{a0}=\u{a0}1", "a = 1"), fuzzy_at(0, 7));
+    }
+
+    #[test]
+    fn a_match_inside_one_original_character_is_counted_once() {
+        assert_eq!(find("wait\u{2026}", "."), fuzzy_at(4, 7));
+    }
+
+    #[test]
+    fn different_text_still_does_not_match() {
+        assert_eq!(find("foo bar", "foobar"), NOT_FOUND);
+        assert_eq!(find("abc", "   "), NOT_FOUND);
+        assert_eq!(find("x = 1", "x = 2"), NOT_FOUND);
+    }
+
+    #[test]
+    fn empty_needle_finds_nothing() {
+        assert_eq!(find("abc", ""), Found { ranges: vec![], fuzzy: false });
     }
 }

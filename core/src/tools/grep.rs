@@ -51,12 +51,70 @@ impl ToolExecutor for GrepTool {
             return Ok("No matches found.".into());
         }
         let mut out = found.to_owned();
-        // Reaching the limit means there may be more; say so rather than let the model assume none.
+        // The environment stops at the limit, so reaching it means there may be more: say so
+        // rather than let the model take these for all the matches.
         if found.lines().count() >= max_results {
             out.push_str(&format!(
-                "\n[Stopped at {max_results} matches. Narrow the pattern or path, or raise max_results, to see more.]"
+                "\n[Reached max_results={max_results}; there may be more matches. Narrow the pattern or path, \
+                 or raise max_results.]"
             ));
         }
         Ok(out.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::env::MemoryEnvironment;
+    use crate::tools::testing::{memory_env, run_err, run_ok, write};
+
+    fn project() -> MemoryEnvironment {
+        let env = memory_env();
+        write(&env, "src/main.rs", "fn main() {\n    hello();\n}\n");
+        write(&env, "src/lib.rs", "pub fn hello() {}\npub fn Hello() {}\n");
+        write(&env, "README.md", "say hello\n");
+        env
+    }
+
+    #[test]
+    fn lists_matching_lines_with_paths_and_numbers() {
+        let out = run_ok(&GrepTool, &project(), json!({"pattern": "hello\\("}));
+        assert_eq!(out, "src/lib.rs:1:pub fn hello() {}\nsrc/main.rs:2:    hello();");
+    }
+
+    #[test]
+    fn filters_by_glob_path_and_case() {
+        let env = project();
+        let rust = json!({"pattern": "hello", "glob_filter": "*.md"});
+        assert_eq!(run_ok(&GrepTool, &env, rust), "README.md:1:say hello");
+        let in_file = json!({"pattern": "fn hello", "path": "src/lib.rs", "case_insensitive": true});
+        assert_eq!(run_ok(&GrepTool, &env, in_file), "src/lib.rs:1:pub fn hello() {}\nsrc/lib.rs:2:pub fn Hello() {}");
+    }
+
+    #[test]
+    fn says_when_nothing_matched() {
+        assert_eq!(run_ok(&GrepTool, &project(), json!({"pattern": "absent"})), "No matches found.");
+    }
+
+    #[test]
+    fn says_when_the_limit_was_reached() {
+        let out = run_ok(&GrepTool, &project(), json!({"pattern": "(?i)hello", "max_results": 2}));
+        assert_eq!(
+            out,
+            "README.md:1:say hello\nsrc/lib.rs:1:pub fn hello() {}\n[Reached max_results=2; there may be more \
+             matches. Narrow the pattern or path, or raise max_results.]"
+        );
+    }
+
+    #[test]
+    fn a_bad_regex_is_an_error() {
+        let err = run_err(&GrepTool, &project(), json!({"pattern": "(unclosed"}));
+        assert!(err.starts_with("invalid pattern (unclosed: "), "{err}");
     }
 }
