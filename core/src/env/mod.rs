@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::runtime::EpochMillis;
 
+mod memory;
+
+pub use memory::{CommandRunner, MemoryEnvironment};
+
 /// What went wrong in an environment operation. Messages are shown to the model, so they say
 /// what to do next where that is clear.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +35,8 @@ pub enum EnvError {
     InvalidPath { path: String, reason: String },
     #[error("invalid pattern {pattern}: {reason}")]
     InvalidPattern { pattern: String, reason: String },
+    #[error("invalid snapshot: {0}")]
+    InvalidSnapshot(String),
     #[error("not supported in this environment: {0}")]
     Unsupported(String),
     #[error("{0}")]

@@ -1,5 +1,118 @@
 //! Tools: the registry and the shared core tools of spec 3.3 over any `ExecutionEnvironment`.
+//!
+//! Each core tool is a module with its model-facing [`ToolDefinition`](crate::llm::ToolDefinition)
+//! (`definition()`) and a unit struct that executes it. Profiles start from [`core_tools`] and add
+//! or replace tools of their own.
 
+mod args;
+mod edit_match;
 mod registry;
+#[cfg(test)]
+mod testing;
 
+pub mod edit_file;
+pub mod glob;
+pub mod grep;
+pub mod read_file;
+pub mod shell;
+pub mod write_file;
+
+use std::rc::Rc;
+
+pub use edit_file::EditFileTool;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use read_file::ReadFileTool;
 pub use registry::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+pub use shell::ShellTool;
+pub use write_file::WriteFileTool;
+
+/// The six shared tools: read_file, write_file, edit_file, shell, grep, glob.
+pub fn core_tools() -> Vec<RegisteredTool> {
+    let tools: [(_, Rc<dyn ToolExecutor>); 6] = [
+        (read_file::definition(), Rc::new(ReadFileTool)),
+        (write_file::definition(), Rc::new(WriteFileTool)),
+        (edit_file::definition(), Rc::new(EditFileTool)),
+        (shell::definition(), Rc::new(ShellTool)),
+        (grep::definition(), Rc::new(GrepTool)),
+        (glob::definition(), Rc::new(GlobTool)),
+    ];
+    tools
+        .into_iter()
+        .map(|(definition, executor)| {
+            // The schemas are constants of this crate; the tests below compile every one of them.
+            RegisteredTool::new(definition, executor).expect("core tool schemas are valid")
+        })
+        .collect()
+}
+
+/// Adds the core tools to `registry`, replacing any of the same names.
+pub fn register_core_tools(registry: &mut ToolRegistry) {
+    for tool in core_tools() {
+        registry.register(tool);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::llm::ToolDefinition;
+    use crate::tools::testing::{memory_env, run_ok};
+
+    #[test]
+    fn core_tools_are_the_six_of_spec_3_3() {
+        let names: Vec<String> = core_tools().into_iter().map(|t| t.definition.name).collect();
+        assert_eq!(names, ["read_file", "write_file", "edit_file", "shell", "grep", "glob"]);
+    }
+
+    #[test]
+    fn every_schema_is_closed_and_described() {
+        for tool in core_tools() {
+            let ToolDefinition { name, description, parameters } = tool.definition;
+            assert!(description.len() > 40, "{name}: description too short");
+            assert_eq!(parameters["type"], "object", "{name}");
+            assert_eq!(parameters["additionalProperties"], false, "{name}");
+            let properties = parameters["properties"].as_object().expect("properties");
+            for (property, schema) in properties {
+                assert!(schema["description"].is_string(), "{name}.{property} has no description");
+            }
+            let required = parameters["required"].as_array().expect("required");
+            assert!(!required.is_empty(), "{name}");
+            for field in required.iter().filter_map(Value::as_str) {
+                assert!(properties.contains_key(field), "{name} requires unknown {field}");
+            }
+        }
+    }
+
+    #[test]
+    fn registering_replaces_tools_of_the_same_name() {
+        let mut registry = ToolRegistry::new();
+        let custom = ToolDefinition {
+            name: "shell".into(),
+            description: "custom".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+        };
+        registry.register(RegisteredTool::new(custom, Rc::new(ShellTool)).expect("valid"));
+        register_core_tools(&mut registry);
+        assert_eq!(registry.names(), ["shell", "read_file", "write_file", "edit_file", "grep", "glob"]);
+        assert_ne!(registry.get("shell").map(|t| t.definition.description.as_str()), Some("custom"));
+    }
+
+    #[test]
+    fn registered_executors_run() {
+        let registry = {
+            let mut registry = ToolRegistry::new();
+            register_core_tools(&mut registry);
+            registry
+        };
+        let env = memory_env();
+        let tool = |name: &str| registry.get(name).map(|t| t.executor.clone()).expect("registered");
+        run_ok(&*tool("write_file"), &env, json!({"file_path": "a.txt", "content": "hi\n"}));
+        assert_eq!(run_ok(&*tool("read_file"), &env, json!({"file_path": "a.txt"})), "   1 | hi");
+    }
+}

@@ -1,0 +1,462 @@
+//! Builtins about the shell itself: directories, variables, options, tests, waiting, and
+//! running other commands (`xargs`, `sh -c`, `env cmd`).
+
+use super::super::parse::parse;
+use super::super::{describe, Shell, TIMED_OUT};
+use super::{run, Call, NAMES};
+
+pub(super) fn pwd(c: &mut Call) -> i32 {
+    let line = format!("{}\n", c.shell.cwd);
+    c.out.out(line);
+    0
+}
+
+pub(super) fn cd(c: &mut Call) -> i32 {
+    let target = match c.args {
+        [] => c.shell.var("HOME"),
+        [dash] if dash == "-" => c.shell.var("OLDPWD"),
+        [dir] => dir.clone(),
+        _ => return c.fail("too many arguments"),
+    };
+    let path = match c.shell.resolve(&target) {
+        Ok(path) => path,
+        Err(err) => return c.fail(format!("{target}: {}", describe(&err))),
+    };
+    let is_dir = c.shell.tree().get(&path).map(|node| node.is_dir());
+    match is_dir {
+        Ok(true) => {}
+        Ok(false) => return c.fail(format!("{target}: Not a directory")),
+        Err(err) => return c.fail(format!("{target}: {}", describe(&err))),
+    }
+    if c.args.first().is_some_and(|arg| arg == "-") {
+        c.out.out(format!("{path}\n"));
+    }
+    let old = std::mem::replace(&mut c.shell.cwd, path.clone());
+    c.shell.vars.insert("OLDPWD".into(), old);
+    c.shell.vars.insert("PWD".into(), path);
+    0
+}
+
+pub(super) fn exit(c: &mut Call) -> i32 {
+    let status = match c.args {
+        [] => c.shell.status,
+        [code] => match code.parse::<i64>() {
+            Ok(code) => code.rem_euclid(256) as i32,
+            Err(_) => c.fail_with(2, format!("{code}: numeric argument required")),
+        },
+        _ => return c.fail("too many arguments"),
+    };
+    c.shell.exit = Some(status);
+    status
+}
+
+pub(super) fn export(c: &mut Call) -> i32 {
+    if c.args.is_empty() || c.args.iter().all(|arg| arg == "-p") {
+        let listing: String = c.shell.vars.iter().map(|(name, value)| format!("declare -x {name}=\"{value}\"\n")).collect();
+        c.out.out(listing);
+        return 0;
+    }
+    for arg in c.args {
+        match arg.split_once('=') {
+            Some((name, value)) => {
+                c.shell.vars.insert(name.to_owned(), value.to_owned());
+            }
+            // Every variable is exported already; naming one changes nothing.
+            None if !arg.starts_with('-') => {}
+            None => return c.fail_with(2, format!("{arg}: invalid option")),
+        }
+    }
+    0
+}
+
+pub(super) fn unset(c: &mut Call) -> i32 {
+    for name in c.args.iter().filter(|arg| !matches!(arg.as_str(), "-v" | "-f")) {
+        c.shell.vars.remove(name);
+    }
+    0
+}
+
+/// `set -e`, `set -o pipefail`; `-u` and `-x` are accepted and have no effect.
+pub(super) fn set(c: &mut Call) -> i32 {
+    if c.args.is_empty() {
+        let listing: String = c.shell.vars.iter().map(|(name, value)| format!("{name}={value}\n")).collect();
+        c.out.out(listing);
+        return 0;
+    }
+    let mut args = c.args.iter();
+    while let Some(arg) = args.next() {
+        let on = arg.starts_with('-');
+        let Some(letters) = arg.strip_prefix(['-', '+']) else {
+            return c.fail_with(2, format!("{arg}: positional parameters are not supported"));
+        };
+        for letter in letters.chars() {
+            match letter {
+                'e' => c.shell.errexit = on,
+                'u' | 'x' => {}
+                'o' => match args.next().map(String::as_str) {
+                    Some("pipefail") => c.shell.pipefail = on,
+                    Some("errexit") => c.shell.errexit = on,
+                    Some("nounset" | "xtrace") => {}
+                    other => {
+                        let option = other.unwrap_or_default();
+                        return c.fail_with(2, format!("-o {option}: not supported (supported: -e, -u, -x, -o pipefail)"));
+                    }
+                },
+                other => return c.fail_with(2, format!("-{other}: not supported (supported: -e, -u, -x, -o pipefail)")),
+            }
+        }
+    }
+    0
+}
+
+pub(super) fn which(c: &mut Call) -> i32 {
+    let mut status = 0;
+    for name in c.args.iter().filter(|arg| !arg.starts_with('-')) {
+        if NAMES.contains(&name.as_str()) {
+            c.out.out(format!("{name}: shell built-in command\n"));
+        } else {
+            status = c.fail(format!("no {name} in the built-in shell"));
+        }
+    }
+    status
+}
+
+pub(super) fn test(c: &mut Call) -> i32 {
+    let mut args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+    if c.name == "[" && args.pop() != Some("]") {
+        return c.fail_with(2, "missing `]'");
+    }
+    match evaluate(c.shell, &args) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(message) => c.fail_with(2, message),
+    }
+}
+
+fn evaluate(shell: &Shell, args: &[&str]) -> Result<bool, String> {
+    match args {
+        [] => Ok(false),
+        [left, op, right] if is_binary(op) => binary(left, op, right),
+        ["!", rest @ ..] => evaluate(shell, rest).map(|result| !result),
+        [one] => Ok(!one.is_empty()),
+        [op, operand] => unary(shell, op, operand),
+        _ => Err("too many arguments (-a, -o and parentheses are not supported; join tests with && and ||)".into()),
+    }
+}
+
+fn is_binary(op: &str) -> bool {
+    matches!(op, "=" | "==" | "!=" | "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge")
+}
+
+fn unary(shell: &Shell, op: &str, operand: &str) -> Result<bool, String> {
+    let node = || shell.resolve(operand).ok().and_then(|path| shell.tree().get(&path).ok().map(|n| (n.is_dir(), n.size())));
+    Ok(match op {
+        "-z" => operand.is_empty(),
+        "-n" => !operand.is_empty(),
+        "-e" | "-r" | "-w" => node().is_some(),
+        "-f" => node().is_some_and(|(dir, _)| !dir),
+        "-d" => node().is_some_and(|(dir, _)| dir),
+        "-s" => node().is_some_and(|(_, size)| size > 0),
+        // In-memory files have no execute bits; directories can be entered.
+        "-x" => node().is_some_and(|(dir, _)| dir),
+        "-L" | "-h" => false,
+        _ => return Err(format!("{op}: unary operator expected")),
+    })
+}
+
+fn binary(left: &str, op: &str, right: &str) -> Result<bool, String> {
+    let number = |text: &str| text.trim().parse::<i64>().map_err(|_| format!("{text}: integer expression expected"));
+    Ok(match op {
+        "=" | "==" => left == right,
+        "!=" => left != right,
+        _ => {
+            let (a, b) = (number(left)?, number(right)?);
+            match op {
+                "-eq" => a == b,
+                "-ne" => a != b,
+                "-lt" => a < b,
+                "-le" => a <= b,
+                "-gt" => a > b,
+                _ => a >= b,
+            }
+        }
+    })
+}
+
+/// Waits on the runtime's timer (`sleep 1.5`, `sleep 2m`), up to the command's timeout.
+pub(super) async fn sleep(c: &mut Call<'_>) -> i32 {
+    if c.args.is_empty() {
+        return c.fail("missing operand");
+    }
+    let mut total_ms = 0.0;
+    for arg in c.args {
+        let (number, unit) = match arg.char_indices().last() {
+            Some((i, unit @ ('s' | 'm' | 'h' | 'd'))) => (&arg[..i], unit),
+            _ => (arg.as_str(), 's'),
+        };
+        let scale = match unit {
+            'm' => 60_000.0,
+            'h' => 3_600_000.0,
+            'd' => 86_400_000.0,
+            _ => 1_000.0,
+        };
+        match number.parse::<f64>() {
+            Ok(value) if value >= 0.0 && value.is_finite() => total_ms += value * scale,
+            _ => return c.fail(format!("invalid time interval '{arg}'")),
+        }
+    }
+    if c.shell.sleep(total_ms.round() as u64).await {
+        0
+    } else {
+        TIMED_OUT
+    }
+}
+
+/// `xargs [-n N] [-I REPLACE] [-r] [-0] [command ...]`: runs a builtin with arguments read
+/// from standard input.
+pub(super) async fn xargs(c: &mut Call<'_>) -> i32 {
+    let (mut per_call, mut replace, mut skip_empty, mut nul) = (None, None, false, false);
+    let mut args = c.args.iter().peekable();
+    while let Some(arg) = args.next_if(|arg| arg.starts_with('-') && arg.len() > 1) {
+        let mut value = |inline: &str| if inline.is_empty() { args.next().cloned() } else { Some(inline.to_owned()) };
+        match arg.as_str() {
+            "--" => break,
+            "-r" | "--no-run-if-empty" => skip_empty = true,
+            "-0" | "--null" => nul = true,
+            _ if arg.starts_with("-n") => match value(&arg[2..]).and_then(|n| n.parse::<usize>().ok()).filter(|n| *n > 0) {
+                Some(n) => per_call = Some(n),
+                None => return c.fail("-n needs a positive number"),
+            },
+            _ if arg.starts_with("-I") => match value(&arg[2..]) {
+                Some(text) => replace = Some(text),
+                None => return c.fail("option requires an argument -- 'I'"),
+            },
+            _ => return c.fail(format!("invalid option '{arg}' (supported: -n N, -I REPLACE, -r, -0)")),
+        }
+    }
+    let command: Vec<String> = match args.cloned().collect::<Vec<_>>() {
+        command if command.is_empty() => vec!["echo".to_owned()],
+        command => command,
+    };
+    let input = String::from_utf8_lossy(&c.stdin).into_owned();
+    let items: Vec<String> = match (&replace, nul) {
+        (Some(_), _) => input.lines().map(str::trim_start).filter(|line| !line.is_empty()).map(str::to_owned).collect(),
+        (None, true) => input.split('\0').filter(|item| !item.is_empty()).map(str::to_owned).collect(),
+        (None, false) => words(&input),
+    };
+    let batches: Vec<Vec<String>> = match (items.is_empty(), &replace) {
+        (true, _) if skip_empty || replace.is_some() => return 0,
+        (true, _) => vec![Vec::new()],
+        (false, Some(_)) => items.into_iter().map(|item| vec![item]).collect(),
+        (false, None) => items.chunks(per_call.unwrap_or(usize::MAX)).map(<[String]>::to_vec).collect(),
+    };
+    let mut status = 0;
+    for batch in batches {
+        let argv: Vec<String> = match &replace {
+            Some(marker) => {
+                let item = batch.first().map_or("", String::as_str);
+                command.iter().map(|arg| arg.replace(marker.as_str(), item)).collect()
+            }
+            None => command.iter().cloned().chain(batch).collect(),
+        };
+        match run(c.shell, &argv, Vec::new(), c.out).await {
+            0 => {}
+            127 => return 127,
+            _ => status = 123,
+        }
+        if c.shell.stopped() {
+            break;
+        }
+    }
+    status
+}
+
+/// Splits xargs input at blanks, honouring quotes and backslashes as xargs does.
+fn words(text: &str) -> Vec<String> {
+    let (mut words, mut current, mut in_word, mut quote) = (Vec::new(), String::new(), false, None);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => current.push(c),
+            None if c.is_whitespace() => {
+                if std::mem::take(&mut in_word) {
+                    words.push(std::mem::take(&mut current));
+                }
+            }
+            None => {
+                in_word = true;
+                match c {
+                    '\'' | '"' => quote = Some(c),
+                    '\\' => current.extend(chars.next()),
+                    _ => current.push(c),
+                }
+            }
+        }
+    }
+    if in_word {
+        words.push(current);
+    }
+    words
+}
+
+/// `sh -c 'commands'`, `sh script.sh`, or commands on standard input, in a subshell.
+pub(super) async fn sh(c: &mut Call<'_>) -> i32 {
+    let (mut inline, mut errexit, mut rest) = (false, false, c.args);
+    while let Some((flags, tail)) = rest.split_first().and_then(|(arg, tail)| Some((arg.strip_prefix('-')?, tail))) {
+        for flag in flags.chars() {
+            match flag {
+                'c' => inline = true,
+                'e' => errexit = true,
+                'u' | 'x' => {}
+                other => return c.fail_with(2, format!("-{other}: invalid option (supported: -c, -e, -u, -x)")),
+            }
+        }
+        rest = tail;
+    }
+    let source = match (inline, rest.first()) {
+        (true, Some(command)) => command.clone(),
+        (true, None) => return c.fail_with(2, "-c: option requires an argument"),
+        (false, Some(script)) => match c.input(script) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(message) => return c.fail_with(127, message),
+        },
+        (false, None) => String::from_utf8_lossy(&c.stdin).into_owned(),
+    };
+    let list = match parse(&source) {
+        Ok(list) => list,
+        Err(message) => return c.fail_with(2, format!("syntax error: {message}")),
+    };
+    let saved = c.shell.save();
+    c.shell.errexit = errexit;
+    c.shell.run_list(&list, c.out, None).await;
+    c.shell.restore(saved)
+}
+
+/// `env` lists the variables; `env NAME=value ... command` runs a builtin with them set.
+pub(super) async fn env(c: &mut Call<'_>) -> i32 {
+    let split = c.args.iter().position(|arg| !arg.contains('=')).unwrap_or(c.args.len());
+    let (assignments, command) = c.args.split_at(split);
+    if let Some(option) = command.first().filter(|arg| arg.starts_with('-')) {
+        return c.fail(format!("invalid option '{option}'"));
+    }
+    let previous = c.shell.vars.clone();
+    for (name, value) in assignments.iter().filter_map(|arg| arg.split_once('=')) {
+        c.shell.vars.insert(name.to_owned(), value.to_owned());
+    }
+    let status = if command.is_empty() {
+        let listing: String = c.shell.vars.iter().map(|(name, value)| format!("{name}={value}\n")).collect();
+        c.out.out(listing);
+        0
+    } else {
+        run(c.shell, command, std::mem::take(&mut c.stdin), c.out).await
+    };
+    c.shell.vars = previous;
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::super::super::{env_with, sh};
+
+    #[test]
+    fn cd_and_pwd_move_within_a_call() {
+        let env = env_with(&[("a/b/f.txt", "")]);
+        assert_eq!(
+            sh(&env, "cd a/b && pwd && cd .. && pwd && cd - && cd && pwd").0,
+            "/workspace/a/b\n/workspace/a\n/workspace/a/b\n/workspace\n"
+        );
+        assert_eq!(sh(&env, "cd /; ls").0, "workspace\n");
+        assert_eq!(sh(&env, "cd nope"), (String::new(), "cd: nope: No such file or directory\n".into(), 1));
+        assert_eq!(sh(&env, "cd a/b/f.txt").1, "cd: a/b/f.txt: Not a directory\n");
+        assert_eq!(sh(&env, "cd ../..").1, "cd: ../..: it escapes the environment root\n");
+        assert_eq!(sh(&env, "cd a && echo $PWD $OLDPWD").0, "/workspace/a /workspace\n");
+    }
+
+    #[test]
+    fn variables_exit_and_options() {
+        let env = env_with(&[]);
+        assert_eq!(sh(&env, "export A=1 B; unset C; echo $A; unset A; echo ${A}.").0, "1\n.\n");
+        assert!(sh(&env, "export").0.contains("declare -x HOME=\"/workspace\"\n"));
+        assert_eq!(sh(&env, "exit nope"), (String::new(), "exit: nope: numeric argument required\n".into(), 2));
+        assert_eq!(sh(&env, "false; exit").2, 1);
+        assert_eq!(sh(&env, "true; false; :").2, 0);
+        assert_eq!(sh(&env, "set -k").1, "set: -k: not supported (supported: -e, -u, -x, -o pipefail)\n");
+        assert!(sh(&env, "env").0.contains("USER=agent\n"));
+        assert_eq!(sh(&env, "env A=1 B=2 printenv").2, 127);
+        assert_eq!(sh(&env, "env GREETING=hi sh -c 'echo $GREETING'; echo ${GREETING}-").0, "hi\n-\n");
+    }
+
+    #[test]
+    fn which_names_builtins() {
+        let env = env_with(&[]);
+        assert_eq!(
+            sh(&env, "which grep sed"),
+            ("grep: shell built-in command\nsed: shell built-in command\n".into(), String::new(), 0)
+        );
+        assert_eq!(sh(&env, "which python3"), (String::new(), "which: no python3 in the built-in shell\n".into(), 1));
+    }
+
+    #[test]
+    fn test_checks_files_strings_and_numbers() {
+        let env = env_with(&[("f.txt", "x"), ("empty.txt", "")]);
+        for (expression, status) in [
+            ("-f f.txt", 0),
+            ("-f .", 1),
+            ("-d .", 0),
+            ("-e nope", 1),
+            ("-s f.txt", 0),
+            ("-s empty.txt", 1),
+            ("-z ''", 0),
+            ("-n ''", 1),
+            ("abc", 0),
+            ("''", 1),
+            ("a = a", 0),
+            ("a != a", 1),
+            ("2 -lt 10", 0),
+            ("10 -le 2", 1),
+            ("3 -eq 3", 0),
+            ("! -f nope", 0),
+            ("! = !", 0),
+            ("", 1),
+        ] {
+            assert_eq!(sh(&env, &format!("test {expression}")).2, status, "test {expression}");
+            assert_eq!(sh(&env, &format!("[ {expression} ]")).2, status, "[ {expression} ]");
+        }
+        assert_eq!(sh(&env, "[ -f f.txt ] && echo file").0, "file\n");
+        assert_eq!(sh(&env, "[ -f f.txt").1, "[: missing `]'\n");
+        assert_eq!(sh(&env, "test a -lt 2").1, "test: a: integer expression expected\n");
+        assert_eq!(sh(&env, "test -q x").2, 2);
+        assert_eq!(sh(&env, "test a = b -o c = c").2, 2);
+    }
+
+    #[test]
+    fn xargs_runs_builtins_with_arguments_from_input() {
+        let env = env_with(&[("a.txt", "needle\n"), ("b.txt", "hay\n"), ("c d.txt", "needle\n")]);
+        assert_eq!(sh(&env, "printf 'a.txt\\nb.txt\\n' | xargs grep -l needle").0, "a.txt\n");
+        assert_eq!(sh(&env, "echo 'a.txt \"c d.txt\"' | xargs grep -c needle").0, "a.txt:1\nc d.txt:1\n");
+        assert_eq!(sh(&env, "echo 1 2 3 | xargs -n 2 echo").0, "1 2\n3\n");
+        assert_eq!(sh(&env, "printf 'a.txt\\nb.txt\\n' | xargs -I{} cp {} {}.bak && ls *.bak").0, "a.txt.bak\nb.txt.bak\n");
+        assert_eq!(sh(&env, "echo a b | xargs").0, "a b\n");
+        assert_eq!(sh(&env, "true | xargs -r echo ran").0, "");
+        assert_eq!(sh(&env, "true | xargs echo ran").0, "ran\n");
+        assert_eq!(sh(&env, "echo b.txt | xargs grep needle").2, 123);
+        assert_eq!(sh(&env, "echo x | xargs nosuch").2, 127);
+    }
+
+    #[test]
+    fn sh_runs_scripts_in_a_subshell() {
+        let env = env_with(&[(
+            "build.sh",
+            "#!/bin/sh\nset -e\necho building\nmkdir -p out\necho done > out/log\nfalse\necho unreachable\n",
+        )]);
+        assert_eq!(sh(&env, "bash build.sh; echo status $?; cat out/log").0, "building\nstatus 1\ndone\n");
+        assert_eq!(sh(&env, "sh -c 'cd out && exit 4'; echo $? $PWD").0, "4 /workspace\n");
+        assert_eq!(sh(&env, "echo 'echo from stdin' | bash").0, "from stdin\n");
+        assert_eq!(sh(&env, "bash -c 'if x'").1, "bash: syntax error: `if` is not supported: the built-in shell runs simple commands joined by ;, &&, || and | (no if/for/while/case, functions, subshells or { } groups); run the steps as separate commands or combine them with && and ||\n");
+        assert_eq!(sh(&env, "bash missing.sh").2, 127);
+    }
+}

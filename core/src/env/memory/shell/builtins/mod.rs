@@ -1,0 +1,296 @@
+//! The built-in commands, with the flags agents use most. Each takes a [`Call`] and returns its
+//! exit status; output and messages follow GNU coreutils so that they read as the model expects.
+//!
+//! | command | options |
+//! |---|---|
+//! | `cat` | `-n`; files and `-` (standard input) |
+//! | `ls` | `-a -A -l -1 -R -t -S -r -h -d -F`; several paths (one name per line, as when piped) |
+//! | `mkdir` `rm` `rmdir` | `mkdir -p`; `rm -r -R -f -d` |
+//! | `mv` `cp` `touch` `tee` | `mv -n`; `cp -r -R -a -p -n`; `touch -c`; `tee -a` |
+//! | `echo` `printf` | `echo -n -e -E`; `printf` `%s %b %c %d %i %u %x %X %o %f` with flags, width, precision |
+//! | `head` `tail` | `-n N`, `-N`, `-c N`, `head -n -N`, `tail -n +N`, `-q -v` |
+//! | `wc` `sort` `uniq` | `wc -l -w -c -m`; `sort -r -n -u -f -b -s -k N[,M] -t C -o FILE`; `uniq -c -d -u -i` |
+//! | `grep` | `-i -v -c -n -l -L -r -R -H -h -q -s -E -F -G -w -x -o -e -m -A -B -C`, `--include`, `--exclude`, `--exclude-dir` |
+//! | `find` | paths, `-name -iname -path -ipath -type f/d -maxdepth -mindepth -empty ! -not -o -print` |
+//! | `sed` | `-n -e -E -r -i[SUFFIX]`; addresses `N`, `$`, `/re/`, ranges, `!`; `p d s q = a i c` |
+//! | `basename` `dirname` | `basename -a -s` |
+//! | `cd` `pwd` `test`/`[` | `cd -`; `test -e -f -d -s -r -w -x -z -n = == != -eq -ne -lt -le -gt -ge !` |
+//! | `env` `export` `unset` `set` | `env NAME=value cmd`; `set -e`, `-o pipefail` (`-u`, `-x` accepted, no effect) |
+//! | `xargs` `sh` `bash` | `xargs -n N -I R -r -0`; `sh -c CMD`, `sh FILE`, or a script on standard input |
+//! | `which` `sleep` `true` `false` `:` `exit` | `sleep` takes `s`, `m`, `h`, `d` suffixes and fractions |
+
+mod control;
+mod files;
+mod find;
+mod grep;
+mod pattern;
+mod sed;
+mod text;
+
+use futures::future::LocalBoxFuture;
+
+use super::{describe, Output, Shell};
+
+/// Every builtin, as listed in the "command not available" message.
+pub(super) const NAMES: &[&str] = &[
+    "[", "basename", "bash", "cat", "cd", "cp", "dirname", "echo", "env", "exit", "export", "false", "find", "grep", "head",
+    "ls", "mkdir", "mv", "printf", "pwd", "rm", "rmdir", "sed", "set", "sh", "sleep", "sort", "tail", "tee", "test", "touch",
+    "true", "uniq", "unset", "wc", "which", "xargs",
+];
+
+/// One invocation of a builtin.
+pub(super) struct Call<'a> {
+    pub shell: &'a mut Shell,
+    pub name: &'a str,
+    pub args: &'a [String],
+    pub stdin: Vec<u8>,
+    pub out: &'a mut Output,
+}
+
+impl Call<'_> {
+    /// Reports an error as `name: message` and gives status 1.
+    pub fn fail(&mut self, message: impl std::fmt::Display) -> i32 {
+        self.fail_with(1, message)
+    }
+
+    pub fn fail_with(&mut self, status: i32, message: impl std::fmt::Display) -> i32 {
+        self.out.err(format!("{}: {message}\n", self.name));
+        status
+    }
+
+    /// The bytes of an input operand: `-` is standard input, anything else a file.
+    pub fn input(&self, operand: &str) -> Result<Vec<u8>, String> {
+        if operand == "-" {
+            return Ok(self.stdin.clone());
+        }
+        let path = self.shell.resolve(operand).map_err(|err| format!("{operand}: {}", describe(&err)))?;
+        self.shell.tree().read(&path).map(<[u8]>::to_vec).map_err(|err| format!("{operand}: {}", describe(&err)))
+    }
+
+    /// The inputs of a filter: its operands, or standard input when there are none. Unreadable
+    /// operands are reported and skipped; the flag says whether any were.
+    pub fn inputs(&mut self, operands: &[String]) -> (Vec<(String, Vec<u8>)>, bool) {
+        if operands.is_empty() {
+            return (vec![("-".to_owned(), std::mem::take(&mut self.stdin))], false);
+        }
+        let (mut inputs, mut failed) = (Vec::new(), false);
+        for operand in operands {
+            match self.input(operand) {
+                Ok(bytes) => inputs.push((operand.clone(), bytes)),
+                Err(message) => {
+                    failed = true;
+                    self.fail(message);
+                }
+            }
+        }
+        (inputs, failed)
+    }
+}
+
+/// Runs a builtin; `argv[0]` names it.
+pub(super) fn run<'a>(shell: &'a mut Shell, argv: &'a [String], stdin: Vec<u8>, out: &'a mut Output) -> LocalBoxFuture<'a, i32> {
+    Box::pin(async move {
+        let Some((name, args)) = argv.split_first() else { return 0 };
+        let mut call = Call { shell, name, args, stdin, out };
+        match name.as_str() {
+            "sleep" => control::sleep(&mut call).await,
+            "xargs" => control::xargs(&mut call).await,
+            "sh" | "bash" => control::sh(&mut call).await,
+            "env" => control::env(&mut call).await,
+            "true" | ":" => 0,
+            "false" => 1,
+            "pwd" => control::pwd(&mut call),
+            "cd" => control::cd(&mut call),
+            "exit" => control::exit(&mut call),
+            "export" => control::export(&mut call),
+            "unset" => control::unset(&mut call),
+            "set" => control::set(&mut call),
+            "which" => control::which(&mut call),
+            "test" | "[" => control::test(&mut call),
+            "cat" => files::cat(&mut call),
+            "ls" => files::ls(&mut call),
+            "mkdir" => files::mkdir(&mut call),
+            "rm" => files::rm(&mut call),
+            "rmdir" => files::rmdir(&mut call),
+            "mv" => files::mv(&mut call),
+            "cp" => files::cp(&mut call),
+            "touch" => files::touch(&mut call),
+            "tee" => files::tee(&mut call),
+            "echo" => text::echo(&mut call),
+            "printf" => text::printf(&mut call),
+            "head" => text::head_tail(&mut call, true),
+            "tail" => text::head_tail(&mut call, false),
+            "wc" => text::wc(&mut call),
+            "sort" => text::sort(&mut call),
+            "uniq" => text::uniq(&mut call),
+            "basename" => text::basename(&mut call),
+            "dirname" => text::dirname(&mut call),
+            "grep" => grep::grep(&mut call),
+            "find" => find::find(&mut call),
+            "sed" => sed::sed(&mut call),
+            _ => call.fail_with(127, format!("command not available in this environment (built-in shell: {})", NAMES.join(", "))),
+        }
+    })
+}
+
+/// Short and long options split from operands, getopt style: `-abc` is three flags, a flag in
+/// `values` takes the rest of its cluster or the next argument, `--` ends the options and
+/// options may follow operands (as GNU tools allow).
+pub(super) struct Flags {
+    pub set: Vec<(char, String)>,
+    pub operands: Vec<String>,
+}
+
+impl Flags {
+    /// `flags` and `values` list the short options; `long` maps long names onto them.
+    pub fn parse(args: &[String], flags: &str, values: &str, long: &[(&str, char)]) -> Result<Self, String> {
+        let (mut set, mut operands) = (Vec::new(), Vec::new());
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            if arg == "--" {
+                operands.extend(args.cloned());
+                break;
+            }
+            if let Some(option) = arg.strip_prefix("--") {
+                let (name, inline) = match option.split_once('=') {
+                    Some((name, value)) => (name, Some(value.to_owned())),
+                    None => (option, None),
+                };
+                let &(_, flag) = long
+                    .iter()
+                    .find(|(long_name, _)| *long_name == name)
+                    .ok_or_else(|| format!("unrecognized option '--{name}'"))?;
+                let value = match (values.contains(flag), inline) {
+                    (true, Some(value)) => value,
+                    (true, None) => args.next().cloned().ok_or_else(|| format!("option '--{name}' requires an argument"))?,
+                    (false, _) => String::new(),
+                };
+                set.push((flag, value));
+                continue;
+            }
+            match arg.strip_prefix('-') {
+                Some(cluster) if !cluster.is_empty() => {
+                    for (i, flag) in cluster.char_indices() {
+                        if values.contains(flag) {
+                            let rest = &cluster[i + flag.len_utf8()..];
+                            let value = if rest.is_empty() { args.next().cloned() } else { Some(rest.to_owned()) };
+                            set.push((flag, value.ok_or_else(|| format!("option requires an argument -- '{flag}'"))?));
+                            break;
+                        }
+                        if !flags.contains(flag) {
+                            return Err(format!("invalid option -- '{flag}'"));
+                        }
+                        set.push((flag, String::new()));
+                    }
+                }
+                _ => operands.push(arg.clone()),
+            }
+        }
+        Ok(Self { set, operands })
+    }
+
+    pub fn has(&self, flag: char) -> bool {
+        self.set.iter().any(|(f, _)| *f == flag)
+    }
+
+    /// The last value given to a flag.
+    pub fn value(&self, flag: char) -> Option<&str> {
+        self.set.iter().rev().find(|(f, _)| *f == flag).map(|(_, value)| value.as_str())
+    }
+
+    /// Every value given to a flag, in order.
+    pub fn values(&self, flag: char) -> impl Iterator<Item = &str> {
+        self.set.iter().filter(move |(f, _)| *f == flag).map(|(_, value)| value.as_str())
+    }
+}
+
+/// Interprets backslash escapes (`echo -e`, `printf`, `$'...'`). The flag is true when `\c`
+/// asked for output to stop.
+pub(super) fn unescape(text: &str) -> (String, bool) {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some('f') => out.push('\x0c'),
+            Some('v') => out.push('\x0b'),
+            Some('e' | 'E') => out.push('\x1b'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('c') => return (out, true),
+            Some(radix @ ('0' | 'x')) => {
+                let (base, max) = if radix == '0' { (8, 3) } else { (16, 2) };
+                let mut code = 0;
+                for _ in 0..max {
+                    match chars.peek().and_then(|c| c.to_digit(base)) {
+                        Some(digit) => {
+                            code = code * base + digit;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.extend(char::from_u32(code));
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    (out, false)
+}
+
+/// Splits text into lines that keep their `\n`.
+pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split_inclusive(|b| *b == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn parses_flag_clusters_values_and_long_options() {
+        let flags = Flags::parse(
+            &args(&["-rn", "-e", "x", "pat", "--include=*.rs", "-m3", "--", "-v"]),
+            "rnv",
+            "emI",
+            &[("include", 'I')],
+        )
+        .unwrap();
+        assert!(flags.has('r') && flags.has('n') && !flags.has('v'));
+        assert_eq!(flags.value('e'), Some("x"));
+        assert_eq!(flags.value('m'), Some("3"));
+        assert_eq!(flags.value('I'), Some("*.rs"));
+        assert_eq!(flags.operands, ["pat", "-v"]);
+        assert_eq!(Flags::parse(&args(&["-z"]), "a", "", &[]).err().unwrap(), "invalid option -- 'z'");
+        assert!(Flags::parse(&args(&["--nope"]), "a", "", &[]).is_err());
+        assert!(Flags::parse(&args(&["-e"]), "", "e", &[]).is_err());
+        assert_eq!(Flags::parse(&args(&["-"]), "", "", &[]).unwrap().operands, ["-"]);
+    }
+
+    #[test]
+    fn unescapes_backslash_sequences() {
+        assert_eq!(unescape(r"a\tb\n\\\x41\0101"), ("a\tb\n\\AA".to_owned(), false));
+        assert_eq!(unescape(r"stop\cignored"), ("stop".to_owned(), true));
+        assert_eq!(unescape(r"\q"), (r"\q".to_owned(), false));
+    }
+}

@@ -1,0 +1,591 @@
+//! Builtins that print or filter text: echo, printf, head, tail, wc, sort, uniq, basename, dirname.
+
+use std::cmp::Ordering;
+
+use super::{lines, unescape, Call, Flags};
+
+pub(super) fn echo(c: &mut Call) -> i32 {
+    let (mut newline, mut escapes, mut first) = (true, false, 0);
+    // Only leading words made of n, e and E are options; anything else is text.
+    while let Some(letters) = c.args.get(first).and_then(|arg| arg.strip_prefix('-')) {
+        if letters.is_empty() || !letters.chars().all(|letter| "neE".contains(letter)) {
+            break;
+        }
+        for letter in letters.chars() {
+            match letter {
+                'n' => newline = false,
+                'e' => escapes = true,
+                _ => escapes = false,
+            }
+        }
+        first += 1;
+    }
+    let mut text = c.args[first..].join(" ");
+    if escapes {
+        let (unescaped, stop) = unescape(&text);
+        text = unescaped;
+        newline &= !stop;
+    }
+    if newline {
+        text.push('\n');
+    }
+    c.out.out(text);
+    0
+}
+
+pub(super) fn printf(c: &mut Call) -> i32 {
+    let args = match c.args.first().map(String::as_str) {
+        Some("--") => &c.args[1..],
+        _ => c.args,
+    };
+    let Some((format, mut rest)) = args.split_first() else {
+        return c.fail_with(2, "usage: printf format [arguments]");
+    };
+    let (mut text, mut errors) = (String::new(), Vec::new());
+    // The format is reused while arguments remain, as in sh.
+    loop {
+        let before = rest.len();
+        let stop = render(format, &mut rest, &mut text, &mut errors);
+        if stop || rest.is_empty() || rest.len() == before {
+            break;
+        }
+    }
+    c.out.out(text);
+    for error in &errors {
+        c.fail(error);
+    }
+    i32::from(!errors.is_empty())
+}
+
+/// Renders one pass of a printf format; true when `\c` or a bad conversion stops output.
+fn render(format: &str, args: &mut &[String], out: &mut String, errors: &mut Vec<String>) -> bool {
+    let mut chars = format.chars().peekable();
+    let mut literal = String::new();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            literal.push(c);
+            continue;
+        }
+        if chars.next_if_eq(&'%').is_some() {
+            literal.push('%');
+            continue;
+        }
+        if flush(&mut literal, out) {
+            return true;
+        }
+        let mut flags = String::new();
+        while let Some(flag) = chars.next_if(|c| "-+ 0#".contains(*c)) {
+            flags.push(flag);
+        }
+        let width = read_number(&mut chars, args).unwrap_or(0);
+        let precision = chars.next_if_eq(&'.').map(|_| read_number(&mut chars, args).unwrap_or(0));
+        let Some(conversion) = chars.next() else {
+            errors.push("missing format character".into());
+            return true;
+        };
+        let arg = take_arg(args);
+        let (body, numeric) = match conversion {
+            's' => (precision.map_or(arg.clone(), |p| arg.chars().take(p).collect()), false),
+            'b' => {
+                let (text, stop) = unescape(&arg);
+                out.push_str(&pad(&text, width, &flags, false));
+                if stop {
+                    return true;
+                }
+                continue;
+            }
+            'c' => (arg.chars().next().map(String::from).unwrap_or_default(), false),
+            'd' | 'i' | 'u' => {
+                let value = integer(&arg, errors);
+                (if flags.contains('+') && value >= 0 { format!("+{value}") } else { value.to_string() }, true)
+            }
+            'x' => (format!("{:x}", integer(&arg, errors)), true),
+            'X' => (format!("{:X}", integer(&arg, errors)), true),
+            'o' => (format!("{:o}", integer(&arg, errors)), true),
+            'f' | 'F' => {
+                let value = arg.trim().parse::<f64>().unwrap_or_else(|_| {
+                    errors.push(format!("'{arg}': invalid number"));
+                    0.0
+                });
+                (format!("{value:.*}", precision.unwrap_or(6)), true)
+            }
+            other => {
+                errors.push(format!("%{other}: conversion not supported (supported: %s %b %c %d %i %u %x %X %o %f)"));
+                return true;
+            }
+        };
+        out.push_str(&pad(&body, width, &flags, numeric));
+    }
+    flush(&mut literal, out)
+}
+
+/// Writes pending literal text with its escapes; true when it held `\c`.
+fn flush(literal: &mut String, out: &mut String) -> bool {
+    let (text, stop) = unescape(&std::mem::take(literal));
+    out.push_str(&text);
+    stop
+}
+
+fn take_arg(args: &mut &[String]) -> String {
+    match args.split_first() {
+        Some((first, tail)) => {
+            *args = tail;
+            first.clone()
+        }
+        None => String::new(),
+    }
+}
+
+/// A width or precision: digits, or `*` to take it from the arguments.
+fn read_number(chars: &mut std::iter::Peekable<std::str::Chars>, args: &mut &[String]) -> Option<usize> {
+    if chars.next_if_eq(&'*').is_some() {
+        return take_arg(args).trim().parse().ok();
+    }
+    let mut digits = String::new();
+    while let Some(digit) = chars.next_if(char::is_ascii_digit) {
+        digits.push(digit);
+    }
+    digits.parse().ok()
+}
+
+fn integer(arg: &str, errors: &mut Vec<String>) -> i64 {
+    parse_integer(arg).unwrap_or_else(|| {
+        errors.push(format!("'{arg}': invalid number"));
+        0
+    })
+}
+
+fn pad(body: &str, width: usize, flags: &str, numeric: bool) -> String {
+    let len = body.chars().count();
+    if len >= width {
+        return body.to_owned();
+    }
+    let fill = width - len;
+    if flags.contains('-') {
+        format!("{body}{}", " ".repeat(fill))
+    } else if flags.contains('0') && numeric {
+        let (sign, digits) = body.split_at(usize::from(body.starts_with(['-', '+'])));
+        format!("{sign}{}{digits}", "0".repeat(fill))
+    } else {
+        format!("{}{body}", " ".repeat(fill))
+    }
+}
+
+/// An integer argument as printf reads it: decimal, `0x` hex, or `'c` for a character code.
+fn parse_integer(arg: &str) -> Option<i64> {
+    let arg = arg.trim();
+    if arg.is_empty() {
+        return Some(0);
+    }
+    if let Some(quoted) = arg.strip_prefix(['\'', '"']) {
+        return quoted.chars().next().map(|c| i64::from(u32::from(c)));
+    }
+    let (negative, digits) = match arg.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, arg.strip_prefix('+').unwrap_or(arg)),
+    };
+    let value = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+        None => digits.parse::<i64>().ok()?,
+    };
+    Some(if negative { -value } else { value })
+}
+
+/// Which part of the input `head`/`tail` keep.
+enum Span {
+    First(usize),
+    AllButLast(usize),
+    Last(usize),
+    /// From the nth unit on (1-based), `tail -n +N`.
+    From(usize),
+}
+
+pub(super) fn head_tail(c: &mut Call, head: bool) -> i32 {
+    // `-5` is `-n 5`, unless it is the value of `-n` or `-c` (`head -n -5`).
+    let mut args: Vec<String> = Vec::new();
+    for arg in c.args {
+        let value_of_previous = args.last().is_some_and(|previous| matches!(previous.as_str(), "-n" | "-c"));
+        match arg.strip_prefix('-') {
+            Some(digits) if !value_of_previous && !digits.is_empty() && digits.chars().all(|d| d.is_ascii_digit()) => {
+                args.push(format!("-n{digits}"));
+            }
+            _ => args.push(arg.clone()),
+        }
+    }
+    let long = [("lines", 'n'), ("bytes", 'c'), ("quiet", 'q'), ("silent", 'q'), ("verbose", 'v'), ("follow", 'f')];
+    let flags = match Flags::parse(&args, "qvf", "nc", &long) {
+        Ok(flags) => flags,
+        Err(message) => return c.fail(message),
+    };
+    if flags.has('f') {
+        return c.fail("-f: following a file is not supported in the built-in shell");
+    }
+    let (count, bytes) = match (flags.value('c'), flags.value('n')) {
+        (Some(count), _) => (count.to_owned(), true),
+        (None, Some(count)) => (count.to_owned(), false),
+        (None, None) => ("10".to_owned(), false),
+    };
+    let (sign, digits) = match count.strip_prefix(['+', '-']) {
+        Some(digits) => (count.chars().next(), digits),
+        None => (None, count.as_str()),
+    };
+    let Ok(n) = digits.parse::<usize>() else {
+        return c.fail(format!("invalid number of {}: '{count}'", if bytes { "bytes" } else { "lines" }));
+    };
+    let span = match (head, sign) {
+        (true, Some('-')) => Span::AllButLast(n),
+        (true, _) => Span::First(n),
+        (false, Some('+')) => Span::From(n),
+        (false, _) => Span::Last(n),
+    };
+    let (inputs, failed) = c.inputs(&flags.operands);
+    let headers = flags.has('v') || (flags.operands.len() > 1 && !flags.has('q'));
+    for (i, (name, data)) in inputs.iter().enumerate() {
+        if headers {
+            let name = if name == "-" { "standard input" } else { name };
+            c.out.out(format!("{}==> {name} <==\n", if i > 0 { "\n" } else { "" }));
+        }
+        let units: Vec<&[u8]> = if bytes { data.chunks(1).collect() } else { lines(data).collect() };
+        let len = units.len();
+        let range = match span {
+            Span::First(n) => 0..n.min(len),
+            Span::AllButLast(n) => 0..len.saturating_sub(n),
+            Span::Last(n) => len.saturating_sub(n)..len,
+            Span::From(n) => n.saturating_sub(1).min(len)..len,
+        };
+        c.out.out(units[range].concat());
+    }
+    i32::from(failed)
+}
+
+pub(super) fn wc(c: &mut Call) -> i32 {
+    let long = [("lines", 'l'), ("words", 'w'), ("bytes", 'c'), ("chars", 'm')];
+    let flags = match Flags::parse(c.args, "lwcm", "", &long) {
+        Ok(flags) => flags,
+        Err(message) => return c.fail(message),
+    };
+    let mut columns: Vec<char> = ['l', 'w', 'm', 'c'].into_iter().filter(|column| flags.has(*column)).collect();
+    if columns.is_empty() {
+        columns = vec!['l', 'w', 'c'];
+    }
+    let (inputs, failed) = c.inputs(&flags.operands);
+    let count = |data: &[u8], column: char| -> u64 {
+        let n = match column {
+            'l' => data.iter().filter(|b| **b == b'\n').count(),
+            'w' => String::from_utf8_lossy(data).split_whitespace().count(),
+            'm' => String::from_utf8_lossy(data).chars().count(),
+            _ => data.len(),
+        };
+        n as u64
+    };
+    let mut rows: Vec<(Vec<u64>, Option<String>)> = inputs
+        .iter()
+        .map(|(name, data)| {
+            (columns.iter().map(|column| count(data, *column)).collect(), (!flags.operands.is_empty()).then(|| name.clone()))
+        })
+        .collect();
+    let total_bytes: usize = inputs.iter().map(|(_, data)| data.len()).sum();
+    if rows.len() > 1 {
+        let totals = (0..columns.len()).map(|i| rows.iter().map(|(counts, _)| counts[i]).sum()).collect();
+        rows.push((totals, Some("total".to_owned())));
+    }
+    // GNU's widths: none for a single number, 7 for standard input, else the digits of the total size.
+    let width = match (columns.len() == 1 && rows.len() == 1, flags.operands.is_empty()) {
+        (true, _) => 1,
+        (false, true) => 7,
+        (false, false) => total_bytes.to_string().len(),
+    };
+    let mut text = String::new();
+    for (counts, name) in rows {
+        let numbers: Vec<String> = counts.iter().map(|n| format!("{n:>width$}")).collect();
+        text.push_str(&numbers.join(" "));
+        if let Some(name) = name {
+            text.push(' ');
+            text.push_str(&name);
+        }
+        text.push('\n');
+    }
+    c.out.out(text);
+    i32::from(failed)
+}
+
+/// The leading number of a sort key (`sort -n`); text without one sorts as zero.
+fn leading_number(key: &str) -> f64 {
+    let key = key.trim_start();
+    let end = key
+        .char_indices()
+        .take_while(|(i, c)| c.is_ascii_digit() || *c == '.' || (*i == 0 && *c == '-'))
+        .map(|(i, c)| i + c.len_utf8())
+        .last()
+        .unwrap_or(0);
+    key[..end].parse().unwrap_or(0.0)
+}
+
+pub(super) fn sort(c: &mut Call) -> i32 {
+    let long = [
+        ("reverse", 'r'),
+        ("numeric-sort", 'n'),
+        ("unique", 'u'),
+        ("ignore-case", 'f'),
+        ("key", 'k'),
+        ("field-separator", 't'),
+        ("output", 'o'),
+    ];
+    let flags = match Flags::parse(c.args, "rnufbs", "kto", &long) {
+        Ok(flags) => flags,
+        Err(message) => return c.fail_with(2, message),
+    };
+    let (mut numeric, mut reverse) = (flags.has('n'), flags.has('r'));
+    // `-k 2`, `-k 2,3`, `-k2n`: fields counted from 1, letters set options for the key.
+    let mut key_fields = None;
+    if let Some(spec) = flags.value('k') {
+        numeric |= spec.contains('n');
+        reverse |= spec.contains('r');
+        let spec: String = spec.chars().filter(|c| c.is_ascii_digit() || *c == ',').collect();
+        let mut bounds = spec.split(',').map(|n| n.parse::<usize>().ok().filter(|n| *n > 0));
+        match (bounds.next().flatten(), bounds.next()) {
+            (Some(start), None) => key_fields = Some((start, usize::MAX)),
+            (Some(start), Some(Some(end))) => key_fields = Some((start, end)),
+            _ => return c.fail_with(2, format!("invalid key '{}'", flags.value('k').unwrap_or_default())),
+        }
+    }
+    let separator = flags.value('t').and_then(|t| t.chars().next());
+    let (inputs, failed) = c.inputs(&flags.operands);
+    let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+    let key = |line: &str| -> String {
+        let line = if flags.has('b') { line.trim_start() } else { line };
+        let Some((start, end)) = key_fields else { return line.to_owned() };
+        let fields: Vec<&str> = match separator {
+            Some(sep) => line.split(sep).collect(),
+            None => line.split_whitespace().collect(),
+        };
+        let glue = separator.map_or(" ".to_owned(), String::from);
+        fields.get(start - 1..end.min(fields.len())).map_or(String::new(), |fields| fields.join(&glue))
+    };
+    let compare = |a: &str, b: &str| -> Ordering {
+        let (a, b) = (key(a), key(b));
+        if numeric {
+            leading_number(&a).total_cmp(&leading_number(&b))
+        } else if flags.has('f') {
+            a.to_lowercase().cmp(&b.to_lowercase())
+        } else {
+            a.cmp(&b)
+        }
+    };
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_by(|a, b| {
+        // Equal keys fall back to the whole line, as GNU sort does without -s or -u.
+        let order = compare(a, b);
+        let order = if order == Ordering::Equal && !flags.has('u') && !flags.has('s') { a.cmp(b) } else { order };
+        if reverse {
+            order.reverse()
+        } else {
+            order
+        }
+    });
+    if flags.has('u') {
+        lines.dedup_by(|a, b| compare(a, b) == Ordering::Equal);
+    }
+    let sorted: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    match flags.value('o') {
+        Some(file) => {
+            let now = c.shell.now();
+            let written = c.shell.resolve(file).and_then(|path| c.shell.tree().write(&path, sorted.into_bytes(), now, false));
+            if let Err(err) = written {
+                return c.fail_with(2, format!("{file}: {}", super::super::describe(&err)));
+            }
+        }
+        None => c.out.out(sorted),
+    }
+    if failed {
+        2
+    } else {
+        0
+    }
+}
+
+pub(super) fn uniq(c: &mut Call) -> i32 {
+    let long = [("count", 'c'), ("repeated", 'd'), ("unique", 'u'), ("ignore-case", 'i')];
+    let flags = match Flags::parse(c.args, "cdui", "", &long) {
+        Ok(flags) => flags,
+        Err(message) => return c.fail(message),
+    };
+    if flags.operands.len() > 1 {
+        return c.fail("writing to an output file is not supported; redirect with > instead");
+    }
+    let (inputs, failed) = c.inputs(&flags.operands);
+    let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+    let same = |a: &str, b: &str| if flags.has('i') { a.to_lowercase() == b.to_lowercase() } else { a == b };
+    let mut groups: Vec<(usize, &str)> = Vec::new();
+    for line in text.lines() {
+        match groups.last_mut() {
+            Some((count, first)) if same(first, line) => *count += 1,
+            _ => groups.push((1, line)),
+        }
+    }
+    let mut out = String::new();
+    for (count, line) in groups {
+        if (flags.has('d') && count < 2) || (flags.has('u') && count > 1) {
+            continue;
+        }
+        if flags.has('c') {
+            out.push_str(&format!("{count:>7} "));
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    c.out.out(out);
+    i32::from(failed)
+}
+
+pub(super) fn basename(c: &mut Call) -> i32 {
+    let flags = match Flags::parse(c.args, "a", "s", &[("multiple", 'a'), ("suffix", 's')]) {
+        Ok(flags) => flags,
+        Err(message) => return c.fail(message),
+    };
+    let (names, suffix) = match (flags.has('a') || flags.has('s'), flags.operands.as_slice()) {
+        (_, []) => return c.fail("missing operand"),
+        (true, names) => (names, flags.value('s')),
+        (false, [name]) => (std::slice::from_ref(name), None),
+        (false, [name, suffix]) => (std::slice::from_ref(name), Some(suffix.as_str())),
+        (false, [_, _, extra, ..]) => return c.fail(format!("extra operand '{extra}'")),
+    };
+    let mut text = String::new();
+    for name in names {
+        let trimmed = name.trim_end_matches('/');
+        let base = match trimmed.rsplit('/').next() {
+            _ if trimmed.is_empty() && !name.is_empty() => "/",
+            Some(base) => base,
+            None => "",
+        };
+        let base = suffix.filter(|suffix| base != *suffix).and_then(|suffix| base.strip_suffix(suffix)).unwrap_or(base);
+        text.push_str(base);
+        text.push('\n');
+    }
+    c.out.out(text);
+    0
+}
+
+pub(super) fn dirname(c: &mut Call) -> i32 {
+    if c.args.is_empty() {
+        return c.fail("missing operand");
+    }
+    let mut text = String::new();
+    for name in c.args {
+        let trimmed = name.trim_end_matches('/');
+        let dir = match trimmed.rfind('/') {
+            _ if trimmed.is_empty() && name.starts_with('/') => "/",
+            None => ".",
+            Some(i) => match trimmed[..i].trim_end_matches('/') {
+                "" => "/",
+                dir => dir,
+            },
+        };
+        text.push_str(dir);
+        text.push('\n');
+    }
+    c.out.out(text);
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::super::super::{env_with, sh};
+
+    fn out(command: &str) -> String {
+        sh(&env_with(&[("n.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n")]), command).0
+    }
+
+    #[test]
+    fn echo_joins_words_with_optional_escapes() {
+        assert_eq!(out("echo a  b   c"), "a b c\n");
+        assert_eq!(out("echo -n no newline"), "no newline");
+        assert_eq!(out(r"echo -e 'a\tb\nc'"), "a\tb\nc\n");
+        assert_eq!(out(r"echo 'a\tb'"), "a\\tb\n");
+        assert_eq!(out(r"echo -e 'cut\chere'"), "cut");
+        assert_eq!(out("echo -x -"), "-x -\n");
+        assert_eq!(out("echo"), "\n");
+    }
+
+    #[test]
+    fn printf_formats_and_reuses_its_format() {
+        assert_eq!(out(r"printf '%s=%d\n' a 1 b 2"), "a=1\nb=2\n");
+        assert_eq!(
+            out(r"printf '[%5s][%-5s][%05d][%.2f][%x][%c]' ab cd -42 3.14159 255 xyz"),
+            "[   ab][cd   ][-0042][3.14][ff][x]"
+        );
+        assert_eq!(out(r"printf '%s\n'"), "\n");
+        assert_eq!(out(r"printf '100%%\n'"), "100%\n");
+        assert_eq!(out(r"printf '%b|%s' 'a\nb' 'a\nb'"), "a\nb|a\\nb");
+        assert_eq!(out(r"printf '%*d|' 4 7"), "   7|");
+        let (stdout, stderr, code) = sh(&env_with(&[]), "printf '%d' abc");
+        assert_eq!((stdout.as_str(), stderr.as_str(), code), ("0", "printf: 'abc': invalid number\n", 1));
+        assert_eq!(sh(&env_with(&[]), "printf").2, 2);
+        assert!(sh(&env_with(&[]), "printf '%e' 1").1.contains("not supported"));
+    }
+
+    #[test]
+    fn head_and_tail_take_lines_or_bytes() {
+        assert_eq!(out("head n.txt | wc -l"), "10\n");
+        assert_eq!(out("head -n 2 n.txt"), "1\n2\n");
+        assert_eq!(out("head -3 n.txt"), "1\n2\n3\n");
+        assert_eq!(out("head -n -10 n.txt"), "1\n2\n");
+        assert_eq!(out("head -c 3 n.txt"), "1\n2");
+        assert_eq!(out("tail -n 2 n.txt"), "11\n12\n");
+        assert_eq!(out("tail -2 n.txt"), "11\n12\n");
+        assert_eq!(out("tail -n +11 n.txt"), "11\n12\n");
+        assert_eq!(out("tail -c 3 n.txt"), "12\n");
+        assert_eq!(out("cat n.txt | tail -n 1"), "12\n");
+        assert_eq!(out("head -n 1 n.txt n.txt"), "==> n.txt <==\n1\n\n==> n.txt <==\n1\n");
+        assert_eq!(sh(&env_with(&[]), "head -n x").1, "head: invalid number of lines: 'x'\n");
+        assert_eq!(sh(&env_with(&[]), "tail -f log").2, 1);
+    }
+
+    #[test]
+    fn wc_counts_lines_words_and_bytes() {
+        let env = env_with(&[("a.txt", "one two\nthree\n"), ("b.txt", "x\n")]);
+        assert_eq!(sh(&env, "wc -l a.txt").0, "2 a.txt\n");
+        assert_eq!(sh(&env, "wc a.txt").0, " 2  3 14 a.txt\n");
+        assert_eq!(sh(&env, "wc -w < a.txt").0, "3\n");
+        assert_eq!(sh(&env, "cat a.txt | wc").0, "      2       3      14\n");
+        assert_eq!(sh(&env, "wc -lc a.txt b.txt").0, " 2 14 a.txt\n 1  2 b.txt\n 3 16 total\n");
+        assert_eq!(sh(&env, "printf 'héllo' | wc -m").0, "5\n");
+    }
+
+    #[test]
+    fn sort_orders_lines() {
+        let env = env_with(&[("d.txt", "b 2\na 10\nc 1\na 10\nB 3\n")]);
+        assert_eq!(sh(&env, "sort d.txt").0, "B 3\na 10\na 10\nb 2\nc 1\n");
+        assert_eq!(sh(&env, "sort -u d.txt").0, "B 3\na 10\nb 2\nc 1\n");
+        assert_eq!(sh(&env, "sort -r d.txt | head -1").0, "c 1\n");
+        assert_eq!(sh(&env, "sort -f d.txt | head -n 3 | tail -n 1").0, "b 2\n");
+        assert_eq!(sh(&env, "sort -k2 -n d.txt").0, "c 1\nb 2\nB 3\na 10\na 10\n");
+        assert_eq!(sh(&env, "sort -k 2nr d.txt | head -n 1").0, "a 10\n");
+        assert_eq!(sh(&env, "printf '10\\n9\\n-1\\nx\\n' | sort -n").0, "-1\nx\n9\n10\n");
+        assert_eq!(sh(&env, "printf 'a:3\\nb:1\\n' | sort -t: -k2").0, "b:1\na:3\n");
+        assert_eq!(sh(&env, "sort -o d.txt d.txt && head -n 1 d.txt").0, "B 3\n");
+    }
+
+    #[test]
+    fn uniq_collapses_adjacent_lines() {
+        let input = "printf 'a\\na\\nb\\nA\\nc\\nc\\n'";
+        assert_eq!(out(&format!("{input} | uniq")), "a\nb\nA\nc\n");
+        assert_eq!(out(&format!("{input} | uniq -c")), "      2 a\n      1 b\n      1 A\n      2 c\n");
+        assert_eq!(out(&format!("{input} | uniq -d")), "a\nc\n");
+        assert_eq!(out(&format!("{input} | uniq -u")), "b\nA\n");
+        assert_eq!(out(&format!("{input} | uniq -i -c | head -n 2")), "      2 a\n      1 b\n");
+        assert_eq!(out("printf 'x\\nX\\n' | uniq -ic"), "      2 x\n");
+    }
+
+    #[test]
+    fn basename_and_dirname_split_paths() {
+        assert_eq!(out("basename /a/b/file.rs"), "file.rs\n");
+        assert_eq!(out("basename /a/b/file.rs .rs"), "file\n");
+        assert_eq!(out("basename -s .rs x.rs y.rs"), "x\ny\n");
+        assert_eq!(out("basename dir/ && basename /"), "dir\n/\n");
+        assert_eq!(out("dirname /a/b/file.rs a/b/ file /file / ."), "/a/b\na\n.\n/\n/\n.\n");
+    }
+}

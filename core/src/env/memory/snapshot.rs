@@ -1,0 +1,244 @@
+//! Saving a [`MemoryEnvironment`] as JSON and loading it back (a browser tab's project survives a
+//! reload; a test starts from a fixture).
+//!
+//! The format is documented on [`MemoryEnvironment::snapshot`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::fs::{as_text, resolve, Kind, Stamp, Tree};
+use super::{MemoryEnvironment, DEFAULT_WORKING_DIRECTORY};
+use crate::env::EnvError;
+use crate::llm::base64;
+use crate::runtime::{EpochMillis, Runtime};
+use std::rc::Rc;
+
+const FORMAT: &str = "openagent-memory-environment";
+const VERSION: u64 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Snapshot {
+    #[serde(default = "format_name")]
+    format: String,
+    version: u64,
+    #[serde(default = "default_working_directory")]
+    working_directory: String,
+    #[serde(default)]
+    files: Vec<FileEntry>,
+    #[serde(default)]
+    directories: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEntry {
+    path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    modified_ms: Option<EpochMillis>,
+}
+
+fn format_name() -> String {
+    FORMAT.to_owned()
+}
+
+fn default_working_directory() -> String {
+    DEFAULT_WORKING_DIRECTORY.to_owned()
+}
+
+fn invalid(reason: impl Into<String>) -> EnvError {
+    EnvError::InvalidSnapshot(reason.into())
+}
+
+impl MemoryEnvironment {
+    /// The whole environment as JSON, in this format (version 1):
+    ///
+    /// ```json
+    /// {
+    ///   "format": "openagent-memory-environment",
+    ///   "version": 1,
+    ///   "working_directory": "/workspace",
+    ///   "files": [
+    ///     { "path": "/workspace/README.md", "text": "# Hello\n", "modified_ms": 1735689600000 },
+    ///     { "path": "/workspace/logo.png", "base64": "iVBORw0KGgo=", "modified_ms": 1735689600000 }
+    ///   ],
+    ///   "directories": ["/workspace/empty"]
+    /// }
+    /// ```
+    ///
+    /// - `files` hold absolute paths and exactly one of `text` (UTF-8 content) or `base64` (any
+    ///   other content). They are listed oldest write first, and restoring replays them in that
+    ///   order, so files with equal `modified_ms` keep their "newest first" order.
+    ///   `modified_ms` may be left out (it is then the time of the restore).
+    /// - `directories` lists the directories no file implies (empty ones); directory times are
+    ///   not kept.
+    /// - `working_directory` may be left out (`/workspace`); it is created if missing.
+    /// - `format` may be left out when reading; `version` may not, and only version 1 is read.
+    pub fn snapshot(&self) -> Value {
+        let tree = self.inner.tree.borrow();
+        let mut files: Vec<(Stamp, FileEntry)> = Vec::new();
+        let mut directories = Vec::new();
+        for (rel, node, _) in tree.walk("/", usize::MAX).unwrap_or_default() {
+            let path = format!("/{rel}");
+            match &node.kind {
+                Kind::Dir(entries) if entries.is_empty() => directories.push(path),
+                Kind::Dir(_) => {}
+                Kind::File(bytes) => {
+                    let (text, base64) = match as_text(bytes) {
+                        Some(text) => (Some(text.to_owned()), None),
+                        None => (None, Some(base64::encode(bytes))),
+                    };
+                    files.push((node.stamp, FileEntry { path, text, base64, modified_ms: Some(node.stamp.ms) }));
+                }
+            }
+        }
+        files.sort_by_key(|(stamp, _)| *stamp);
+        let snapshot = Snapshot {
+            format: format_name(),
+            version: VERSION,
+            working_directory: self.working_dir(),
+            files: files.into_iter().map(|(_, entry)| entry).collect(),
+            directories,
+        };
+        serde_json::to_value(snapshot).unwrap_or(Value::Null)
+    }
+
+    /// Replaces the whole content (files, directories, working directory) with a snapshot. A
+    /// snapshot that cannot be read is an [`EnvError::InvalidSnapshot`] and changes nothing.
+    pub fn restore(&self, snapshot: &Value) -> Result<(), EnvError> {
+        let (tree, working_dir) = build(snapshot, self.now())?;
+        *self.inner.tree.borrow_mut() = tree;
+        *self.inner.working_dir.borrow_mut() = working_dir;
+        Ok(())
+    }
+
+    /// A new environment holding a snapshot.
+    pub fn from_snapshot(runtime: Rc<dyn Runtime>, snapshot: &Value) -> Result<Self, EnvError> {
+        let env = Self::new(runtime);
+        env.restore(snapshot)?;
+        Ok(env)
+    }
+}
+
+/// Builds the tree a snapshot describes, checking everything before anything is replaced.
+fn build(value: &Value, now: EpochMillis) -> Result<(Tree, String), EnvError> {
+    match value.get("version").map(Value::as_u64) {
+        None => return Err(invalid("it has no \"version\"; expected a snapshot written by MemoryEnvironment::snapshot")),
+        Some(Some(VERSION)) => {}
+        Some(_) => {
+            return Err(invalid(format!(
+                "version {} is not supported (this OpenAgent reads version {VERSION})",
+                value["version"]
+            )))
+        }
+    }
+    let snapshot: Snapshot = serde_json::from_value(value.clone()).map_err(|err| invalid(err.to_string()))?;
+    if snapshot.format != FORMAT {
+        return Err(invalid(format!("format {:?} is not {FORMAT:?}", snapshot.format)));
+    }
+    let absolute = |path: &str| {
+        if !path.starts_with('/') {
+            return Err(invalid(format!("path {path:?} is not absolute")));
+        }
+        resolve("/", path).map_err(|err| invalid(err.to_string()))
+    };
+    let mut tree = Tree::new(now);
+    for entry in &snapshot.files {
+        let path = absolute(&entry.path)?;
+        let bytes = match (&entry.text, &entry.base64) {
+            (Some(text), None) => text.clone().into_bytes(),
+            (None, Some(coded)) => base64::decode(coded).map_err(|err| invalid(format!("{path}: {err}")))?,
+            _ => return Err(invalid(format!("{path}: a file needs exactly one of \"text\" or \"base64\""))),
+        };
+        if tree.exists(&path) {
+            return Err(invalid(format!("{path} appears twice")));
+        }
+        tree.write(&path, bytes, entry.modified_ms.unwrap_or(now), true).map_err(|err| invalid(err.to_string()))?;
+    }
+    for dir in &snapshot.directories {
+        tree.mkdir(&absolute(dir)?, now, true).map_err(|err| invalid(err.to_string()))?;
+    }
+    let working_dir = absolute(&snapshot.working_directory)?;
+    tree.mkdir(&working_dir, now, true).map_err(|err| invalid(format!("working directory: {err}")))?;
+    Ok((tree, working_dir))
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::json;
+
+    use super::super::test_env;
+    use super::*;
+    use crate::env::ExecutionEnvironment;
+    use futures::executor::block_on;
+
+    #[test]
+    fn round_trips_text_binary_times_and_empty_directories() {
+        let env = test_env();
+        env.write_bytes("b.txt", b"second\n").unwrap();
+        env.write_bytes("a.txt", b"first\n").unwrap();
+        env.write_bytes("img/logo.png", &[0x89, b'P', b'N', b'G', 0, 1, 0xff]).unwrap();
+        env.mkdir_p("/data/empty").unwrap();
+        let snapshot = env.snapshot();
+        assert_eq!(snapshot["version"], 1);
+        assert_eq!(snapshot["files"][0]["path"], "/workspace/b.txt");
+        assert_eq!(snapshot["files"][2]["base64"], "iVBORwAB/w==");
+        assert_eq!(snapshot["directories"], json!(["/data/empty"]));
+
+        let copy = MemoryEnvironment::from_snapshot(env.runtime(), &snapshot).unwrap();
+        assert_eq!(copy.snapshot(), snapshot);
+        assert_eq!(copy.read_bytes_sync("img/logo.png").unwrap(), env.read_bytes_sync("img/logo.png").unwrap());
+        assert_eq!(block_on(copy.glob("*.txt", ".")).unwrap(), ["a.txt", "b.txt"]);
+        assert!(block_on(copy.stat("/data/empty")).unwrap().is_dir);
+    }
+
+    #[test]
+    fn restores_working_directory_and_hand_written_snapshots() {
+        let env = test_env();
+        env.write_bytes("old.txt", b"gone").unwrap();
+        env.restore(&json!({
+            "version": 1,
+            "working_directory": "/project",
+            "files": [{ "path": "/project/src/a.rs", "text": "fn a() {}\n" }]
+        }))
+        .unwrap();
+        assert_eq!(env.working_directory(), "/project");
+        assert_eq!(env.list_all_files(), ["/project/src/a.rs"]);
+        assert_eq!(block_on(env.read_file("src/a.rs", None, None)).unwrap(), "fn a() {}\n");
+    }
+
+    #[test]
+    fn bad_snapshots_are_refused_and_change_nothing() {
+        let env = test_env();
+        env.write_bytes("keep.txt", b"kept").unwrap();
+        let before = env.snapshot();
+        let file = |entry: Value| json!({ "version": 1, "files": [entry] });
+        for (bad, says) in [
+            (json!({ "files": [] }), "no \"version\""),
+            (json!({ "version": 2 }), "version 2 is not supported"),
+            (json!({ "version": 1, "format": "tarball" }), "is not \"openagent-memory-environment\""),
+            (json!({ "version": 1, "files": "nope" }), "invalid type"),
+            (json!({ "version": 1, "extra": true }), "unknown field"),
+            (file(json!({ "path": "rel.txt", "text": "" })), "not absolute"),
+            (file(json!({ "path": "/../x", "text": "" })), "escapes the environment root"),
+            (file(json!({ "path": "/x" })), "exactly one of"),
+            (file(json!({ "path": "/x", "text": "a", "base64": "YQ==" })), "exactly one of"),
+            (file(json!({ "path": "/x", "base64": "!!" })), "invalid base64"),
+            (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a/b", "text": "" }] }), "not a directory"),
+            (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a", "text": "" }] }), "appears twice"),
+            (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }], "working_directory": "/a" }), "working directory"),
+        ] {
+            let err = env.restore(&bad).unwrap_err();
+            assert!(matches!(err, EnvError::InvalidSnapshot(_)), "{bad}: {err}");
+            assert!(err.to_string().contains(says), "{bad}: {err}");
+            assert_eq!(env.snapshot(), before);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Where `old_string` occurs in a file, for `edit_file`.
+//!
+//! Exact occurrences win. Only when there are none is the search repeated on a normalised copy of
+//! both texts, because models often retype code with the wrong whitespace or with typographic
+//! punctuation (curly quotes, dashes) they were trained on. Every normalised byte remembers the
+//! original bytes it came from, so a normalised match maps back to an exact range of the file and
+//! the rest of the file is left byte for byte as it was.
+
+use std::ops::Range;
+
+/// Non-overlapping byte ranges of the original text, in order.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub ranges: Vec<Range<usize>>,
+    /// True when the ranges were found only after normalising.
+    pub fuzzy: bool,
+}
+
+pub(crate) fn find(text: &str, needle: &str) -> Found {
+    // An empty needle would "occur" between every two characters.
+    if needle.is_empty() {
+        return Found { ranges: Vec::new(), fuzzy: false };
+    }
+    let exact: Vec<_> = text.match_indices(needle).map(|(at, m)| at..at + m.len()).collect();
+    if !exact.is_empty() {
+        return Found { ranges: exact, fuzzy: false };
+    }
+    Found { ranges: find_normalised(text, needle), fuzzy: true }
+}
+
+fn find_normalised(text: &str, needle: &str) -> Vec<Range<usize>> {
+    let hay = Normalised::new(text);
+    let pattern = Normalised::new(needle).text;
+    if pattern.is_empty() {
+        return Vec::new();
+    }
+    let mut ranges: Vec<Range<usize>> = Vec::new();
+    for (at, m) in hay.text.match_indices(&pattern) {
+        let range = hay.spans[at].start..hay.spans[at + m.len() - 1].end;
+        // One original character can become several normalised bytes (`…` to `...`), so two
+        // normalised matches may land on the same original bytes; keep only the first.
+        if ranges.last().is_none_or(|prev| range.start >= prev.end) {
+            ranges.push(range);
+        }
+    }
+    ranges
+}
+
+/// A normalised text and, for each of its bytes, the range of original bytes it stands for.
+struct Normalised {
+    text: String,
+    spans: Vec<Range<usize>>,
+}
+
+enum Fold {
+    Space,
+    Newline,
+    Text(&'static str),
+    Keep(char),
+}
+
+impl Normalised {
+    /// CRLF becomes LF, runs of horizontal whitespace become one space, whitespace at the end of
+    /// a line goes, and typographic punctuation becomes its ASCII form.
+    fn new(original: &str) -> Self {
+        let mut out = Self { text: String::with_capacity(original.len()), spans: Vec::with_capacity(original.len()) };
+        // A whitespace run is held back until we know whether it ends its line.
+        let mut pending_space: Option<Range<usize>> = None;
+        let mut chars = original.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            let mut span = at..at + c.len_utf8();
+            let fold = if c == '\r' && chars.peek().is_some_and(|&(_, next)| next == '\n') {
+                chars.next();
+                span.end += 1;
+                Fold::Newline
+            } else {
+                fold(c)
+            };
+            match fold {
+                Fold::Space => pending_space = Some(pending_space.map_or(span.clone(), |run| run.start..span.end)),
+                Fold::Newline => {
+                    pending_space = None;
+                    out.push("\n", span);
+                }
+                Fold::Text(s) => {
+                    out.flush_space(pending_space.take());
+                    out.push(s, span);
+                }
+                Fold::Keep(c) => {
+                    out.flush_space(pending_space.take());
+                    out.push(c.encode_utf8(&mut [0; 4]), span);
+                }
+            }
+        }
+        out
+    }
+
+    fn flush_space(&mut self, run: Option<Range<usize>>) {
+        if let Some(run) = run {
+            self.push(" ", run);
+        }
+    }
+
+    fn push(&mut self, s: &str, span: Range<usize>) {
+        self.text.push_str(s);
+        self.spans.extend(std::iter::repeat_n(span, s.len()));
+    }
+}
+
+fn fold(c: char) -> Fold {
+    match c {
+        '\n' => Fold::Newline,
+        ' ' | '\t' | '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => Fold::Space,
+        '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}' | '\u{2032}' => Fold::Text("'"),
+        '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' => Fold::Text("\""),
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => Fold::Text("-"),
+        '\u{2026}' => Fold::Text("..."),
+        c => Fold::Keep(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    fn fuzzy_at(start: usize, end: usize) -> Found {
+        let range = start..end;
+        Found { ranges: vec![range], fuzzy: true }
+    }
+
+    const NOT_FOUND: Found = Found { ranges: Vec::new(), fuzzy: true };
+
+    #[test]
+    fn exact_occurrences_win_and_are_not_fuzzy() {
+        assert_eq!(find("a b a  b a b", "a b"), Found { ranges: vec![0..3, 9..12], fuzzy: false });
+    }
+
+    #[test]
+    fn trailing_whitespace_in_the_file_is_ignored() {
+        let text = "fn a() {   \n    x();\t\n}\n";
+        assert_eq!(find(text, "fn a() {\n    x();\n}"), fuzzy_at(0, text.len() - 1));
+    }
+
+    #[test]
+    fn trailing_whitespace_in_old_string_is_ignored() {
+        assert_eq!(find("let x = 1;\nlet y = 2;", "let x = 1;  \nlet y"), fuzzy_at(0, 16));
+    }
+
+    #[test]
+    fn runs_of_tabs_and_spaces_are_equal() {
+        let text = "if x {\n\tcall(a,  b);\n}";
+        assert_eq!(find(text, "    call(a, b);"), fuzzy_at(7, 20));
+        assert_eq!(&text[7..20], "\tcall(a,  b);");
+    }
+
+    #[test]
+    fn every_normalised_match_maps_to_its_own_range() {
+        assert_eq!(find("a\t= 1\nb  = 1", "\u{a0}= 1"), Found { ranges: vec![1..5, 7..12], fuzzy: true });
+    }
+
+    #[test]
+    fn crlf_matches_lf() {
+        assert_eq!(find("one\r\ntwo\r\nthree", "one\ntwo\n"), fuzzy_at(0, 10));
+    }
+
+    #[test]
+    fn typographic_punctuation_matches_ascii_both_ways() {
+        let text = "say(\u{201c}it\u{2019}s\u{201d}) \u{2014} wait\u{2026}";
+        assert_eq!(find(text, "say(\"it's\") - wait..."), fuzzy_at(0, text.len()));
+        assert_eq!(find("x = 'a' - b", "x = \u{2018}a\u{2019} \u{2013} b"), fuzzy_at(0, 11));
+    }
+
+    #[test]
+    fn non_breaking_space_is_a_space() {
+        assert_eq!(find("a\u{a0}=\u{a0}1", "a = 1"), fuzzy_at(0, 7));
+    }
+
+    #[test]
+    fn a_match_inside_one_original_character_is_counted_once() {
+        assert_eq!(find("wait\u{2026}", "."), fuzzy_at(4, 7));
+    }
+
+    #[test]
+    fn different_text_still_does_not_match() {
+        assert_eq!(find("foo bar", "foobar"), NOT_FOUND);
+        assert_eq!(find("abc", "   "), NOT_FOUND);
+        assert_eq!(find("x = 1", "x = 2"), NOT_FOUND);
+    }
+
+    #[test]
+    fn empty_needle_finds_nothing() {
+        assert_eq!(find("abc", ""), Found { ranges: vec![], fuzzy: false });
+    }
+}

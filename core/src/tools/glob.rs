@@ -1,0 +1,78 @@
+//! `glob` (spec 3.3): find files by path pattern, newest first, through the environment.
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+
+use super::args::{optional_str, required_str};
+use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use crate::llm::ToolDefinition;
+
+pub fn definition() -> ToolDefinition {
+    ToolDefinition {
+        name: "glob".into(),
+        description: "Find files whose path matches a glob pattern such as `**/*.rs` or `src/*.ts`, relative \
+            to path (default: the working directory). Returns one path per line, most recently modified first."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "Glob pattern; `**` matches any number of directories."},
+                "path": {"type": "string", "description": "Directory to search under (default: the working directory)."}
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+pub struct GlobTool;
+
+#[async_trait(?Send)]
+impl ToolExecutor for GlobTool {
+    async fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let pattern = required_str(args, "pattern")?;
+        let path = optional_str(args, "path")?.map_or_else(|| ctx.env.working_directory(), str::to_owned);
+        let files = ctx.env.glob(pattern, &path).await?;
+        if files.is_empty() {
+            return Ok("No files matched.".into());
+        }
+        Ok(files.join("\n").into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::testing::{memory_env, run_err, run_ok, write};
+
+    #[test]
+    fn lists_matches_newest_first() {
+        let env = memory_env();
+        for path in ["src/b.rs", "src/a.rs", "notes.md", "src/deep/c.rs"] {
+            write(&env, path, "");
+        }
+        assert_eq!(run_ok(&GlobTool, &env, json!({"pattern": "**/*.rs"})), "src/deep/c.rs\nsrc/a.rs\nsrc/b.rs");
+        assert_eq!(run_ok(&GlobTool, &env, json!({"pattern": "*.rs", "path": "src"})), "src/a.rs\nsrc/b.rs");
+    }
+
+    #[test]
+    fn says_when_nothing_matched() {
+        let env = memory_env();
+        write(&env, "a.txt", "");
+        assert_eq!(run_ok(&GlobTool, &env, json!({"pattern": "*.rs"})), "No files matched.");
+    }
+
+    #[test]
+    fn a_missing_base_directory_is_an_error() {
+        let env = memory_env();
+        assert_eq!(
+            run_err(&GlobTool, &env, json!({"pattern": "*", "path": "/workspace/nope"})),
+            "file not found: /workspace/nope"
+        );
+    }
+}
