@@ -1,5 +1,7 @@
 //! `read_file` (spec 3.3): a text file with line numbers, or an image for multimodal models.
 
+use std::fmt::Write;
+
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
@@ -71,8 +73,7 @@ pub(crate) fn explain_read_error(error: EnvError) -> ToolError {
 }
 
 fn number_lines(path: &str, text: &str, offset: usize, limit: usize) -> Result<String, ToolError> {
-    let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len();
+    let total = line_count(text);
     if total == 0 {
         return Ok(format!("{path} is empty."));
     }
@@ -83,23 +84,53 @@ fn number_lines(path: &str, text: &str, offset: usize, limit: usize) -> Result<S
     }
     let last = total.min(offset.saturating_add(limit - 1));
     let width = last.to_string().len().max(4);
-    let mut out = String::new();
-    for (n, line) in lines[offset - 1..last].iter().enumerate().map(|(i, line)| (offset + i, line)) {
-        out.push_str(&format!("{n:>width$} | {}\n", cut_long_line(line)));
+    // One buffer sized up front: this runs on every read, and a file is often read whole.
+    let mut out = String::with_capacity(text.len() + (last + 1 - offset) * (width + 3) + 80);
+    for (n, line) in (offset..=last).zip(text.lines().skip(offset - 1)) {
+        push_line_number(&mut out, n, width);
+        push_cut_line(&mut out, line);
+        out.push('\n');
     }
     if last < total {
-        out.push_str(&format!("[Showing lines {offset}-{last} of {total}. Use offset={} to read more.]\n", last + 1));
+        let _ = writeln!(out, "[Showing lines {offset}-{last} of {total}. Use offset={} to read more.]", last + 1);
     }
     out.pop();
     Ok(out)
 }
 
-fn cut_long_line(line: &str) -> String {
-    match line.char_indices().nth(MAX_LINE_CHARS) {
-        None => line.to_owned(),
-        Some((cut, _)) => {
-            let rest = line[cut..].chars().count();
-            format!("{}... [line cut: {rest} more characters]", &line[..cut])
+/// What `text.lines().count()` says, from a plain byte count the compiler vectorises.
+fn line_count(text: &str) -> usize {
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// Appends `n` right-aligned in `width` columns and the ` | ` separator. By hand rather than
+/// through `write!`: formatting machinery per line was most of the cost of reading a file.
+fn push_line_number(out: &mut String, n: usize, width: usize) {
+    let mut digits = [b' '; 20];
+    let (mut at, mut rest) = (digits.len(), n);
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    (digits.len() - at..width).for_each(|_| out.push(' '));
+    out.extend(digits[at..].iter().map(|&d| d as char));
+    out.push_str(" | ");
+}
+
+/// Appends `line`, cut after `MAX_LINE_CHARS` characters with a note of what was left out.
+fn push_cut_line(out: &mut String, line: &str) {
+    // A line of at most MAX_LINE_CHARS bytes has at most that many characters: no counting needed.
+    let cut = if line.len() <= MAX_LINE_CHARS { None } else { line.char_indices().nth(MAX_LINE_CHARS) };
+    match cut {
+        None => out.push_str(line),
+        Some((at, _)) => {
+            let rest = line[at..].chars().count();
+            let _ = write!(out, "{}... [line cut: {rest} more characters]", &line[..at]);
         }
     }
 }
@@ -127,6 +158,13 @@ mod tests {
 
     fn numbered(count: usize) -> String {
         (1..=count).map(|n| format!("line {n}\n")).collect()
+    }
+
+    #[test]
+    fn line_count_agrees_with_lines() {
+        for text in ["", "a", "a\n", "a\n\n", "\n", "\r\n", "a\r\nb", "a\nb\n", "x\n\ny"] {
+            assert_eq!(line_count(text), text.lines().count(), "{text:?}");
+        }
     }
 
     #[test]
