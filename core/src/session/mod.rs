@@ -123,6 +123,7 @@ impl SessionBuilder {
                 assistant_turns: Cell::new(0),
                 history_chars: Cell::new(0),
                 recent_calls: RefCell::new(VecDeque::new()),
+                last_timestamp: RefCell::new((0, String::new())),
             }),
         }
     }
@@ -160,6 +161,7 @@ struct Inner {
     history_chars: Cell<usize>,
     /// Signatures of the most recent tool calls, oldest first, at most the detection window.
     recent_calls: RefCell<VecDeque<u64>>,
+    last_timestamp: RefCell<(u64, String)>,
 }
 
 impl Session {
@@ -287,11 +289,18 @@ impl Session {
     }
 
     fn emit(&self, data: EventData) {
-        self.inner.emitter.emit(SessionEvent {
-            timestamp: format_rfc3339(self.inner.runtime.now_ms()),
-            session_id: self.inner.id.clone(),
-            data,
-        });
+        self.inner.emitter.emit(SessionEvent { timestamp: self.timestamp(), session_id: self.inner.id.clone(), data });
+    }
+
+    /// The current time as RFC 3339, formatted once per millisecond: a round emits several events
+    /// within the same one.
+    fn timestamp(&self) -> String {
+        let now = self.now();
+        let mut cached = self.inner.last_timestamp.borrow_mut();
+        if cached.0 != now || cached.1.is_empty() {
+            *cached = (now, format_rfc3339(now));
+        }
+        cached.1.clone()
     }
 
     fn push_turn(&self, turn: Turn) {
@@ -519,3 +528,6 @@ impl Session {
         SessionError::Llm(error)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,654 @@
+//! Session tests, named after the items of spec section 9 they prove.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use async_trait::async_trait;
+use futures::executor::block_on;
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::env::MemoryEnvironment;
+use crate::llm::{ContentPart, ErrorKind, Role, ScriptStep, ScriptedClient};
+use crate::profile::CoreProfile;
+use crate::runtime::VirtualRuntime;
+use crate::tools::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+
+/// A tool whose behaviour is a closure over its arguments.
+struct FnTool(Box<dyn Fn(&Value) -> Result<ToolOutput, ToolError>>);
+
+#[async_trait(?Send)]
+impl ToolExecutor for FnTool {
+    async fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        (self.0)(args)
+    }
+}
+
+fn tool(name: &str, parameters: Value, f: impl Fn(&Value) -> Result<ToolOutput, ToolError> + 'static) -> RegisteredTool {
+    let definition = crate::llm::ToolDefinition { name: name.into(), description: format!("test tool {name}"), parameters };
+    RegisteredTool::new(definition, Rc::new(FnTool(Box::new(f)))).expect("valid test schema")
+}
+
+fn echo_tool() -> RegisteredTool {
+    let params = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+    tool("echo", params, |args| Ok(args["text"].as_str().unwrap_or_default().into()))
+}
+
+struct Harness {
+    session: Session,
+    client: Rc<ScriptedClient>,
+    env: Rc<MemoryEnvironment>,
+    events: RefCell<futures::channel::mpsc::UnboundedReceiver<SessionEvent>>,
+}
+
+impl Harness {
+    fn new(steps: Vec<ScriptStep>) -> Self {
+        Self::with(steps, SessionConfig::default(), |p| p)
+    }
+
+    fn with(steps: Vec<ScriptStep>, config: SessionConfig, profile: impl FnOnce(CoreProfile) -> CoreProfile) -> Self {
+        let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+        let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+        let mut registry = ToolRegistry::new();
+        registry.register(echo_tool());
+        crate::tools::register_core_tools(&mut registry);
+        let profile = Rc::new(profile(CoreProfile::new("test-model", registry)));
+        let client = Rc::new(ScriptedClient::new(steps));
+        let session = Session::builder(profile, env.clone(), client.clone(), runtime).config(config).id("s1").build();
+        let events = RefCell::new(session.events());
+        Self { session, client, env, events }
+    }
+
+    fn submit(&self, input: &str) -> Result<StopReason, SessionError> {
+        block_on(self.session.submit(input))
+    }
+
+    /// Every event emitted since the last call.
+    fn drain(&self) -> Vec<SessionEvent> {
+        let mut out = Vec::new();
+        while let Ok(event) = self.events.borrow_mut().try_recv() {
+            out.push(event);
+        }
+        out
+    }
+
+    fn kinds(&self) -> Vec<&'static str> {
+        self.drain().iter().map(SessionEvent::kind).collect()
+    }
+}
+
+fn tool_results(history: &[Turn]) -> Vec<crate::llm::ToolResult> {
+    history
+        .iter()
+        .filter_map(|t| match t {
+            Turn::ToolResults { results, .. } => Some(results.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+// ---- 9.1 Core loop ----
+
+#[test]
+fn session_is_created_with_a_profile_and_an_environment() {
+    let h = Harness::new(vec![]);
+    assert_eq!(h.session.id(), "s1");
+    assert_eq!(h.session.state(), SessionState::Idle);
+    assert!(h.session.tool_names().contains(&"read_file".to_owned()));
+}
+
+#[test]
+fn process_input_loops_llm_then_tools_until_natural_completion() {
+    let h = Harness::new(vec![
+        ScriptStep::tool_call("write_file", json!({"file_path": "notes.txt", "content": "hello\n"})),
+        ScriptStep::tool_call("read_file", json!({"file_path": "notes.txt"})),
+        ScriptStep::text("The file says hello."),
+    ]);
+    assert_eq!(h.submit("write and read a note").unwrap(), StopReason::Completed);
+    assert_eq!(h.client.calls(), 3);
+    assert_eq!(block_on(h.env.read_file("notes.txt", None, None)).unwrap(), "hello\n");
+    let results = tool_results(&h.session.history());
+    assert_eq!(results.len(), 2);
+    assert!(results[1].content.contains("hello"), "{:?}", results[1]);
+    assert_eq!(h.session.state(), SessionState::Idle);
+}
+
+#[test]
+fn natural_completion_text_only_response_exits_the_loop() {
+    let h = Harness::new(vec![ScriptStep::text("Nothing to do."), ScriptStep::text("unused")]);
+    assert_eq!(h.submit("hi").unwrap(), StopReason::Completed);
+    assert_eq!(h.client.calls(), 1);
+    assert_eq!(h.client.remaining(), 1);
+}
+
+#[test]
+fn round_limit_max_tool_rounds_per_input_stops_the_loop() {
+    let config = SessionConfig { max_tool_rounds_per_input: 2, ..SessionConfig::default() };
+    let steps = (0..5).map(|i| ScriptStep::tool_call("echo", json!({"text": format!("{i}")}))).collect();
+    let h = Harness::with(steps, config, |p| p);
+    assert_eq!(h.submit("go").unwrap(), StopReason::RoundLimit);
+    assert_eq!(h.client.calls(), 2);
+    let limit = h.drain().into_iter().find(|e| e.kind() == "turn_limit").expect("turn_limit event");
+    assert_eq!(limit.data, EventData::TurnLimit { limit: "max_tool_rounds_per_input".into(), count: 2 });
+    // The limit is per input: the next input gets its own rounds.
+    assert_eq!(h.submit("again").unwrap(), StopReason::RoundLimit);
+    assert_eq!(h.client.calls(), 4);
+}
+
+#[test]
+fn turn_limit_max_turns_stops_the_loop_across_inputs() {
+    let config = SessionConfig { max_turns: 3, ..SessionConfig::default() };
+    let steps = vec![
+        ScriptStep::tool_call("echo", json!({"text": "a"})),
+        ScriptStep::text("first done"),
+        ScriptStep::tool_call("echo", json!({"text": "b"})),
+        ScriptStep::text("never reached"),
+    ];
+    let h = Harness::with(steps, config, |p| p);
+    assert_eq!(h.submit("one").unwrap(), StopReason::Completed);
+    assert_eq!(h.submit("two").unwrap(), StopReason::TurnLimit);
+    assert_eq!(h.client.calls(), 3);
+    assert!(h.drain().iter().any(|e| e.data == EventData::TurnLimit { limit: "max_turns".into(), count: 3 }));
+}
+
+/// A tool that never finishes and records whether its future was dropped (cancelled).
+struct HangingTool {
+    started: Rc<Cell<bool>>,
+    dropped: Rc<Cell<bool>>,
+}
+
+struct DropFlag(Rc<Cell<bool>>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+#[async_trait(?Send)]
+impl ToolExecutor for HangingTool {
+    async fn execute(&self, _args: &Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let _guard = DropFlag(self.dropped.clone());
+        self.started.set(true);
+        futures::future::pending::<()>().await;
+        Ok("unreachable".into())
+    }
+}
+
+#[test]
+fn abort_signal_cancels_running_tools_and_closes_the_session() {
+    let h = Harness::new(vec![ScriptStep::tool_call("hang", json!({}))]);
+    let (started, dropped) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(false)));
+    let definition = crate::llm::ToolDefinition {
+        name: "hang".into(),
+        description: "never ends".into(),
+        parameters: json!({"type": "object"}),
+    };
+    let hanging = HangingTool { started: started.clone(), dropped: dropped.clone() };
+    h.session.register_tool(RegisteredTool::new(definition, Rc::new(hanging)).unwrap());
+
+    let session = h.session.clone();
+    let abort_when_started = futures::future::poll_fn(|cx| {
+        if started.get() {
+            session.abort();
+            Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    });
+    let (result, ()) = block_on(futures::future::join(h.session.submit("run forever"), abort_when_started));
+    assert_eq!(result.unwrap(), StopReason::Aborted);
+    assert!(dropped.get(), "the running tool's future must be dropped");
+    assert_eq!(h.session.state(), SessionState::Closed);
+    let kinds = h.kinds();
+    assert_eq!(&kinds[kinds.len() - 2..], ["processing_end", "session_end"]);
+    assert_eq!(h.submit("more").unwrap_err(), SessionError::Closed);
+}
+
+#[test]
+fn abort_signal_cancels_the_llm_call() {
+    let h = Harness::new(vec![ScriptStep::Hang]);
+    let session = h.session.clone();
+    let client = h.client.clone();
+    let abort_when_called = futures::future::poll_fn(|cx| {
+        if client.calls() == 1 {
+            session.abort();
+            Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    });
+    let (result, ()) = block_on(futures::future::join(h.session.submit("hang"), abort_when_called));
+    assert_eq!(result.unwrap(), StopReason::Aborted);
+    assert_eq!(h.session.state(), SessionState::Closed);
+}
+
+#[test]
+fn abort_when_idle_closes_at_once() {
+    let h = Harness::new(vec![]);
+    h.session.abort();
+    assert_eq!(h.session.state(), SessionState::Closed);
+    assert_eq!(h.kinds(), ["session_start", "session_end"]);
+}
+
+#[test]
+fn loop_detection_identical_calls_inject_a_warning_steering_turn() {
+    let config = SessionConfig { loop_detection_window: 4, ..SessionConfig::default() };
+    let mut steps: Vec<_> = (0..4).map(|_| ScriptStep::tool_call("echo", json!({"text": "same"}))).collect();
+    steps.push(ScriptStep::text("ok, changing approach"));
+    let h = Harness::with(steps, config, |p| p);
+    h.submit("loop").unwrap();
+    let warning = "Loop detected: the last 4 tool calls follow a repeating pattern. Try a different approach.";
+    let history = h.session.history();
+    assert!(history.iter().any(|t| matches!(t, Turn::Steering { content, .. } if content == warning)));
+    assert!(h.drain().iter().any(|e| e.data == EventData::LoopDetection { message: warning.into() }));
+    // The model is told: the last request carries the warning as a user message.
+    let last = h.client.requests().pop().unwrap();
+    assert!(last.messages.iter().any(|m| m.role == Role::User && m.text() == warning));
+}
+
+#[test]
+fn loop_detection_can_be_disabled() {
+    let config = SessionConfig { loop_detection_window: 2, enable_loop_detection: false, ..SessionConfig::default() };
+    let mut steps: Vec<_> = (0..3).map(|_| ScriptStep::tool_call("echo", json!({"text": "same"}))).collect();
+    steps.push(ScriptStep::text("done"));
+    let h = Harness::with(steps, config, |p| p);
+    h.submit("loop").unwrap();
+    assert!(!h.kinds().contains(&"loop_detection"));
+}
+
+#[test]
+fn multiple_sequential_inputs_work() {
+    let h = Harness::new(vec![ScriptStep::text("one"), ScriptStep::text("two"), ScriptStep::text("three")]);
+    for input in ["a", "b", "c"] {
+        assert_eq!(h.submit(input).unwrap(), StopReason::Completed);
+    }
+    let last = h.client.requests().pop().unwrap();
+    // system, then a/one, b/two, c.
+    let texts: Vec<String> = last.messages.iter().skip(1).map(Message::text).collect();
+    assert_eq!(texts, ["a", "one", "b", "two", "c"]);
+}
+
+#[test]
+fn a_question_leaves_the_session_awaiting_input() {
+    let h = Harness::new(vec![ScriptStep::text("Which file should I change?"), ScriptStep::text("Done.")]);
+    h.submit("fix it").unwrap();
+    assert_eq!(h.session.state(), SessionState::AwaitingInput);
+    h.submit("main.rs").unwrap();
+    assert_eq!(h.session.state(), SessionState::Idle);
+}
+
+// ---- 9.3 Tool execution ----
+
+#[test]
+fn tool_calls_are_dispatched_through_the_registry_latest_wins() {
+    let h = Harness::new(vec![ScriptStep::tool_call("echo", json!({"text": "x"})), ScriptStep::text("done")]);
+    let params = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    h.session.register_tool(tool("echo", params, |_| Ok("replaced".into())));
+    h.submit("go").unwrap();
+    assert_eq!(tool_results(&h.session.history())[0].content, "replaced");
+}
+
+#[test]
+fn unknown_tool_returns_an_error_result_not_an_exception() {
+    let h = Harness::new(vec![ScriptStep::tool_call("no_such_tool", json!({})), ScriptStep::text("sorry")]);
+    assert_eq!(h.submit("go").unwrap(), StopReason::Completed);
+    let result = &tool_results(&h.session.history())[0];
+    assert!(result.is_error);
+    assert!(result.content.starts_with("Unknown tool: no_such_tool. Available tools: echo, "), "{}", result.content);
+}
+
+#[test]
+fn tool_arguments_are_parsed_and_validated_against_the_schema() {
+    let bad_json = crate::llm::ToolCall::from_raw("c1", "echo", "{\"text\": ");
+    let steps = vec![
+        ScriptStep::Reply(reply_with(vec![ContentPart::ToolCall { tool_call: bad_json }])),
+        ScriptStep::tool_call("echo", json!({"text": 42})),
+        ScriptStep::tool_call("echo", json!({})),
+        ScriptStep::text("gave up"),
+    ];
+    let h = Harness::new(steps);
+    h.submit("go").unwrap();
+    let results = tool_results(&h.session.history());
+    assert!(results.iter().all(|r| r.is_error));
+    assert!(results[0].content.starts_with("Invalid arguments for tool echo: the arguments are not a valid JSON object"));
+    assert!(results[1].content.starts_with("Invalid arguments for tool echo:\n- /text: "), "{}", results[1].content);
+    assert!(results[2].content.contains("text"), "{}", results[2].content);
+}
+
+fn reply_with(content: Vec<ContentPart>) -> crate::llm::Response {
+    match ScriptStep::text("") {
+        ScriptStep::Reply(mut r) => {
+            r.message.content = content;
+            r
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn tool_execution_errors_become_error_results() {
+    let h = Harness::new(vec![ScriptStep::tool_call("boom", json!({})), ScriptStep::text("recovered")]);
+    h.session.register_tool(tool("boom", json!({"type": "object"}), |_| Err(ToolError::new("disk on fire"))));
+    assert_eq!(h.submit("go").unwrap(), StopReason::Completed);
+    let result = &tool_results(&h.session.history())[0];
+    assert!(result.is_error);
+    assert_eq!(result.content, "Tool error (boom): disk on fire");
+    let end = h.drain().into_iter().find(|e| e.kind() == "tool_call_end").unwrap();
+    assert!(
+        matches!(end.data, EventData::ToolCallEnd { error: Some(ref e), output: None, .. } if e == "Tool error (boom): disk on fire")
+    );
+}
+
+/// Completes only once `needed` calls are in flight at the same time.
+struct Rendezvous {
+    arrived: Rc<Cell<usize>>,
+    waiters: Rc<RefCell<Vec<Waker>>>,
+    needed: usize,
+}
+
+struct Arrive<'a>(&'a Rendezvous, bool);
+
+impl Future for Arrive<'_> {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if !self.1 {
+            self.1 = true;
+            self.0.arrived.set(self.0.arrived.get() + 1);
+            self.0.waiters.borrow_mut().drain(..).for_each(Waker::wake);
+        }
+        if self.0.arrived.get() >= self.0.needed {
+            return Poll::Ready(());
+        }
+        self.0.waiters.borrow_mut().push(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+#[async_trait(?Send)]
+impl ToolExecutor for Rendezvous {
+    async fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        Arrive(self, false).await;
+        Ok(format!("done {}", args["n"]).into())
+    }
+}
+
+#[test]
+fn parallel_tool_execution_when_the_profile_supports_it() {
+    let calls = [("meet", json!({"n": 1})), ("meet", json!({"n": 2})), ("meet", json!({"n": 3}))];
+    let h = Harness::new(vec![ScriptStep::tool_calls(&calls), ScriptStep::text("done")]);
+    let rendezvous = Rendezvous { arrived: Rc::default(), waiters: Rc::default(), needed: 3 };
+    let definition = crate::llm::ToolDefinition {
+        name: "meet".into(),
+        description: "waits for the others".into(),
+        parameters: json!({"type": "object"}),
+    };
+    h.session.register_tool(RegisteredTool::new(definition, Rc::new(rendezvous)).unwrap());
+    // Sequential execution would never complete: each call waits for all three.
+    h.submit("go").unwrap();
+    let results = tool_results(&h.session.history());
+    let contents: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(contents, ["done 1", "done 2", "done 3"], "results come back in call order");
+    let ids: Vec<&str> = results.iter().map(|r| r.tool_call_id.as_str()).collect();
+    assert_eq!(ids, ["call_1_1", "call_1_2", "call_1_3"]);
+}
+
+#[test]
+fn sequential_tool_execution_when_the_profile_does_not() {
+    let calls = [("echo", json!({"text": "1"})), ("echo", json!({"text": "2"}))];
+    let h = Harness::with(vec![ScriptStep::tool_calls(&calls), ScriptStep::text("done")], SessionConfig::default(), |p| {
+        p.with_parallel_tool_calls(false)
+    });
+    h.submit("go").unwrap();
+    let kinds: Vec<_> = h.kinds().into_iter().filter(|k| k.starts_with("tool_call")).collect();
+    assert_eq!(kinds, ["tool_call_start", "tool_call_end", "tool_call_start", "tool_call_end"]);
+}
+
+// ---- 9.5 Tool output truncation ----
+
+#[test]
+fn tool_call_end_carries_the_full_output_and_the_model_gets_the_truncated_one() {
+    let big = format!("{}\n", "x".repeat(79)).repeat(1000); // 80 000 characters in 1000 lines
+    let h = Harness::new(vec![ScriptStep::tool_call("read_file", json!({"file_path": "big.txt"})), ScriptStep::text("big")]);
+    block_on(h.env.write_file("big.txt", &big)).unwrap();
+    h.submit("read it").unwrap();
+    let end = h.drain().into_iter().find(|e| e.kind() == "tool_call_end").unwrap();
+    let EventData::ToolCallEnd { output: Some(full), .. } = end.data else { panic!("no output") };
+    assert_eq!(full.lines().count(), 1000, "the event has every line");
+    let sent = &tool_results(&h.session.history())[0].content;
+    assert!(sent.contains("[WARNING: Tool output was truncated."), "the model gets a marked, truncated output");
+    assert!(sent.chars().count() < 51_000);
+}
+
+#[test]
+fn truncation_limits_are_overridable_through_session_config() {
+    let mut config = SessionConfig::default();
+    config.tool_output_limits.insert("echo".into(), 10);
+    let h = Harness::with(
+        vec![ScriptStep::tool_call("echo", json!({"text": "abcdefghijklmnopqrstuvwxyz"})), ScriptStep::text("ok")],
+        config,
+        |p| p,
+    );
+    h.submit("go").unwrap();
+    let sent = &tool_results(&h.session.history())[0].content;
+    assert!(sent.starts_with("abcde\n\n[WARNING: Tool output was truncated. 16 characters"), "{sent}");
+}
+
+// ---- 9.6 Steering ----
+
+#[test]
+fn steer_is_injected_after_the_current_tool_round_as_a_user_message() {
+    let h = Harness::new(vec![ScriptStep::tool_call("steer_me", json!({})), ScriptStep::text("adjusted")]);
+    let session = h.session.clone();
+    h.session.register_tool(tool("steer_me", json!({"type": "object"}), move |_| {
+        session.steer("use tabs, not spaces");
+        Ok("round done".into())
+    }));
+    h.submit("format the file").unwrap();
+    let history = h.session.history();
+    let kinds: Vec<&str> = history
+        .iter()
+        .map(|t| match t {
+            Turn::User { .. } => "user",
+            Turn::Assistant { .. } => "assistant",
+            Turn::ToolResults { .. } => "tool_results",
+            Turn::Steering { .. } => "steering",
+            Turn::System { .. } => "system",
+        })
+        .collect();
+    assert_eq!(kinds, ["user", "assistant", "tool_results", "steering", "assistant"]);
+    let second = &h.client.requests()[1];
+    let last = second.messages.last().unwrap();
+    assert_eq!((last.role, last.text()), (Role::User, "use tabs, not spaces".to_owned()));
+    assert!(h.drain().iter().any(|e| e.data == EventData::SteeringInjected { content: "use tabs, not spaces".into() }));
+}
+
+#[test]
+fn steer_while_idle_is_delivered_on_the_next_submit() {
+    let h = Harness::new(vec![ScriptStep::text("ok")]);
+    h.session.steer("be brief");
+    h.submit("hello").unwrap();
+    let request = &h.client.requests()[0];
+    let texts: Vec<String> = request.messages.iter().skip(1).map(Message::text).collect();
+    assert_eq!(texts, ["hello", "be brief"]);
+}
+
+#[test]
+fn follow_up_is_processed_after_the_current_input_completes() {
+    let h = Harness::new(vec![
+        ScriptStep::tool_call("echo", json!({"text": "1"})),
+        ScriptStep::text("first"),
+        ScriptStep::text("second"),
+    ]);
+    h.session.follow_up("now the tests");
+    assert_eq!(h.submit("write code").unwrap(), StopReason::Completed);
+    assert_eq!(h.client.calls(), 3);
+    let inputs: Vec<String> = h
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e.data {
+            EventData::UserInput { content } => Some(content),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inputs, ["write code", "now the tests"]);
+}
+
+// ---- 9.7 Reasoning effort ----
+
+#[test]
+fn reasoning_effort_is_passed_through_and_changes_take_effect_on_the_next_call() {
+    let config = SessionConfig { reasoning_effort: Some("low".into()), ..SessionConfig::default() };
+    let h = Harness::with(
+        vec![ScriptStep::tool_call("think_harder", json!({})), ScriptStep::text("done"), ScriptStep::text("again")],
+        config,
+        |p| p,
+    );
+    let session = h.session.clone();
+    h.session.register_tool(tool("think_harder", json!({"type": "object"}), move |_| {
+        session.set_reasoning_effort(Some("high".into()));
+        Ok("ok".into())
+    }));
+    h.submit("go").unwrap();
+    h.session.set_reasoning_effort(None);
+    h.submit("more").unwrap();
+    let efforts: Vec<Option<String>> = h.client.requests().into_iter().map(|r| r.reasoning_effort).collect();
+    assert_eq!(efforts, [Some("low".into()), Some("high".into()), None]);
+}
+
+// ---- 9.10 Event system ----
+
+#[test]
+fn event_kinds_are_emitted_at_the_correct_times() {
+    let h = Harness::new(vec![ScriptStep::tool_call("echo", json!({"text": "hi"})), ScriptStep::text("all done")]);
+    h.submit("say hi").unwrap();
+    h.session.close();
+    assert_eq!(
+        h.kinds(),
+        [
+            "session_start",
+            "user_input",
+            "assistant_text_end",
+            "tool_call_start",
+            "tool_call_end",
+            "assistant_text_start",
+            "assistant_text_delta",
+            "assistant_text_delta",
+            "assistant_text_end",
+            "processing_end",
+            "session_end",
+        ]
+    );
+}
+
+#[test]
+fn events_are_delivered_as_an_async_stream_and_serialise_to_the_envelope() {
+    let h = Harness::new(vec![ScriptStep::text("hello there")]);
+    let mut second = h.session.events();
+    h.submit("hi").unwrap();
+    let first = block_on(second.next()).unwrap();
+    let json = serde_json::to_value(&first).unwrap();
+    assert_eq!(
+        json,
+        json!({"kind": "session_start", "timestamp": "2025-01-01T00:00:00.000Z", "session_id": "s1",
+               "data": {"provider": "core", "model": "test-model", "working_directory": "/workspace"}})
+    );
+    let back: SessionEvent = serde_json::from_value(json).unwrap();
+    assert_eq!(back, first);
+}
+
+#[test]
+fn text_deltas_carry_only_the_new_text() {
+    let h = Harness::new(vec![ScriptStep::text("one two three")]);
+    h.submit("count").unwrap();
+    let deltas: Vec<String> = h
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e.data {
+            EventData::AssistantTextDelta { delta } => Some(delta),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, ["one ", "two ", "three"]);
+}
+
+#[test]
+fn usage_is_reported_per_call_and_as_running_totals() {
+    let h = Harness::new(vec![ScriptStep::tool_call("echo", json!({"text": "a"})), ScriptStep::text("b")]);
+    h.submit("go").unwrap();
+    let ends: Vec<(Usage, Usage)> = h
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e.data {
+            EventData::AssistantTextEnd { usage, total_usage, .. } => Some((usage, total_usage)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends.len(), 2);
+    assert_eq!(ends[0].0.total_tokens, 15);
+    assert_eq!(ends[1].1.total_tokens, 30);
+    assert_eq!(h.session.total_usage().total_tokens, 30);
+}
+
+#[test]
+fn session_start_and_session_end_bracket_the_session() {
+    let h = Harness::new(vec![ScriptStep::text("a")]);
+    h.submit("x").unwrap();
+    h.session.close();
+    h.session.close();
+    let kinds = h.kinds();
+    assert_eq!(kinds.first(), Some(&"session_start"));
+    assert_eq!(kinds.last(), Some(&"session_end"));
+    assert_eq!(kinds.iter().filter(|k| **k == "session_end").count(), 1);
+}
+
+// ---- 9.11 Errors ----
+
+#[test]
+fn authentication_errors_surface_at_once_and_close_the_session() {
+    let h = Harness::new(vec![ScriptStep::fail(ErrorKind::Authentication, "invalid x-api-key"), ScriptStep::text("unused")]);
+    let err = h.submit("hi").unwrap_err();
+    assert!(matches!(err, SessionError::Llm(ref e) if e.kind == ErrorKind::Authentication));
+    assert_eq!(h.client.calls(), 1, "never retried");
+    assert_eq!(h.session.state(), SessionState::Closed);
+    let kinds = h.kinds();
+    assert!(kinds.contains(&"error"));
+    assert_eq!(kinds.last(), Some(&"session_end"));
+}
+
+#[test]
+fn a_transient_error_ends_the_input_but_not_the_session() {
+    let h = Harness::new(vec![ScriptStep::fail(ErrorKind::Server, "overloaded"), ScriptStep::text("back")]);
+    assert!(h.submit("hi").is_err());
+    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.submit("again").unwrap(), StopReason::Completed);
+}
+
+#[test]
+fn context_usage_warning_above_80_percent_of_the_window() {
+    let h = Harness::with(vec![ScriptStep::text("ok")], SessionConfig::default(), |p| p.with_context_window_size(100));
+    h.submit(&"y".repeat(400)).unwrap();
+    let warning = h.drain().into_iter().find(|e| e.kind() == "warning").expect("warning");
+    assert!(
+        matches!(warning.data, EventData::Warning { ref message } if message.starts_with("Context usage at ~10")),
+        "{warning:?}"
+    );
+}
+
+#[test]
+fn a_broken_stream_is_an_error_not_a_silent_success() {
+    let events = vec![crate::llm::StreamEvent::TextDelta { text_id: "t".into(), delta: "partial".into() }];
+    let h = Harness::new(vec![ScriptStep::Events(events)]);
+    let err = h.submit("hi").unwrap_err();
+    assert!(matches!(err, SessionError::Llm(ref e) if e.kind == ErrorKind::Stream));
+}
