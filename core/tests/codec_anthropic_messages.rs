@@ -47,7 +47,7 @@ const UNSUPPORTED_REQUESTS: &[(&str, &str)] = &[
 /// Differences between a captured body and ours that the codec makes on purpose.
 const NORMALISED: &[&str] = &[
     "string `content`/`system` is sent as a list of text blocks",
-    "`role: system` messages inside `messages` are hoisted into `system` (the API refuses them on current models)",
+    "`role: system` messages inside `messages` are hoisted into `system` (some models refuse them: see anthropicMidConversationSystemMessage/error.json)",
     "consecutive messages of one role are merged into one",
     "`output_format` (beta) is sent as `output_config.format` (GA)",
     "`cache_control` breakpoints are placed by the codec's heuristic, not where the capture had them (checked apart)",

@@ -16,7 +16,8 @@
 //! What the codec decides for the caller, and the escape hatches (`provider_options.anthropic`):
 //!
 //! - **System and developer messages**, wherever they stand in the conversation, become text blocks
-//!   of `system`, in order. (The API rejects `role: "system"` inside `messages` on current models.)
+//!   of `system`, in order. (`role: "system"` inside `messages` is refused by some models: see the
+//!   captured `anthropicMidConversationSystemMessage` error.)
 //! - **Alternation**: consecutive messages that map to the same role are merged; tool results are
 //!   `tool_result` blocks of a user message.
 //! - **Reasoning**: `reasoning_effort` `low`/`medium`/`high` turns on extended thinking with a
