@@ -1,6 +1,7 @@
 //! The LLM layer: the unified data model, the `LlmClient` seam, streaming and errors, and the
 //! transport pieces every wire codec shares (the `HttpClient` seam, SSE decoding).
 
+pub mod anthropic_messages;
 pub mod base64;
 mod client;
 mod codec;
