@@ -6,6 +6,7 @@ mod client;
 mod codec;
 mod error;
 pub mod http;
+pub mod openai_responses;
 mod scripted;
 pub mod sse;
 mod stream;
