@@ -87,7 +87,11 @@ impl ResponsesStreamDecoder {
                 let field = |key| response.and_then(|r| str_of(r, key)).map(str::to_owned);
                 out.push(StreamEvent::StreamStart { id: field("id"), model: field("model"), warnings: Vec::new() });
             }
-            "response.output_item.added" => self.item_added(item(&event, kind)?, out),
+            "response.output_item.added" => {
+                if !self.item_added(item(&event, kind)?, out) {
+                    out.push(StreamEvent::ProviderEvent { raw: event });
+                }
+            }
             "response.output_text.delta" | "response.refusal.delta" => {
                 let (item_id, delta) = (field(&event, kind, "item_id")?, field(&event, kind, "delta")?);
                 let text_id = match event.get("content_index").and_then(Value::as_u64) {
@@ -112,7 +116,11 @@ impl ResponsesStreamDecoder {
                 let index = event.get("summary_index").and_then(Value::as_u64);
                 self.reasoning_delta(item_id, index, delta, out);
             }
-            "response.output_item.done" => self.item_done(item(&event, kind)?, out)?,
+            "response.output_item.done" => {
+                if !self.item_done(item(&event, kind)?, out)? {
+                    out.push(StreamEvent::ProviderEvent { raw: event });
+                }
+            }
             "response.completed" | "response.incomplete" => {
                 let response = event.get("response").unwrap_or(&Value::Null);
                 let has_calls = self.saw_tool_call
@@ -142,7 +150,8 @@ impl ResponsesStreamDecoder {
         Ok(())
     }
 
-    fn item_added(&mut self, item: &Value, out: &mut Vec<StreamEvent>) {
+    /// Starts an item's events; `false` for an item kind the unified model has no events for.
+    fn item_added(&mut self, item: &Value, out: &mut Vec<StreamEvent>) -> bool {
         let id = str_of(item, "id").unwrap_or_default().to_owned();
         match item_type(item) {
             "function_call" | "custom_tool_call" => {
@@ -155,11 +164,13 @@ impl ResponsesStreamDecoder {
             "reasoning" => self.open_reasoning(id, out),
             // A message's text starts with its first delta.
             "message" => {}
-            _ => out.push(StreamEvent::ProviderEvent { raw: item.clone() }),
+            _ => return false,
         }
+        true
     }
 
-    fn item_done(&mut self, item: &Value, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
+    /// Ends an item; `false` for an item kind the unified model has no events for.
+    fn item_done(&mut self, item: &Value, out: &mut Vec<StreamEvent>) -> Result<bool, LlmError> {
         let id = str_of(item, "id").unwrap_or_default();
         match item_type(item) {
             "message" => {
@@ -196,9 +207,9 @@ impl ResponsesStreamDecoder {
                 self.reasoning.retain(|r| r.id != id);
                 out.push(StreamEvent::ReasoningEnd { id: id.to_owned(), signature: thinking.signature });
             }
-            _ => out.push(StreamEvent::ProviderEvent { raw: item.clone() }),
+            _ => return Ok(false),
         }
-        Ok(())
+        Ok(true)
     }
 
     fn open_reasoning(&mut self, id: String, out: &mut Vec<StreamEvent>) {
@@ -452,7 +463,7 @@ mod tests {
         let mut bytes = sse(&events);
         bytes.extend_from_slice(b"data: [DONE]\n\n");
         let out = decode_in(&bytes, 6).unwrap();
-        assert!(matches!(&out[0], StreamEvent::ProviderEvent { raw } if raw["type"] == "code_interpreter_call"));
+        assert!(matches!(&out[0], StreamEvent::ProviderEvent { raw } if raw["item"]["type"] == "code_interpreter_call"));
         assert!(matches!(&out[1], StreamEvent::ProviderEvent { raw } if raw["delta"] == "print(1)"));
         assert!(matches!(out[2], StreamEvent::Finish { .. }));
     }
