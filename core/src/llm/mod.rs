@@ -9,6 +9,7 @@ mod error;
 pub mod http;
 mod retry;
 mod router;
+pub mod openai_responses;
 mod scripted;
 pub mod sse;
 mod stream;
