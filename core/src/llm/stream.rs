@@ -143,9 +143,12 @@ impl StreamAccumulator {
         self.content.push(ContentPart::text(String::new()));
     }
 
+    /// The segment id is kept as the part's id: APIs that replay reasoning items by id (OpenAI
+    /// Responses) stream the item id as the segment id.
     fn open_reasoning_part(&mut self, id: &str) {
         self.open_reasoning = Some((id.to_owned(), self.content.len()));
-        self.content.push(ContentPart::Thinking { thinking: ThinkingData::default() });
+        let thinking = ThinkingData { id: Some(id.to_owned()), ..ThinkingData::default() };
+        self.content.push(ContentPart::Thinking { thinking });
     }
 
     fn open_thinking(&mut self) -> Option<&mut ThinkingData> {
