@@ -6,6 +6,7 @@ mod client;
 mod codec;
 mod error;
 pub mod http;
+pub mod openai_chat;
 mod scripted;
 pub mod sse;
 mod stream;
