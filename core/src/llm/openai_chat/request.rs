@@ -8,6 +8,10 @@ use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, MediaData, Message, Request, ResponseFormat, Role, ToolCall, ToolChoice};
 
 /// The JSON body for `request`, streamed or not.
+///
+/// `Request.metadata` is not sent: it is the caller's bookkeeping, OpenAI ties its own
+/// `metadata` to `store`, and compatible servers do not know it. `provider_options` sends it
+/// when wanted.
 pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool) -> Result<Value, LlmError> {
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
