@@ -84,10 +84,14 @@ impl Codec for OpenAiChat {
     }
 
     fn build_request(&self, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
-        let options = options::ChatOptions::from_request(request, &self.provider)?;
-        let body = request::build_body(request, &options, stream).map_err(|e| e.with_provider(&self.provider))?;
-        let body = serde_json::to_vec(&body)
-            .map_err(|e| LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be encoded as JSON: {e}")))?;
+        let body = options::ChatOptions::from_request(request, &self.provider)
+            .and_then(|options| request::build_body(request, &options, stream))
+            .and_then(|body| {
+                serde_json::to_vec(&body).map_err(|e| {
+                    LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be encoded as JSON: {e}"))
+                })
+            })
+            .map_err(|e| e.with_provider(&self.provider))?;
         let mut http = HttpRequest::post_json(self.endpoint()?, body);
         http.headers.push(("accept".into(), if stream { "text/event-stream" } else { "application/json" }.into()));
         // Local servers usually run without a key; an empty bearer token would only confuse them.
@@ -116,8 +120,33 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
+    use std::rc::Rc;
+
+    use async_trait::async_trait;
+    use futures::executor::block_on;
+    use futures::StreamExt;
+
     use super::*;
-    use crate::llm::{ApiKey, Message};
+    use crate::llm::http::{HttpClient, HttpError, HttpResponse};
+    use crate::llm::{ApiKey, HttpLlmClient, LlmClient, Message, StreamEvent};
+
+    /// An HTTP client that answers every request with one status and body, in pieces.
+    struct Canned {
+        status: u16,
+        pieces: Vec<&'static str>,
+    }
+
+    #[async_trait(?Send)]
+    impl HttpClient for Canned {
+        async fn send(&self, _request: HttpRequest) -> Result<HttpResponse, HttpError> {
+            let pieces: Vec<Result<Vec<u8>, HttpError>> = self.pieces.iter().map(|p| Ok(p.as_bytes().to_vec())).collect();
+            Ok(HttpResponse { status: self.status, headers: Vec::new(), body: Box::pin(futures::stream::iter(pieces)) })
+        }
+    }
+
+    fn client(status: u16, pieces: Vec<&'static str>) -> HttpLlmClient<OpenAiChat> {
+        HttpLlmClient::new(codec("http://127.0.0.1:8080/v1", ""), Rc::new(Canned { status, pieces }))
+    }
 
     fn codec(base_url: &str, key: &str) -> OpenAiChat {
         OpenAiChat::new(ProviderConfig { api_key: ApiKey::new(key), base_url: base_url.into(), ..Default::default() })
@@ -147,9 +176,13 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_base_url_is_a_configuration_error() {
+    fn a_missing_base_url_or_bad_options_are_configuration_errors() {
         let error = codec(" ", "").build_request(&request(), false).unwrap_err();
-        assert_eq!(error.kind, ErrorKind::Configuration);
+        assert_eq!((error.kind, error.provider.as_deref()), (ErrorKind::Configuration, Some(DEFAULT_PROVIDER)));
+        let mut bad = request();
+        bad.provider_options = Some(serde_json::json!({"openai-compatible": {"send_reasoning": 1}}));
+        let error = codec("http://x/v1", "").build_request(&bad, false).unwrap_err();
+        assert_eq!((error.kind, error.provider.as_deref()), (ErrorKind::Configuration, Some(DEFAULT_PROVIDER)));
     }
 
     #[test]
@@ -157,5 +190,30 @@ mod tests {
         let codec = codec("http://x/v1", "").with_provider("vllm");
         assert_eq!(codec.provider(), "vllm");
         assert_eq!(OpenAiChat::new(ProviderConfig::default()).provider(), DEFAULT_PROVIDER);
+    }
+
+    #[test]
+    fn runs_over_an_http_client_whole_streamed_and_failing() {
+        let body = r#"{"id": "r", "model": "m", "choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}"#;
+        let (head, tail) = body.split_at(17);
+        let response = block_on(client(200, vec![head, tail]).complete(&request())).unwrap();
+        assert_eq!((response.text().as_str(), response.usage.total_tokens), ("hi", 2));
+
+        let sse = vec![
+            "data: {\"id\": \"r\", \"choices\": [{\"delta\": {\"content\": \"par\"}}]}\n",
+            "\ndata: {\"error\": {\"message\": \"overloaded\", \"type\": \"server_error\"}}\n\n",
+            "data: {\"choices\": [{\"delta\": {\"content\": \"never\"}, \"finish_reason\": \"stop\"}]}\n\ndata: [DONE]\n\n",
+        ];
+        let streaming = client(200, sse);
+        let events: Vec<StreamEvent> = block_on(async { streaming.stream(&request()).await.unwrap().collect().await });
+        assert!(matches!(events.first(), Some(StreamEvent::StreamStart { .. })));
+        assert!(matches!(events.last(), Some(StreamEvent::Error { error }) if error.message == "overloaded"));
+        assert_eq!(events.iter().filter(|e| matches!(e, StreamEvent::Error { .. } | StreamEvent::Finish { .. })).count(), 1);
+
+        let error = block_on(
+            client(429, vec![r#"{"error": {"message": "slow down", "code": "rate_limit_exceeded"}}"#]).stream(&request()),
+        );
+        let error = error.err().unwrap();
+        assert_eq!((error.kind, error.status_code, error.message.as_str()), (ErrorKind::RateLimit, Some(429), "slow down"));
     }
 }

@@ -7,7 +7,7 @@ use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::types::Request;
 
 /// Options this codec interprets, and the rest for the body.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub(super) struct ChatOptions {
     pub developer_role: bool,
     pub send_reasoning: bool,
