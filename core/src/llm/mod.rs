@@ -10,6 +10,7 @@ pub mod http;
 mod retry;
 mod router;
 pub mod openai_responses;
+pub mod openai_chat;
 mod scripted;
 pub mod sse;
 mod stream;

@@ -1,0 +1,210 @@
+//! Error bodies (spec 6.4, 6.5, 7.6). Compatible servers disagree on the shape, so every shape
+//! seen in the wild is read: OpenAI `{error: {message, type, code}}`, llama.cpp
+//! `{error: {code: 400, message, type}}`, vLLM `{object: "error", message, type, code}`,
+//! Ollama `{error: "..."}` and FastAPI `{detail: "..."}`.
+
+use serde_json::Value;
+
+use crate::llm::codec::ApiKey;
+use crate::llm::error::{error_from_http, ErrorDetails, ErrorKind, LlmError};
+
+/// How much of a body or frame that is not JSON (an HTML page from a proxy, say) goes into a
+/// message.
+const SNIPPET_CHARS: usize = 300;
+
+/// The typed error for a non-2xx answer.
+pub(super) fn parse_error(provider: &str, key: &ApiKey, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
+    let details = match serde_json::from_slice::<Value>(body) {
+        Ok(value) => details(value),
+        Err(_) => {
+            let text = snippet(&String::from_utf8_lossy(body));
+            let message = (!text.is_empty()).then(|| format!("HTTP {status} from {provider}: {text}"));
+            ErrorDetails { message, ..ErrorDetails::default() }
+        }
+    };
+    redact(refine(error_from_http(provider, status, headers, details)), key)
+}
+
+/// An error the provider put in a body that came with no error status: an error event in a
+/// stream, or an error object in a 2xx body. A numeric `code` in the 4xx/5xx range is taken as
+/// the status; otherwise the error is classified as an unknown server error (retryable, spec
+/// 6.3) refined by its code and message.
+pub(super) fn embedded_error(provider: &str, key: &ApiKey, value: Value) -> LlmError {
+    let status = error_object(&value).and_then(|e| e.get("code").or_else(|| e.get("status"))).and_then(Value::as_u64);
+    let status = status.and_then(|s| u16::try_from(s).ok()).filter(|s| (400..600).contains(s));
+    let mut error = error_from_http(provider, status.unwrap_or(500), &[], details(value));
+    error.status_code = status;
+    redact(refine(error), key)
+}
+
+/// llama.cpp's word for an overflowing prompt, which the shared classification does not know:
+/// its message says "context size", not "context length".
+fn refine(mut error: LlmError) -> LlmError {
+    if error.error_code.as_deref() == Some("exceed_context_size_error") {
+        error.kind = ErrorKind::ContextLength;
+        error.retryable = ErrorKind::ContextLength.default_retryable();
+    }
+    error
+}
+
+/// Whether a JSON value from the provider is an error rather than a completion.
+pub(super) fn is_error(value: &Value) -> bool {
+    value.get("error").is_some_and(|e| !e.is_null()) || value.get("object").and_then(Value::as_str) == Some("error")
+}
+
+fn error_object(value: &Value) -> Option<&Value> {
+    match value.get("error") {
+        Some(error @ Value::Object(_)) => Some(error),
+        _ => Some(value).filter(|v| v.get("message").is_some()),
+    }
+}
+
+fn details(value: Value) -> ErrorDetails {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+    let (message, error_code) = match error_object(&value) {
+        Some(error) => {
+            // `code` is OpenAI's precise word when it is a string; llama.cpp and vLLM put the
+            // status there, and then `type` is the one that says something.
+            (text(error.get("message")), text(error.get("code")).or_else(|| text(error.get("type"))))
+        }
+        None => (text(value.get("error")).or_else(|| text(value.get("detail"))), None),
+    };
+    ErrorDetails { message, error_code, raw: Some(value) }
+}
+
+pub(super) fn snippet(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(SNIPPET_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// Some servers echo what they were sent, the key included, into their errors: it must not
+/// travel on in a message, a log line or an event. Keys shorter than this are placeholders
+/// (`EMPTY`, `none`) whose every occurrence in a message is not a secret.
+const MIN_SECRET_CHARS: usize = 8;
+
+fn redact(mut error: LlmError, key: &ApiKey) -> LlmError {
+    let secret = key.expose();
+    if secret.len() < MIN_SECRET_CHARS {
+        return error;
+    }
+    error.message = error.message.replace(secret, "[redacted]");
+    if let Some(raw) = error.raw.as_mut() {
+        redact_value(raw, secret);
+    }
+    error
+}
+
+fn redact_value(value: &mut Value, secret: &str) {
+    match value {
+        Value::String(s) if s.contains(secret) => *s = s.replace(secret, "[redacted]"),
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secret)),
+        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secret)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+    use serde_json::json;
+
+    fn parse(status: u16, body: &str) -> LlmError {
+        parse_error("p", &ApiKey::default(), status, &[], body.as_bytes())
+    }
+
+    #[test]
+    fn reads_every_known_error_shape() {
+        let cases = [
+            (
+                r#"{"error": {"message": "Bad thing", "type": "invalid_request_error", "param": null, "code": null}}"#,
+                Some("invalid_request_error"),
+            ),
+            (
+                r#"{"error": {"code": 400, "message": "Bad thing", "type": "invalid_request_error"}}"#,
+                Some("invalid_request_error"),
+            ),
+            (
+                r#"{"object": "error", "message": "Bad thing", "type": "BadRequestError", "param": null, "code": 400}"#,
+                Some("BadRequestError"),
+            ),
+            (r#"{"error": "Bad thing"}"#, None),
+            (r#"{"detail": "Bad thing"}"#, None),
+        ];
+        for (body, code) in cases {
+            let error = parse(400, body);
+            assert_eq!(
+                (error.kind, error.message.as_str(), error.error_code.as_deref()),
+                (ErrorKind::InvalidRequest, "Bad thing", code),
+                "{body}"
+            );
+            assert_eq!((error.status_code, error.provider.as_deref()), (Some(400), Some("p")));
+            assert!(error.raw.is_some());
+        }
+    }
+
+    #[test]
+    fn codes_and_messages_refine_the_status() {
+        let error = parse(
+            429,
+            r#"{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "code": "insufficient_quota"}}"#,
+        );
+        assert_eq!((error.kind, error.retryable), (ErrorKind::QuotaExceeded, false));
+        let error = parse(
+            400,
+            r#"{"error": {"code": 400, "message": "the request exceeds the available context size, try increasing the context size", "type": "exceed_context_size_error"}}"#,
+        );
+        assert_eq!((error.kind, error.retryable), (ErrorKind::ContextLength, false));
+        let error = parse(
+            400,
+            r#"{"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}"#,
+        );
+        assert_eq!(error.kind, ErrorKind::ContextLength);
+        let error = parse_error("p", &ApiKey::default(), 503, &[("retry-after".into(), "2".into())], b"<html>busy</html>");
+        assert_eq!(
+            (error.kind, error.retry_after, error.message.as_str()),
+            (ErrorKind::Server, Some(2.0), "HTTP 503 from p: <html>busy</html>")
+        );
+        assert_eq!(parse(502, "").message, "HTTP 502 from p");
+    }
+
+    #[test]
+    fn errors_in_bodies_take_their_status_from_a_numeric_code() {
+        let key = ApiKey::default();
+        let error =
+            embedded_error("p", &key, json!({"error": {"code": 500, "message": "slot unavailable", "type": "server_error"}}));
+        assert_eq!((error.kind, error.status_code), (ErrorKind::Server, Some(500)));
+        let error = embedded_error(
+            "p",
+            &key,
+            json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}),
+        );
+        assert_eq!((error.kind, error.status_code, error.retryable), (ErrorKind::RateLimit, None, true));
+        assert!(is_error(&json!({"error": "x"})) && is_error(&json!({"object": "error", "message": "x"})));
+        assert!(!is_error(&json!({"choices": [], "error": null})));
+    }
+
+    #[test]
+    fn the_api_key_never_survives_into_an_error() {
+        let key = ApiKey::new("sk-live-0123456789");
+        let body = br#"{"error": {"message": "Incorrect API key provided: sk-live-0123456789.", "code": "invalid_api_key"}}"#;
+        let error = parse_error("p", &key, 401, &[], body);
+        assert_eq!(error.kind, ErrorKind::Authentication);
+        assert!(!format!("{error:?}").contains("0123456789"), "{error:?}");
+        assert!(error.message.contains("[redacted]"));
+        let error = embedded_error("p", &key, json!({"error": "bad key sk-live-0123456789"}));
+        assert!(!format!("{error:?}").contains("0123456789"));
+    }
+
+    #[test]
+    fn long_non_json_bodies_are_cut_at_a_character_boundary() {
+        let body = "é".repeat(1000);
+        let error = parse(500, &body);
+        assert!(error.message.chars().count() < SNIPPET_CHARS + 40 && error.message.ends_with('…'));
+    }
+}
