@@ -49,6 +49,7 @@ impl Default for NativeHttpConfig {
 #[derive(Debug, Clone)]
 pub struct NativeHttpClient {
     agent: ureq::Agent,
+    config: NativeHttpConfig,
 }
 
 impl NativeHttpClient {
@@ -64,7 +65,7 @@ impl NativeHttpClient {
             .http_status_as_error(false)
             .build()
             .into();
-        Self { agent }
+        Self { agent, config }
     }
 }
 
@@ -78,10 +79,10 @@ impl Default for NativeHttpClient {
 impl HttpClient for NativeHttpClient {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
         let (head_tx, head_rx) = oneshot::channel();
-        let agent = self.agent.clone();
+        let client = self.clone();
         thread::Builder::new()
             .name("openagent-http".into())
-            .spawn(move || exchange(&agent, request, head_tx))
+            .spawn(move || client.exchange(request, head_tx))
             .map_err(|e| HttpError::new(HttpErrorKind::Connect, format!("could not start an HTTP worker thread: {e}")))?;
         match head_rx.await {
             Ok(Ok(head)) => Ok(HttpResponse { status: head.status, headers: head.headers, body: Box::pin(head.body) }),
@@ -99,42 +100,63 @@ struct Head {
     body: mpsc::Receiver<Result<Vec<u8>, HttpError>>,
 }
 
-/// The worker: sends the request, hands back the head, then pumps the body until it ends, fails,
-/// or nobody listens any more (dropping the reader closes the connection here).
-fn exchange(agent: &ureq::Agent, request: HttpRequest, head_tx: oneshot::Sender<Result<Head, HttpError>>) {
-    if head_tx.is_canceled() {
-        return;
-    }
-    let origin = origin(&request.url);
-    let response = match call(agent, request) {
-        Ok(response) => response,
-        Err(e) => {
-            let _ = head_tx.send(Err(request_error(&origin, e)));
+impl NativeHttpClient {
+    /// The worker: sends the request, hands back the head, then pumps the body until it ends,
+    /// fails, or nobody listens any more (dropping the reader closes the connection here).
+    fn exchange(&self, request: HttpRequest, head_tx: oneshot::Sender<Result<Head, HttpError>>) {
+        if head_tx.is_canceled() {
             return;
         }
-    };
-    let status = response.status().as_u16();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
-        .collect();
-    let (mut body_tx, body_rx) = mpsc::channel(CHANNEL_DEPTH);
-    if head_tx.send(Ok(Head { status, headers, body: body_rx })).is_err() {
-        return; // the `send` future was dropped
-    }
-    let mut reader = response.into_body().into_reader();
-    let mut buf = vec![0; CHUNK_SIZE];
-    loop {
-        let item = match reader.read(&mut buf) {
-            Ok(0) => return,
-            Ok(n) => Ok(buf[..n].to_vec()),
-            Err(e) => Err(body_error(&origin, e)),
+        let origin = origin(&request.url);
+        let response = match call(&self.agent, request) {
+            Ok(response) => response,
+            Err(e) => {
+                let _ = head_tx.send(Err(self.error(HttpErrorKind::Connect, &format!("request to {origin} failed"), &e)));
+                return;
+            }
         };
-        let failed = item.is_err();
-        if futures::executor::block_on(body_tx.send(item)).is_err() || failed {
-            return;
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .collect();
+        let (mut body_tx, body_rx) = mpsc::channel(CHANNEL_DEPTH);
+        if head_tx.send(Ok(Head { status, headers, body: body_rx })).is_err() {
+            return; // the `send` future was dropped
         }
+        let mut reader = response.into_body().into_reader();
+        let mut buf = vec![0; CHUNK_SIZE];
+        loop {
+            let item = match reader.read(&mut buf) {
+                Ok(0) => return,
+                Ok(n) => Ok(buf[..n].to_vec()),
+                Err(e) => {
+                    let error = ureq::Error::from(e);
+                    Err(self.error(HttpErrorKind::Body, &format!("reading the response from {origin} failed"), &error))
+                }
+            };
+            let failed = item.is_err();
+            if futures::executor::block_on(body_tx.send(item)).is_err() || failed {
+                return;
+            }
+        }
+    }
+
+    /// `error` as an `HttpError` of `kind`; a timeout says which limit ran out.
+    fn error(&self, kind: HttpErrorKind, context: &str, error: &ureq::Error) -> HttpError {
+        let (kind, detail) = match error {
+            ureq::Error::Timeout(ureq::Timeout::Connect) => (
+                HttpErrorKind::Timeout,
+                format!("no connection within {:?} (NativeHttpConfig::connect_timeout)", self.config.connect_timeout),
+            ),
+            ureq::Error::Timeout(_) => {
+                (HttpErrorKind::Timeout, format!("no data for {:?} (NativeHttpConfig::read_timeout)", self.config.read_timeout))
+            }
+            ureq::Error::Io(e) if e.kind() == io::ErrorKind::TimedOut => (HttpErrorKind::Timeout, describe(error)),
+            _ => (kind, describe(error)),
+        };
+        HttpError::new(kind, format!("{context}: {detail}"))
     }
 }
 
@@ -150,27 +172,6 @@ fn call(agent: &ureq::Agent, request: HttpRequest) -> Result<ureq::http::Respons
     match request.method {
         Method::Get => agent.run(builder.body(())?),
         Method::Post => agent.run(builder.body(request.body)?),
-    }
-}
-
-/// A failure before the response head arrived.
-fn request_error(origin: &str, error: ureq::Error) -> HttpError {
-    let kind = if is_timeout(&error) { HttpErrorKind::Timeout } else { HttpErrorKind::Connect };
-    HttpError::new(kind, format!("request to {origin} failed: {}", describe(&error)))
-}
-
-/// A failure while the body was being read.
-fn body_error(origin: &str, error: io::Error) -> HttpError {
-    let error = ureq::Error::from(error);
-    let kind = if is_timeout(&error) { HttpErrorKind::Timeout } else { HttpErrorKind::Body };
-    HttpError::new(kind, format!("reading the response from {origin} failed: {}", describe(&error)))
-}
-
-fn is_timeout(error: &ureq::Error) -> bool {
-    match error {
-        ureq::Error::Timeout(_) => true,
-        ureq::Error::Io(e) => matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock),
-        _ => false,
     }
 }
 
