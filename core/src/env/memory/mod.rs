@@ -20,6 +20,9 @@ use crate::runtime::{EpochMillis, Runtime};
 
 const DEFAULT_WORKING_DIRECTORY: &str = "/workspace";
 
+/// Every environment has `/tmp`, because agents reach for it.
+const SCRATCH_DIRECTORY: &str = "/tmp";
+
 /// An [`ExecutionEnvironment`] held entirely in memory: the environment of the browser host and
 /// of every test.
 ///
@@ -63,12 +66,13 @@ struct Inner {
 }
 
 impl MemoryEnvironment {
-    /// An empty filesystem with the working directory `/workspace`; `runtime` gives the clock
+    /// An empty filesystem with the working directory `/workspace` and `/tmp`; `runtime` gives the clock
     /// for modification times and the timer for `sleep`.
     pub fn new(runtime: Rc<dyn Runtime>) -> Self {
         let mut tree = Tree::new(runtime.now_ms());
         // Cannot fail: the root is an empty directory.
         let _ = tree.mkdir(DEFAULT_WORKING_DIRECTORY, runtime.now_ms(), true);
+        let _ = tree.mkdir(SCRATCH_DIRECTORY, runtime.now_ms(), true);
         let inner = Inner {
             tree: RefCell::new(tree),
             working_dir: RefCell::new(DEFAULT_WORKING_DIRECTORY.to_owned()),
