@@ -139,11 +139,11 @@ fn build(value: &Value, now: EpochMillis) -> Result<(Tree, String), EnvError> {
     }
     let snapshot: Snapshot = serde_json::from_value(value.clone()).map_err(|err| invalid(err.to_string()))?;
     if snapshot.format != FORMAT {
-        return Err(invalid(format!("format {:?} is not {FORMAT:?}", snapshot.format)));
+        return Err(invalid(format!("format \"{}\" is not \"{FORMAT}\"", snapshot.format)));
     }
     let absolute = |path: &str| {
         if !path.starts_with('/') {
-            return Err(invalid(format!("path {path:?} is not absolute")));
+            return Err(invalid(format!("path \"{path}\" is not absolute")));
         }
         resolve("/", path).map_err(|err| invalid(err.to_string()))
     };

@@ -18,6 +18,7 @@
 //! | `cd` `pwd` `test`/`[` | `cd -`; `test -e -f -d -s -r -w -x -z -n = == != -eq -ne -lt -le -gt -ge !` |
 //! | `env` `export` `unset` `set` | `env NAME=value cmd`; `set -e`, `-o pipefail` (`-u`, `-x` accepted, no effect) |
 //! | `xargs` `sh` `bash` | `xargs -n N -I R -r -0`; `sh -c CMD`, `sh FILE`, or a script on standard input |
+//! | `./script.sh` | any path with a `/` runs as a shell script (unless its `#!` names another interpreter) |
 //! | `which` `sleep` `true` `false` `:` `exit` | `sleep` takes `s`, `m`, `h`, `d` suffixes and fractions |
 
 mod control;
@@ -132,6 +133,7 @@ pub(super) fn run<'a>(shell: &'a mut Shell, argv: &'a [String], stdin: Vec<u8>, 
             "grep" => grep::grep(&mut call),
             "find" => find::find(&mut call),
             "sed" => sed::sed(&mut call),
+            path if path.contains('/') => control::script(&mut call).await,
             _ => call.fail_with(127, format!("command not available in this environment (built-in shell: {})", NAMES.join(", "))),
         }
     })

@@ -122,16 +122,30 @@ pub(super) fn wc(c: &mut Call) -> i32 {
     i32::from(failed)
 }
 
-/// The leading number of a sort key (`sort -n`); text without one sorts as zero.
-fn leading_number(key: &str) -> f64 {
-    let key = key.trim_start();
-    let end = key
-        .char_indices()
-        .take_while(|(i, c)| c.is_ascii_digit() || *c == '.' || (*i == 0 && *c == '-'))
-        .map(|(i, c)| i + c.len_utf8())
-        .last()
-        .unwrap_or(0);
-    key[..end].parse().unwrap_or(0.0)
+/// Compares the leading numbers of two sort keys as `sort -n` does (text without one counts as
+/// zero), on the digits themselves: no floating point, and no precision limit.
+fn compare_numbers(a: &str, b: &str) -> Ordering {
+    /// (negative, integer digits without leading zeros, fraction digits without trailing zeros)
+    fn number(key: &str) -> (bool, &str, &str) {
+        let key = key.trim_start();
+        let (negative, rest) = match key.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, key),
+        };
+        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let int = rest[..int_len].trim_start_matches('0');
+        let fraction = rest[int_len..].strip_prefix('.').unwrap_or("");
+        let fraction = fraction[..fraction.bytes().take_while(u8::is_ascii_digit).count()].trim_end_matches('0');
+        (negative && !(int.is_empty() && fraction.is_empty()), int, fraction)
+    }
+    let ((a_negative, a_int, a_fraction), (b_negative, b_int, b_fraction)) = (number(a), number(b));
+    let magnitude = a_int.len().cmp(&b_int.len()).then_with(|| a_int.cmp(b_int)).then_with(|| a_fraction.cmp(b_fraction));
+    match (a_negative, b_negative) {
+        (false, false) => magnitude,
+        (true, true) => magnitude.reverse(),
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+    }
 }
 
 pub(super) fn sort(c: &mut Call) -> i32 {
@@ -178,9 +192,9 @@ pub(super) fn sort(c: &mut Call) -> i32 {
     let compare = |a: &str, b: &str| -> Ordering {
         let (a, b) = (key(a), key(b));
         if numeric {
-            leading_number(&a).total_cmp(&leading_number(&b))
+            compare_numbers(&a, &b)
         } else if flags.has('f') {
-            a.to_lowercase().cmp(&b.to_lowercase())
+            a.to_ascii_lowercase().cmp(&b.to_ascii_lowercase())
         } else {
             a.cmp(&b)
         }
@@ -228,7 +242,7 @@ pub(super) fn uniq(c: &mut Call) -> i32 {
     }
     let (inputs, failed) = c.inputs(&flags.operands);
     let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
-    let same = |a: &str, b: &str| if flags.has('i') { a.to_lowercase() == b.to_lowercase() } else { a == b };
+    let same = |a: &str, b: &str| if flags.has('i') { a.eq_ignore_ascii_case(b) } else { a == b };
     let mut groups: Vec<(usize, &str)> = Vec::new();
     for line in text.lines() {
         match groups.last_mut() {
@@ -491,6 +505,10 @@ mod tests {
         assert_eq!(sh(&env, "sort -k2 -n d.txt").0, "c 1\nb 2\nB 3\na 10\na 10\n");
         assert_eq!(sh(&env, "sort -k 2nr d.txt | head -n 1").0, "a 10\n");
         assert_eq!(sh(&env, "printf '10\\n9\\n-1\\nx\\n' | sort -n").0, "-1\nx\n9\n10\n");
+        assert_eq!(
+            sh(&env, "printf '2.50\\n-3\\n2.5\\n002.25\\n-0\\n-0.5\\n99999999999999999999\\n' | sort -n").0,
+            "-3\n-0.5\n-0\n002.25\n2.5\n2.50\n99999999999999999999\n"
+        );
         assert_eq!(sh(&env, "printf 'a:3\\nb:1\\n' | sort -t: -k2").0, "b:1\na:3\n");
         assert_eq!(sh(&env, "sort -o d.txt d.txt && head -n 1 d.txt").0, "B 3\n");
     }
