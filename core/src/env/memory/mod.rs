@@ -336,6 +336,19 @@ mod tests {
     }
 
     #[test]
+    fn deep_trees_are_walked_dropped_and_snapshotted() {
+        let env = test_env();
+        // With /workspace, 1024 names: the deepest path allowed.
+        let deep = "d/".repeat(1022) + "leaf.txt";
+        env.write_bytes(&deep, b"bottom").unwrap();
+        assert_eq!(env.list_all_files().len(), 1);
+        assert_eq!(block_on(env.glob("**/leaf.txt", ".")).unwrap(), [deep.clone()]);
+        let copy = MemoryEnvironment::from_snapshot(env.runtime(), &env.snapshot()).unwrap();
+        assert_eq!(copy.read_bytes_sync(&deep).unwrap(), b"bottom");
+        env.remove("d", true).unwrap();
+    }
+
+    #[test]
     fn clones_share_files() {
         let env = test_env();
         let host = env.clone();
