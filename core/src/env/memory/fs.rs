@@ -249,6 +249,9 @@ impl Tree {
     }
 }
 
+/// How deep a path may go; Linux's PATH_MAX allows about this many short names.
+const MAX_DEPTH: usize = 1024;
+
 /// Resolves `path` against the absolute directory `cwd` into a normalised absolute path.
 pub(crate) fn resolve(cwd: &str, path: &str) -> Result<String, EnvError> {
     let invalid = |reason: &str| EnvError::InvalidPath { path: path.to_owned(), reason: reason.to_owned() };
@@ -267,6 +270,10 @@ pub(crate) fn resolve(cwd: &str, path: &str) -> Result<String, EnvError> {
             }
             _ => names.push(name),
         }
+    }
+    // The tree is walked (and dropped) recursively; a bound keeps that off the edge of the stack.
+    if names.len() > MAX_DEPTH {
+        return Err(invalid(&format!("it is nested more than {MAX_DEPTH} directories deep")));
     }
     Ok(format!("/{}", names.join("/")))
 }
@@ -339,6 +346,8 @@ mod tests {
         }
         assert!(matches!(resolve("/w", ""), Err(EnvError::InvalidPath { .. })));
         assert!(matches!(resolve("/w", "a\0b"), Err(EnvError::InvalidPath { .. })));
+        assert!(resolve("/", &"d/".repeat(1024)).is_ok());
+        assert!(resolve("/", &"d/".repeat(1025)).unwrap_err().to_string().contains("more than 1024 directories deep"));
     }
 
     #[test]

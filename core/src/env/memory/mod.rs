@@ -20,6 +20,9 @@ use crate::runtime::{EpochMillis, Runtime};
 
 const DEFAULT_WORKING_DIRECTORY: &str = "/workspace";
 
+/// Every environment has `/tmp`, because agents reach for it.
+const SCRATCH_DIRECTORY: &str = "/tmp";
+
 /// An [`ExecutionEnvironment`] held entirely in memory: the environment of the browser host and
 /// of every test.
 ///
@@ -63,12 +66,13 @@ struct Inner {
 }
 
 impl MemoryEnvironment {
-    /// An empty filesystem with the working directory `/workspace`; `runtime` gives the clock
+    /// An empty filesystem with the working directory `/workspace` and `/tmp`; `runtime` gives the clock
     /// for modification times and the timer for `sleep`.
     pub fn new(runtime: Rc<dyn Runtime>) -> Self {
         let mut tree = Tree::new(runtime.now_ms());
         // Cannot fail: the root is an empty directory.
         let _ = tree.mkdir(DEFAULT_WORKING_DIRECTORY, runtime.now_ms(), true);
+        let _ = tree.mkdir(SCRATCH_DIRECTORY, runtime.now_ms(), true);
         let inner = Inner {
             tree: RefCell::new(tree),
             working_dir: RefCell::new(DEFAULT_WORKING_DIRECTORY.to_owned()),
@@ -329,6 +333,19 @@ mod tests {
         assert!(env.remove("src", false).is_err());
         env.remove("src", true).unwrap();
         assert!(env.list_all_files().is_empty());
+    }
+
+    #[test]
+    fn deep_trees_are_walked_dropped_and_snapshotted() {
+        let env = test_env();
+        // With /workspace, 1024 names: the deepest path allowed.
+        let deep = "d/".repeat(1022) + "leaf.txt";
+        env.write_bytes(&deep, b"bottom").unwrap();
+        assert_eq!(env.list_all_files().len(), 1);
+        assert_eq!(block_on(env.glob("**/leaf.txt", ".")).unwrap(), std::slice::from_ref(&deep));
+        let copy = MemoryEnvironment::from_snapshot(env.runtime(), &env.snapshot()).unwrap();
+        assert_eq!(copy.read_bytes_sync(&deep).unwrap(), b"bottom");
+        env.remove("d", true).unwrap();
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::fs::{as_text, resolve, Kind, Stamp, Tree};
-use super::{MemoryEnvironment, DEFAULT_WORKING_DIRECTORY};
+use super::{MemoryEnvironment, DEFAULT_WORKING_DIRECTORY, SCRATCH_DIRECTORY};
 use crate::env::EnvError;
 use crate::llm::base64;
 use crate::runtime::{EpochMillis, Runtime};
@@ -76,7 +76,8 @@ impl MemoryEnvironment {
     ///   `modified_ms` may be left out (it is then the time of the restore).
     /// - `directories` lists the directories no file implies (empty ones); directory times are
     ///   not kept.
-    /// - `working_directory` may be left out (`/workspace`); it is created if missing.
+    /// - `working_directory` may be left out (`/workspace`); it is created if missing, and so is
+    ///   `/tmp`.
     /// - `format` may be left out when reading; `version` may not, and only version 1 is read.
     pub fn snapshot(&self) -> Value {
         let tree = self.inner.tree.borrow();
@@ -138,11 +139,11 @@ fn build(value: &Value, now: EpochMillis) -> Result<(Tree, String), EnvError> {
     }
     let snapshot: Snapshot = serde_json::from_value(value.clone()).map_err(|err| invalid(err.to_string()))?;
     if snapshot.format != FORMAT {
-        return Err(invalid(format!("format {:?} is not {FORMAT:?}", snapshot.format)));
+        return Err(invalid(format!("format \"{}\" is not \"{FORMAT}\"", snapshot.format)));
     }
     let absolute = |path: &str| {
         if !path.starts_with('/') {
-            return Err(invalid(format!("path {path:?} is not absolute")));
+            return Err(invalid(format!("path \"{path}\" is not absolute")));
         }
         resolve("/", path).map_err(|err| invalid(err.to_string()))
     };
@@ -162,6 +163,8 @@ fn build(value: &Value, now: EpochMillis) -> Result<(Tree, String), EnvError> {
     for dir in &snapshot.directories {
         tree.mkdir(&absolute(dir)?, now, true).map_err(|err| invalid(err.to_string()))?;
     }
+    // Best effort: a snapshot that holds a file called /tmp keeps it.
+    let _ = tree.mkdir(SCRATCH_DIRECTORY, now, true);
     let working_dir = absolute(&snapshot.working_directory)?;
     tree.mkdir(&working_dir, now, true).map_err(|err| invalid(format!("working directory: {err}")))?;
     Ok((tree, working_dir))
@@ -190,7 +193,7 @@ mod tests {
         assert_eq!(snapshot["version"], 1);
         assert_eq!(snapshot["files"][0]["path"], "/workspace/b.txt");
         assert_eq!(snapshot["files"][2]["base64"], "iVBORwAB/w==");
-        assert_eq!(snapshot["directories"], json!(["/data/empty"]));
+        assert_eq!(snapshot["directories"], json!(["/data/empty", "/tmp"]));
 
         let copy = MemoryEnvironment::from_snapshot(env.runtime(), &snapshot).unwrap();
         assert_eq!(copy.snapshot(), snapshot);

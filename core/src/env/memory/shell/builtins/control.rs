@@ -4,6 +4,7 @@
 use super::super::parse::parse;
 use super::super::{describe, Shell, TIMED_OUT};
 use super::{run, Call, NAMES};
+use crate::env::EnvError;
 
 pub(super) fn pwd(c: &mut Call) -> i32 {
     let line = format!("{}\n", c.shell.cwd);
@@ -183,29 +184,43 @@ fn binary(left: &str, op: &str, right: &str) -> Result<bool, String> {
     })
 }
 
+/// A decimal number of `unit_ms`-millisecond units in whole milliseconds (`1.5` seconds is
+/// 1500), without floating point.
+fn millis(number: &str, unit_ms: u64) -> Option<u64> {
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let digits_only = |text: &str| text.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !digits_only(whole) || !digits_only(fraction) {
+        return None;
+    }
+    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let (numerator, denominator) =
+        fraction.bytes().take(9).fold((0u64, 1u64), |(value, scale), digit| (value * 10 + u64::from(digit - b'0'), scale * 10));
+    whole.checked_mul(unit_ms)?.checked_add(numerator * unit_ms / denominator)
+}
+
 /// Waits on the runtime's timer (`sleep 1.5`, `sleep 2m`), up to the command's timeout.
 pub(super) async fn sleep(c: &mut Call<'_>) -> i32 {
     if c.args.is_empty() {
         return c.fail("missing operand");
     }
-    let mut total_ms = 0.0;
+    let mut total_ms = 0u64;
     for arg in c.args {
         let (number, unit) = match arg.char_indices().last() {
             Some((i, unit @ ('s' | 'm' | 'h' | 'd'))) => (&arg[..i], unit),
             _ => (arg.as_str(), 's'),
         };
-        let scale = match unit {
-            'm' => 60_000.0,
-            'h' => 3_600_000.0,
-            'd' => 86_400_000.0,
-            _ => 1_000.0,
+        let unit_ms = match unit {
+            'm' => 60_000,
+            'h' => 3_600_000,
+            'd' => 86_400_000,
+            _ => 1_000,
         };
-        match number.parse::<f64>() {
-            Ok(value) if value >= 0.0 && value.is_finite() => total_ms += value * scale,
-            _ => return c.fail(format!("invalid time interval '{arg}'")),
+        match millis(number, unit_ms) {
+            Some(ms) => total_ms = total_ms.saturating_add(ms),
+            None => return c.fail(format!("invalid time interval '{arg}'")),
         }
     }
-    if c.shell.sleep(total_ms.round() as u64).await {
+    if c.shell.sleep(total_ms).await {
         0
     } else {
         TIMED_OUT
@@ -323,7 +338,35 @@ pub(super) async fn sh(c: &mut Call<'_>) -> i32 {
         },
         (false, None) => String::from_utf8_lossy(&c.stdin).into_owned(),
     };
-    let list = match parse(&source) {
+    run_script(c, &source, errexit).await
+}
+
+/// `./build.sh`: a file run by its path is a shell script (files here have no execute bits);
+/// one whose `#!` line names another interpreter cannot run.
+pub(super) async fn script(c: &mut Call<'_>) -> i32 {
+    let found = c.shell.resolve(c.name).and_then(|path| c.shell.tree().read(&path).map(<[u8]>::to_vec));
+    let source = match found {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(err @ EnvError::NotFound(_)) => return c.fail_with(127, describe(&err)),
+        Err(err) => return c.fail_with(126, describe(&err)),
+    };
+    if let Some(interpreter) = source.lines().next().and_then(|line| line.strip_prefix("#!")) {
+        let mut words = interpreter.split_whitespace();
+        let program = match words.next() {
+            Some(env) if env.ends_with("/env") => words.next(),
+            program => program,
+        };
+        let program = program.map_or("sh", |program| program.rsplit('/').next().unwrap_or(program));
+        if !matches!(program, "sh" | "bash" | "dash") {
+            return c.fail_with(126, format!("cannot run a {program} script: only sh and bash scripts run in this environment"));
+        }
+    }
+    run_script(c, &source, false).await
+}
+
+/// Runs script text in a subshell.
+async fn run_script(c: &mut Call<'_>, source: &str, errexit: bool) -> i32 {
+    let list = match parse(source) {
         Ok(list) => list,
         Err(message) => return c.fail_with(2, format!("syntax error: {message}")),
     };
@@ -369,7 +412,7 @@ mod tests {
             sh(&env, "cd a/b && pwd && cd .. && pwd && cd - && cd && pwd").0,
             "/workspace/a/b\n/workspace/a\n/workspace/a/b\n/workspace\n"
         );
-        assert_eq!(sh(&env, "cd /; ls").0, "workspace\n");
+        assert_eq!(sh(&env, "cd /; ls").0, "tmp\nworkspace\n");
         assert_eq!(sh(&env, "cd nope"), (String::new(), "cd: nope: No such file or directory\n".into(), 1));
         assert_eq!(sh(&env, "cd a/b/f.txt").1, "cd: a/b/f.txt: Not a directory\n");
         assert_eq!(sh(&env, "cd ../..").1, "cd: ../..: it escapes the environment root\n");
@@ -434,6 +477,17 @@ mod tests {
     }
 
     #[test]
+    fn sleep_reads_decimal_durations() {
+        assert_eq!(super::millis("1.5", 1_000), Some(1_500));
+        assert_eq!(super::millis(".25", 60_000), Some(15_000));
+        assert_eq!(super::millis("2", 1_000), Some(2_000));
+        assert_eq!(super::millis("0.0001", 1_000), Some(0));
+        for bad in ["", ".", "1.2.3", "-1", "1e3", "99999999999999999999"] {
+            assert_eq!(super::millis(bad, 1_000), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn xargs_runs_builtins_with_arguments_from_input() {
         let env = env_with(&[("a.txt", "needle\n"), ("b.txt", "hay\n"), ("c d.txt", "needle\n")]);
         assert_eq!(sh(&env, "printf 'a.txt\\nb.txt\\n' | xargs grep -l needle").0, "a.txt\n");
@@ -458,5 +512,25 @@ mod tests {
         assert_eq!(sh(&env, "echo 'echo from stdin' | bash").0, "from stdin\n");
         assert_eq!(sh(&env, "bash -c 'if x'").1, "bash: syntax error: `if` is not supported: the built-in shell runs simple commands joined by ;, &&, || and | (no if/for/while/case, functions, subshells or { } groups); run the steps as separate commands or combine them with && and ||\n");
         assert_eq!(sh(&env, "bash missing.sh").2, 127);
+    }
+
+    #[test]
+    fn scripts_run_by_path() {
+        let env = env_with(&[
+            ("bin/hello", "#!/usr/bin/env bash\necho hello from $0\n"),
+            ("plain.sh", "pwd\n"),
+            ("tool.py", "#!/usr/bin/python3\n"),
+        ]);
+        assert_eq!(sh(&env, "./bin/hello && bin/hello && /workspace/plain.sh").0, "hello from sh\nhello from sh\n/workspace\n");
+        assert_eq!(
+            sh(&env, "./tool.py"),
+            (
+                String::new(),
+                "./tool.py: cannot run a python3 script: only sh and bash scripts run in this environment\n".into(),
+                126
+            )
+        );
+        assert_eq!(sh(&env, "./missing.sh"), (String::new(), "./missing.sh: No such file or directory\n".into(), 127));
+        assert_eq!(sh(&env, "./bin").2, 126);
     }
 }

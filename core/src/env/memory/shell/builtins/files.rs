@@ -1,5 +1,7 @@
 //! Builtins over files and directories: cat, ls, mkdir, rm, rmdir, mv, cp, touch, tee.
 
+use std::cmp::Ordering;
+
 use crate::env::memory::fs::{join, parent, Kind, Node, Stamp, Tree};
 use crate::env::EnvError;
 use crate::runtime::{format_rfc3339, EpochMillis};
@@ -132,16 +134,20 @@ fn list_directory(tree: &Tree, shown: &str, path: &str, flags: &Flags, headers: 
 
 /// Entries one per line (ls writes one per line when its output is not a terminal).
 fn listing(mut entries: Vec<Listed>, flags: &Flags) -> String {
-    if flags.has('t') {
-        entries.sort_by_key(|entry| std::cmp::Reverse(entry.stamp));
-    } else if flags.has('S') {
-        entries.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.name.cmp(&b.name)));
-    } else {
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
-    }
-    if flags.has('r') {
-        entries.reverse();
-    }
+    // One comparator for every order keeps a single copy of the sort in the bundle.
+    entries.sort_by(|a, b| {
+        let order = match (flags.has('t'), flags.has('S')) {
+            (true, _) => b.stamp.cmp(&a.stamp),
+            (false, true) => b.size.cmp(&a.size),
+            (false, false) => Ordering::Equal,
+        };
+        let order = order.then_with(|| a.name.cmp(&b.name));
+        if flags.has('r') {
+            order.reverse()
+        } else {
+            order
+        }
+    });
     let size = |entry: &Listed| if flags.has('h') { human(entry.size) } else { entry.size.to_string() };
     let width = entries.iter().map(|entry| size(entry).len()).max().unwrap_or(0);
     let mut text = String::new();
@@ -160,19 +166,21 @@ fn listing(mut entries: Vec<Listed>, flags: &Flags) -> String {
     text
 }
 
-/// Sizes as `ls -h` shows them: 512, 1.5K, 20M.
+/// Sizes as `ls -h` shows them, rounded up: 512, 1.5K, 20M (integer arithmetic, to keep
+/// floating-point formatting out of the bundle).
 fn human(bytes: u64) -> String {
-    let mut value = bytes as f64;
-    for unit in ["K", "M", "G", "T"] {
-        if value < 1024.0 && unit == "K" {
-            return bytes.to_string();
+    let bytes = u128::from(bytes);
+    let mut unit_size = 1u128;
+    for unit in ["K", "M", "G", "T", "P"] {
+        unit_size *= 1024;
+        if bytes < unit_size {
+            break;
         }
-        value /= 1024.0;
-        if value < 1024.0 || unit == "T" {
-            return if value < 10.0 {
-                format!("{:.1}{unit}", (value * 10.0).ceil() / 10.0)
-            } else {
-                format!("{}{unit}", value.ceil())
+        if bytes < unit_size * 1024 || unit == "P" {
+            let tenths = (bytes * 10).div_ceil(unit_size);
+            return match tenths < 100 {
+                true => format!("{}.{}{unit}", tenths / 10, tenths % 10),
+                false => format!("{}{unit}", bytes.div_ceil(unit_size)),
             };
         }
     }
@@ -459,6 +467,11 @@ mod tests {
             "-rw-r--r-- 1 agent agent 1536 2025-01-01 00:00 big.bin\ndrwxr-xr-x 1 agent agent    0 2025-01-01 00:00 dir\n"
         );
         assert!(sh(&env, "ls -lh big.bin").0.contains(" 1.5K "));
+        for (bytes, shown) in
+            [(0, "0"), (1023, "1023"), (1025, "1.1K"), (10_240, "10K"), (10_241, "11K"), (5 << 20, "5.0M"), (3 << 40, "3.0T")]
+        {
+            assert_eq!(super::human(bytes), shown);
+        }
         assert!(sh(&env, "ls -la").0.contains(" .\n"));
     }
 

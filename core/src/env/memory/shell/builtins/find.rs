@@ -70,6 +70,9 @@ impl Expression {
                     other => return Err(format!("-type {other}: not supported (supported: f, d)")),
                 },
                 "-empty" => Test::Empty,
+                "-exec" | "-execdir" | "-delete" | "-ok" => {
+                    return Err(format!("{arg}: not supported by the built-in shell; pipe the paths to xargs instead (find . -name '*.tmp' | xargs rm)"))
+                }
                 other => return Err(format!("{other}: not supported by the built-in shell ({SUPPORTED})")),
             };
             if let Some(tests) = expression.alternatives.last_mut() {
@@ -162,7 +165,10 @@ mod tests {
         assert_eq!(sh(&env, "find nope a"), ("a\n".into(), "find: 'nope': No such file or directory\n".into(), 1));
         let (out, err, code) = sh(&env, "find . -name a -exec rm {} \\;");
         assert_eq!((out.as_str(), code), ("", 1));
-        assert!(err.starts_with("find: -exec: not supported by the built-in shell (supported: -name,"), "{err}");
+        assert!(err.starts_with("find: -exec: not supported by the built-in shell; pipe the paths to xargs"), "{err}");
+        assert!(sh(&env, "find . -newer a")
+            .1
+            .starts_with("find: -newer: not supported by the built-in shell (supported: -name,"));
         assert_eq!(sh(&env, "find . -type l").1, "find: -type l: not supported (supported: f, d)\n");
         assert_eq!(sh(&env, "find . -name").1, "find: missing argument to `-name'\n");
     }

@@ -10,6 +10,7 @@
 //! | `echo` `printf` | `echo -n -e -E`; `printf` `%s %b %c %d %i %u %x %X %o %f` with flags, width, precision |
 //! | `head` `tail` | `-n N`, `-N`, `-c N`, `head -n -N`, `tail -n +N`, `-q -v` |
 //! | `wc` `sort` `uniq` | `wc -l -w -c -m`; `sort -r -n -u -f -b -s -k N[,M] -t C -o FILE`; `uniq -c -d -u -i` |
+//! | `cut` `tr` | `cut -d C -f LIST`, `-c LIST`, `-s`; `tr SET1 SET2`, `-d -s -c`, ranges and `[:class:]` |
 //! | `grep` | `-i -v -c -n -l -L -r -R -H -h -q -s -E -F -G -w -x -o -e -m -A -B -C`, `--include`, `--exclude`, `--exclude-dir` |
 //! | `find` | paths, `-name -iname -path -ipath -type f/d -maxdepth -mindepth -empty ! -not -o -print` |
 //! | `sed` | `-n -e -E -r -i[SUFFIX]`; addresses `N`, `$`, `/re/`, ranges, `!`; `p d s q = a i c` |
@@ -17,6 +18,7 @@
 //! | `cd` `pwd` `test`/`[` | `cd -`; `test -e -f -d -s -r -w -x -z -n = == != -eq -ne -lt -le -gt -ge !` |
 //! | `env` `export` `unset` `set` | `env NAME=value cmd`; `set -e`, `-o pipefail` (`-u`, `-x` accepted, no effect) |
 //! | `xargs` `sh` `bash` | `xargs -n N -I R -r -0`; `sh -c CMD`, `sh FILE`, or a script on standard input |
+//! | `./script.sh` | any path with a `/` runs as a shell script (unless its `#!` names another interpreter) |
 //! | `which` `sleep` `true` `false` `:` `exit` | `sleep` takes `s`, `m`, `h`, `d` suffixes and fractions |
 
 mod control;
@@ -24,6 +26,7 @@ mod files;
 mod find;
 mod grep;
 mod pattern;
+mod print;
 mod sed;
 mod text;
 
@@ -33,9 +36,9 @@ use super::{describe, Output, Shell};
 
 /// Every builtin, as listed in the "command not available" message.
 pub(super) const NAMES: &[&str] = &[
-    "[", "basename", "bash", "cat", "cd", "cp", "dirname", "echo", "env", "exit", "export", "false", "find", "grep", "head",
-    "ls", "mkdir", "mv", "printf", "pwd", "rm", "rmdir", "sed", "set", "sh", "sleep", "sort", "tail", "tee", "test", "touch",
-    "true", "uniq", "unset", "wc", "which", "xargs",
+    "[", "basename", "bash", "cat", "cd", "cp", "cut", "dirname", "echo", "env", "exit", "export", "false", "find", "grep",
+    "head", "ls", "mkdir", "mv", "printf", "pwd", "rm", "rmdir", "sed", "set", "sh", "sleep", "sort", "tail", "tee", "test",
+    "touch", "tr", "true", "uniq", "unset", "wc", "which", "xargs",
 ];
 
 /// One invocation of a builtin.
@@ -116,18 +119,21 @@ pub(super) fn run<'a>(shell: &'a mut Shell, argv: &'a [String], stdin: Vec<u8>, 
             "cp" => files::cp(&mut call),
             "touch" => files::touch(&mut call),
             "tee" => files::tee(&mut call),
-            "echo" => text::echo(&mut call),
-            "printf" => text::printf(&mut call),
+            "echo" => print::echo(&mut call),
+            "printf" => print::printf(&mut call),
             "head" => text::head_tail(&mut call, true),
             "tail" => text::head_tail(&mut call, false),
             "wc" => text::wc(&mut call),
             "sort" => text::sort(&mut call),
             "uniq" => text::uniq(&mut call),
+            "cut" => text::cut(&mut call),
+            "tr" => text::tr(&mut call),
             "basename" => text::basename(&mut call),
             "dirname" => text::dirname(&mut call),
             "grep" => grep::grep(&mut call),
             "find" => find::find(&mut call),
             "sed" => sed::sed(&mut call),
+            path if path.contains('/') => control::script(&mut call).await,
             _ => call.fail_with(127, format!("command not available in this environment (built-in shell: {})", NAMES.join(", "))),
         }
     })
@@ -285,6 +291,17 @@ mod tests {
         assert!(Flags::parse(&args(&["--nope"]), "a", "", &[]).is_err());
         assert!(Flags::parse(&args(&["-e"]), "", "e", &[]).is_err());
         assert_eq!(Flags::parse(&args(&["-"]), "", "", &[]).unwrap().operands, ["-"]);
+    }
+
+    #[test]
+    fn every_listed_builtin_runs() {
+        let mut sorted = NAMES.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, NAMES, "NAMES is kept sorted for the error message");
+        let env = super::super::env_with(&[]);
+        for name in NAMES {
+            assert_ne!(super::super::sh(&env, name).2, 127, "{name} is listed but not dispatched");
+        }
     }
 
     #[test]
