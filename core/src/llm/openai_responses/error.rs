@@ -40,10 +40,11 @@ pub(super) fn from_http(key: &ApiKey, status: u16, headers: &[(String, String)],
 /// A failure the provider reported after answering 200: the `error` of a `failed` response or of
 /// an `error` stream event (`{code, message}`). There is no HTTP status, so it is classified as a
 /// server failure refined by its code and message, exactly as [`error_from_http`] refines one;
-/// the assumed status is then dropped.
-pub(super) fn reported(error: Option<&Value>, fallback: &str) -> LlmError {
+/// the assumed status is then dropped. The key is scrubbed as in [`from_http`]: a proxy in front
+/// of the API may echo it, and its keys need not look like OpenAI's `sk-…`.
+pub(super) fn reported(error: Option<&Value>, fallback: &str, key: &ApiKey) -> LlmError {
     let mut raw = error.cloned().unwrap_or(Value::Null);
-    redact_value(&mut raw, &ApiKey::default());
+    redact_value(&mut raw, key);
     let message = string(&raw, "message").filter(|m| !m.is_empty()).unwrap_or_else(|| fallback.to_owned());
     let error_code = string(&raw, "code").or_else(|| string(&raw, "type"));
     let mut error = error_from_http(PROVIDER, 500, &[], ErrorDetails { message: Some(message), error_code, raw: Some(raw) });
@@ -168,12 +169,22 @@ mod tests {
 
     #[test]
     fn reported_failures_are_classified_without_a_status() {
-        let e = reported(Some(&json!({"code": "server_error", "message": "The server had an error"})), "failed");
+        let e =
+            reported(Some(&json!({"code": "server_error", "message": "The server had an error"})), "failed", &ApiKey::default());
         assert_eq!((e.kind, e.retryable, e.status_code), (ErrorKind::Server, true, None));
-        let e = reported(Some(&json!({"code": "context_length_exceeded", "message": "too long"})), "failed");
+        let e = reported(Some(&json!({"code": "context_length_exceeded", "message": "too long"})), "failed", &ApiKey::default());
         assert_eq!((e.kind, e.retryable), (ErrorKind::ContextLength, false));
-        let e = reported(None, "the response failed");
+        let e = reported(None, "the response failed", &ApiKey::default());
         assert_eq!((e.kind, e.message.as_str()), (ErrorKind::Server, "the response failed"));
+    }
+
+    #[test]
+    fn a_reported_failure_that_echoes_a_key_of_any_shape_is_scrubbed() {
+        let key = ApiKey::new("proxy-token-0123456789");
+        let echo = json!({"code": "server_error", "message": "upstream refused proxy-token-0123456789"});
+        let e = reported(Some(&echo), "failed", &key);
+        assert_eq!(e.message, "upstream refused [redacted]");
+        assert!(!serde_json::to_string(&e).unwrap().contains(key.expose()));
     }
 
     #[test]

@@ -77,7 +77,7 @@ impl Codec for OpenAiResponses {
     }
 
     fn parse_response(&self, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
-        response::parse(body, headers)
+        response::parse(body, headers, &self.config.api_key)
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
@@ -85,6 +85,6 @@ impl Codec for OpenAiResponses {
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::ResponsesStreamDecoder::default())
+        Box::new(stream::ResponsesStreamDecoder::new(self.config.api_key.clone()))
     }
 }

@@ -6,13 +6,14 @@ use serde_json::Value;
 
 use super::error::{reported, unreadable};
 use super::PROVIDER;
+use crate::llm::codec::ApiKey;
 use crate::llm::error::{rate_limit_info, ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, FinishReason, Message, Reason, Response, Role, ThinkingData, ToolCall, Usage, Warning};
 
 /// How the summary parts of one reasoning item are joined into [`ThinkingData::text`].
 pub(super) const SUMMARY_SEPARATOR: &str = "\n\n";
 
-pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
+pub(super) fn parse(body: &[u8], headers: &[(String, String)], key: &ApiKey) -> Result<Response, LlmError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| unreadable(ErrorKind::Server, "a response body that is not JSON", e))?;
     if !value.is_object() {
@@ -23,7 +24,7 @@ pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Respons
         ));
     }
     if str_of(&value, "status") == Some("failed") {
-        return Err(reported(value.get("error"), "the response failed"));
+        return Err(reported(value.get("error"), "the response failed", key));
     }
     let mut warnings = Vec::new();
     let mut content = Vec::new();
@@ -158,7 +159,7 @@ mod tests {
     use serde_json::json;
 
     fn parsed(body: Value) -> Response {
-        parse(body.to_string().as_bytes(), &[]).unwrap()
+        parse(body.to_string().as_bytes(), &[], &ApiKey::default()).unwrap()
     }
 
     #[test]
@@ -248,17 +249,18 @@ mod tests {
     #[test]
     fn a_failed_response_is_an_error() {
         let body = json!({"status": "failed", "error": {"code": "server_error", "message": "boom"}});
-        let e = parse(body.to_string().as_bytes(), &[]).unwrap_err();
+        let e = parse(body.to_string().as_bytes(), &[], &ApiKey::default()).unwrap_err();
         assert_eq!((e.kind, e.message.as_str()), (ErrorKind::Server, "boom"));
     }
 
     #[test]
     fn unreadable_bodies_are_server_errors() {
         for body in [&b"{\"id\": "[..], b"[1,2]", b"\xff\xfe"] {
-            let e = parse(body, &[]).unwrap_err();
+            let e = parse(body, &[], &ApiKey::default()).unwrap_err();
             assert_eq!((e.kind, e.retryable), (ErrorKind::Server, true), "{e}");
         }
-        let e = parse(br#"{"status":"completed","output":[{"type":"function_call","name":"f"}]}"#, &[]).unwrap_err();
+        let e = parse(br#"{"status":"completed","output":[{"type":"function_call","name":"f"}]}"#, &[], &ApiKey::default())
+            .unwrap_err();
         assert!(e.message.contains("call_id"), "{e}");
     }
 
@@ -273,7 +275,7 @@ mod tests {
     #[test]
     fn rate_limit_headers_are_kept() {
         let headers = [("x-ratelimit-remaining-requests".to_owned(), "9".to_owned())];
-        let r = parse(br#"{"status":"completed","output":[]}"#, &headers).unwrap();
+        let r = parse(br#"{"status":"completed","output":[]}"#, &headers, &ApiKey::default()).unwrap();
         assert_eq!(r.rate_limit.and_then(|l| l.requests_remaining), Some(9));
     }
 }
