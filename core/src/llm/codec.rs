@@ -11,7 +11,7 @@ use futures::stream::{self, StreamExt};
 
 use super::client::{EventStream, LlmClient};
 use super::error::{ErrorKind, LlmError};
-use super::http::{HttpClient, HttpError, HttpErrorKind, HttpResponse};
+use super::http::{is_secret_header, HttpClient, HttpError, HttpErrorKind, HttpResponse};
 use super::stream::StreamEvent;
 use super::types::{Request, Response};
 use crate::llm::http::HttpRequest;
@@ -42,8 +42,8 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// Where and as whom a codec talks to its provider.
-#[derive(Debug, Clone, Default)]
+/// Where and as whom a codec talks to its provider. `Debug` hides the key and credential headers.
+#[derive(Clone, Default)]
 pub struct ProviderConfig {
     pub api_key: ApiKey,
     /// The API root, e.g. `https://api.anthropic.com` or `http://127.0.0.1:8080/v1`.
@@ -52,6 +52,23 @@ pub struct ProviderConfig {
     pub default_headers: Vec<(String, String)>,
     /// The request comes from a browser page (Anthropic then needs its direct-access header).
     pub browser: bool,
+}
+
+impl fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A key may also ride in `default_headers` (`api-key` for Azure-style servers).
+        let headers: Vec<(&str, &str)> = self
+            .default_headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), if is_secret_header(k) { "[redacted]" } else { v.as_str() }))
+            .collect();
+        f.debug_struct("ProviderConfig")
+            .field("api_key", &self.api_key)
+            .field("base_url", &self.base_url)
+            .field("default_headers", &headers)
+            .field("browser", &self.browser)
+            .finish()
+    }
 }
 
 /// Turns stream bytes into unified events. Stateful: one per streamed response.

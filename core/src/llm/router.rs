@@ -1,6 +1,7 @@
 //! The client layer (unified-llm-spec 2.2, 2.3): provider routing and middleware over any
 //! number of [`LlmClient`]s.
 
+use std::fmt;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -99,6 +100,17 @@ impl Client {
 
     fn chain<'a>(&'a self, target: &'a dyn LlmClient) -> Next<'a> {
         Next { middleware: &self.middleware, target }
+    }
+}
+
+/// Names only: the providers themselves hold keys and are not shown.
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("providers", &self.provider_names())
+            .field("default_provider", &self.default_provider)
+            .field("middleware", &self.middleware.len())
+            .finish()
     }
 }
 

@@ -60,6 +60,9 @@ use super::types::{Request, Response};
 /// The name responses and errors are attributed to, and the `provider_options` key.
 const PROVIDER: &str = "anthropic";
 
+/// Where the API lives when the configuration names no base URL (the `ANTHROPIC_BASE_URL` default).
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
 /// The Anthropic Messages wire API.
 #[derive(Debug, Clone)]
 pub struct AnthropicMessages {

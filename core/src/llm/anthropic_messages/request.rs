@@ -3,13 +3,12 @@
 use serde_json::{json, Map, Value};
 
 use super::options::{deep_merge, Options};
-use super::{cache, messages, PROVIDER};
+use super::{cache, messages, DEFAULT_BASE_URL, PROVIDER};
 use crate::llm::codec::ProviderConfig;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::http::HttpRequest;
 use crate::llm::types::{Request, ResponseFormat, ToolChoice};
 
-const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
 /// The API requires `max_tokens`; spec 7.3 sets this default.
 const DEFAULT_MAX_TOKENS: u64 = 4096;
