@@ -1,0 +1,129 @@
+//! What the over-HTTP suites share: each API's codec pointed at a [`MockServer`] through the
+//! native HTTP client, and readers for what each API's requests carry (the key, tool calls and
+//! tool results), so a test can ask the same question of every wire format.
+
+// Each test crate that includes this module uses only part of it.
+#![allow(dead_code)]
+
+use std::rc::Rc;
+
+use futures::channel::mpsc::UnboundedReceiver;
+use openagent_core::llm::anthropic_messages::AnthropicMessages;
+use openagent_core::llm::http::HttpClient;
+use openagent_core::llm::openai_chat::OpenAiChat;
+use openagent_core::llm::openai_responses::OpenAiResponses;
+use openagent_core::llm::{ApiKey, HttpLlmClient, LlmClient, ProviderConfig};
+use openagent_core::session::SessionEvent;
+use openagent_native::NativeHttpClient;
+use openagent_tests::{Api, MockServer, RecordedRequest, Script, Step};
+use serde_json::Value;
+
+/// Distinctive, and not `sk-`-shaped, so only redaction of the exact key could hide it.
+pub const KEY: &str = "test-key-MUST-NOT-LEAK-5e2b91";
+
+/// The APIs with a codec on this branch. FOLLOW-UP(gemini): add `Api::Gemini` when its codec
+/// is merged, with its arms below.
+pub const APIS: [Api; 3] = [Api::Anthropic, Api::OpenAiResponses, Api::OpenAiChat];
+
+pub fn serve(steps: impl IntoIterator<Item = Step>) -> MockServer {
+    MockServer::start(Script::new(steps)).expect("a free loopback port")
+}
+
+/// The base URL each codec is configured with: Anthropic's is the host root, OpenAI's ends in /v1.
+pub fn base_url(api: Api, server: &MockServer) -> String {
+    match api {
+        Api::Anthropic => server.base_url(),
+        _ => format!("{}/v1", server.base_url()),
+    }
+}
+
+/// `api`'s codec over `http`, with [`KEY`], talking to `server`. Does not retry.
+pub fn model_over(api: Api, server: &MockServer, http: NativeHttpClient) -> Rc<dyn LlmClient> {
+    let config = ProviderConfig { api_key: ApiKey::new(KEY), base_url: base_url(api, server), ..Default::default() };
+    let http: Rc<dyn HttpClient> = Rc::new(http);
+    match api {
+        Api::Anthropic => Rc::new(HttpLlmClient::new(AnthropicMessages::new(config), http)),
+        Api::OpenAiResponses => Rc::new(HttpLlmClient::new(OpenAiResponses::new(config), http)),
+        Api::OpenAiChat => Rc::new(HttpLlmClient::new(OpenAiChat::new(config), http)),
+        Api::Gemini => unimplemented!("FOLLOW-UP(gemini): the Gemini codec is not merged yet"),
+    }
+}
+
+pub fn model(api: Api, server: &MockServer) -> Rc<dyn LlmClient> {
+    model_over(api, server, NativeHttpClient::new())
+}
+
+/// The key as `request` carried it, from the header `api` puts it in.
+pub fn key_sent(api: Api, request: &RecordedRequest) -> Option<&str> {
+    match api {
+        Api::Anthropic => request.header("x-api-key"),
+        Api::Gemini => request.header("x-goog-api-key"),
+        _ => request.header("authorization").and_then(|v| v.strip_prefix("Bearer ")),
+    }
+}
+
+/// The tool results a request sends back, in order: (call id, output).
+pub fn tool_results_sent(api: Api, body: &Value) -> Vec<(String, String)> {
+    let text = |v: &Value| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+    let id = |v: &Value, key: &str| v[key].as_str().unwrap_or_default().to_owned();
+    match api {
+        Api::Anthropic => items(&body["messages"])
+            .flat_map(|m| items(&m["content"]))
+            .filter(|b| b["type"] == "tool_result")
+            .map(|b| (id(b, "tool_use_id"), text(&b["content"])))
+            .collect(),
+        Api::OpenAiResponses => items(&body["input"])
+            .filter(|i| i["type"] == "function_call_output")
+            .map(|i| (id(i, "call_id"), text(&i["output"])))
+            .collect(),
+        Api::OpenAiChat => items(&body["messages"])
+            .filter(|m| m["role"] == "tool")
+            .map(|m| (id(m, "tool_call_id"), text(&m["content"])))
+            .collect(),
+        Api::Gemini => unimplemented!("FOLLOW-UP(gemini)"),
+    }
+}
+
+/// The tool calls a request replays from earlier assistant turns: (call id, tool name).
+pub fn tool_calls_sent(api: Api, body: &Value) -> Vec<(String, String)> {
+    let pair = |v: &Value, id: &str, name: &Value| {
+        (v[id].as_str().unwrap_or_default().to_owned(), name.as_str().unwrap_or_default().to_owned())
+    };
+    match api {
+        Api::Anthropic => items(&body["messages"])
+            .flat_map(|m| items(&m["content"]))
+            .filter(|b| b["type"] == "tool_use")
+            .map(|b| pair(b, "id", &b["name"]))
+            .collect(),
+        Api::OpenAiResponses => {
+            items(&body["input"]).filter(|i| i["type"] == "function_call").map(|i| pair(i, "call_id", &i["name"])).collect()
+        }
+        Api::OpenAiChat => items(&body["messages"])
+            .flat_map(|m| items(&m["tool_calls"]))
+            .map(|c| pair(c, "id", &c["function"]["name"]))
+            .collect(),
+        Api::Gemini => unimplemented!("FOLLOW-UP(gemini)"),
+    }
+}
+
+fn items(value: &Value) -> impl Iterator<Item = &Value> {
+    value.as_array().into_iter().flatten()
+}
+
+/// Every event delivered so far, without waiting.
+pub fn drain(events: &mut UnboundedReceiver<SessionEvent>) -> Vec<SessionEvent> {
+    let mut out = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        out.push(event);
+    }
+    out
+}
+
+/// Panics if the key appears in any event, serialised as the host would see it.
+pub fn assert_no_key_in(events: &[SessionEvent]) {
+    for event in events {
+        let json = serde_json::to_string(event).expect("events serialise");
+        assert!(!json.contains(KEY), "the API key leaked into an event: {json}");
+        assert!(!format!("{event:?}").contains(KEY), "the API key leaked into an event's Debug output");
+    }
+}

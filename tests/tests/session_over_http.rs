@@ -1,0 +1,218 @@
+//! The core `Session` over each real codec, through real HTTP to the mock LLM server: the model
+//! writes a file, reads it back, then answers. What is checked is what only the whole stack can
+//! show: the tools ran in the environment, the events tell the story, each API's follow-up
+//! requests carry the results back by call id, usage adds up, and the key reached the server but
+//! no event.
+
+mod common;
+
+use std::rc::Rc;
+
+use futures::executor::block_on;
+use openagent_core::env::MemoryEnvironment;
+use openagent_core::session::{EventData, SessionEvent, StopReason};
+use openagent_core::tools::{register_core_tools, ToolRegistry};
+use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionState};
+use openagent_native::NativeRuntime;
+use openagent_tests::{Api, MockServer, Reply, Step};
+use serde_json::json;
+
+use common::{assert_no_key_in, drain, key_sent, model, serve, tool_calls_sent, tool_results_sent, APIS, KEY};
+
+const NOTE: &str = "notes/hello.txt";
+const NOTE_TEXT: &str = "hello over HTTP\n";
+const FIRST_TEXT: &str = "I will write the note first.";
+const LAST_TEXT: &str = "The note says hello over HTTP.";
+
+/// Write, read, answer; each reply with its own usage so the totals can be checked.
+fn write_read_answer() -> Vec<Step> {
+    vec![
+        Step::reply(
+            Reply::text(FIRST_TEXT)
+                .with_tool_call("write_file", json!({"file_path": NOTE, "content": NOTE_TEXT}))
+                .with_usage(100, 20),
+        ),
+        Step::reply(Reply::default().with_tool_call("read_file", json!({"file_path": NOTE})).with_usage(150, 10)),
+        Step::reply(Reply::text(LAST_TEXT).with_usage(200, 12)),
+    ]
+}
+
+struct Run {
+    server: MockServer,
+    session: Session,
+    env: Rc<MemoryEnvironment>,
+    events: Vec<SessionEvent>,
+    stop: StopReason,
+}
+
+fn run(api: Api, streaming: bool, steps: Vec<Step>, input: &str) -> Run {
+    let server = serve(steps);
+    let runtime = Rc::new(NativeRuntime::new());
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let mut registry = ToolRegistry::new();
+    register_core_tools(&mut registry);
+    let profile = Rc::new(CoreProfile::new("mock-model", registry).with_streaming(streaming));
+    let session = Session::builder(profile, env.clone(), model(api, &server), runtime.clone()).build();
+    let mut receiver = session.events();
+    let stop = runtime.block_on(session.submit(input)).unwrap_or_else(|e| panic!("{api} streaming={streaming}: {e}"));
+    let events = drain(&mut receiver);
+    Run { server, session, env, events, stop }
+}
+
+fn tool_call_ids(events: &[SessionEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.data {
+            EventData::ToolCallStart { call_id, tool_name, .. } => Some((call_id.clone(), tool_name.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn check_write_read_answer(api: Api, streaming: bool) {
+    let what = format!("{api} streaming={streaming}");
+    let r = run(api, streaming, write_read_answer(), "Write a note, then read it back.");
+    assert_eq!((r.stop, r.session.state()), (StopReason::Completed, SessionState::Idle), "{what}");
+    assert_eq!(block_on(r.env.read_file(NOTE, None, None)).expect("the note exists"), NOTE_TEXT, "{what}");
+
+    // Events: two tool calls that succeeded, the text as deltas, a completed end.
+    let calls = tool_call_ids(&r.events);
+    let names: Vec<&str> = calls.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(names, ["write_file", "read_file"], "{what}");
+    let ends: Vec<(&str, &Option<String>, &Option<String>)> = r
+        .events
+        .iter()
+        .filter_map(|e| match &e.data {
+            EventData::ToolCallEnd { call_id, output, error, .. } => Some((call_id.as_str(), output, error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends.len(), 2, "{what}");
+    assert!(ends.iter().all(|(_, _, error)| error.is_none()), "{what}: {ends:?}");
+    assert!(ends[1].1.as_deref().is_some_and(|o| o.contains("hello over HTTP")), "{what}: {ends:?}");
+    let deltas: Vec<&str> = r
+        .events
+        .iter()
+        .filter_map(|e| match &e.data {
+            EventData::AssistantTextDelta { delta } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas.concat(), format!("{FIRST_TEXT}{LAST_TEXT}"), "{what}");
+    assert!(!streaming || deltas.len() > 2, "{what}: a stream delivers text in pieces: {deltas:?}");
+    let last = &r.events.last().expect("events").data;
+    assert_eq!(*last, EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Completed }, "{what}");
+
+    // Requests: three, all to this API, streamed as the profile says, carrying the key.
+    let requests = r.server.requests();
+    assert_eq!(requests.len(), 3, "{what}");
+    for request in &requests {
+        assert_eq!(request.api, Some(api), "{what}");
+        assert_eq!(request.body["stream"].as_bool().unwrap_or(false), streaming, "{what}: {:?}", request.body["stream"]);
+        assert_eq!(key_sent(api, request), Some(KEY), "{what}: the key header arrived");
+    }
+    // Follow-ups replay the calls and carry each result back under its call id, in order.
+    let second = &requests[1].body;
+    assert_eq!(tool_calls_sent(api, second), calls[..1], "{what}");
+    let results = tool_results_sent(api, second);
+    assert_eq!(results.len(), 1, "{what}: {results:?}");
+    assert_eq!(results[0].0, calls[0].0, "{what}");
+    assert!(results[0].1.contains(NOTE), "{what}: the write_file output: {results:?}");
+    let third = &requests[2].body;
+    assert_eq!(tool_calls_sent(api, third), calls, "{what}");
+    let results = tool_results_sent(api, third);
+    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, [calls[0].0.as_str(), calls[1].0.as_str()], "{what}");
+    assert!(results[1].1.contains("hello over HTTP"), "{what}: the read_file output: {results:?}");
+
+    // Usage: three calls' worth, in the session and in the last text-end event.
+    let total = r.session.total_usage();
+    assert_eq!((total.input_tokens, total.output_tokens, total.total_tokens), (450, 42, 492), "{what}");
+    let last_total = r.events.iter().rev().find_map(|e| match &e.data {
+        EventData::AssistantTextEnd { total_usage, .. } => Some(total_usage.clone()),
+        _ => None,
+    });
+    assert_eq!(last_total.as_ref(), Some(&total), "{what}");
+
+    assert_no_key_in(&r.events);
+    assert!(!format!("{:?}", r.session.history()).contains(KEY), "{what}: the key is not in the history");
+}
+
+#[test]
+fn anthropic_messages_session_writes_reads_and_answers_streamed() {
+    check_write_read_answer(Api::Anthropic, true);
+}
+
+#[test]
+fn anthropic_messages_session_writes_reads_and_answers_whole() {
+    check_write_read_answer(Api::Anthropic, false);
+}
+
+#[test]
+fn openai_responses_session_writes_reads_and_answers_streamed() {
+    check_write_read_answer(Api::OpenAiResponses, true);
+}
+
+#[test]
+fn openai_responses_session_writes_reads_and_answers_whole() {
+    check_write_read_answer(Api::OpenAiResponses, false);
+}
+
+#[test]
+fn openai_chat_session_writes_reads_and_answers_streamed() {
+    check_write_read_answer(Api::OpenAiChat, true);
+}
+
+#[test]
+fn openai_chat_session_writes_reads_and_answers_whole() {
+    check_write_read_answer(Api::OpenAiChat, false);
+}
+
+/// Two calls in one reply: both run, and both results go back in one request, in call order.
+#[test]
+fn parallel_tool_calls_go_back_together_in_call_order() {
+    for api in APIS {
+        let steps = vec![
+            Step::reply(
+                Reply::default()
+                    .with_tool_call("write_file", json!({"file_path": "a.txt", "content": "A"}))
+                    .with_tool_call("write_file", json!({"file_path": "b.txt", "content": "B"})),
+            ),
+            Step::reply(Reply::text("Both written.")),
+        ];
+        let r = run(api, true, steps, "Write a.txt and b.txt.");
+        assert_eq!(r.stop, StopReason::Completed, "{api}");
+        for (path, text) in [("a.txt", "A"), ("b.txt", "B")] {
+            assert_eq!(block_on(r.env.read_file(path, None, None)).expect("written"), text, "{api}");
+        }
+        let calls = tool_call_ids(&r.events);
+        let requests = r.server.requests();
+        let results = tool_results_sent(api, &requests[1].body);
+        let ids: Vec<&String> = results.iter().map(|(id, _)| id).collect();
+        assert_eq!(ids, calls.iter().map(|(id, _)| id).collect::<Vec<_>>(), "{api}");
+        assert!(results[0].1.contains("a.txt") && results[1].1.contains("b.txt"), "{api}: {results:?}");
+    }
+}
+
+/// Reasoning from the provider reaches the session's text-end event and is replayed as each
+/// API expects on the next call.
+#[test]
+fn reasoning_is_reported_and_the_conversation_continues() {
+    for api in APIS {
+        let steps = vec![
+            Step::reply(
+                Reply::default()
+                    .with_reasoning("The user wants a note.")
+                    .with_tool_call("write_file", json!({"file_path": NOTE, "content": NOTE_TEXT})),
+            ),
+            Step::reply(Reply::text("Done.")),
+        ];
+        let r = run(api, true, steps, "Write a note.");
+        assert_eq!(r.stop, StopReason::Completed, "{api}");
+        let reasoning = r.events.iter().find_map(|e| match &e.data {
+            EventData::AssistantTextEnd { reasoning, .. } => Some(reasoning.clone()),
+            _ => None,
+        });
+        assert_eq!(reasoning.flatten().as_deref(), Some("The user wants a note."), "{api}");
+    }
+}
