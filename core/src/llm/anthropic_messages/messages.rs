@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::PROVIDER;
+use super::{PROVIDER, THINKING_ID_PREFIX};
 use crate::llm::base64;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolResult};
@@ -134,11 +134,14 @@ fn tool_result_block(result: &ToolResult) -> Value {
     block
 }
 
-/// Signed thinking goes back verbatim. Unsigned thinking, or thinking that carries a provider item
-/// id (OpenAI Responses), came from another provider and would be rejected (spec 3.5).
+/// Signed thinking goes back verbatim: the API refuses a tool-use turn whose thinking is missing.
+/// Unsigned thinking, or thinking that carries another provider's item id (OpenAI Responses), came
+/// from elsewhere and would be rejected (spec 3.5). A streamed answer's thinking carries the
+/// decoder's own segment id, so that id is ours.
 fn thinking_block(thinking: &ThinkingData) -> Option<Value> {
-    match (&thinking.signature, &thinking.id) {
-        (Some(signature), None) => Some(json!({"type": "thinking", "thinking": thinking.text, "signature": signature})),
+    let ours = thinking.id.as_deref().is_none_or(|id| id.starts_with(THINKING_ID_PREFIX));
+    match &thinking.signature {
+        Some(signature) if ours => Some(json!({"type": "thinking", "thinking": thinking.text, "signature": signature})),
         _ => None,
     }
 }
@@ -255,10 +258,12 @@ mod tests {
         let openai =
             ThinkingData { text: String::new(), signature: Some("enc".into()), id: Some("rs_1".into()), redacted: false };
         let redacted = ThinkingData { text: "opaque==".into(), redacted: true, ..ThinkingData::default() };
+        let streamed = ThinkingData { id: Some("thinking-0".into()), ..signed.clone() };
         let message = Message::new(
             Role::Assistant,
             vec![
                 ContentPart::Thinking { thinking: signed },
+                ContentPart::Thinking { thinking: streamed },
                 ContentPart::Thinking { thinking: unsigned },
                 ContentPart::Thinking { thinking: openai },
                 ContentPart::RedactedThinking { thinking: redacted },
@@ -269,6 +274,7 @@ mod tests {
         assert_eq!(
             conversation.messages[0]["content"],
             json!([
+                {"type": "thinking", "thinking": "hmm", "signature": "sig=="},
                 {"type": "thinking", "thinking": "hmm", "signature": "sig=="},
                 {"type": "redacted_thinking", "data": "opaque=="},
                 {"type": "text", "text": "answer"},

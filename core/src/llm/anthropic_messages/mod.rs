@@ -60,6 +60,11 @@ use super::types::{Request, Response};
 /// The name responses and errors are attributed to, and the `provider_options` key.
 const PROVIDER: &str = "anthropic";
 
+/// How the stream decoder names its thinking segments (`thinking-0`, ...). The stream accumulator
+/// keeps a segment's id on its part, so this prefix is how the request side tells this API's own
+/// streamed thinking from a foreign reasoning item that carries a provider id (OpenAI's `rs_…`).
+const THINKING_ID_PREFIX: &str = "thinking-";
+
 /// Where the API lives when the configuration names no base URL (the `ANTHROPIC_BASE_URL` default).
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::usage::{finish_reason, usage};
-use super::{error, PROVIDER};
+use super::{error, PROVIDER, THINKING_ID_PREFIX};
 use crate::llm::codec::{ApiKey, StreamDecoder};
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
@@ -121,7 +121,7 @@ impl Decoder {
                 Block::Text { id }
             }
             "thinking" => {
-                let id = format!("thinking-{index}");
+                let id = format!("{THINKING_ID_PREFIX}{index}");
                 out.push(StreamEvent::ReasoningStart { id: id.clone() });
                 let thinking = text("thinking");
                 *self.thinking_chars.get_or_insert(0) += thinking.chars().count();
@@ -338,6 +338,19 @@ mod tests {
         );
         assert_eq!(whole.iter().filter(|e| matches!(e, StreamEvent::Finish { .. })).count(), 1);
         assert!(whole.iter().any(|e| matches!(e, StreamEvent::ToolCallStart { call_id, .. } if call_id == "toolu_1")));
+    }
+
+    /// With thinking on, the API refuses a tool-use turn replayed without its signed thinking; a
+    /// streamed answer must go back as a whole one does.
+    #[test]
+    fn a_streamed_answer_replays_its_signed_thinking_on_the_next_request() {
+        let mut acc = StreamAccumulator::new();
+        decode(sse(&conversation()).as_bytes(), 64).unwrap().iter().for_each(|e| acc.push(e));
+        let assistant = acc.finish("anthropic").unwrap().message;
+        let conversation = super::super::messages::translate(&[crate::llm::Message::user("weather?"), assistant]).unwrap();
+        let replayed = &conversation.messages[1]["content"];
+        assert_eq!(replayed[0], json!({"type": "thinking", "thinking": "Weather é needed.", "signature": "EqQB=="}));
+        assert_eq!(replayed[1], json!({"type": "redacted_thinking", "data": "opaque=="}));
     }
 
     #[test]
