@@ -17,7 +17,7 @@ use openagent_native::NativeRuntime;
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
 
-use common::{assert_no_key_in, drain, key_sent, model, serve, tool_calls_sent, tool_results_sent, APIS, KEY};
+use common::{assert_no_key_in, drain, key_sent, model, reasoning_sent, serve, tool_calls_sent, tool_results_sent, APIS, KEY};
 
 const NOTE: &str = "notes/hello.txt";
 const NOTE_TEXT: &str = "hello over HTTP\n";
@@ -194,25 +194,33 @@ fn parallel_tool_calls_go_back_together_in_call_order() {
     }
 }
 
-/// Reasoning from the provider reaches the session's text-end event and is replayed as each
-/// API expects on the next call.
+/// Reasoning from the provider reaches the session's text-end event and, streamed or whole, goes
+/// back on the next call as each API needs it: Anthropic refuses a tool-use turn replayed without
+/// its signed thinking, and a stateless Responses call needs the reasoning item.
 #[test]
-fn reasoning_is_reported_and_the_conversation_continues() {
+fn reasoning_is_reported_and_replayed_as_each_api_needs_it() {
     for api in APIS {
-        let steps = vec![
-            Step::reply(
-                Reply::default()
-                    .with_reasoning("The user wants a note.")
-                    .with_tool_call("write_file", json!({"file_path": NOTE, "content": NOTE_TEXT})),
-            ),
-            Step::reply(Reply::text("Done.")),
-        ];
-        let r = run(api, true, steps, "Write a note.");
-        assert_eq!(r.stop, StopReason::Completed, "{api}");
-        let reasoning = r.events.iter().find_map(|e| match &e.data {
-            EventData::AssistantTextEnd { reasoning, .. } => Some(reasoning.clone()),
-            _ => None,
-        });
-        assert_eq!(reasoning.flatten().as_deref(), Some("The user wants a note."), "{api}");
+        for streaming in [true, false] {
+            let what = format!("{api} streaming={streaming}");
+            let steps = vec![
+                Step::reply(
+                    Reply::text(FIRST_TEXT)
+                        .with_reasoning("The user wants a note.")
+                        .with_tool_call("write_file", json!({"file_path": NOTE, "content": NOTE_TEXT})),
+                ),
+                Step::reply(Reply::text("Done.")),
+            ];
+            let r = run(api, streaming, steps, "Write a note.");
+            assert_eq!(r.stop, StopReason::Completed, "{what}");
+            let reasoning = r.events.iter().find_map(|e| match &e.data {
+                EventData::AssistantTextEnd { reasoning, .. } => Some(reasoning.clone()),
+                _ => None,
+            });
+            assert_eq!(reasoning.flatten().as_deref(), Some("The user wants a note."), "{what}");
+            let replayed = reasoning_sent(api, &r.server.requests()[1].body);
+            // Chat Completions has no field for reasoning; the codec drops it unless told otherwise.
+            let expected: &[&str] = if api == Api::OpenAiChat { &[] } else { &["The user wants a note."] };
+            assert_eq!(replayed, expected, "{what}");
+        }
     }
 }

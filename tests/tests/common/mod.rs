@@ -106,6 +106,30 @@ pub fn tool_calls_sent(api: Api, body: &Value) -> Vec<(String, String)> {
     }
 }
 
+/// The reasoning a request replays from earlier assistant turns, as each API needs it to continue:
+/// Anthropic thinking blocks with their signature, Responses reasoning items with their id and
+/// encrypted content, Chat `reasoning_content` (sent only when asked for).
+pub fn reasoning_sent(api: Api, body: &Value) -> Vec<String> {
+    let signed = |v: &Value, key: &str| v[key].as_str().is_some_and(|s| !s.is_empty());
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    match api {
+        Api::Anthropic => items(&body["messages"])
+            .flat_map(|m| items(&m["content"]))
+            .filter(|b| b["type"] == "thinking" && signed(b, "signature"))
+            .map(|b| text(&b["thinking"]))
+            .collect(),
+        Api::OpenAiResponses => items(&body["input"])
+            .filter(|i| i["type"] == "reasoning" && signed(i, "id") && signed(i, "encrypted_content"))
+            .map(|i| items(&i["summary"]).map(|s| text(&s["text"])).collect::<Vec<_>>().join("\n\n"))
+            .collect(),
+        Api::OpenAiChat => items(&body["messages"])
+            .filter(|m| m["reasoning_content"].is_string())
+            .map(|m| text(&m["reasoning_content"]))
+            .collect(),
+        Api::Gemini => unimplemented!("FOLLOW-UP(gemini)"),
+    }
+}
+
 fn items(value: &Value) -> impl Iterator<Item = &Value> {
     value.as_array().into_iter().flatten()
 }
