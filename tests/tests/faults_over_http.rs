@@ -19,6 +19,7 @@ use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, Session, SessionState};
 use openagent_native::{NativeHttpClient, NativeHttpConfig};
 use openagent_tests::{Api, MockServer, Reply, Step};
+use serde_json::json;
 
 use common::{assert_no_key_in, drain, model, model_over, serve, APIS};
 
@@ -135,6 +136,32 @@ fn three_failures_give_up_after_the_default_two_retries() {
 }
 
 #[test]
+fn max_retries_zero_disables_retrying() {
+    for api in APIS {
+        let server = serve([Step::error(503, None), Step::reply(Reply::text("never"))]);
+        let h = Harness::new(api, &server, RetryPolicy { max_retries: 0, ..no_jitter() });
+        let (error, slept) = h.complete();
+        assert_eq!((error.expect_err("not retried").kind, slept, server.requests().len()), (ErrorKind::Server, 0, 1), "{api}");
+    }
+}
+
+/// Spec 6.6: a retry repeats one model call, not the steps before it: the tool ran once.
+#[test]
+fn a_retry_in_the_second_step_does_not_repeat_the_first() {
+    for api in APIS {
+        let write = Reply::default().with_tool_call("write_file", json!({"file_path": "once.txt", "content": "1"}));
+        let server = serve([Step::reply(write), Step::error(500, None), Step::reply(Reply::text("done"))]);
+        let session = session_over(Harness::new(api, &server, no_jitter()).client);
+        let mut receiver = session.events();
+        assert_eq!(block_on(session.submit("write once")).expect("completes"), StopReason::Completed, "{api}");
+        let events = drain(&mut receiver);
+        let starts = events.iter().filter(|e| e.kind() == "tool_call_start").count();
+        assert_eq!((starts, server.requests().len()), (1, 3), "{api}: one tool run, three requests");
+        assert!(error_events(&events).is_empty(), "{api}: a retried error is not the session's");
+    }
+}
+
+#[test]
 fn a_401_is_not_retried() {
     for api in APIS {
         let server = serve([Step::error(401, None), Step::reply(Reply::text("never")), Step::error(401, None)]);
@@ -149,6 +176,22 @@ fn a_401_is_not_retried() {
         let (error, _) = h.stream();
         assert_eq!(error.expect_err("refused").kind, ErrorKind::Authentication, "{api}");
         assert_eq!((server.requests().len(), h.retries.borrow().len()), (3, 0), "{api}: one request per call");
+    }
+}
+
+/// Spec 6.3, 8.8: the other client errors are raised at once too, each with its kind.
+#[test]
+fn a_400_403_or_404_is_not_retried() {
+    let cases = [(400, ErrorKind::InvalidRequest), (403, ErrorKind::AccessDenied), (404, ErrorKind::NotFound)];
+    for api in APIS {
+        for (status, kind) in cases {
+            let server = serve([Step::error(status, None), Step::reply(Reply::text("never"))]);
+            let h = Harness::new(api, &server, no_jitter());
+            let (error, _) = h.complete();
+            let error = error.expect_err("refused");
+            assert_eq!((error.kind, error.retryable, error.status_code), (kind, false, Some(status)), "{api} {status}");
+            assert_eq!(server.requests().len(), 1, "{api} {status}");
+        }
     }
 }
 
