@@ -1,5 +1,5 @@
 //! The core `Session` over each real codec, through real HTTP to the mock LLM server: the model
-//! writes a file, reads it back, then answers. What is checked is what only the whole stack can
+//! writes a file, edits it, reads it back, then answers (three tool rounds). What is checked is what only the whole stack can
 //! show: the tools ran in the environment, the events tell the story, each API's follow-up
 //! requests carry the results back by call id, usage adds up, and the key reached the server but
 //! no event.
@@ -20,18 +20,21 @@ use serde_json::json;
 use common::{assert_no_key_in, drain, key_sent, model, reasoning_sent, serve, tool_calls_sent, tool_results_sent, APIS, KEY};
 
 const NOTE: &str = "notes/hello.txt";
+const DRAFT_TEXT: &str = "hullo over HTTP\n";
 const NOTE_TEXT: &str = "hello over HTTP\n";
 const FIRST_TEXT: &str = "I will write the note first.";
 const LAST_TEXT: &str = "The note says hello over HTTP.";
 
-/// Write, read, answer; each reply with its own usage so the totals can be checked.
-fn write_read_answer() -> Vec<Step> {
+/// Write, edit, read, answer; each reply with its own usage so the totals can be checked.
+fn write_edit_read_answer() -> Vec<Step> {
+    let edit = json!({"file_path": NOTE, "old_string": "hullo", "new_string": "hello"});
     vec![
         Step::reply(
             Reply::text(FIRST_TEXT)
-                .with_tool_call("write_file", json!({"file_path": NOTE, "content": NOTE_TEXT}))
+                .with_tool_call("write_file", json!({"file_path": NOTE, "content": DRAFT_TEXT}))
                 .with_usage(100, 20),
         ),
+        Step::reply(Reply::default().with_tool_call("edit_file", edit).with_usage(120, 8)),
         Step::reply(Reply::default().with_tool_call("read_file", json!({"file_path": NOTE})).with_usage(150, 10)),
         Step::reply(Reply::text(LAST_TEXT).with_usage(200, 12)),
     ]
@@ -69,16 +72,16 @@ fn tool_call_ids(events: &[SessionEvent]) -> Vec<(String, String)> {
         .collect()
 }
 
-fn check_write_read_answer(api: Api, streaming: bool) {
+fn check_write_edit_read_answer(api: Api, streaming: bool) {
     let what = format!("{api} streaming={streaming}");
-    let r = run(api, streaming, write_read_answer(), "Write a note, then read it back.");
+    let r = run(api, streaming, write_edit_read_answer(), "Write a note, fix it, then read it back.");
     assert_eq!((r.stop, r.session.state()), (StopReason::Completed, SessionState::Idle), "{what}");
     assert_eq!(block_on(r.env.read_file(NOTE, None, None)).expect("the note exists"), NOTE_TEXT, "{what}");
 
-    // Events: two tool calls that succeeded, the text as deltas, a completed end.
+    // Events: three tool calls that succeeded, the text as deltas, a completed end.
     let calls = tool_call_ids(&r.events);
     let names: Vec<&str> = calls.iter().map(|(_, n)| n.as_str()).collect();
-    assert_eq!(names, ["write_file", "read_file"], "{what}");
+    assert_eq!(names, ["write_file", "edit_file", "read_file"], "{what}");
     let ends: Vec<(&str, &Option<String>, &Option<String>)> = r
         .events
         .iter()
@@ -87,9 +90,9 @@ fn check_write_read_answer(api: Api, streaming: bool) {
             _ => None,
         })
         .collect();
-    assert_eq!(ends.len(), 2, "{what}");
+    assert_eq!(ends.len(), 3, "{what}");
     assert!(ends.iter().all(|(_, _, error)| error.is_none()), "{what}: {ends:?}");
-    assert!(ends[1].1.as_deref().is_some_and(|o| o.contains("hello over HTTP")), "{what}: {ends:?}");
+    assert!(ends[2].1.as_deref().is_some_and(|o| o.contains("hello over HTTP")), "{what}: {ends:?}");
     let deltas: Vec<&str> = r
         .events
         .iter()
@@ -103,9 +106,9 @@ fn check_write_read_answer(api: Api, streaming: bool) {
     let last = &r.events.last().expect("events").data;
     assert_eq!(*last, EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Completed }, "{what}");
 
-    // Requests: three, all to this API, streamed as the profile says, carrying the key.
+    // Requests: four, all to this API, streamed as the profile says, carrying the key.
     let requests = r.server.requests();
-    assert_eq!(requests.len(), 3, "{what}");
+    assert_eq!(requests.len(), 4, "{what}");
     for request in &requests {
         assert_eq!(request.api, Some(api), "{what}");
         assert_eq!(request.body["stream"].as_bool().unwrap_or(false), streaming, "{what}: {:?}", request.body["stream"]);
@@ -118,16 +121,16 @@ fn check_write_read_answer(api: Api, streaming: bool) {
     assert_eq!(results.len(), 1, "{what}: {results:?}");
     assert_eq!(results[0].0, calls[0].0, "{what}");
     assert!(results[0].1.contains(NOTE), "{what}: the write_file output: {results:?}");
-    let third = &requests[2].body;
-    assert_eq!(tool_calls_sent(api, third), calls, "{what}");
-    let results = tool_results_sent(api, third);
-    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(ids, [calls[0].0.as_str(), calls[1].0.as_str()], "{what}");
-    assert!(results[1].1.contains("hello over HTTP"), "{what}: the read_file output: {results:?}");
+    let final_request = &requests[3].body;
+    assert_eq!(tool_calls_sent(api, final_request), calls, "{what}");
+    let results = tool_results_sent(api, final_request);
+    let ids: Vec<&String> = results.iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, calls.iter().map(|(id, _)| id).collect::<Vec<_>>(), "{what}");
+    assert!(results[2].1.contains("hello over HTTP"), "{what}: the read_file output: {results:?}");
 
-    // Usage: three calls' worth, in the session and in the last text-end event.
+    // Usage: four calls' worth, in the session and in the last text-end event.
     let total = r.session.total_usage();
-    assert_eq!((total.input_tokens, total.output_tokens, total.total_tokens), (450, 42, 492), "{what}");
+    assert_eq!((total.input_tokens, total.output_tokens, total.total_tokens), (570, 50, 620), "{what}");
     let last_total = r.events.iter().rev().find_map(|e| match &e.data {
         EventData::AssistantTextEnd { total_usage, .. } => Some(total_usage.clone()),
         _ => None,
@@ -139,33 +142,33 @@ fn check_write_read_answer(api: Api, streaming: bool) {
 }
 
 #[test]
-fn anthropic_messages_session_writes_reads_and_answers_streamed() {
-    check_write_read_answer(Api::Anthropic, true);
+fn anthropic_messages_session_writes_edits_reads_and_answers_streamed() {
+    check_write_edit_read_answer(Api::Anthropic, true);
 }
 
 #[test]
-fn anthropic_messages_session_writes_reads_and_answers_whole() {
-    check_write_read_answer(Api::Anthropic, false);
+fn anthropic_messages_session_writes_edits_reads_and_answers_whole() {
+    check_write_edit_read_answer(Api::Anthropic, false);
 }
 
 #[test]
-fn openai_responses_session_writes_reads_and_answers_streamed() {
-    check_write_read_answer(Api::OpenAiResponses, true);
+fn openai_responses_session_writes_edits_reads_and_answers_streamed() {
+    check_write_edit_read_answer(Api::OpenAiResponses, true);
 }
 
 #[test]
-fn openai_responses_session_writes_reads_and_answers_whole() {
-    check_write_read_answer(Api::OpenAiResponses, false);
+fn openai_responses_session_writes_edits_reads_and_answers_whole() {
+    check_write_edit_read_answer(Api::OpenAiResponses, false);
 }
 
 #[test]
-fn openai_chat_session_writes_reads_and_answers_streamed() {
-    check_write_read_answer(Api::OpenAiChat, true);
+fn openai_chat_session_writes_edits_reads_and_answers_streamed() {
+    check_write_edit_read_answer(Api::OpenAiChat, true);
 }
 
 #[test]
-fn openai_chat_session_writes_reads_and_answers_whole() {
-    check_write_read_answer(Api::OpenAiChat, false);
+fn openai_chat_session_writes_edits_reads_and_answers_whole() {
+    check_write_edit_read_answer(Api::OpenAiChat, false);
 }
 
 /// Two calls in one reply: both run, and both results go back in one request, in call order.

@@ -8,7 +8,7 @@ mod common;
 use futures::executor::block_on;
 use futures::StreamExt;
 use openagent_core::llm::{ContentPart, Message, Reason, Request, Response, StreamAccumulator, StreamEvent};
-use openagent_tests::{Reply, Step, ToolCall, Usage};
+use openagent_tests::{Api, Reply, Step, ToolCall, Usage};
 use serde_json::json;
 
 use common::{model, serve, APIS};
@@ -70,6 +70,14 @@ fn complete_and_stream_give_the_same_response() {
         let u = &whole.usage;
         assert_eq!((u.output_tokens, u.cache_read_tokens), (50, Some(30)), "{api}");
         assert_eq!(u.total_tokens, u.input_tokens + u.output_tokens, "{api}");
+        // Reasoning tokens are reported apart from (and within) the output; the Messages API
+        // reports none on the wire, so that codec estimates them from the thinking text.
+        let reasoning = u.reasoning_tokens.unwrap_or(0);
+        if api == Api::Anthropic {
+            assert!(reasoning > 0 && reasoning < u.output_tokens, "{api}: {u:?}");
+        } else {
+            assert_eq!(reasoning, 20, "{api}");
+        }
     }
 }
 
