@@ -5,6 +5,7 @@ pub mod base64;
 mod client;
 mod codec;
 mod error;
+pub mod gemini;
 pub mod http;
 mod scripted;
 pub mod sse;
