@@ -438,6 +438,33 @@ mod tests {
     }
 
     #[test]
+    fn a_signed_thought_closes_its_segment_so_the_signature_stays_with_it() {
+        let thought = |text: &str, signature: Option<&str>| {
+            let mut part = json!({"text": text, "thought": true});
+            if let Some(signature) = signature {
+                part["thoughtSignature"] = json!(signature);
+            }
+            json!({"candidates": [{"content": {"parts": [part]}}]})
+        };
+        let finish = json!({"candidates": [{"content": {"parts": [{"text": "ok"}]}, "finishReason": "STOP"}]});
+        let events = decode(&sse(&[thought("a", None), thought("b", Some("sig-ab")), thought("c", None), finish]), 6).unwrap();
+        let mut acc = StreamAccumulator::new();
+        events.iter().for_each(|e| acc.push(e));
+        let thoughts: Vec<(String, Option<String>)> = acc
+            .finish("gemini")
+            .unwrap()
+            .message
+            .content
+            .into_iter()
+            .filter_map(|p| match p {
+                ContentPart::Thinking { thinking } => Some((thinking.text, thinking.signature)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(thoughts, [("ab".to_owned(), Some("sig-ab".to_owned())), ("c".to_owned(), None)]);
+    }
+
+    #[test]
     fn an_error_event_mid_stream_ends_the_stream() {
         let mut chunks = chunks();
         chunks.insert(2, json!({"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}));
