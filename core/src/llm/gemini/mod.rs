@@ -35,11 +35,11 @@ pub const PROVIDER: &str = "gemini";
 /// Used when `ProviderConfig::base_url` is empty.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 
-/// The Gemini codec. `provider_options["gemini"]` is merged into the request body as an RFC 7396
-/// merge patch (so `{"generationConfig": {"topK": 40}}` adds `topK`, and `null` removes a key), with
-/// two exceptions: `tools` entries (built-in tools such as `{"googleSearch": {}}`) are appended to
-/// the function declarations, and a `generationConfig.thinkingConfig` replaces the one derived from
-/// `reasoning_effort` whole, since Gemini rejects a thinking budget and a thinking level together.
+/// The Gemini codec. `provider_options["gemini"]` is deep-merged into the request body (objects
+/// merge key by key, anything else replaces; so `{"generationConfig": {"topK": 40}}` adds `topK`),
+/// with two exceptions: `tools` entries (built-in tools such as `{"googleSearch": {}}`) are appended
+/// to the function declarations, and a `generationConfig.thinkingConfig` replaces the one derived
+/// from `reasoning_effort` whole, since Gemini rejects a thinking budget and a thinking level together.
 #[derive(Debug, Clone)]
 pub struct Gemini {
     config: ProviderConfig,

@@ -1,30 +1,30 @@
 //! A `Request` as a generateContent body (spec 7.2, 7.3).
 
-use std::collections::HashMap;
+use serde_json::{Map, Value};
 
-use serde_json::{json, Map, Value};
-
+use super::wire::object;
 use super::{is_synthetic_call_id, schema, PROVIDER};
 use crate::llm::base64;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::types::{
-    ContentPart, MediaData, Message, Request, ResponseFormat, Role, ThinkingData, ToolCall, ToolChoice, ToolResult,
+    ContentPart, MediaData, Message, Request, ResponseFormat, Role, ThinkingData, ToolCall, ToolChoice, ToolDefinition,
+    ToolResult,
 };
 
 pub(super) fn body(request: &Request) -> Result<Value, LlmError> {
     let mut body = Map::new();
     let (system, contents) = contents(&request.messages)?;
     if !system.is_empty() {
-        body.insert("systemInstruction".into(), json!({ "parts": system }));
+        body.insert("systemInstruction".into(), object(vec![("parts", Value::Array(system))]));
     }
     body.insert("contents".into(), Value::Array(contents));
     if !request.tools.is_empty() {
-        let declarations: Vec<Value> = request.tools.iter().map(declaration).collect();
-        body.insert("tools".into(), json!([{ "functionDeclarations": declarations }]));
+        let declarations = request.tools.iter().map(declaration).collect();
+        body.insert("tools".into(), Value::Array(vec![object(vec![("functionDeclarations", Value::Array(declarations))])]));
     }
     if let Some(choice) = &request.tool_choice {
         if let Some(config) = tool_config(choice, request)? {
-            body.insert("toolConfig".into(), config);
+            body.insert("toolConfig".into(), object(vec![("functionCallingConfig", config)]));
         }
     }
     let generation = generation_config(request)?;
@@ -41,26 +41,31 @@ fn invalid(message: impl Into<String>) -> LlmError {
     LlmError::new(ErrorKind::InvalidRequest, message).with_provider(PROVIDER)
 }
 
+fn text_part(text: &str) -> Value {
+    object(vec![("text", text.into())])
+}
+
+fn inline_data(mime: &str, data: Value) -> Value {
+    object(vec![("inlineData", object(vec![("mimeType", mime.into()), ("data", data)]))])
+}
+
 /// System and developer text for `systemInstruction`, and the conversation as `contents`.
 fn contents(messages: &[Message]) -> Result<(Vec<Value>, Vec<Value>), LlmError> {
     let mut system = Vec::new();
     let mut contents: Vec<Value> = Vec::new();
-    // Function names by call id, from the calls seen so far: a `functionResponse` names its function.
-    let mut names: HashMap<&str, &str> = HashMap::new();
     // Whether the last content holds tool results, which the next results join.
     let mut results_open = false;
-    for message in messages {
+    for (at, message) in messages.iter().enumerate() {
         if matches!(message.role, Role::System | Role::Developer) {
             for part in &message.content {
                 let text = part
                     .as_text()
                     .ok_or_else(|| invalid("Gemini's systemInstruction takes text only: move media into a user message"))?;
-                system.push(json!({ "text": text }));
+                system.push(text_part(text));
             }
             continue;
         }
-        names.extend(message.tool_calls().map(|call| (call.id.as_str(), call.name.as_str())));
-        let parts = parts(message, &names)?;
+        let parts = parts(message, &messages[..at])?;
         let is_tool = message.role == Role::Tool;
         match contents.last_mut().and_then(|c| c.get_mut("parts")).and_then(Value::as_array_mut) {
             _ if parts.is_empty() => {}
@@ -68,7 +73,7 @@ fn contents(messages: &[Message]) -> Result<(Vec<Value>, Vec<Value>), LlmError> 
             Some(previous) if is_tool && results_open => previous.extend(parts),
             _ => {
                 let role = if message.role == Role::Assistant { "model" } else { "user" };
-                contents.push(json!({ "role": role, "parts": parts }));
+                contents.push(object(vec![("role", role.into()), ("parts", Value::Array(parts))]));
                 results_open = is_tool;
             }
         }
@@ -76,24 +81,26 @@ fn contents(messages: &[Message]) -> Result<(Vec<Value>, Vec<Value>), LlmError> 
     Ok((system, contents))
 }
 
-fn parts(message: &Message, names: &HashMap<&str, &str>) -> Result<Vec<Value>, LlmError> {
+/// A message's parts; `earlier` is the conversation before it, where tool results find their calls.
+fn parts(message: &Message, earlier: &[Message]) -> Result<Vec<Value>, LlmError> {
     let mut parts: Vec<Value> = Vec::new();
     for part in &message.content {
         match part {
-            ContentPart::Text { text } => parts.push(json!({ "text": text })),
+            ContentPart::Text { text } => parts.push(text_part(text)),
             ContentPart::Image { image } => parts.push(media(image, "image/png")?),
             ContentPart::Audio { audio } => parts.push(media(audio, "audio/wav")?),
             ContentPart::Document { document } => parts.push(media(document, "application/pdf")?),
             ContentPart::ToolCall { tool_call } => parts.push(function_call(tool_call)),
             ContentPart::ToolResult { tool_result } => {
-                let name =
-                    names.get(tool_result.tool_call_id.as_str()).copied().or(message.name.as_deref()).ok_or_else(|| {
-                        invalid(format!(
-                            "the tool result for call `{}` answers no earlier tool call, and Gemini needs the function's name: \
+                // A `functionResponse` names its function: the name of the call it answers.
+                let call = earlier.iter().rev().flat_map(Message::tool_calls).find(|call| call.id == tool_result.tool_call_id);
+                let name = call.map(|call| call.name.as_str()).or(message.name.as_deref()).ok_or_else(|| {
+                    invalid(format!(
+                        "the tool result for call `{}` answers no earlier tool call, and Gemini needs the function's name: \
                          keep the assistant message with the call, or set the tool message's name",
-                            tool_result.tool_call_id
-                        ))
-                    })?;
+                        tool_result.tool_call_id
+                    ))
+                })?;
                 parts.extend(function_response(tool_result, name));
             }
             ContentPart::Thinking { thinking } => thought(thinking, &mut parts),
@@ -106,26 +113,26 @@ fn parts(message: &Message, names: &HashMap<&str, &str>) -> Result<Vec<Value>, L
 
 fn function_call(call: &ToolCall) -> Value {
     // Gemini takes an object; arguments that were not one (a failed parse) go back as `{}`.
-    let args = if call.arguments.is_object() { call.arguments.clone() } else { json!({}) };
-    let mut function_call = json!({ "name": call.name, "args": args });
+    let args = if call.arguments.is_object() { call.arguments.clone() } else { Value::Object(Map::new()) };
+    let mut function_call = vec![("name", call.name.as_str().into()), ("args", args)];
     if !is_synthetic_call_id(&call.id) {
-        function_call["id"] = json!(call.id);
+        function_call.push(("id", call.id.as_str().into()));
     }
-    let mut part = json!({ "functionCall": function_call });
+    let mut part = vec![("functionCall", object(function_call))];
     if let Some(signature) = &call.signature {
-        part["thoughtSignature"] = json!(signature);
+        part.push(("thoughtSignature", signature.as_str().into()));
     }
-    part
+    object(part)
 }
 
 /// The result as the object Gemini expects: the tool's text under `result` (or `error`). Structured
 /// output is sent as text too: a coding agent's tools return file contents whose exact text matters.
 fn function_response(result: &ToolResult, name: &str) -> Vec<Value> {
     let key = if result.is_error { "error" } else { "result" };
-    let mut parts = vec![json!({ "functionResponse": { "name": name, "response": { key: result.content } } })];
+    let response = object(vec![("name", name.into()), ("response", object(vec![(key, result.content.as_str().into())]))]);
+    let mut parts = vec![object(vec![("functionResponse", response)])];
     if let Some(data) = &result.image_data {
-        let mime = result.image_media_type.as_deref().unwrap_or("image/png");
-        parts.push(json!({ "inlineData": { "mimeType": mime, "data": base64::encode(data) } }));
+        parts.push(inline_data(result.image_media_type.as_deref().unwrap_or("image/png"), base64::encode(data).into()));
     }
     parts
 }
@@ -133,20 +140,19 @@ fn function_response(result: &ToolResult, name: &str) -> Vec<Value> {
 /// A thought goes back as it came. An empty one carries a text part's signature, which goes back
 /// on the part before it (see the module docs).
 fn thought(thinking: &ThinkingData, parts: &mut Vec<Value>) {
+    let signature = thinking.signature.as_deref().map(Value::from);
     if !thinking.text.is_empty() {
-        let mut part = json!({ "text": thinking.text, "thought": true });
-        if let Some(signature) = &thinking.signature {
-            part["thoughtSignature"] = json!(signature);
-        }
-        parts.push(part);
+        let mut part = vec![("text", thinking.text.as_str().into()), ("thought", true.into())];
+        part.extend(signature.map(|s| ("thoughtSignature", s)));
+        parts.push(object(part));
         return;
     }
-    let Some(signature) = &thinking.signature else { return };
+    let Some(signature) = signature else { return };
     match parts.last_mut().and_then(Value::as_object_mut) {
         Some(previous) if !previous.contains_key("thoughtSignature") => {
-            previous.insert("thoughtSignature".into(), json!(signature));
+            previous.insert("thoughtSignature".into(), signature);
         }
-        _ => parts.push(json!({ "text": "", "thoughtSignature": signature })),
+        _ => parts.push(object(vec![("text", "".into()), ("thoughtSignature", signature)])),
     }
 }
 
@@ -154,16 +160,16 @@ fn media(media: &MediaData, fallback_mime: &str) -> Result<Value, LlmError> {
     let guessed = media.url.as_deref().or(media.file_name.as_deref()).and_then(mime_from_extension);
     let mime = media.media_type.as_deref().or(guessed).unwrap_or(fallback_mime);
     if let Some(data) = &media.data {
-        return Ok(json!({ "inlineData": { "mimeType": mime, "data": base64::encode(data) } }));
+        return Ok(inline_data(mime, base64::encode(data).into()));
     }
     let url = media.url.as_deref().ok_or_else(|| invalid("a media part has neither data nor a URL"))?;
     if let Some((data_mime, data)) = url.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
-        return Ok(json!({ "inlineData": { "mimeType": data_mime, "data": data } }));
+        return Ok(inline_data(data_mime, data.into()));
     }
     if url.starts_with('/') || url.starts_with("./") || url.starts_with('~') {
         return Err(invalid(format!("`{url}` is a local path: the host must read the file and pass its bytes as data")));
     }
-    Ok(json!({ "fileData": { "mimeType": mime, "fileUri": url } }))
+    Ok(object(vec![("fileData", object(vec![("mimeType", mime.into()), ("fileUri", url.into())]))]))
 }
 
 fn mime_from_extension(path: &str) -> Option<&'static str> {
@@ -185,61 +191,62 @@ fn mime_from_extension(path: &str) -> Option<&'static str> {
     })
 }
 
-fn declaration(tool: &crate::llm::types::ToolDefinition) -> Value {
-    let mut declaration = json!({ "name": tool.name });
+fn declaration(tool: &ToolDefinition) -> Value {
+    let mut declaration = vec![("name", tool.name.as_str().into())];
     if !tool.description.is_empty() {
-        declaration["description"] = json!(tool.description);
+        declaration.push(("description", tool.description.as_str().into()));
     }
     // A function without parameters declares none: Gemini rejects an OBJECT with no properties.
     let parameters = schema::to_gemini(&tool.parameters);
     if parameters.get("properties").is_some() {
-        declaration["parameters"] = parameters;
+        declaration.push(("parameters", parameters));
     }
-    declaration
+    object(declaration)
 }
 
+/// The `functionCallingConfig`, if there is anything to configure.
 fn tool_config(choice: &ToolChoice, request: &Request) -> Result<Option<Value>, LlmError> {
-    let declared = |name: &str| request.tools.iter().any(|t| t.name == name);
-    let config = match choice {
+    let mode = |mode: &str| Ok(Some(object(vec![("mode", mode.into())])));
+    match choice {
         // Without tools there is nothing to configure, and Gemini would refuse a toolConfig.
-        ToolChoice::Auto | ToolChoice::None if request.tools.is_empty() => return Ok(None),
-        ToolChoice::Auto => json!({ "mode": "AUTO" }),
-        ToolChoice::None => json!({ "mode": "NONE" }),
-        ToolChoice::Required if request.tools.is_empty() => {
-            return Err(invalid("tool_choice `required` needs at least one tool"))
+        ToolChoice::Auto | ToolChoice::None if request.tools.is_empty() => Ok(None),
+        ToolChoice::Auto => mode("AUTO"),
+        ToolChoice::None => mode("NONE"),
+        ToolChoice::Required if request.tools.is_empty() => Err(invalid("tool_choice `required` needs at least one tool")),
+        ToolChoice::Required => mode("ANY"),
+        ToolChoice::Named { tool_name } if !request.tools.iter().any(|t| t.name == *tool_name) => {
+            Err(invalid(format!("tool_choice names `{tool_name}`, which is not among the request's tools")))
         }
-        ToolChoice::Required => json!({ "mode": "ANY" }),
-        ToolChoice::Named { tool_name } if !declared(tool_name) => {
-            return Err(invalid(format!("tool_choice names `{tool_name}`, which is not among the request's tools")))
+        ToolChoice::Named { tool_name } => {
+            let allowed = Value::Array(vec![tool_name.as_str().into()]);
+            Ok(Some(object(vec![("mode", "ANY".into()), ("allowedFunctionNames", allowed)])))
         }
-        ToolChoice::Named { tool_name } => json!({ "mode": "ANY", "allowedFunctionNames": [tool_name] }),
-    };
-    Ok(Some(json!({ "functionCallingConfig": config })))
+    }
 }
 
 fn generation_config(request: &Request) -> Result<Map<String, Value>, LlmError> {
     let mut config = Map::new();
     let mut set = |key: &str, value: Value| config.insert(key.to_owned(), value);
     if let Some(temperature) = request.temperature {
-        set("temperature", json!(temperature));
+        set("temperature", temperature.into());
     }
     if let Some(top_p) = request.top_p {
-        set("topP", json!(top_p));
+        set("topP", top_p.into());
     }
     if let Some(max_tokens) = request.max_tokens {
-        set("maxOutputTokens", json!(max_tokens));
+        set("maxOutputTokens", max_tokens.into());
     }
     if !request.stop_sequences.is_empty() {
-        set("stopSequences", json!(request.stop_sequences));
+        set("stopSequences", request.stop_sequences.iter().map(|s| Value::from(s.as_str())).collect());
     }
     match &request.response_format {
         None | Some(ResponseFormat::Text) => {}
         Some(ResponseFormat::Json) => {
-            set("responseMimeType", json!("application/json"));
+            set("responseMimeType", "application/json".into());
         }
         // `responseJsonSchema` takes JSON Schema as it is; Gemini has no strict switch.
         Some(ResponseFormat::JsonSchema { json_schema, .. }) => {
-            set("responseMimeType", json!("application/json"));
+            set("responseMimeType", "application/json".into());
             set("responseJsonSchema", json_schema.clone());
         }
     }
@@ -258,7 +265,7 @@ fn thinking_config(model: &str, effort: &str) -> Result<Value, LlmError> {
         || invalid(format!("reasoning_effort `{effort}` is not one Gemini takes: use none, minimal, low, medium or high"));
     if model.starts_with("gemini-2") || model.starts_with("gemini-1") {
         // 24576 is the largest budget both 2.5 Flash and 2.5 Pro accept; 128 the smallest Pro accepts.
-        let budget = match effort.as_str() {
+        let budget: u64 = match effort.as_str() {
             "none" => 0,
             "minimal" => 128,
             "low" => 1024,
@@ -266,7 +273,7 @@ fn thinking_config(model: &str, effort: &str) -> Result<Value, LlmError> {
             "high" => 24576,
             _ => return Err(unknown()),
         };
-        return Ok(json!({ "thinkingBudget": budget, "includeThoughts": budget > 0 }));
+        return Ok(object(vec![("thinkingBudget", budget.into()), ("includeThoughts", (budget > 0).into())]));
     }
     // Gemini 3 cannot switch thinking off: `none` asks for as little as it allows.
     let level = match effort.as_str() {
@@ -276,55 +283,43 @@ fn thinking_config(model: &str, effort: &str) -> Result<Value, LlmError> {
         "high" => "HIGH",
         _ => return Err(unknown()),
     };
-    Ok(json!({ "thinkingLevel": level, "includeThoughts": effort != "none" }))
+    Ok(object(vec![("thinkingLevel", level.into()), ("includeThoughts", (effort != "none").into())]))
 }
 
-/// Spec 7.2 step 7, as the `Gemini` docs describe: a merge patch, with `tools` appended and
+/// Spec 7.2 step 7, as the `Gemini` docs describe: a deep merge, with `tools` appended and
 /// `generationConfig.thinkingConfig` replaced whole.
 fn apply_provider_options(body: &mut Map<String, Value>, options: &Value) -> Result<(), LlmError> {
     let options =
         options.as_object().ok_or_else(|| invalid("provider_options.gemini must be an object of request-body fields"))?;
     for (key, value) in options {
-        match (key.as_str(), value) {
-            ("tools", Value::Array(extra)) => match body.get_mut("tools").and_then(Value::as_array_mut) {
-                Some(tools) => tools.extend(extra.iter().cloned()),
-                None => {
-                    body.insert(key.clone(), value.clone());
-                }
-            },
-            _ => {
-                if key == "generationConfig" && value.get("thinkingConfig").is_some() {
-                    if let Some(config) = body.get_mut("generationConfig").and_then(Value::as_object_mut) {
-                        config.remove("thinkingConfig");
+        let target = body.entry(key.as_str()).or_insert(Value::Null);
+        match (key.as_str(), target, value) {
+            ("tools", Value::Array(tools), Value::Array(extra)) => tools.extend(extra.iter().cloned()),
+            ("generationConfig", Value::Object(config), Value::Object(patch)) => {
+                for (key, value) in patch {
+                    match config.get_mut(key) {
+                        Some(target) if key != "thinkingConfig" => merge(target, value),
+                        _ => {
+                            config.insert(key.clone(), value.clone());
+                        }
                     }
                 }
-                merge_patch(body, key, value);
             }
+            (_, target, value) => merge(target, value),
         }
     }
     Ok(())
 }
 
-/// RFC 7396: objects merge key by key, `null` removes, anything else replaces.
-fn merge_patch(target: &mut Map<String, Value>, key: &str, patch: &Value) {
-    match patch {
-        Value::Null => {
-            target.remove(key);
-        }
-        Value::Object(fields) => {
-            let entry = target.entry(key.to_owned()).or_insert_with(|| json!({}));
-            if !entry.is_object() {
-                *entry = json!({});
-            }
-            if let Value::Object(inner) = entry {
-                for (k, v) in fields {
-                    merge_patch(inner, k, v);
-                }
+/// Objects merge key by key; anything else replaces what was there.
+fn merge(target: &mut Value, patch: &Value) {
+    match (target, patch) {
+        (Value::Object(target), Value::Object(patch)) => {
+            for (key, value) in patch {
+                merge(target.entry(key.as_str()).or_insert(Value::Null), value);
             }
         }
-        other => {
-            target.insert(key.to_owned(), other.clone());
-        }
+        (target, patch) => *target = patch.clone(),
     }
 }
 
@@ -335,7 +330,7 @@ mod tests {
 
     use super::super::synthetic_call_id;
     use super::*;
-    use crate::llm::types::ToolDefinition;
+    use serde_json::json;
 
     fn request(messages: Vec<Message>) -> Request {
         Request { model: "gemini-2.5-flash".into(), messages, ..Request::default() }
@@ -579,8 +574,7 @@ mod tests {
                 "generationConfig": {"topK": 40, "seed": 7, "thinkingConfig": {"thinkingBudget": 10000, "includeThoughts": true}},
                 "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}},
                 "tools": [{"googleSearch": {}}],
-                "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}],
-                "systemInstruction": null
+                "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]
             }
         }));
         let body = body(&req).unwrap();
@@ -592,9 +586,7 @@ mod tests {
         assert_eq!(body["tools"].as_array().map(Vec::len), Some(2));
         assert_eq!(body["tools"][1], json!({"googleSearch": {}}));
         assert_eq!(body["safetySettings"][0]["threshold"], "BLOCK_NONE");
-        assert!(body.get("ignored").is_none() && body.get("systemInstruction").is_none());
-        req.provider_options = Some(json!({"gemini": {"toolConfig": null}}));
-        assert!(super::body(&req).unwrap().get("toolConfig").is_none());
+        assert!(body.get("ignored").is_none());
         req.provider_options = Some(json!({"gemini": [1]}));
         assert_eq!(body_error(req), ErrorKind::InvalidRequest);
     }

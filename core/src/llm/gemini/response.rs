@@ -1,9 +1,8 @@
 //! A whole generateContent answer as a `Response` (spec 7.5).
 
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::wire::{self, GenerateContentResponse, PartKind};
+use super::wire::{self, Answer, PartKind};
 use super::{error, PROVIDER};
 use crate::llm::error::{rate_limit_info, ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, Message, Response, Role, ThinkingData, Warning};
@@ -11,28 +10,27 @@ use crate::llm::types::{ContentPart, Message, Response, Role, ThinkingData, Warn
 pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
     let raw: Value =
         serde_json::from_slice(body).map_err(|e| error::malformed(ErrorKind::Server, format!("the body is not JSON: {e}")))?;
-    let answer = GenerateContentResponse::deserialize(&raw).map_err(|e| error::malformed(ErrorKind::Server, e))?;
-    if answer.error.is_some() {
+    let answer = Answer(&raw);
+    answer.check().map_err(|e| error::malformed(ErrorKind::Server, e))?;
+    if answer.is_error() {
         return Err(error::from_event(raw));
     }
     if let Some(reason) = answer.blocked_prompt() {
         return Err(error::prompt_blocked(reason));
     }
-    let usage = answer.usage_metadata.as_ref().map(wire::usage).unwrap_or_default();
-    let (id, model) = (answer.response_id.clone().unwrap_or_default(), answer.model_version.clone().unwrap_or_default());
-    let candidate = answer.into_first_candidate().unwrap_or_default();
-    let (content, warnings) = content(candidate.parts())?;
+    let candidate = answer.candidate();
+    let (content, warnings) = content(wire::parts(candidate))?;
     let has_tool_calls = content.iter().any(|p| matches!(p, ContentPart::ToolCall { .. }));
     Ok(Response {
-        id,
-        model,
+        id: answer.id().unwrap_or_default(),
+        model: answer.model().unwrap_or_default(),
         provider: PROVIDER.to_owned(),
         message: Message::new(Role::Assistant, content),
-        finish_reason: wire::finish_reason(candidate.finish_reason.as_deref(), has_tool_calls),
-        usage,
-        raw: Some(raw),
+        finish_reason: wire::finish_reason(wire::finish_reason_of(candidate), has_tool_calls),
+        usage: answer.usage().map(wire::usage).unwrap_or_default(),
         warnings,
         rate_limit: rate_limit_info(headers),
+        raw: Some(raw),
     })
 }
 

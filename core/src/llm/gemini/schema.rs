@@ -12,7 +12,9 @@
 //! `$schema`, `$defs`, `additionalProperties`, `patternProperties`, `not`, `if`/`then`/`else`,
 //! `prefixItems`, `uniqueItems`, `multipleOf`, formats Gemini does not know, non-string enums.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use super::wire::object;
 
 /// Keywords Gemini's schema has, copied as they are.
 const KEPT: [&str; 15] = [
@@ -50,12 +52,10 @@ fn convert(schema: &Value, root: &Value, expanding: &mut Vec<String>) -> Map<Str
         match key.as_str() {
             "type" => types(value, &mut out),
             "properties" => {
-                let properties: Map<String, Value> = value
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(name, property)| (name.clone(), Value::Object(convert(property, root, expanding))))
-                    .collect();
+                let mut properties = Map::new();
+                for (name, property) in value.as_object().into_iter().flatten() {
+                    properties.insert(name.clone(), Value::Object(convert(property, root, expanding)));
+                }
                 if !properties.is_empty() {
                     out.insert(key.clone(), Value::Object(properties));
                 }
@@ -70,16 +70,13 @@ fn convert(schema: &Value, root: &Value, expanding: &mut Vec<String>) -> Map<Str
                 out.insert(key.clone(), value.clone());
             }
             "const" if value.is_string() => {
-                out.insert("enum".into(), json!([value]));
+                out.insert("enum".into(), Value::Array(vec![value.clone()]));
             }
             "exclusiveMinimum" | "exclusiveMaximum" if value.is_number() => {
                 let bound = if key == "exclusiveMinimum" { "minimum" } else { "maximum" };
                 out.entry(bound).or_insert_with(|| value.clone());
             }
             "format" if value.as_str().is_some_and(|f| FORMATS.contains(&f)) => {
-                out.insert(key.clone(), value.clone());
-            }
-            "required" => {
                 out.insert(key.clone(), value.clone());
             }
             key if KEPT.contains(&key) => {
@@ -91,7 +88,7 @@ fn convert(schema: &Value, root: &Value, expanding: &mut Vec<String>) -> Map<Str
     for member in fields.get("allOf").and_then(Value::as_array).into_iter().flatten() {
         merge(&mut out, convert(member, root, expanding));
     }
-    finish(&mut out);
+    finish(&mut out, fields.get("required"));
     out
 }
 
@@ -100,11 +97,16 @@ fn inline(reference: &str, fields: &Map<String, Value>, root: &Value, expanding:
     let target = reference.strip_prefix('#').and_then(|pointer| root.pointer(pointer));
     let (Some(target), false) = (target, expanding.iter().any(|r| r == reference)) else {
         // Recursive (or unresolvable): Gemini's schema cannot say it, so say "an object".
-        return Map::from_iter([("type".to_owned(), json!("OBJECT"))]);
+        let mut out = Map::new();
+        out.insert("type".into(), "OBJECT".into());
+        return out;
     };
     expanding.push(reference.to_owned());
     let mut out = convert(target, root, expanding);
-    let siblings: Map<String, Value> = fields.iter().filter(|(k, _)| *k != "$ref").map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut siblings = Map::new();
+    for (key, value) in fields.iter().filter(|(key, _)| *key != "$ref") {
+        siblings.insert(key.clone(), value.clone());
+    }
     let siblings = convert(&Value::Object(siblings), root, expanding);
     expanding.pop();
     out.extend(siblings);
@@ -119,16 +121,16 @@ fn types(value: &Value, out: &mut Map<String, Value>) {
         _ => return,
     };
     if names.contains(&"null") {
-        out.insert("nullable".into(), json!(true));
+        out.insert("nullable".into(), true.into());
     }
-    let mut names: Vec<String> = names.into_iter().filter(|n| *n != "null").map(str::to_ascii_uppercase).collect();
-    match names.len() {
+    let mut types: Vec<Value> = names.into_iter().filter(|n| *n != "null").map(|n| n.to_ascii_uppercase().into()).collect();
+    match types.len() {
         0 => {}
         1 => {
-            out.insert("type".into(), json!(names.remove(0)));
+            out.insert("type".into(), types.remove(0));
         }
         _ => {
-            let alternatives: Vec<Value> = names.into_iter().map(|name| json!({ "type": name })).collect();
+            let alternatives = types.into_iter().map(|name| object(vec![("type", name)])).collect();
             out.insert("anyOf".into(), Value::Array(alternatives));
         }
     }
@@ -140,7 +142,7 @@ fn any_of(value: &Value, root: &Value, expanding: &mut Vec<String>, out: &mut Ma
     let mut members = Vec::new();
     for member in value.as_array().into_iter().flatten() {
         if member.get("type").and_then(Value::as_str) == Some("null") {
-            out.insert("nullable".into(), json!(true));
+            out.insert("nullable".into(), true.into());
         } else {
             members.push(Value::Object(convert(member, root, expanding)));
         }
@@ -174,22 +176,28 @@ fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
     }
 }
 
-/// Fills in an implied `type` and keeps `required` to declared properties (Gemini refuses others).
-fn finish(out: &mut Map<String, Value>) {
+/// Fills in an implied `type`, and `required` limited to declared properties (Gemini refuses others;
+/// merged `allOf` members may have brought some already).
+fn finish(out: &mut Map<String, Value>, required: Option<&Value>) {
     if !out.contains_key("type") && !out.contains_key("anyOf") {
         if out.contains_key("properties") {
-            out.insert("type".into(), json!("OBJECT"));
+            out.insert("type".into(), "OBJECT".into());
         } else if out.contains_key("items") {
-            out.insert("type".into(), json!("ARRAY"));
+            out.insert("type".into(), "ARRAY".into());
+        }
+    }
+    let mut names: Vec<Value> = required.and_then(Value::as_array).cloned().unwrap_or_default();
+    if let Some(Value::Array(merged)) = out.get("required") {
+        for name in merged {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
         }
     }
     let declared = |name: &Value| name.as_str().is_some_and(|n| out.get("properties").and_then(|p| p.get(n)).is_some());
-    let required: Vec<Value> =
-        out.get("required").and_then(Value::as_array).into_iter().flatten().filter(|n| declared(n)).cloned().collect();
-    if required.is_empty() {
-        out.remove("required");
-    } else {
-        out.insert("required".into(), Value::Array(required));
+    names.retain(declared);
+    if !names.is_empty() {
+        out.insert("required".into(), Value::Array(names));
     }
 }
 
@@ -199,6 +207,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn plain_schemas_become_upper_case_openapi() {

@@ -3,10 +3,9 @@
 //! tells which. Gemini has no end event, so `Finish` goes out when the body ends, with the last
 //! finish reason and usage seen.
 
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::wire::{self, GenerateContentResponse, PartKind};
+use super::wire::{self, Answer, PartKind};
 use super::{error, PROVIDER};
 use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{ErrorKind, LlmError};
@@ -207,32 +206,29 @@ impl Translator {
         let malformed =
             |e: &dyn std::fmt::Display| error::malformed(ErrorKind::Stream, format!("a stream chunk is not valid: {e}"));
         let raw: Value = serde_json::from_slice(bytes).map_err(|e| malformed(&e))?;
-        let chunk = GenerateContentResponse::deserialize(&raw).map_err(|e| malformed(&e))?;
-        if chunk.error.is_some() {
-            return self.fail(error::from_event(raw), out);
+        let chunk = Answer(&raw);
+        chunk.check().map_err(|e| malformed(&e))?;
+        if chunk.is_error() {
+            return self.fail(error::from_event(raw.clone()), out);
         }
         if !self.started {
             self.started = true;
-            out.push(StreamEvent::StreamStart {
-                id: chunk.response_id.clone(),
-                model: chunk.model_version.clone(),
-                warnings: vec![],
-            });
+            out.push(StreamEvent::StreamStart { id: chunk.id(), model: chunk.model(), warnings: vec![] });
         }
         if let Some(reason) = chunk.blocked_prompt() {
             return self.fail(error::prompt_blocked(reason), out);
         }
-        if chunk.usage_metadata.is_some() {
-            self.usage = chunk.usage_metadata.clone();
+        if let Some(usage) = chunk.usage() {
+            self.usage = Some(usage.clone());
         }
-        let Some(candidate) = chunk.into_first_candidate() else { return Ok(()) };
-        for part in candidate.parts() {
+        let candidate = chunk.candidate();
+        for part in wire::parts(candidate) {
             self.part(part, out).map_err(|e| malformed(&e))?;
         }
-        if let Some(reason) = candidate.finish_reason {
+        if let Some(reason) = wire::finish_reason_of(candidate) {
             self.close_text(out);
             self.close_reasoning(None, out);
-            self.finish_reason = Some(reason);
+            self.finish_reason = Some(reason.to_owned());
         }
         Ok(())
     }

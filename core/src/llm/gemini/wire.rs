@@ -1,97 +1,88 @@
 //! Gemini's answer on the wire (a `GenerateContentResponse`, whole or one stream chunk), and the
 //! translations the whole-body parser and the stream decoder share, so both read a part, a finish
 //! reason and usage the same way.
+//!
+//! The body is read as a `serde_json::Value` through small accessors rather than derived serde
+//! structs: derived deserializers cost several times more in the browser bundle (DESIGN.md).
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{is_synthetic_call_id, synthetic_call_id};
 use crate::llm::base64;
 use crate::llm::types::{ContentPart, FinishReason, MediaData, Reason, ToolCall, Usage};
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct GenerateContentResponse {
-    #[serde(default)]
-    pub candidates: Vec<Candidate>,
-    pub usage_metadata: Option<Value>,
-    pub model_version: Option<String>,
-    pub response_id: Option<String>,
-    pub prompt_feedback: Option<PromptFeedback>,
-    /// Set when the body (or a stream chunk) is an error rather than an answer.
-    pub error: Option<Value>,
+/// A JSON object from its fields (the codec's cheap stand-in for `json!`).
+pub(super) fn object(fields: Vec<(&str, Value)>) -> Value {
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
 }
 
-impl GenerateContentResponse {
-    /// The candidate we answer with: index 0 (with `candidateCount` > 1 the others are ignored).
-    pub fn into_first_candidate(self) -> Option<Candidate> {
-        self.candidates.into_iter().find(|c| c.index.unwrap_or(0) == 0)
+/// A string field: absent is `None`, another type is an error.
+pub(super) fn text<'a>(value: &'a Value, key: &str) -> Result<Option<&'a str>, String> {
+    match value.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(format!("`{key}` should be a string, not {other}")),
+    }
+}
+
+/// One chunk (or whole body) of an answer.
+pub(super) struct Answer<'a>(pub &'a Value);
+
+impl<'a> Answer<'a> {
+    pub fn check(&self) -> Result<(), String> {
+        if !self.0.is_object() {
+            return Err(format!("expected an object, got {}", self.0));
+        }
+        if !matches!(self.0.get("candidates"), None | Some(Value::Array(_))) {
+            return Err("`candidates` should be an array".into());
+        }
+        text(self.0, "responseId").and(text(self.0, "modelVersion")).map(drop)
+    }
+
+    pub fn id(&self) -> Option<String> {
+        self.0.get("responseId").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    pub fn model(&self) -> Option<String> {
+        self.0.get("modelVersion").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    pub fn usage(&self) -> Option<&'a Value> {
+        self.0.get("usageMetadata").filter(|u| u.is_object())
+    }
+
+    /// Set when the body (or a stream chunk) is an error rather than an answer.
+    pub fn is_error(&self) -> bool {
+        self.0.get("error").is_some()
     }
 
     /// The block reason when the prompt itself was refused: no candidates, only feedback.
-    pub fn blocked_prompt(&self) -> Option<&str> {
-        let reason = self.prompt_feedback.as_ref()?.block_reason.as_deref()?;
-        self.candidates.is_empty().then_some(reason)
+    pub fn blocked_prompt(&self) -> Option<&'a str> {
+        let reason = self.0.pointer("/promptFeedback/blockReason").and_then(Value::as_str)?;
+        self.candidates().is_empty().then_some(reason)
+    }
+
+    fn candidates(&self) -> &'a [Value] {
+        self.0.get("candidates").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    }
+
+    /// The candidate we answer with: index 0 (with `candidateCount` > 1 the others are ignored).
+    pub fn candidate(&self) -> Option<&'a Value> {
+        self.candidates().iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Candidate {
-    pub content: Option<Content>,
-    pub finish_reason: Option<String>,
-    pub index: Option<u32>,
+/// A candidate's parts (none when the answer was cut off before any).
+pub(super) fn parts(candidate: Option<&Value>) -> &[Value] {
+    candidate.and_then(|c| c.pointer("/content/parts")).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
-impl Candidate {
-    pub fn parts(&self) -> &[Value] {
-        self.content.as_ref().map_or(&[], |c| c.parts.as_slice())
-    }
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub(super) struct Content {
-    /// Kept as JSON so a part we cannot translate can still be reported whole.
-    #[serde(default)]
-    pub parts: Vec<Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct PromptFeedback {
-    pub block_reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Part {
-    text: Option<String>,
-    thought: Option<bool>,
-    thought_signature: Option<String>,
-    function_call: Option<FunctionCall>,
-    inline_data: Option<Blob>,
-    file_data: Option<FileData>,
-}
-
-#[derive(Debug, Deserialize)]
-struct FunctionCall {
-    name: String,
-    args: Option<Value>,
-    id: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Blob {
-    mime_type: Option<String>,
-    data: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FileData {
-    mime_type: Option<String>,
-    file_uri: String,
+pub(super) fn finish_reason_of(candidate: Option<&Value>) -> Option<&str> {
+    candidate.and_then(|c| c.get("finishReason")).and_then(Value::as_str)
 }
 
 /// What one response part means to us.
@@ -114,32 +105,36 @@ pub(super) enum PartKind {
     Other,
 }
 
-/// Reads one part. `Err` carries what was wrong with it.
+/// Reads one part. `Err` says what was wrong with it.
 pub(super) fn classify(part: &Value) -> Result<PartKind, String> {
-    let part = Part::deserialize(part).map_err(|e| format!("a response part is malformed: {e}"))?;
-    if let Some(call) = part.function_call {
-        return Ok(PartKind::Call(tool_call(call, part.thought_signature)));
+    if !part.is_object() {
+        return Err(format!("a response part should be an object, not {part}"));
     }
-    if let Some(blob) = part.inline_data {
-        let data = base64::decode(&blob.data).map_err(|e| format!("inlineData is not base64: {e}"))?;
-        return Ok(PartKind::Media(media_part(MediaData {
-            data: Some(data),
-            media_type: blob.mime_type,
-            ..MediaData::default()
-        })));
+    let signature = text(part, "thoughtSignature")?.map(str::to_owned);
+    if let Some(call) = part.get("functionCall") {
+        let name = text(call, "name")?.ok_or("a functionCall has no name")?;
+        let id = text(call, "id")?;
+        return Ok(PartKind::Call(tool_call(id, name, call.get("args"), signature)));
     }
-    if let Some(file) = part.file_data {
-        return Ok(PartKind::Media(media_part(MediaData {
-            url: Some(file.file_uri),
-            media_type: file.mime_type,
-            ..MediaData::default()
-        })));
+    if let Some(blob) = part.get("inlineData") {
+        let data = text(blob, "data")?.ok_or("inlineData has no data")?;
+        let data = base64::decode(data).map_err(|e| format!("inlineData is not base64: {e}"))?;
+        return Ok(PartKind::Media(media_part(MediaData { data: Some(data), media_type: mime(blob)?, ..MediaData::default() })));
     }
-    if part.text.is_none() && part.thought_signature.is_none() {
+    if let Some(file) = part.get("fileData") {
+        let url = text(file, "fileUri")?.ok_or("fileData has no fileUri")?.to_owned();
+        return Ok(PartKind::Media(media_part(MediaData { url: Some(url), media_type: mime(file)?, ..MediaData::default() })));
+    }
+    let body = text(part, "text")?;
+    if body.is_none() && signature.is_none() {
         return Ok(PartKind::Other);
     }
-    let (text, signature) = (part.text.unwrap_or_default(), part.thought_signature);
-    Ok(if part.thought == Some(true) { PartKind::Thought { text, signature } } else { PartKind::Text { text, signature } })
+    let text = body.unwrap_or_default().to_owned();
+    Ok(if part.get("thought") == Some(&Value::Bool(true)) {
+        PartKind::Thought { text, signature }
+    } else {
+        PartKind::Text { text, signature }
+    })
 }
 
 /// The name of a part's payload (`executableCode`), for reporting parts we do not translate.
@@ -147,12 +142,16 @@ pub(super) fn part_name(part: &Value) -> &str {
     part.as_object().and_then(|o| o.keys().find(|k| !k.starts_with("thought"))).map_or("unknown", String::as_str)
 }
 
-fn tool_call(call: FunctionCall, signature: Option<String>) -> ToolCall {
+fn mime(media: &Value) -> Result<Option<String>, String> {
+    Ok(text(media, "mimeType")?.map(str::to_owned))
+}
+
+fn tool_call(id: Option<&str>, name: &str, args: Option<&Value>, signature: Option<String>) -> ToolCall {
     // Gemini 3 assigns short ids; keep them (they are echoed back). Never adopt an id shaped like
     // our synthetic ones, or it would not be sent back.
-    let id = call.id.filter(|id| !id.is_empty() && !is_synthetic_call_id(id)).unwrap_or_else(synthetic_call_id);
-    let args = call.args.unwrap_or_else(|| Value::Object(Default::default()));
-    let mut tool_call = ToolCall::from_raw(id, call.name, args.to_string());
+    let id = id.filter(|id| !id.is_empty() && !is_synthetic_call_id(id)).map_or_else(synthetic_call_id, str::to_owned);
+    let raw = args.filter(|a| !a.is_null()).map_or_else(|| "{}".to_owned(), Value::to_string);
+    let mut tool_call = ToolCall::from_raw(id, name, raw);
     tool_call.signature = signature;
     tool_call
 }
@@ -193,7 +192,6 @@ pub(super) fn usage(metadata: &Value) -> Usage {
         raw: Some(metadata.clone()),
     }
 }
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
