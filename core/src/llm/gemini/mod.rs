@@ -136,8 +136,13 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
+    use std::rc::Rc;
+
+    use futures::executor::block_on;
+
     use super::*;
-    use crate::llm::{ApiKey, Message};
+    use crate::llm::http::{HttpClient, HttpError, HttpResponse};
+    use crate::llm::{collect_stream, ApiKey, HttpLlmClient, LlmClient, Message, Reason};
 
     fn codec(base_url: &str) -> Gemini {
         Gemini::new(ProviderConfig {
@@ -183,6 +188,49 @@ mod tests {
     fn a_request_without_a_model_is_refused() {
         let error = codec("").build_request(&request(" "), false).unwrap_err();
         assert_eq!(error.kind, ErrorKind::InvalidRequest);
+    }
+
+    /// Answers every request with one canned status, headers and body, in 3-byte chunks.
+    struct Canned(u16, Vec<(String, String)>, &'static str);
+
+    #[async_trait::async_trait(?Send)]
+    impl HttpClient for Canned {
+        async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
+            assert_eq!(request.header("x-goog-api-key"), Some("AIza-secret"));
+            let chunks: Vec<_> = self.2.as_bytes().chunks(3).map(|c| Ok(c.to_vec())).collect();
+            Ok(HttpResponse { status: self.0, headers: self.1.clone(), body: Box::pin(futures::stream::iter(chunks)) })
+        }
+    }
+
+    fn client(status: u16, headers: &[(&str, &str)], body: &'static str) -> HttpLlmClient<Gemini> {
+        let headers = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        HttpLlmClient::new(codec(""), Rc::new(Canned(status, headers, body)))
+    }
+
+    #[test]
+    fn runs_over_the_http_seam_whole_streamed_and_failing() {
+        let answer = r#"{"candidates": [{"content": {"parts": [{"text": "Hi"}]}, "finishReason": "STOP"}], "responseId": "r"}"#;
+        let response = block_on(client(200, &[], answer).complete(&request("gemini-2.5-flash"))).unwrap();
+        assert_eq!((response.text().as_str(), response.finish_reason.reason), ("Hi", Reason::Stop));
+
+        let stream = "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}]}}]}\r\n\r\n\
+                      data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"lo\"}]}, \"finishReason\": \"STOP\"}]}\r\n\r\n";
+        let gemini = client(200, &[], stream);
+        let events = block_on(gemini.stream(&request("gemini-2.5-flash"))).unwrap();
+        assert_eq!(block_on(collect_stream("gemini", events)).unwrap().text(), "Hello");
+
+        let broken = "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}]}}]}\n\n\
+                      data: {\"error\": {\"code\": 500, \"message\": \"Internal error\", \"status\": \"INTERNAL\"}}\n\n";
+        let gemini = client(200, &[], broken);
+        let events = block_on(gemini.stream(&request("gemini-2.5-flash"))).unwrap();
+        assert_eq!(block_on(collect_stream("gemini", events)).unwrap_err().kind, ErrorKind::Server);
+
+        let limited = r#"{"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}}"#;
+        let error = block_on(client(429, &[("retry-after", "2")], limited).complete(&request("m"))).unwrap_err();
+        assert_eq!(
+            (error.kind, error.retry_after, error.message.as_str()),
+            (ErrorKind::RateLimit, Some(2.0), "Resource exhausted")
+        );
     }
 
     #[test]
