@@ -6,6 +6,7 @@ pub mod base64;
 mod client;
 mod codec;
 mod error;
+pub mod gemini;
 pub mod http;
 pub mod openai_chat;
 pub mod openai_responses;
