@@ -21,6 +21,7 @@ use futures::StreamExt;
 use openagent_core::abort::AbortSignal;
 use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::anthropic_messages::AnthropicMessages;
+use openagent_core::llm::gemini::Gemini;
 use openagent_core::llm::http::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use openagent_core::llm::openai_chat::OpenAiChat;
 use openagent_core::llm::openai_responses::OpenAiResponses;
@@ -224,7 +225,7 @@ pub unsafe extern "C" fn probe_session(script_ptr: *const u8, script_len: usize,
     }
 }
 
-/// Builds the HTTP request of each wire codec for a conversation, and decodes a response body
+/// Builds the HTTP request of each of the four wire codecs for a conversation, and decodes a response body
 /// through each codec's stream decoder and `HttpLlmClient`. Returns the number of events decoded.
 ///
 /// # Safety
@@ -243,7 +244,8 @@ pub unsafe extern "C" fn probe_codecs(body_ptr: *const u8, body_len: usize) -> i
     let clients: Vec<Rc<dyn LlmClient>> = vec![
         Rc::new(HttpLlmClient::new(AnthropicMessages::new(config.clone()), http.clone())),
         Rc::new(HttpLlmClient::new(OpenAiResponses::new(config.clone()), http.clone())),
-        Rc::new(HttpLlmClient::new(OpenAiChat::new(config), http)),
+        Rc::new(HttpLlmClient::new(OpenAiChat::new(config.clone()), http.clone())),
+        Rc::new(HttpLlmClient::new(Gemini::new(config), http)),
     ];
     let mut decoded = 0;
     for client in clients {
