@@ -23,5 +23,5 @@ pub use error::{classify_message, error_from_http, rate_limit_info, retry_after,
 pub use retry::{OnRetry, RetryPolicy, RetryingClient};
 pub use router::{Client, Middleware, Next};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};
-pub use stream::{reason_for, StreamAccumulator, StreamEvent};
+pub use stream::{StreamAccumulator, StreamEvent};
 pub use types::*;
