@@ -4,7 +4,8 @@
 //! grows with the history (it should not).
 //!
 //! Natively: `cargo bench -p openagent-core --bench tool_rounds`.
-//! Under wasm in Node: `scripts/bench-wasm` (the same code as a wasm-bindgen test).
+//! Under wasm in Node, and natively: `scripts/bench` (under wasm it is the same code run as a
+//! wasm-bindgen test).
 
 #![cfg_attr(target_arch = "wasm32", no_main)]
 
@@ -76,8 +77,9 @@ fn scenario(rounds: usize) -> (Session, impl std::future::Future<Output = usize>
 
 /// Runs each size and reports µs per round through `now_ms` (a clock in milliseconds).
 fn run_all(now_ms: impl Fn() -> f64, print: impl Fn(String)) {
-    // Warm up allocator and caches.
-    let (_s, run) = scenario(50);
+    // Warm up the allocator, the caches and, under wasm, V8's optimising tiers: a short warm-up
+    // left the first measured size twice as slow in Node.
+    let (_s, run) = scenario(1000);
     futures::executor::block_on(run);
     let mut per_round = Vec::new();
     for rounds in SIZES {

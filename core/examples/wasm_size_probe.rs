@@ -6,9 +6,8 @@
 //! public API with inputs the host passes in at run time, so the linker cannot drop that code and
 //! the number reflects what a real host would ship.
 //!
-//! The session, the memory environment and the tools will be added here as they land: when a
-//! public API grows in `core`, add an export (or extend one) that exercises it, or the size figure
-//! will under-report.
+//! When a public API grows in `core`, add an export (or extend one) that exercises it, or the size
+//! figure will under-report.
 //!
 //! ABI: the host allocates with [`probe_alloc`], writes UTF-8 (usually JSON) there, passes
 //! `(ptr, len)` pairs and frees with [`probe_free`]. Results are small integers (lengths, counts or
@@ -20,13 +19,21 @@ use async_trait::async_trait;
 use futures::executor::block_on;
 use futures::StreamExt;
 use openagent_core::abort::AbortSignal;
+use openagent_core::env::MemoryEnvironment;
+use openagent_core::llm::anthropic_messages::AnthropicMessages;
+use openagent_core::llm::gemini::Gemini;
+use openagent_core::llm::http::{HttpClient, HttpError, HttpRequest, HttpResponse};
+use openagent_core::llm::openai_chat::OpenAiChat;
+use openagent_core::llm::openai_responses::OpenAiResponses;
 use openagent_core::llm::{
-    collect_stream, LlmClient, Message, Request, ScriptStep, ScriptedClient, StreamAccumulator, StreamEvent, ToolChoice,
-    ToolDefinition,
+    collect_stream, LlmClient, Message, Request, ScriptStep, ScriptedClient, StreamEvent, ToolChoice, ToolDefinition,
 };
-use openagent_core::runtime::format_rfc3339;
+use openagent_core::llm::{ApiKey, HttpLlmClient, ProviderConfig, RetryPolicy, RetryingClient};
+use openagent_core::runtime::{format_rfc3339, VirtualRuntime};
 use openagent_core::schema::Schema;
+use openagent_core::tools::register_core_tools;
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+use openagent_core::{CoreProfile, Session, SessionConfig};
 use serde_json::{json, Value};
 
 /// Reads a host buffer as text; invalid UTF-8 reads as empty.
@@ -62,8 +69,9 @@ pub unsafe extern "C" fn probe_free(ptr: *mut u8, len: usize) {
     drop(Vec::from_raw_parts(ptr, 0, len));
 }
 
-/// Builds a `Request` (messages, a tool, a tool choice) around the user's text, serialises it with
-/// serde_json and parses it back. Returns the JSON length, or -1 if the round trip differs.
+/// Builds a `Request` (messages, a tool, a tool choice) around the user's text and serialises it
+/// with serde_json. Returns the JSON length. (Nothing is parsed back: a browser host sends
+/// requests and events as JSON but never reads them from JSON, and derived deserialisers are big.)
 ///
 /// # Safety
 /// `(ptr, len)` must be a readable buffer.
@@ -77,31 +85,7 @@ pub unsafe extern "C" fn probe_request(ptr: *const u8, len: usize) -> i32 {
         max_tokens: Some(1024),
         ..Request::default()
     };
-    let text = serde_json::to_string(&request).unwrap_or_default();
-    match serde_json::from_str::<Request>(&text) {
-        Ok(back) if back == request => count(text.len()),
-        _ => -1,
-    }
-}
-
-/// Parses newline-separated `StreamEvent` JSON and folds it with a `StreamAccumulator`. Returns the
-/// length of the response's text, -1 for unparsable JSON, -2 for a stream that did not finish.
-///
-/// # Safety
-/// `(ptr, len)` must be a readable buffer.
-#[no_mangle]
-pub unsafe extern "C" fn probe_stream(ptr: *const u8, len: usize) -> i32 {
-    let mut acc = StreamAccumulator::new();
-    for line in input(ptr, len).lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str::<StreamEvent>(line) {
-            Ok(event) => acc.push(&event),
-            Err(_) => return -1,
-        }
-    }
-    match acc.finish("probe") {
-        Ok(response) => count(response.text().len()),
-        Err(_) => -2,
-    }
+    count(serde_json::to_string(&request).map_or(0, |text| text.len()))
 }
 
 /// Plays a `ScriptedClient` (a tool call, then the given text), once whole and once streamed, under
@@ -194,12 +178,94 @@ fn read_file_definition() -> ToolDefinition {
     }
 }
 
-/// A stand-in executor until the real tools land (they need an `ExecutionEnvironment`).
+/// A host-defined tool, as a browser registers one from JavaScript.
 struct EchoTool;
 
 #[async_trait(?Send)]
 impl ToolExecutor for EchoTool {
     async fn execute(&self, arguments: &Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         Ok(arguments.to_string().into())
+    }
+}
+
+/// Runs a whole `Session` (core tools, `MemoryEnvironment`, built-in shell) against a script given
+/// as JSON: an array of tool calls `{"name", "arguments"}`, then a closing text. Restores the
+/// environment from its own snapshot, as the browser's file tree does. Returns the snapshot's
+/// length, or -1 for a script that does not parse, -2 if the run failed.
+///
+/// # Safety
+/// `(script_ptr, script_len)` and `(task_ptr, task_len)` must be readable buffers.
+#[no_mangle]
+pub unsafe extern "C" fn probe_session(script_ptr: *const u8, script_len: usize, task_ptr: *const u8, task_len: usize) -> i32 {
+    let Ok(Value::Array(calls)) = serde_json::from_str::<Value>(input(script_ptr, script_len)) else {
+        return -1;
+    };
+    let mut script: Vec<ScriptStep> = calls
+        .iter()
+        .map(|call| ScriptStep::tool_call(call["name"].as_str().unwrap_or_default(), call["arguments"].clone()))
+        .collect();
+    script.push(ScriptStep::text("done"));
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let client = Rc::new(ScriptedClient::new(script));
+    let mut registry = ToolRegistry::new();
+    register_core_tools(&mut registry);
+    let profile = Rc::new(CoreProfile::new("probe-model", registry));
+    let session = Session::builder(profile, env.clone(), client, runtime).config(SessionConfig::default()).build();
+    let mut events = session.events();
+    let outcome = block_on(session.submit(input(task_ptr, task_len)));
+    let mut lines = 0;
+    while let Ok(event) = events.try_recv() {
+        lines += serde_json::to_string(&event).map_or(0, |_| 1);
+    }
+    let snapshot = env.snapshot();
+    match outcome {
+        Ok(_) if lines > 0 && env.restore(&snapshot).is_ok() => count(snapshot.to_string().len()),
+        _ => -2,
+    }
+}
+
+/// Builds the HTTP request of each of the four wire codecs for a conversation, and decodes a response body
+/// through each codec's stream decoder and `HttpLlmClient`. Returns the number of events decoded.
+///
+/// # Safety
+/// `(body_ptr, body_len)` must be a readable buffer.
+#[no_mangle]
+pub unsafe extern "C" fn probe_codecs(body_ptr: *const u8, body_len: usize) -> i32 {
+    let body = input(body_ptr, body_len).as_bytes().to_vec();
+    let config = ProviderConfig { api_key: ApiKey::new("probe"), base_url: "http://127.0.0.1:1".into(), ..Default::default() };
+    let request = Request {
+        model: "probe-model".into(),
+        messages: vec![Message::system("You are a coding agent."), Message::user("hello")],
+        tools: vec![read_file_definition()],
+        ..Request::default()
+    };
+    let http: Rc<dyn HttpClient> = Rc::new(Replay(body));
+    let clients: Vec<Rc<dyn LlmClient>> = vec![
+        Rc::new(HttpLlmClient::new(AnthropicMessages::new(config.clone()), http.clone())),
+        Rc::new(HttpLlmClient::new(OpenAiResponses::new(config.clone()), http.clone())),
+        Rc::new(HttpLlmClient::new(OpenAiChat::new(config.clone()), http.clone())),
+        Rc::new(HttpLlmClient::new(Gemini::new(config), http)),
+    ];
+    let mut decoded = 0;
+    for client in clients {
+        let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+        let retrying = RetryingClient::new(client, RetryPolicy::default(), runtime);
+        if let Ok(stream) = block_on(retrying.stream(&request)) {
+            decoded += block_on(stream.count());
+        }
+        decoded += usize::from(block_on(retrying.complete(&request)).is_ok());
+    }
+    count(decoded)
+}
+
+/// An HTTP client that answers every request with the same body, as a 200.
+struct Replay(Vec<u8>);
+
+#[async_trait(?Send)]
+impl HttpClient for Replay {
+    async fn send(&self, _request: HttpRequest) -> Result<HttpResponse, HttpError> {
+        let chunk: Result<Vec<u8>, HttpError> = Ok(self.0.clone());
+        Ok(HttpResponse { status: 200, headers: vec![], body: Box::pin(futures::stream::iter([chunk])) })
     }
 }

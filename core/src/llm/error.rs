@@ -97,10 +97,6 @@ impl LlmError {
         self.retry_after = Some(seconds);
         self
     }
-
-    pub fn is_authentication(&self) -> bool {
-        self.kind == ErrorKind::Authentication
-    }
 }
 
 /// What a codec read from a provider's error answer.

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{ErrorKind, LlmError};
-use super::types::{ContentPart, FinishReason, Message, Reason, Response, Role, ThinkingData, ToolCall, Usage, Warning};
+use super::types::{ContentPart, FinishReason, Message, Response, Role, ThinkingData, ToolCall, Usage, Warning};
 
 /// One normalised stream event. Text, reasoning and tool calls follow start/delta/end; a stream
 /// ends with exactly one `Finish` or `Error`.
@@ -185,21 +185,13 @@ impl StreamAccumulator {
     }
 }
 
-/// The unified reason for a finished response that asked for tools, whatever the provider said.
-pub fn reason_for(content: &[ContentPart], reason: Reason) -> Reason {
-    if content.iter().any(|p| matches!(p, ContentPart::ToolCall { .. })) {
-        Reason::ToolCalls
-    } else {
-        reason
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use crate::llm::Reason;
     use serde_json::json;
 
     #[test]

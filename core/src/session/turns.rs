@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::{ContentPart, Message, ToolCall, ToolResult, Usage};
+use crate::llm::{ContentPart, Message, ToolResult, Usage};
 use crate::runtime::EpochMillis;
 
 /// One entry of a session's history.
@@ -36,21 +36,6 @@ pub enum Turn {
 }
 
 impl Turn {
-    /// The model's text of an assistant turn.
-    pub fn text(&self) -> Option<String> {
-        match self {
-            Turn::Assistant { message, .. } => Some(message.text()),
-            _ => None,
-        }
-    }
-
-    pub fn tool_calls(&self) -> Vec<&ToolCall> {
-        match self {
-            Turn::Assistant { message, .. } => message.tool_calls().collect(),
-            _ => Vec::new(),
-        }
-    }
-
     /// Appends the messages this turn becomes. Steering turns become user messages (spec 2.6).
     pub fn append_messages(&self, out: &mut Vec<Message>) {
         match self {

@@ -53,11 +53,11 @@ impl ToolExecutor for ReadFileTool {
 
         // The whole file is read so that the output can say how many lines there are in total.
         let text = ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?;
-        // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.
-        if text.contains('\0') {
+        let Some(total) = line_count(&text) else {
+            // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.
             return Err(explain_read_error(EnvError::BinaryFile(path.into())));
-        }
-        number_lines(path, &text, offset, limit).map(ToolOutput::from)
+        };
+        number_lines(path, &text, total, offset, limit).map(ToolOutput::from)
     }
 }
 
@@ -72,8 +72,7 @@ pub(crate) fn explain_read_error(error: EnvError) -> ToolError {
     ToolError::new(format!("{error}. {hint}"))
 }
 
-fn number_lines(path: &str, text: &str, offset: usize, limit: usize) -> Result<String, ToolError> {
-    let total = line_count(text);
+fn number_lines(path: &str, text: &str, total: usize, offset: usize, limit: usize) -> Result<String, ToolError> {
     if total == 0 {
         return Ok(format!("{path} is empty."));
     }
@@ -98,10 +97,11 @@ fn number_lines(path: &str, text: &str, offset: usize, limit: usize) -> Result<S
     Ok(out)
 }
 
-/// What `text.lines().count()` says, from a plain byte count the compiler vectorises.
-fn line_count(text: &str) -> usize {
-    let newlines = text.bytes().filter(|&b| b == b'\n').count();
-    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
+/// What `text.lines().count()` says, or `None` when the text holds a NUL byte (binary). One pass
+/// without early exits, so the compiler vectorises it: it runs over every file read.
+fn line_count(text: &str) -> Option<usize> {
+    let (newlines, nul) = text.bytes().fold((0usize, false), |(n, nul), b| (n + usize::from(b == b'\n'), nul | (b == 0)));
+    (!nul).then(|| newlines + usize::from(!text.is_empty() && !text.ends_with('\n')))
 }
 
 /// Appends `n` right-aligned in `width` columns and the ` | ` separator. By hand rather than
@@ -163,8 +163,9 @@ mod tests {
     #[test]
     fn line_count_agrees_with_lines() {
         for text in ["", "a", "a\n", "a\n\n", "\n", "\r\n", "a\r\nb", "a\nb\n", "x\n\ny"] {
-            assert_eq!(line_count(text), text.lines().count(), "{text:?}");
+            assert_eq!(line_count(text), Some(text.lines().count()), "{text:?}");
         }
+        assert_eq!(line_count("a\0b\n"), None);
     }
 
     #[test]

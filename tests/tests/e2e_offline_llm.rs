@@ -1,0 +1,114 @@
+//! Opt-in: a real session with tools against a real OpenAI-compatible server (llama.cpp's, from
+//! `shared/tools/offline-llm/`), through each of its three APIs: Chat Completions, Responses and
+//! Anthropic Messages. Skipped unless `OPENAGENT_E2E_LLM_URL` names the server, e.g.
+//! `OPENAGENT_E2E_LLM_URL=http://127.0.0.1:8093 cargo test -p openagent-tests --test e2e_offline_llm -- --nocapture`.
+//!
+//! A 0.5B model proves the protocol, not answer quality: each run must reach the server, have its
+//! requests accepted, stream back text or tool calls that parse, run any tool calls and send the
+//! results back, and stop within its round limit without an error.
+
+use std::rc::Rc;
+
+use futures::StreamExt;
+use openagent_core::env::MemoryEnvironment;
+use openagent_core::llm::anthropic_messages::AnthropicMessages;
+use openagent_core::llm::http::HttpClient;
+use openagent_core::llm::openai_chat::OpenAiChat;
+use openagent_core::llm::openai_responses::OpenAiResponses;
+use openagent_core::llm::{HttpLlmClient, LlmClient, ProviderConfig};
+use openagent_core::session::{EventData, StopReason};
+use openagent_core::tools::{register_core_tools, ToolRegistry};
+use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionConfig};
+use openagent_native::{NativeHttpClient, NativeHttpConfig, NativeRuntime};
+
+fn server() -> Option<String> {
+    match std::env::var("OPENAGENT_E2E_LLM_URL") {
+        Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_owned()),
+        _ => {
+            println!("skipped: set OPENAGENT_E2E_LLM_URL to an OpenAI-compatible server (see shared/tools/offline-llm/)");
+            None
+        }
+    }
+}
+
+fn config(base_url: String) -> ProviderConfig {
+    ProviderConfig { base_url, ..ProviderConfig::default() }
+}
+
+/// What one run did, for the report and the assertions.
+struct Outcome {
+    stop: StopReason,
+    tool_calls: Vec<String>,
+    text: String,
+    model_calls: usize,
+}
+
+fn run(api: &str, client: Rc<dyn LlmClient>, streaming: bool) -> Outcome {
+    let runtime = Rc::new(NativeRuntime::new());
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    runtime.block_on(env.write_file("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n")).expect("seed file");
+    let mut registry = ToolRegistry::new();
+    register_core_tools(&mut registry);
+    let profile =
+        Rc::new(CoreProfile::new("local", registry).with_id(api).with_streaming(streaming).with_context_window_size(4096));
+    let config = SessionConfig { max_tool_rounds_per_input: 3, ..SessionConfig::default() };
+    let session = Session::builder(profile, env, client, runtime.clone()).config(config).build();
+    let mut events = session.events();
+    let stop = runtime.block_on(session.submit("Read src/main.rs with the read_file tool, then tell me what it prints."));
+    session.close();
+    drop(session);
+    let mut outcome = Outcome { stop: StopReason::Error, tool_calls: vec![], text: String::new(), model_calls: 0 };
+    runtime.block_on(async {
+        while let Some(event) = events.next().await {
+            match event.data {
+                EventData::ToolCallEnd { tool_name, error, .. } => {
+                    outcome.tool_calls.push(error.map_or(tool_name.clone(), |e| format!("{tool_name} (error: {e})")))
+                }
+                EventData::AssistantTextEnd { text, .. } => {
+                    outcome.model_calls += 1;
+                    outcome.text = text;
+                }
+                _ => {}
+            }
+        }
+    });
+    match stop {
+        Ok(stop) => outcome.stop = stop,
+        Err(e) => panic!("{api}: the run failed: {e}"),
+    }
+    println!(
+        "{api:<22} streaming={streaming:<5} stop={:?} model calls={} tools={:?} text={:?}",
+        outcome.stop,
+        outcome.model_calls,
+        outcome.tool_calls,
+        outcome.text.chars().take(120).collect::<String>()
+    );
+    outcome
+}
+
+fn check(api: &str, outcome: &Outcome) {
+    assert!(outcome.model_calls >= 1, "{api}: no model response");
+    assert!(matches!(outcome.stop, StopReason::Completed | StopReason::RoundLimit), "{api}: stopped by {:?}", outcome.stop);
+    assert!(outcome.model_calls <= 4, "{api}: the round limit of 3 was not kept");
+}
+
+#[test]
+fn a_session_with_tools_runs_against_a_real_server_over_each_api() {
+    let Some(url) = server() else { return };
+    // A small model on one thread may think for a while before its first byte.
+    let http: Rc<dyn HttpClient> = Rc::new(NativeHttpClient::with_config(NativeHttpConfig {
+        read_timeout: std::time::Duration::from_secs(180),
+        ..NativeHttpConfig::default()
+    }));
+    let apis: Vec<(&str, Rc<dyn LlmClient>)> = vec![
+        ("chat-completions", Rc::new(HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), http.clone()))),
+        ("responses", Rc::new(HttpLlmClient::new(OpenAiResponses::new(config(format!("{url}/v1"))), http.clone()))),
+        ("anthropic-messages", Rc::new(HttpLlmClient::new(AnthropicMessages::new(config(url.clone())), http))),
+    ];
+    for (api, client) in apis {
+        for streaming in [true, false] {
+            let outcome = run(api, client.clone(), streaming);
+            check(api, &outcome);
+        }
+    }
+}
