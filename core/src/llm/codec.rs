@@ -34,6 +34,30 @@ impl ApiKey {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// `error` with this key replaced by `[redacted]` in its message and in every string of its
+    /// raw body: a provider or a proxy may echo the key back. Keys shorter than 8 characters are
+    /// left alone, since replacing them would mangle ordinary words.
+    pub fn scrub(&self, mut error: LlmError) -> LlmError {
+        if self.0.len() < 8 {
+            return error;
+        }
+        error.message = error.message.replace(&self.0, "[redacted]");
+        if let Some(raw) = error.raw.as_mut() {
+            scrub_value(raw, &self.0);
+        }
+        error
+    }
+}
+
+fn scrub_value(value: &mut serde_json::Value, secret: &str) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) if s.contains(secret) => *s = s.replace(secret, "[redacted]"),
+        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, secret)),
+        Value::Object(map) => map.values_mut().for_each(|v| scrub_value(v, secret)),
+        _ => {}
+    }
 }
 
 impl fmt::Debug for ApiKey {
