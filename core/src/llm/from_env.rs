@@ -27,6 +27,7 @@ use std::rc::Rc;
 use super::anthropic_messages::{self, AnthropicMessages};
 use super::client::LlmClient;
 use super::codec::{ApiKey, Codec, HttpLlmClient, ProviderConfig};
+use super::gemini::{self, Gemini};
 use super::http::HttpClient;
 use super::openai_chat::{self, OpenAiChat};
 use super::openai_responses::{self, OpenAiResponses};
@@ -42,9 +43,7 @@ impl Client {
     /// |---|---|---|---|---|
     /// | `openai` | Responses | `OPENAI_API_KEY` | `OPENAI_BASE_URL` (`https://api.openai.com/v1`) | `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID` |
     /// | `anthropic` | Messages | `ANTHROPIC_API_KEY` | `ANTHROPIC_BASE_URL` (`https://api.anthropic.com`) | |
-    ///
-    /// Gemini (`GEMINI_API_KEY`, falling back to `GOOGLE_API_KEY`; `GEMINI_BASE_URL`) joins this
-    /// list when its codec lands: see the FOLLOW-UP note in the body.
+    /// | `gemini` | generateContent | `GEMINI_API_KEY`, else `GOOGLE_API_KEY` | `GEMINI_BASE_URL` (`https://generativelanguage.googleapis.com`) | |
     ///
     /// Each provider is an [`HttpLlmClient`] over `http`, wrapped in a [`RetryingClient`] that
     /// sleeps on `runtime`. With no key set the client has no provider and every call is a
@@ -73,12 +72,11 @@ impl Client {
             let config = config(key, var("ANTHROPIC_BASE_URL"), anthropic_messages::DEFAULT_BASE_URL);
             client.register("anthropic", http_provider(AnthropicMessages::new(config), &http, &runtime, &policy));
         }
-        // FOLLOW-UP(gemini): the Gemini codec is on branch `gemini`, not yet on main. Once merged:
-        //     if let Some(key) = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY")) {
-        //         let config = config(key, var("GEMINI_BASE_URL"), gemini::DEFAULT_BASE_URL);
-        //         client.register("gemini", http_provider(Gemini::new(config), &http, &runtime, &policy));
-        //     }
-        // and add the Gemini cases to the tests below and to tests/tests/*_over_http.rs.
+        // Google's own tools read GOOGLE_API_KEY; GEMINI_API_KEY is the spec's name and wins.
+        if let Some(key) = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY")) {
+            let config = config(key, var("GEMINI_BASE_URL"), gemini::DEFAULT_BASE_URL);
+            client.register("gemini", http_provider(Gemini::new(config), &http, &runtime, &policy));
+        }
         client
     }
 

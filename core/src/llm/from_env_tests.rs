@@ -66,6 +66,9 @@ fn only_providers_whose_keys_are_set_register_in_order_and_the_first_is_the_defa
     assert_eq!(names(&[("ANTHROPIC_API_KEY", KEY)]), (vec!["anthropic".into()], Some("anthropic".into())));
     let both = [("ANTHROPIC_API_KEY", KEY), ("OPENAI_API_KEY", KEY)];
     assert_eq!(names(&both), (vec!["openai".into(), "anthropic".into()], Some("openai".into())));
+    let all = [("GEMINI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY), ("OPENAI_API_KEY", KEY)];
+    assert_eq!(names(&all).0, ["openai", "anthropic", "gemini"]);
+    assert_eq!(names(&[("GOOGLE_API_KEY", KEY)]), (vec!["gemini".into()], Some("gemini".into())));
     // A blank key is no key; a base URL alone registers nothing.
     assert_eq!(
         names(&[("OPENAI_API_KEY", " \n"), ("OPENAI_BASE_URL", "http://x/v1"), ("ANTHROPIC_API_KEY", "")]),
@@ -85,15 +88,16 @@ fn with_no_key_every_call_is_a_configuration_error_naming_the_variables() {
 #[test]
 fn base_urls_have_defaults_and_overrides_and_openai_gets_its_org_headers() {
     let http = FakeHttp::new(500, "{}");
-    let client = client_with(&[("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY)], http.clone());
-    for provider in ["openai", "anthropic"] {
+    let client = client_with(&[("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY), ("GEMINI_API_KEY", KEY)], http.clone());
+    for provider in ["openai", "anthropic", "gemini"] {
         let _ = block_on(client.complete(&request_for(Some(provider))));
     }
     let urls: Vec<String> = http.sent.borrow().iter().map(|r| r.url.clone()).collect();
     // Three attempts each: 500 is retried twice.
     assert_eq!(urls[0], "https://api.openai.com/v1/responses");
     assert_eq!(urls[3], "https://api.anthropic.com/v1/messages");
-    assert_eq!(urls.len(), 6);
+    assert_eq!(urls[6], "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent");
+    assert_eq!(urls.len(), 9);
 
     let http = FakeHttp::new(500, "{}");
     let pairs = [
@@ -103,11 +107,17 @@ fn base_urls_have_defaults_and_overrides_and_openai_gets_its_org_headers() {
         ("OPENAI_PROJECT_ID", "proj-1"),
         ("ANTHROPIC_API_KEY", KEY),
         ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
+        ("GOOGLE_API_KEY", "ignored: GEMINI_API_KEY wins"),
+        ("GEMINI_API_KEY", KEY),
+        ("GEMINI_BASE_URL", "http://127.0.0.1:9/"),
     ];
     let client = Client::from_env(vars(&pairs), http.clone(), Rc::new(VirtualRuntime::new(|_| {})), no_retries());
     let _ = block_on(client.complete(&request_for(None)));
     let _ = block_on(client.stream(&request_for(Some("anthropic"))));
+    let _ = block_on(client.stream(&request_for(Some("gemini"))));
     let sent = http.sent.borrow();
+    assert_eq!(sent[2].url, "http://127.0.0.1:9/v1beta/models/m:streamGenerateContent?alt=sse");
+    assert_eq!(sent[2].header("x-goog-api-key"), Some(KEY));
     assert_eq!(
         (sent[0].url.as_str(), sent[1].url.as_str()),
         ("http://127.0.0.1:9/v1/responses", "http://127.0.0.1:9/v1/messages")
@@ -123,13 +133,15 @@ fn no_retries() -> RetryPolicy {
 #[test]
 fn the_key_travels_only_in_its_header() {
     let http = FakeHttp::new(500, "{}");
-    let client = client_with(&[("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY)], http.clone());
-    let _ = block_on(client.complete(&request_for(Some("openai"))));
-    let _ = block_on(client.complete(&request_for(Some("anthropic"))));
+    let client = client_with(&[("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY), ("GOOGLE_API_KEY", KEY)], http.clone());
+    for provider in ["openai", "anthropic", "gemini"] {
+        let _ = block_on(client.complete(&request_for(Some(provider))));
+    }
     let sent = http.sent.borrow();
     let bearer = format!("Bearer {KEY}");
     assert_eq!(sent[0].header("authorization"), Some(bearer.as_str()));
     assert_eq!(sent[3].header("x-api-key"), Some(KEY));
+    assert_eq!(sent[6].header("x-goog-api-key"), Some(KEY));
     for request in sent.iter() {
         assert!(!request.url.contains(KEY) && !String::from_utf8_lossy(&request.body).contains(KEY));
     }
@@ -153,11 +165,11 @@ fn the_key_never_appears_in_debug_output_or_any_error() {
     let mut seen = Vec::new();
     for (status, body) in echoing_answers() {
         let http = FakeHttp::new(status, &body);
-        let pairs = [("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY)];
+        let pairs = [("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY), ("GEMINI_API_KEY", KEY)];
         let mut client = client_with(&pairs, http.clone());
         client.add_openai_compatible("http://127.0.0.1:9/v1", Some(ApiKey::new(KEY)), http.clone(), runtime(), no_retries());
         seen.push(format!("{client:?}"));
-        for provider in ["openai", "anthropic", "openai-compatible"] {
+        for provider in ["openai", "anthropic", "gemini", "openai-compatible"] {
             let request = request_for(Some(provider));
             let errors = if status == 200 { stream_errors(&client, &request) } else { vec![complete_error(&client, &request)] };
             assert!(!errors.is_empty(), "{provider} {status}: no error came back");
@@ -173,7 +185,8 @@ fn the_key_never_appears_in_debug_output_or_any_error() {
         ..Default::default()
     };
     seen.push(format!("{config:?} {:?}", AnthropicMessages::new(config.clone())));
-    seen.push(format!("{:?} {:?}", OpenAiResponses::new(config.clone()), OpenAiChat::new(config)));
+    seen.push(format!("{:?} {:?}", OpenAiResponses::new(config.clone()), OpenAiChat::new(config.clone())));
+    seen.push(format!("{:?}", Gemini::new(config)));
     for text in &seen {
         assert!(!text.contains(KEY), "the key leaked: {text}");
     }
