@@ -31,6 +31,8 @@ fn env_client(server: &MockServer) -> Client {
         ("OPENAI_BASE_URL", format!("{}/v1", server.base_url())),
         ("ANTHROPIC_API_KEY", KEY.to_owned()),
         ("ANTHROPIC_BASE_URL", server.base_url()),
+        ("GOOGLE_API_KEY", KEY.to_owned()),
+        ("GEMINI_BASE_URL", server.base_url()),
     ]);
     let policy = RetryPolicy { jitter: false, ..RetryPolicy::default() };
     let clock = Rc::new(VirtualRuntime::new(|_| {}));
@@ -48,21 +50,25 @@ fn request(provider: Option<&str>) -> Request {
 
 #[test]
 fn from_env_routes_by_provider_and_defaults_to_the_first_registered() {
-    let server = serve([Step::reply(Reply::text("from openai")), Step::reply(Reply::text("from anthropic"))]);
+    let replies = ["from openai", "from anthropic", "from gemini"].map(|text| Step::reply(Reply::text(text)));
+    let server = serve(replies);
     let client = env_client(&server);
     assert_eq!(client.default_provider(), Some("openai"));
-    let first = block_on(client.complete(&request(None))).expect("the default provider answers");
-    let second = block_on(client.complete(&request(Some("anthropic")))).expect("anthropic answers");
-    assert_eq!((first.provider.as_str(), second.provider.as_str()), ("openai", "anthropic"));
-    assert_eq!((first.text().as_str(), second.text().as_str()), ("from openai", "from anthropic"));
+    let answers = [None, Some("anthropic"), Some("gemini")].map(|provider| {
+        let response = block_on(client.complete(&request(provider))).unwrap_or_else(|e| panic!("{provider:?}: {e}"));
+        (response.provider.clone(), response.text())
+    });
+    let expected = [("openai", "from openai"), ("anthropic", "from anthropic"), ("gemini", "from gemini")];
+    assert_eq!(answers, expected.map(|(p, t)| (p.to_owned(), t.to_owned())));
     let requests = server.requests();
-    let apis: Vec<Option<Api>> = requests.iter().map(|r| r.api).collect();
-    assert_eq!(apis, [Some(Api::OpenAiResponses), Some(Api::Anthropic)]);
-    assert_eq!((key_sent(Api::OpenAiResponses, &requests[0]), key_sent(Api::Anthropic, &requests[1])), (Some(KEY), Some(KEY)));
+    let apis = [Api::OpenAiResponses, Api::Anthropic, Api::Gemini];
+    for (request, api) in requests.iter().zip(apis) {
+        assert_eq!((request.api, key_sent(api, request)), (Some(api), Some(KEY)));
+    }
 
-    let unknown = block_on(client.complete(&request(Some("gemini")))).expect_err("not configured");
+    let unknown = block_on(client.complete(&request(Some("mistral")))).expect_err("not configured");
     assert_eq!(unknown.kind, ErrorKind::Configuration);
-    assert!(unknown.message.contains("openai, anthropic"), "{unknown}");
+    assert!(unknown.message.contains("openai, anthropic, gemini"), "{unknown}");
     assert!(!format!("{client:?}").contains(KEY));
 }
 

@@ -1,8 +1,8 @@
 //! The core `Session` over each real codec, through real HTTP to the mock LLM server: the model
-//! writes a file, edits it, reads it back, then answers (three tool rounds). What is checked is what only the whole stack can
-//! show: the tools ran in the environment, the events tell the story, each API's follow-up
-//! requests carry the results back by call id, usage adds up, and the key reached the server but
-//! no event.
+//! writes a file, edits it, reads it back, then answers (three tool rounds). What is checked is
+//! what only the whole stack can show: the tools ran in the environment, the events tell the
+//! story, each API's follow-up requests carry the results back by call id (Gemini: by function
+//! name), usage adds up, and the key reached the server but no event.
 
 mod common;
 
@@ -17,7 +17,10 @@ use openagent_native::NativeRuntime;
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
 
-use common::{assert_no_key_in, drain, key_sent, model, reasoning_sent, serve, tool_calls_sent, tool_results_sent, APIS, KEY};
+use common::{
+    assert_no_key_in, drain, gemini_call_signatures, key_sent, model, reasoning_sent, serve, tool_calls_sent, tool_results_sent,
+    was_streamed, wire_id, APIS, KEY,
+};
 
 const NOTE: &str = "notes/hello.txt";
 const DRAFT_TEXT: &str = "hullo over HTTP\n";
@@ -62,11 +65,14 @@ fn run(api: Api, streaming: bool, steps: Vec<Step>, input: &str) -> Run {
     Run { server, session, env, events, stop }
 }
 
-fn tool_call_ids(events: &[SessionEvent]) -> Vec<(String, String)> {
+/// The session's tool calls, each as (the id `api` answers it by on the wire, tool name).
+fn tool_call_ids(api: Api, events: &[SessionEvent]) -> Vec<(String, String)> {
     events
         .iter()
         .filter_map(|e| match &e.data {
-            EventData::ToolCallStart { call_id, tool_name, .. } => Some((call_id.clone(), tool_name.clone())),
+            EventData::ToolCallStart { call_id, tool_name, .. } => {
+                Some((wire_id(api, call_id, tool_name).to_owned(), tool_name.clone()))
+            }
             _ => None,
         })
         .collect()
@@ -79,7 +85,7 @@ fn check_write_edit_read_answer(api: Api, streaming: bool) {
     assert_eq!(block_on(r.env.read_file(NOTE, None, None)).expect("the note exists"), NOTE_TEXT, "{what}");
 
     // Events: three tool calls that succeeded, the text as deltas, a completed end.
-    let calls = tool_call_ids(&r.events);
+    let calls = tool_call_ids(api, &r.events);
     let names: Vec<&str> = calls.iter().map(|(_, n)| n.as_str()).collect();
     assert_eq!(names, ["write_file", "edit_file", "read_file"], "{what}");
     let ends: Vec<(&str, &Option<String>, &Option<String>)> = r
@@ -111,7 +117,7 @@ fn check_write_edit_read_answer(api: Api, streaming: bool) {
     assert_eq!(requests.len(), 4, "{what}");
     for request in &requests {
         assert_eq!(request.api, Some(api), "{what}");
-        assert_eq!(request.body["stream"].as_bool().unwrap_or(false), streaming, "{what}: {:?}", request.body["stream"]);
+        assert_eq!(was_streamed(request), streaming, "{what}: {} {:?}", request.path, request.body["stream"]);
         assert_eq!(key_sent(api, request), Some(KEY), "{what}: the key header arrived");
     }
     // Follow-ups replay the calls and carry each result back under its call id, in order.
@@ -171,6 +177,16 @@ fn openai_chat_session_writes_edits_reads_and_answers_whole() {
     check_write_edit_read_answer(Api::OpenAiChat, false);
 }
 
+#[test]
+fn gemini_session_writes_edits_reads_and_answers_streamed() {
+    check_write_edit_read_answer(Api::Gemini, true);
+}
+
+#[test]
+fn gemini_session_writes_edits_reads_and_answers_whole() {
+    check_write_edit_read_answer(Api::Gemini, false);
+}
+
 /// Two calls in one reply: both run, and both results go back in one request, in call order.
 #[test]
 fn parallel_tool_calls_go_back_together_in_call_order() {
@@ -188,7 +204,7 @@ fn parallel_tool_calls_go_back_together_in_call_order() {
         for (path, text) in [("a.txt", "A"), ("b.txt", "B")] {
             assert_eq!(block_on(r.env.read_file(path, None, None)).expect("written"), text, "{api}");
         }
-        let calls = tool_call_ids(&r.events);
+        let calls = tool_call_ids(api, &r.events);
         let requests = r.server.requests();
         let results = tool_results_sent(api, &requests[1].body);
         let ids: Vec<&String> = results.iter().map(|(id, _)| id).collect();
@@ -220,10 +236,15 @@ fn reasoning_is_reported_and_replayed_as_each_api_needs_it() {
                 _ => None,
             });
             assert_eq!(reasoning.flatten().as_deref(), Some("The user wants a note."), "{what}");
-            let replayed = reasoning_sent(api, &r.server.requests()[1].body);
+            let follow_up = &r.server.requests()[1].body;
+            let replayed = reasoning_sent(api, follow_up);
             // Chat Completions has no field for reasoning; the codec drops it unless told otherwise.
             let expected: &[&str] = if api == Api::OpenAiChat { &[] } else { &["The user wants a note."] };
             assert_eq!(replayed, expected, "{what}");
+            if api == Api::Gemini {
+                // The signature Gemini put on its call must go back on that call.
+                assert_eq!(gemini_call_signatures(follow_up).len(), 1, "{what}: {follow_up}");
+            }
         }
     }
 }
