@@ -9,7 +9,7 @@ use super::events::EventData;
 use super::truncation::truncate_tool_output;
 use super::{Session, SessionConfig};
 use crate::llm::{ToolCall, ToolResult};
-use crate::tools::ToolContext;
+use crate::tools::{ToolContext, ToolExecutor};
 
 impl Session {
     /// Runs one round of tool calls, concurrently when the profile allows it. Results come back
@@ -44,23 +44,10 @@ impl Session {
             ToolResult::new(call.id.clone(), message, true)
         };
 
-        let tool = self.inner.tools.borrow().get(&call.name).cloned();
-        let Some(tool) = tool else {
-            let names = self.inner.tools.borrow().names().join(", ");
-            return error(format!("Unknown tool: {}. Available tools: {names}.", call.name));
+        let executor = match self.checked_executor(call) {
+            Ok(executor) => executor,
+            Err(message) => return error(message),
         };
-        if call.arguments.is_null() {
-            let raw = call.raw_arguments.as_deref().unwrap_or("");
-            let reason = serde_json::from_str::<serde_json::Value>(raw).err().map_or_else(String::new, |e| format!(" ({e})"));
-            return error(format!(
-                "Invalid arguments for tool {}: the arguments are not a valid JSON object{reason}. Send the arguments as one JSON object.",
-                call.name
-            ));
-        }
-        if let Err(problems) = tool.schema().validate(&call.arguments) {
-            let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
-            return error(format!("Invalid arguments for tool {}:\n{}", call.name, list.join("\n")));
-        }
 
         let on_output: Rc<dyn Fn(&str)> = {
             let session = self.clone();
@@ -75,7 +62,7 @@ impl Session {
             max_command_timeout_ms: config.max_command_timeout_ms,
             on_output: Some(on_output),
         };
-        match tool.executor.execute(&call.arguments, &ctx).await {
+        match executor.execute(&call.arguments, &ctx).await {
             Ok(output) => {
                 let content = truncate_tool_output(&output.text, &call.name, config);
                 let mut result = ToolResult::new(call.id.clone(), content, false);
@@ -94,5 +81,27 @@ impl Session {
             }
             Err(e) => error(format!("Tool error ({}): {e}", call.name)),
         }
+    }
+
+    /// Looks the tool up and validates the arguments against its schema, while the registry is
+    /// borrowed (both are synchronous): only the executor is kept, never a copy of the tool.
+    fn checked_executor(&self, call: &ToolCall) -> Result<Rc<dyn ToolExecutor>, String> {
+        let tools = self.inner.tools.borrow();
+        let Some(tool) = tools.get(&call.name) else {
+            return Err(format!("Unknown tool: {}. Available tools: {}.", call.name, tools.names().join(", ")));
+        };
+        if call.arguments.is_null() {
+            let raw = call.raw_arguments.as_deref().unwrap_or("");
+            let reason = serde_json::from_str::<serde_json::Value>(raw).err().map_or_else(String::new, |e| format!(" ({e})"));
+            return Err(format!(
+                "Invalid arguments for tool {}: the arguments are not a valid JSON object{reason}. Send the arguments as one JSON object.",
+                call.name
+            ));
+        }
+        if let Err(problems) = tool.schema().validate(&call.arguments) {
+            let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+            return Err(format!("Invalid arguments for tool {}:\n{}", call.name, list.join("\n")));
+        }
+        Ok(tool.executor.clone())
     }
 }
