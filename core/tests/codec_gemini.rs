@@ -219,13 +219,13 @@ fn expected_finish(facts: &Facts) -> FinishReason {
     FinishReason::new(reason, facts.finish_raw.as_deref())
 }
 
-/// Spec 3.9's table.
+/// Spec 3.9's table, with thoughts counted in the output as the other providers count reasoning.
 fn expected_usage(metadata: Option<&Value>) -> Usage {
     let Some(metadata) = metadata else { return Usage::default() };
     let count = |key: &str| metadata.get(key).and_then(Value::as_u64);
     Usage {
         input_tokens: count("promptTokenCount").unwrap_or(0),
-        output_tokens: count("candidatesTokenCount").unwrap_or(0),
+        output_tokens: count("candidatesTokenCount").unwrap_or(0) + count("thoughtsTokenCount").unwrap_or(0),
         total_tokens: count("totalTokenCount").unwrap_or(0),
         reasoning_tokens: count("thoughtsTokenCount"),
         cache_read_tokens: count("cachedContentTokenCount"),

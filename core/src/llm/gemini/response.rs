@@ -103,7 +103,7 @@ mod tests {
         assert_eq!(response.finish_reason.raw.as_deref(), Some("STOP"));
         assert_eq!(
             (response.usage.input_tokens, response.usage.output_tokens, response.usage.reasoning_tokens),
-            (8, 2, Some(20))
+            (8, 22, Some(20))
         );
         assert_eq!(response.raw, Some(body));
         // The text part's signature follows the text, kept for the next turn.

@@ -446,7 +446,7 @@ mod tests {
         assert_eq!(response.finish_reason.reason, Reason::ToolCalls);
         assert_eq!(
             (response.usage.output_tokens, response.usage.total_tokens, response.usage.reasoning_tokens),
-            (9, 29, Some(15))
+            (24, 29, Some(15))
         );
     }
 

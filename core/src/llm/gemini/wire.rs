@@ -177,14 +177,16 @@ pub(super) fn finish_reason(raw: Option<&str>, has_tool_calls: bool) -> FinishRe
 }
 
 /// Spec 3.9: `usageMetadata` as `Usage`. `candidatesTokenCount` excludes thoughts, which Gemini
-/// counts apart in `thoughtsTokenCount`; the total is Gemini's own (it also counts tool-use prompts).
+/// counts apart in `thoughtsTokenCount`; output counts both, as the other providers report it
+/// (reasoning is billed as output), so output means the same whichever model answered. The
+/// total is Gemini's own (it also counts tool-use prompts).
 pub(super) fn usage(metadata: &Value) -> Usage {
     let count = |name: &str| metadata.get(name).and_then(Value::as_u64);
     let (input, output, reasoning) =
         (count("promptTokenCount").unwrap_or(0), count("candidatesTokenCount").unwrap_or(0), count("thoughtsTokenCount"));
     Usage {
         input_tokens: input,
-        output_tokens: output,
+        output_tokens: output + reasoning.unwrap_or(0),
         total_tokens: count("totalTokenCount").unwrap_or(input + output + reasoning.unwrap_or(0)),
         reasoning_tokens: reasoning,
         cache_read_tokens: count("cachedContentTokenCount"),
@@ -264,7 +266,7 @@ mod tests {
         let metadata = json!({"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 40,
             "thoughtsTokenCount": 25, "cachedContentTokenCount": 4});
         let usage = usage(&metadata);
-        assert_eq!((usage.input_tokens, usage.output_tokens, usage.total_tokens), (10, 5, 40));
+        assert_eq!((usage.input_tokens, usage.output_tokens, usage.total_tokens), (10, 30, 40));
         assert_eq!((usage.reasoning_tokens, usage.cache_read_tokens, usage.cache_write_tokens), (Some(25), Some(4), None));
         assert_eq!(usage.raw, Some(metadata));
         let sparse = super::usage(&json!({"promptTokenCount": 10}));
