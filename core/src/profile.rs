@@ -35,6 +35,11 @@ pub trait ProviderProfile {
     fn supports_parallel_tool_calls(&self) -> bool;
     /// In tokens; the session warns at 80% of it (spec 5.5).
     fn context_window_size(&self) -> usize;
+    /// The shell timeout when a call gives none, overriding the session's default (spec 3.5:
+    /// 120 s for Anthropic). `max_command_timeout_ms` still caps it.
+    fn default_command_timeout_ms(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The environment block of spec 6.3, shared by every profile.

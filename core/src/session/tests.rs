@@ -652,3 +652,56 @@ fn a_broken_stream_is_an_error_not_a_silent_success() {
     let err = h.submit("hi").unwrap_err();
     assert!(matches!(err, SessionError::Llm(ref e) if e.kind == ErrorKind::Stream));
 }
+
+#[test]
+fn a_profile_default_command_timeout_overrides_the_session_default() {
+    /// Reports the timeout the shell tool would use.
+    struct Timeout;
+    #[async_trait(?Send)]
+    impl ToolExecutor for Timeout {
+        async fn execute(&self, _args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+            Ok(format!("{} {}", ctx.default_command_timeout_ms, ctx.max_command_timeout_ms).into())
+        }
+    }
+    struct Slow(CoreProfile);
+    #[async_trait(?Send)]
+    impl crate::profile::ProviderProfile for Slow {
+        fn id(&self) -> &str {
+            self.0.id()
+        }
+        fn model(&self) -> &str {
+            self.0.model()
+        }
+        fn tool_registry(&self) -> &ToolRegistry {
+            self.0.tool_registry()
+        }
+        async fn build_system_prompt(&self, ctx: &crate::profile::PromptContext<'_>) -> String {
+            self.0.build_system_prompt(ctx).await
+        }
+        fn supports_reasoning(&self) -> bool {
+            true
+        }
+        fn supports_streaming(&self) -> bool {
+            true
+        }
+        fn supports_parallel_tool_calls(&self) -> bool {
+            false
+        }
+        fn context_window_size(&self) -> usize {
+            100_000
+        }
+        fn default_command_timeout_ms(&self) -> Option<u64> {
+            Some(120_000)
+        }
+    }
+    let mut registry = ToolRegistry::new();
+    let definition =
+        crate::llm::ToolDefinition { name: "timeout".into(), description: "t".into(), parameters: json!({"type": "object"}) };
+    registry.register(RegisteredTool::new(definition, Rc::new(Timeout)).unwrap());
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let client = Rc::new(ScriptedClient::new([ScriptStep::tool_call("timeout", json!({})), ScriptStep::text("ok")]));
+    let session = Session::builder(Rc::new(Slow(CoreProfile::new("m", registry))), env, client, runtime).build();
+    block_on(session.submit("go")).unwrap();
+    assert_eq!(tool_results(&session.history())[0].content, "120000 600000");
+}

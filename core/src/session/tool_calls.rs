@@ -58,7 +58,11 @@ impl Session {
         };
         let ctx = ToolContext {
             env: &*self.inner.env,
-            default_command_timeout_ms: config.default_command_timeout_ms,
+            default_command_timeout_ms: self
+                .inner
+                .profile
+                .default_command_timeout_ms()
+                .unwrap_or(config.default_command_timeout_ms),
             max_command_timeout_ms: config.max_command_timeout_ms,
             on_output: Some(on_output),
         };
