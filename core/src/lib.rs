@@ -1,8 +1,10 @@
 //! # openagent-core
 //!
 //! The runtime-agnostic heart of OpenAgent: the agentic loop (`Session`), the unified LLM data
-//! model and the `LlmClient` seam, the tool registry and the shared coding tools, and
-//! `MemoryEnvironment`, an in-memory filesystem with a small built-in shell.
+//! model and the `LlmClient` seam, the tool registry and the shared coding tools, the
+//! provider-aligned profiles (OpenAI, Anthropic, Gemini, and a general one for OpenAI-compatible
+//! servers) with their layered system prompts, and `MemoryEnvironment`, an in-memory filesystem
+//! with a small built-in shell.
 //!
 //! The core does no I/O of its own. A host gives it three seams: an [`env::ExecutionEnvironment`]
 //! (where tools run), an [`llm::LlmClient`] (how the model is reached) and a [`runtime::Runtime`]
@@ -14,6 +16,7 @@ pub mod abort;
 pub mod env;
 pub mod llm;
 pub mod profile;
+pub mod profiles;
 pub mod runtime;
 pub mod schema;
 pub mod session;
@@ -25,5 +28,6 @@ pub use abort::AbortSignal;
 pub use env::ExecutionEnvironment;
 pub use llm::LlmClient;
 pub use profile::{CoreProfile, ProviderProfile};
+pub use profiles::{AnthropicProfile, GeminiProfile, GeneralProfile, OpenAiProfile};
 pub use runtime::Runtime;
 pub use session::{Session, SessionConfig, SessionError, SessionEvent, SessionState};

@@ -13,10 +13,11 @@ pub enum TruncationMode {
 }
 
 /// The character limit and mode of spec 5.2 for a tool; unknown tools get 30 000, head/tail.
+/// Gemini's `read_many_files` reads like `read_file`, so it gets the same room.
 pub fn default_char_limit(tool: &str) -> (usize, TruncationMode) {
     use TruncationMode::*;
     match tool {
-        "read_file" => (50_000, HeadTail),
+        "read_file" | "read_many_files" => (50_000, HeadTail),
         "shell" => (30_000, HeadTail),
         "grep" | "glob" => (20_000, Tail),
         "edit_file" | "apply_patch" => (10_000, Tail),
@@ -169,6 +170,7 @@ mod tests {
     #[test]
     fn default_limits_match_the_spec_tables() {
         assert_eq!(default_char_limit("read_file"), (50_000, TruncationMode::HeadTail));
+        assert_eq!(default_char_limit("read_many_files"), (50_000, TruncationMode::HeadTail));
         assert_eq!(default_char_limit("shell"), (30_000, TruncationMode::HeadTail));
         assert_eq!(default_char_limit("grep"), (20_000, TruncationMode::Tail));
         assert_eq!(default_char_limit("glob"), (20_000, TruncationMode::Tail));

@@ -1,4 +1,9 @@
 //! `grep` (spec 3.3): search file contents with a regular expression through the environment.
+//!
+//! The executor also reads `output_mode`: `content` (matching lines, the shared tool's output),
+//! `files_with_matches` or `count`, the modes of Claude Code's Grep; codex's grep_files is
+//! `files_with_matches`. The shared schema leaves it out; the Anthropic and OpenAI profiles offer
+//! their own schemas over this executor.
 
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -9,6 +14,9 @@ use crate::env::GrepOptions;
 use crate::llm::ToolDefinition;
 
 const DEFAULT_MAX_RESULTS: usize = 100;
+/// Matching lines read to list files or count matches: enough for any real search, bounded so
+/// that a pattern like `.` cannot pull a whole repository into memory.
+const SCAN_LIMIT: usize = 20_000;
 
 pub fn definition() -> ToolDefinition {
     ToolDefinition {
@@ -34,33 +42,93 @@ pub fn definition() -> ToolDefinition {
 
 pub struct GrepTool;
 
+#[derive(Clone, Copy, PartialEq)]
+enum OutputMode {
+    Content,
+    Files,
+    Count,
+}
+
 #[async_trait(?Send)]
 impl ToolExecutor for GrepTool {
     async fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let pattern = required_str(args, "pattern")?;
         let path = optional_str(args, "path")?.map_or_else(|| ctx.env.working_directory(), str::to_owned);
         let max_results = optional_usize(args, "max_results")?.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
+        let mode = match optional_str(args, "output_mode")? {
+            None | Some("content") => OutputMode::Content,
+            Some("files_with_matches") => OutputMode::Files,
+            Some("count") => OutputMode::Count,
+            Some(other) => {
+                return Err(ToolError::new(format!("Unknown output_mode \"{other}\". Use content, files_with_matches or count.")))
+            }
+        };
+        let scan = if mode == OutputMode::Content { max_results } else { SCAN_LIMIT };
         let options = GrepOptions {
             glob_filter: optional_str(args, "glob_filter")?.map(str::to_owned),
             case_insensitive: optional_bool(args, "case_insensitive")?.unwrap_or(false),
-            max_results,
+            max_results: scan,
         };
         let found = ctx.env.grep(pattern, &path, &options).await?;
         let found = found.trim_end_matches('\n');
         if found.is_empty() {
             return Ok("No matches found.".into());
         }
-        let mut out = found.to_owned();
         // The environment stops at the limit, so reaching it means there may be more: say so
         // rather than let the model take these for all the matches.
-        if found.lines().count() >= max_results {
-            out.push_str(&format!(
-                "\n[Reached max_results={max_results}; there may be more matches. Narrow the pattern or path, \
-                 or raise max_results.]"
-            ));
+        let lines = found.lines().count();
+        if mode == OutputMode::Content {
+            let mut out = found.to_owned();
+            if lines >= max_results {
+                out.push_str(&format!(
+                    "\n[Reached the limit of {max_results} lines; there may be more matches. Narrow the pattern \
+                     or path, or raise the limit.]"
+                ));
+            }
+            return Ok(out.into());
+        }
+        let mut out = per_file(found, mode == OutputMode::Count, max_results);
+        if lines >= scan {
+            out.push_str(&format!("\n[Stopped after {scan} matching lines; files and counts may be incomplete.]"));
         }
         Ok(out.into())
     }
+}
+
+/// One line per file with matches, in the order grep found them: its path, or `path:count`.
+fn per_file(found: &str, counts: bool, limit: usize) -> String {
+    let mut files: Vec<(&str, usize)> = Vec::new();
+    for path in found.lines().filter_map(match_path) {
+        // Grep reports file by file, so the file is nearly always the last one: searching from
+        // the end is linear in practice, and lighter in the browser bundle than a map.
+        match files.iter_mut().rev().find(|(seen, _)| *seen == path) {
+            Some((_, n)) => *n += 1,
+            None => files.push((path, 1)),
+        }
+    }
+    let shown = files.len().min(limit);
+    let mut out: Vec<String> =
+        files[..shown].iter().map(|&(path, n)| if counts { format!("{path}:{n}") } else { path.to_owned() }).collect();
+    if shown < files.len() {
+        out.push(format!("[Showing {shown} of {} files. Narrow the pattern, path or glob, or raise the limit.]", files.len()));
+    }
+    out.join("\n")
+}
+
+/// The path of a `path:line:text` match. A path may hold colons (`C:\` on Windows), so it ends
+/// at the first `:digits:`.
+fn match_path(line: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(found) = line[from..].find(':') {
+        let at = from + found;
+        let rest = &line.as_bytes()[at + 1..];
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 && rest.get(digits) == Some(&b':') {
+            return Some(&line[..at]);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -107,9 +175,31 @@ mod tests {
         let out = run_ok(&GrepTool, &project(), json!({"pattern": "(?i)hello", "max_results": 2}));
         assert_eq!(
             out,
-            "README.md:1:say hello\nsrc/lib.rs:1:pub fn hello() {}\n[Reached max_results=2; there may be more \
-             matches. Narrow the pattern or path, or raise max_results.]"
+            "README.md:1:say hello\nsrc/lib.rs:1:pub fn hello() {}\n[Reached the limit of 2 lines; there may be \
+             more matches. Narrow the pattern or path, or raise the limit.]"
         );
+    }
+
+    #[test]
+    fn lists_files_or_counts_per_file() {
+        let env = project();
+        let files = json!({"pattern": "(?i)hello", "output_mode": "files_with_matches"});
+        assert_eq!(run_ok(&GrepTool, &env, files), "README.md\nsrc/lib.rs\nsrc/main.rs");
+        let counts = json!({"pattern": "(?i)hello", "output_mode": "count"});
+        assert_eq!(run_ok(&GrepTool, &env, counts), "README.md:1\nsrc/lib.rs:2\nsrc/main.rs:1");
+        let limited = json!({"pattern": "(?i)hello", "output_mode": "count", "max_results": 1});
+        assert_eq!(
+            run_ok(&GrepTool, &env, limited),
+            "README.md:1\n[Showing 1 of 3 files. Narrow the pattern, path or glob, or raise the limit.]"
+        );
+        let bad = run_err(&GrepTool, &env, json!({"pattern": "x", "output_mode": "lines"}));
+        assert_eq!(bad, "Unknown output_mode \"lines\". Use content, files_with_matches or count.");
+    }
+
+    #[test]
+    fn paths_end_at_the_first_line_number() {
+        assert_eq!(match_path("C:\\src\\a.rs:12:let x = 1:2:3;"), Some("C:\\src\\a.rs"));
+        assert_eq!(match_path("a.rs:x:1"), None);
     }
 
     #[test]

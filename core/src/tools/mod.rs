@@ -2,27 +2,35 @@
 //!
 //! Each core tool is a module with its model-facing [`ToolDefinition`](crate::llm::ToolDefinition)
 //! (`definition()`) and a unit struct that executes it. Profiles start from [`core_tools`] and add
-//! or replace tools of their own.
+//! or replace tools of their own: `list_dir` and `read_many_files` for Gemini, and, through
+//! [`ArgsAdapter`], a family's own argument names over a shared executor.
 
 mod args;
+mod args_adapter;
 mod edit_match;
 mod registry;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub mod edit_file;
 pub mod glob;
 pub mod grep;
+pub mod list_dir;
 pub mod read_file;
+pub mod read_many_files;
 pub mod shell;
 pub mod write_file;
 
 use std::rc::Rc;
 
+use crate::llm::ToolDefinition;
+pub use args_adapter::ArgsAdapter;
 pub use edit_file::EditFileTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
+pub use list_dir::ListDirTool;
 pub use read_file::ReadFileTool;
+pub use read_many_files::ReadManyFilesTool;
 pub use registry::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 pub use shell::ShellTool;
 pub use write_file::WriteFileTool;
@@ -37,13 +45,20 @@ pub fn core_tools() -> Vec<RegisteredTool> {
         (grep::definition(), Rc::new(GrepTool)),
         (glob::definition(), Rc::new(GlobTool)),
     ];
-    tools
-        .into_iter()
-        .map(|(definition, executor)| {
-            // The schemas are constants of this crate; the tests below compile every one of them.
-            RegisteredTool::new(definition, executor).expect("core tool schemas are valid")
-        })
-        .collect()
+    tools.into_iter().map(|(definition, executor)| bind(definition, executor)).collect()
+}
+
+/// A parameter schema from JSON text. Text rather than `json!`, which expands to code that builds
+/// the value piece by piece and weighs several times more in the browser bundle. Only for this
+/// crate's constant schemas; the tests of every profile parse each of them.
+pub(crate) fn schema(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("built-in tool schemas are JSON")
+}
+
+/// Binds one of this crate's definitions to its executor. The schemas are constants; the tests
+/// of the tools and of every profile compile each of them.
+pub(crate) fn bind(definition: ToolDefinition, executor: Rc<dyn ToolExecutor>) -> RegisteredTool {
+    RegisteredTool::new(definition, executor).expect("built-in tool schemas are valid")
 }
 
 /// Adds the core tools to `registry`, replacing any of the same names.

@@ -136,3 +136,12 @@ impl ToolRegistry {
         self.generation
     }
 }
+
+/// Registers each tool in turn, so a later tool replaces an earlier one of the same name.
+impl FromIterator<RegisteredTool> for ToolRegistry {
+    fn from_iter<I: IntoIterator<Item = RegisteredTool>>(tools: I) -> Self {
+        let mut registry = Self::new();
+        tools.into_iter().for_each(|tool| registry.register(tool));
+        registry
+    }
+}

@@ -1,11 +1,12 @@
 //! `shell` (spec 3.3, 5.4): run a command in the environment and report what it printed, its exit
 //! code and how long it took. A failing command is a normal result the model reads; only a
-//! command that could not be run at all is a tool error.
+//! command that could not be run at all is a tool error. The executor also takes `workdir`
+//! (codex's name), which the OpenAI profile's schema offers.
 
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
-use super::args::{optional_u64, required_str};
+use super::args::{optional_str, optional_u64, required_str};
 use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::{ExecOptions, ExecResult};
 use crate::llm::ToolDefinition;
@@ -39,7 +40,8 @@ impl ToolExecutor for ShellTool {
         let command = required_str(args, "command")?;
         let timeout_ms =
             optional_u64(args, "timeout_ms")?.unwrap_or(ctx.default_command_timeout_ms).min(ctx.max_command_timeout_ms);
-        let options = ExecOptions { timeout_ms, on_output: ctx.on_output.clone(), ..ExecOptions::default() };
+        let working_dir = optional_str(args, "workdir")?.map(str::to_owned);
+        let options = ExecOptions { timeout_ms, working_dir, on_output: ctx.on_output.clone(), ..ExecOptions::default() };
         let result = ctx.env.exec_command(command, &options).await?;
         Ok(format_result(&result, timeout_ms).into())
     }
@@ -115,6 +117,14 @@ mod tests {
         write(&env, "a.txt", "alpha\nbeta\n");
         let out = run_ok(&ShellTool, &env, json!({"command": "cat a.txt", "description": "show a.txt"}));
         assert_eq!(out, "alpha\nbeta\nExit code: 0\nDuration: 0ms");
+    }
+
+    #[test]
+    fn workdir_runs_the_command_elsewhere() {
+        let env = memory_env();
+        write(&env, "sub/b.txt", "");
+        let out = run_ok(&ShellTool, &env, json!({"command": "pwd && ls", "workdir": "sub"}));
+        assert_eq!(out, "/workspace/sub\nb.txt\nExit code: 0\nDuration: 0ms");
     }
 
     #[test]

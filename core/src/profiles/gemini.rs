@@ -1,0 +1,63 @@
+//! `GeminiProfile` (spec 3.6): Gemini models with gemini-cli's tool set: the shared tools plus
+//! `read_many_files` and `list_dir`, a 10 s shell default, GEMINI.md beside AGENTS.md.
+//! Web search and fetch are left to the host (custom tools, or grounding through provider
+//! options): the core does no network I/O of its own.
+
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::prompt::Layers;
+use super::{lookup, Parts};
+use crate::tools::{
+    bind, edit_file, glob, grep, list_dir, read_file, read_many_files, shell, write_file, EditFileTool, GlobTool, GrepTool,
+    ListDirTool, ReadFileTool, ReadManyFilesTool, ShellTool, WriteFileTool,
+};
+
+const LAYERS: Layers = Layers { base: include_str!("base/gemini.md"), doc_files: &["AGENTS.md", "GEMINI.md"] };
+
+/// `(prefix, context window, reasoning)`; the first match wins. Thinking began with 2.5.
+const MODELS: &[(&str, usize, bool)] =
+    &[("gemini-1.5-pro", 2_097_152, false), ("gemini-1.5", 1_048_576, false), ("gemini-2.0", 1_048_576, false)];
+const OTHER_MODELS: (usize, bool) = (1_048_576, true);
+
+pub struct GeminiProfile(Parts);
+
+impl GeminiProfile {
+    pub fn new(model: impl Into<String>) -> Self {
+        let model = model.into();
+        let (context_window_size, reasoning) = lookup(&model, MODELS, OTHER_MODELS);
+        let registry = [
+            bind(read_file::definition(), Rc::new(ReadFileTool)),
+            bind(read_many_files::definition(), Rc::new(ReadManyFilesTool)),
+            bind(write_file::definition(), Rc::new(WriteFileTool)),
+            bind(edit_file::definition(), Rc::new(EditFileTool)),
+            bind(shell::definition(), Rc::new(ShellTool)),
+            bind(grep::definition(), Rc::new(GrepTool)),
+            bind(glob::definition(), Rc::new(GlobTool)),
+            bind(list_dir::definition(), Rc::new(ListDirTool)),
+        ]
+        .into_iter()
+        .collect();
+        Self(Parts {
+            id: "gemini".into(),
+            model,
+            registry,
+            layers: &LAYERS,
+            context_window_size,
+            reasoning,
+            command_timeout_ms: Some(10_000),
+            provider_options: None,
+        })
+    }
+
+    /// Sent as `provider_options.gemini`, whose fields the Gemini codec deep-merges into the
+    /// generateContent body: `safetySettings`, say, or a `googleSearch` grounding tool. None by
+    /// default.
+    pub fn with_provider_options(mut self, gemini: Value) -> Self {
+        self.0.provider_options = Some(json!({ "gemini": gemini }));
+        self
+    }
+}
+
+provider_profile!(GeminiProfile);

@@ -1,0 +1,107 @@
+//! `OpenAiProfile` (spec 3.4): GPT-5 and later OpenAI models with codex-rs's conventions: its
+//! argument names (`workdir`, grep_files' `include` and `limit`), grep that lists files, a 10 s
+//! shell default, `.codex/instructions.md` beside AGENTS.md. Reasoning effort needs no provider
+//! options: the Responses codec maps the request's `reasoning_effort`.
+
+use std::rc::Rc;
+
+use serde_json::json;
+
+use super::prompt::Layers;
+use super::{lookup, Parts};
+use crate::llm::ToolDefinition;
+use crate::tools::{bind, glob, read_file, write_file, ArgsAdapter, GlobTool, GrepTool, ReadFileTool, ShellTool, WriteFileTool};
+
+const LAYERS: Layers = Layers { base: include_str!("base/openai.md"), doc_files: &["AGENTS.md", ".codex/instructions.md"] };
+
+/// `(prefix, context window, reasoning)`; the first match wins.
+const MODELS: &[(&str, usize, bool)] = &[
+    ("gpt-5", 400_000, true),
+    ("gpt-4.1", 1_047_576, false),
+    ("gpt-4o", 128_000, false),
+    ("o1", 200_000, true),
+    ("o3", 200_000, true),
+    ("o4", 200_000, true),
+    ("codex-mini", 200_000, true),
+];
+/// Newer models reason; the window is the smallest of the current ones, so the context warning
+/// comes early rather than too late.
+const OTHER_MODELS: (usize, bool) = (128_000, true);
+
+pub struct OpenAiProfile(Parts);
+
+impl OpenAiProfile {
+    pub fn new(model: impl Into<String>) -> Self {
+        let model = model.into();
+        let (context_window_size, reasoning) = lookup(&model, MODELS, OTHER_MODELS);
+        let grep = ArgsAdapter {
+            inner: Rc::new(GrepTool),
+            renames: &[("include", "glob_filter"), ("limit", "max_results")],
+            defaults: &[("output_mode", "files_with_matches")],
+        };
+        let registry = [
+            bind(read_file::definition(), Rc::new(ReadFileTool)),
+            // TODO(apply_patch): bind(apply_patch::definition(), Rc::new(ApplyPatchTool)), once branch `patch` is on main.
+            bind(write_file::definition(), Rc::new(WriteFileTool)),
+            bind(shell(), Rc::new(ShellTool)),
+            bind(grep_files(), Rc::new(grep)),
+            bind(glob::definition(), Rc::new(GlobTool)),
+        ]
+        .into_iter()
+        .collect();
+        Self(Parts {
+            id: "openai".into(),
+            model,
+            registry,
+            layers: &LAYERS,
+            context_window_size,
+            reasoning,
+            command_timeout_ms: Some(10_000),
+            provider_options: None,
+        })
+    }
+}
+
+provider_profile!(OpenAiProfile);
+
+/// codex's shell: a command line, `workdir` instead of `cd`, `timeout_ms`.
+fn shell() -> ToolDefinition {
+    ToolDefinition {
+        name: "shell".into(),
+        description: "Runs a shell command and returns its stdout, stderr, exit code and duration. Set workdir \
+            rather than starting the command with `cd`. Commands are stopped after 10 seconds unless you set \
+            timeout_ms; give builds and test runs more."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command line to run, e.g. `cargo test --lib`."},
+                "workdir": {"type": "string", "description": "The directory to run the command in (default: the working directory)."},
+                "timeout_ms": {"type": "integer", "minimum": 1, "description": "The timeout for the command in milliseconds (default 10000)."}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// codex's grep_files: the files that match, `include` and `limit`.
+fn grep_files() -> ToolDefinition {
+    ToolDefinition {
+        name: "grep".into(),
+        description: "Finds files whose contents match a regular expression and returns their paths, one per \
+            line. Read a file to see the matching lines in context."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "Regular expression to search for."},
+                "include": {"type": "string", "description": "Optional glob limiting the files searched, e.g. `*.rs` or `src/**/*.ts`."},
+                "path": {"type": "string", "description": "Directory or file to search (default: the working directory)."},
+                "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of file paths to return (default 100)."}
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        }),
+    }
+}
