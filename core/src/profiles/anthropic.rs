@@ -7,30 +7,30 @@ use std::rc::Rc;
 use serde_json::json;
 
 use super::prompt::Layers;
-use super::{lookup, Parts};
+use super::{Family, Parts};
 use crate::llm::ToolDefinition;
 use crate::tools::{
-    bind, edit_file, glob, read_file, write_file, ArgsAdapter, EditFileTool, GlobTool, GrepTool, ReadFileTool, ShellTool,
+    bind, edit_file, glob, read_file, schema, write_file, ArgsAdapter, EditFileTool, GlobTool, GrepTool, ReadFileTool, ShellTool,
     WriteFileTool,
 };
 
-const LAYERS: Layers = Layers { base: include_str!("base/anthropic.md"), doc_files: &["AGENTS.md", "CLAUDE.md"] };
+const FAMILY: Family = Family {
+    id: "anthropic",
+    layers: Layers { base: include_str!("base/anthropic.md"), doc_files: &["AGENTS.md", "CLAUDE.md"] },
+    // Claude 3.7 was the first to think.
+    models: &[("claude-3-7", 200_000, true), ("claude-3", 200_000, false)],
+    other_models: (200_000, true),
+    // Claude Code's shell default (spec 3.5).
+    command_timeout_ms: Some(120_000),
+};
 
-/// `(prefix, context window, reasoning)`; the first match wins. Claude 3.7 was the first to think.
-const MODELS: &[(&str, usize, bool)] = &[("claude-3-7", 200_000, true), ("claude-3", 200_000, false)];
-const OTHER_MODELS: (usize, bool) = (200_000, true);
 /// The beta (`context-1m-2025-08-07`) that gives Sonnet 4 and 4.5 a million tokens of context.
 const CONTEXT_1M: &str = "context-1m";
-
-/// Claude Code's shell default (spec 3.5).
-const COMMAND_TIMEOUT_MS: u64 = 120_000;
 
 pub struct AnthropicProfile(Parts);
 
 impl AnthropicProfile {
     pub fn new(model: impl Into<String>) -> Self {
-        let model = model.into();
-        let (context_window_size, reasoning) = lookup(&model, MODELS, OTHER_MODELS);
         let shell = ArgsAdapter { inner: Rc::new(ShellTool), renames: &[("timeout", "timeout_ms")], defaults: &[] };
         let grep = ArgsAdapter {
             inner: Rc::new(GrepTool),
@@ -47,16 +47,7 @@ impl AnthropicProfile {
         ]
         .into_iter()
         .collect();
-        Self(Parts {
-            id: "anthropic".into(),
-            model,
-            registry,
-            layers: &LAYERS,
-            context_window_size,
-            reasoning,
-            command_timeout_ms: Some(COMMAND_TIMEOUT_MS),
-            provider_options: None,
-        })
+        Self(Parts::new(&FAMILY, model.into(), registry))
     }
 
     /// Sent as `provider_options.anthropic.beta_headers` (the `anthropic-beta` header): extended
@@ -82,7 +73,8 @@ fn bash() -> ToolDefinition {
             Use read_file, grep and glob rather than cat, grep or find to read and search files. Quote paths that \
             contain spaces, and chain dependent commands with &&."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "The command to run."},
@@ -91,7 +83,8 @@ fn bash() -> ToolDefinition {
             },
             "required": ["command"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 
@@ -104,7 +97,8 @@ fn grep_modes() -> ToolDefinition {
             gives the number of matching lines per file. Narrow the files with glob (e.g. `*.ts`, `src/**/*.rs`). \
             Use this rather than grep or rg in the shell."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "description": "The regular expression to search for."},
@@ -116,6 +110,7 @@ fn grep_modes() -> ToolDefinition {
             },
             "required": ["pattern"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }

@@ -8,25 +8,25 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use super::prompt::Layers;
-use super::{lookup, Parts};
+use super::{Family, Parts};
 use crate::tools::{
     bind, edit_file, glob, grep, list_dir, read_file, read_many_files, shell, write_file, EditFileTool, GlobTool, GrepTool,
     ListDirTool, ReadFileTool, ReadManyFilesTool, ShellTool, WriteFileTool,
 };
 
-const LAYERS: Layers = Layers { base: include_str!("base/gemini.md"), doc_files: &["AGENTS.md", "GEMINI.md"] };
-
-/// `(prefix, context window, reasoning)`; the first match wins. Thinking began with 2.5.
-const MODELS: &[(&str, usize, bool)] =
-    &[("gemini-1.5-pro", 2_097_152, false), ("gemini-1.5", 1_048_576, false), ("gemini-2.0", 1_048_576, false)];
-const OTHER_MODELS: (usize, bool) = (1_048_576, true);
+const FAMILY: Family = Family {
+    id: "gemini",
+    layers: Layers { base: include_str!("base/gemini.md"), doc_files: &["AGENTS.md", "GEMINI.md"] },
+    // Thinking began with 2.5.
+    models: &[("gemini-1.5-pro", 2_097_152, false), ("gemini-1.5", 1_048_576, false), ("gemini-2.0", 1_048_576, false)],
+    other_models: (1_048_576, true),
+    command_timeout_ms: Some(10_000),
+};
 
 pub struct GeminiProfile(Parts);
 
 impl GeminiProfile {
     pub fn new(model: impl Into<String>) -> Self {
-        let model = model.into();
-        let (context_window_size, reasoning) = lookup(&model, MODELS, OTHER_MODELS);
         let registry = [
             bind(read_file::definition(), Rc::new(ReadFileTool)),
             bind(read_many_files::definition(), Rc::new(ReadManyFilesTool)),
@@ -39,16 +39,7 @@ impl GeminiProfile {
         ]
         .into_iter()
         .collect();
-        Self(Parts {
-            id: "gemini".into(),
-            model,
-            registry,
-            layers: &LAYERS,
-            context_window_size,
-            reasoning,
-            command_timeout_ms: Some(10_000),
-            provider_options: None,
-        })
+        Self(Parts::new(&FAMILY, model.into(), registry))
     }
 
     /// Sent as `provider_options.gemini`, whose fields the Gemini codec deep-merges into the

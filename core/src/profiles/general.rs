@@ -3,30 +3,27 @@
 //! that small local models can afford, AGENTS.md only, and the session's command timeout.
 
 use super::prompt::Layers;
-use super::Parts;
+use super::{Family, Parts};
 use crate::llm::openai_chat;
 use crate::tools::core_tools;
 
-const LAYERS: Layers = Layers { base: include_str!("base/general.md"), doc_files: &["AGENTS.md"] };
-
-/// Common for local models; [`GeneralProfile::with_context_window_size`] sets the real one.
-const CONTEXT_WINDOW: usize = 32_768;
+const FAMILY: Family = Family {
+    id: openai_chat::DEFAULT_PROVIDER,
+    layers: Layers { base: include_str!("base/general.md"), doc_files: &["AGENTS.md"] },
+    // Any model at all: the builders below say what it can do.
+    models: &[],
+    // A common window for local models; `with_context_window_size` sets the real one.
+    other_models: (32_768, false),
+    // The session's default.
+    command_timeout_ms: None,
+};
 
 pub struct GeneralProfile(Parts);
 
 impl GeneralProfile {
     /// Routed to the `openai-compatible` provider unless [`Self::with_id`] names another.
     pub fn new(model: impl Into<String>) -> Self {
-        Self(Parts {
-            id: openai_chat::DEFAULT_PROVIDER.into(),
-            model: model.into(),
-            registry: core_tools().into_iter().collect(),
-            layers: &LAYERS,
-            context_window_size: CONTEXT_WINDOW,
-            reasoning: false,
-            command_timeout_ms: None,
-            provider_options: None,
-        })
+        Self(Parts::new(&FAMILY, model.into(), core_tools().into_iter().collect()))
     }
 
     /// The provider the session's requests name, for a client with several compatible servers.

@@ -3,8 +3,6 @@
 //! for more. Without git (not a repository, or an environment without the command, such as the
 //! built-in shell) there is no snapshot and the prompt says nothing about git.
 
-use futures::join;
-
 use crate::env::{ExecOptions, ExecutionEnvironment};
 
 /// Git answers in milliseconds; a slow or hung command must not hold up the model call.
@@ -27,7 +25,8 @@ impl GitSnapshot {
         let head = run(env, "git rev-parse --show-toplevel --abbrev-ref HEAD").await?;
         let mut lines = head.lines().map(str::trim);
         let (root, branch) = (lines.next().filter(|root| !root.is_empty())?, lines.next()?);
-        let (status, log) = join!(run(env, "git status --porcelain"), run(env, "git log --oneline -5"));
+        let status = run(env, "git status --porcelain").await;
+        let log = run(env, "git log --oneline -5").await;
         let changes = status.map(|status| {
             let lines = status.lines().filter(|line| !line.trim().is_empty());
             lines.fold((0, 0), |(modified, untracked), line| match line.starts_with("??") {

@@ -22,23 +22,37 @@ use serde_json::Value;
 
 use crate::tools::ToolRegistry;
 
-/// What every profile here is made of; each profile type fills it in for its family.
+/// A model family's constants; each profile file has one.
+struct Family {
+    /// The provider name requests carry, for routing (`Request::provider`).
+    id: &'static str,
+    layers: prompt::Layers,
+    /// `(model name prefix, context window in tokens, reasons)`; the first match wins.
+    models: &'static [(&'static str, usize, bool)],
+    /// For the models the table does not know.
+    other_models: (usize, bool),
+    command_timeout_ms: Option<u64>,
+}
+
+/// What every profile here is made of: its family, and what a constructor or builder set.
 struct Parts {
     id: String,
     model: String,
     registry: ToolRegistry,
-    layers: &'static prompt::Layers,
+    family: &'static Family,
     context_window_size: usize,
     reasoning: bool,
-    command_timeout_ms: Option<u64>,
     provider_options: Option<Value>,
 }
 
-/// Context window (tokens) and whether the model reasons, for the first `(prefix, window,
-/// reasoning)` row whose prefix the model name starts with (after any `provider/` part).
-fn lookup(model: &str, table: &[(&str, usize, bool)], default: (usize, bool)) -> (usize, bool) {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
-    table.iter().find(|(prefix, ..)| name.starts_with(prefix)).map_or(default, |&(_, window, reasoning)| (window, reasoning))
+impl Parts {
+    fn new(family: &'static Family, model: String, registry: ToolRegistry) -> Self {
+        // Model names may come as `provider/model` (gateways) or `models/model` (Gemini).
+        let name = model.rsplit('/').next().unwrap_or(&model).to_ascii_lowercase();
+        let row = family.models.iter().find(|(prefix, ..)| name.starts_with(prefix));
+        let (context_window_size, reasoning) = row.map_or(family.other_models, |&(_, window, reasons)| (window, reasons));
+        Self { id: family.id.into(), model, registry, family, context_window_size, reasoning, provider_options: None }
+    }
 }
 
 /// Implements `ProviderProfile` for a newtype over [`Parts`], and gives it `tool_registry_mut`.
@@ -68,7 +82,7 @@ macro_rules! provider_profile {
             }
 
             async fn build_system_prompt(&self, ctx: &crate::profile::PromptContext<'_>) -> String {
-                super::prompt::build(ctx, &self.0.model, self.0.layers).await
+                super::prompt::build(ctx, &self.0.model, &self.0.family.layers).await
             }
 
             fn provider_options(&self) -> Option<serde_json::Value> {
@@ -92,7 +106,7 @@ macro_rules! provider_profile {
             }
 
             fn default_command_timeout_ms(&self) -> Option<u64> {
-                self.0.command_timeout_ms
+                self.0.family.command_timeout_ms
             }
         }
     };

@@ -5,35 +5,35 @@
 
 use std::rc::Rc;
 
-use serde_json::json;
-
 use super::prompt::Layers;
-use super::{lookup, Parts};
+use super::{Family, Parts};
 use crate::llm::ToolDefinition;
-use crate::tools::{bind, glob, read_file, write_file, ArgsAdapter, GlobTool, GrepTool, ReadFileTool, ShellTool, WriteFileTool};
+use crate::tools::{
+    bind, glob, read_file, schema, write_file, ArgsAdapter, GlobTool, GrepTool, ReadFileTool, ShellTool, WriteFileTool,
+};
 
-const LAYERS: Layers = Layers { base: include_str!("base/openai.md"), doc_files: &["AGENTS.md", ".codex/instructions.md"] };
-
-/// `(prefix, context window, reasoning)`; the first match wins.
-const MODELS: &[(&str, usize, bool)] = &[
-    ("gpt-5", 400_000, true),
-    ("gpt-4.1", 1_047_576, false),
-    ("gpt-4o", 128_000, false),
-    ("o1", 200_000, true),
-    ("o3", 200_000, true),
-    ("o4", 200_000, true),
-    ("codex-mini", 200_000, true),
-];
-/// Newer models reason; the window is the smallest of the current ones, so the context warning
-/// comes early rather than too late.
-const OTHER_MODELS: (usize, bool) = (128_000, true);
+const FAMILY: Family = Family {
+    id: "openai",
+    layers: Layers { base: include_str!("base/openai.md"), doc_files: &["AGENTS.md", ".codex/instructions.md"] },
+    models: &[
+        ("gpt-5", 400_000, true),
+        ("gpt-4.1", 1_047_576, false),
+        ("gpt-4o", 128_000, false),
+        ("o1", 200_000, true),
+        ("o3", 200_000, true),
+        ("o4", 200_000, true),
+        ("codex-mini", 200_000, true),
+    ],
+    // Newer models reason; the smallest current window makes the context warning come early
+    // rather than too late.
+    other_models: (128_000, true),
+    command_timeout_ms: Some(10_000),
+};
 
 pub struct OpenAiProfile(Parts);
 
 impl OpenAiProfile {
     pub fn new(model: impl Into<String>) -> Self {
-        let model = model.into();
-        let (context_window_size, reasoning) = lookup(&model, MODELS, OTHER_MODELS);
         let grep = ArgsAdapter {
             inner: Rc::new(GrepTool),
             renames: &[("include", "glob_filter"), ("limit", "max_results")],
@@ -49,16 +49,7 @@ impl OpenAiProfile {
         ]
         .into_iter()
         .collect();
-        Self(Parts {
-            id: "openai".into(),
-            model,
-            registry,
-            layers: &LAYERS,
-            context_window_size,
-            reasoning,
-            command_timeout_ms: Some(10_000),
-            provider_options: None,
-        })
+        Self(Parts::new(&FAMILY, model.into(), registry))
     }
 }
 
@@ -72,7 +63,8 @@ fn shell() -> ToolDefinition {
             rather than starting the command with `cd`. Commands are stopped after 10 seconds unless you set \
             timeout_ms; give builds and test runs more."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "The command line to run, e.g. `cargo test --lib`."},
@@ -81,7 +73,8 @@ fn shell() -> ToolDefinition {
             },
             "required": ["command"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 
@@ -92,7 +85,8 @@ fn grep_files() -> ToolDefinition {
         description: "Finds files whose contents match a regular expression and returns their paths, one per \
             line. Read a file to see the matching lines in context."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "description": "Regular expression to search for."},
@@ -102,6 +96,7 @@ fn grep_files() -> ToolDefinition {
             },
             "required": ["pattern"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
