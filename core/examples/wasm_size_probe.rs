@@ -29,11 +29,14 @@ use openagent_core::llm::{
     collect_stream, LlmClient, Message, Request, ScriptStep, ScriptedClient, StreamEvent, ToolChoice, ToolDefinition,
 };
 use openagent_core::llm::{ApiKey, HttpLlmClient, ProviderConfig, RetryPolicy, RetryingClient};
+use openagent_core::profile::PromptContext;
 use openagent_core::runtime::{format_rfc3339, VirtualRuntime};
 use openagent_core::schema::Schema;
 use openagent_core::tools::register_core_tools;
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
-use openagent_core::{CoreProfile, Session, SessionConfig};
+use openagent_core::{
+    AnthropicProfile, CoreProfile, GeminiProfile, GeneralProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig,
+};
 use serde_json::{json, Value};
 
 /// Reads a host buffer as text; invalid UTF-8 reads as empty.
@@ -223,6 +226,37 @@ pub unsafe extern "C" fn probe_session(script_ptr: *const u8, script_len: usize,
         Ok(_) if lines > 0 && env.restore(&snapshot).is_ok() => count(snapshot.to_string().len()),
         _ => -2,
     }
+}
+
+/// Builds each provider-aligned profile for a model name and its layered system prompt over an
+/// in-memory project, and runs each of the profile's tools once with the given arguments (JSON).
+/// Returns the prompts' total length.
+///
+/// # Safety
+/// `(model_ptr, model_len)` and `(args_ptr, args_len)` must be readable buffers.
+#[no_mangle]
+pub unsafe extern "C" fn probe_profiles(model_ptr: *const u8, model_len: usize, args_ptr: *const u8, args_len: usize) -> i32 {
+    let model = input(model_ptr, model_len);
+    let args = serde_json::from_str::<Value>(input(args_ptr, args_len)).unwrap_or(Value::Null);
+    let env = MemoryEnvironment::new(Rc::new(VirtualRuntime::new(|_| {})));
+    let profiles: [Rc<dyn ProviderProfile>; 4] = [
+        Rc::new(OpenAiProfile::new(model)),
+        Rc::new(AnthropicProfile::new(model).with_beta_headers(&[model])),
+        Rc::new(GeminiProfile::new(model).with_provider_options(args.clone())),
+        Rc::new(GeneralProfile::new(model)),
+    ];
+    let mut total = 0;
+    for profile in profiles {
+        let ctx = PromptContext { env: &env, today: "2025-01-01".into(), user_instructions: Some(model) };
+        total += block_on(profile.build_system_prompt(&ctx)).len();
+        let tool_ctx = ToolContext { env: &env, default_command_timeout_ms: 1, max_command_timeout_ms: 1, on_output: None };
+        for name in profile.tool_registry().names() {
+            if let Some(tool) = profile.tool_registry().get(&name) {
+                total += block_on(tool.executor.execute(&args, &tool_ctx)).map_or(0, |out| out.text.len());
+            }
+        }
+    }
+    count(total)
 }
 
 /// Builds the HTTP request of each of the four wire codecs for a conversation, and decodes a response body
