@@ -11,7 +11,7 @@
 //! - redirections `<`, `>`, `>>`, `2>`, `2>>`, `2>&1`, `>&2`, `&>`, `&>>`, here-documents
 //!   (`<<`, `<<-`, quoted delimiters) and here-strings (`<<<`); `/dev/null`, `/dev/stdout`,
 //!   `/dev/stderr`;
-//! - the builtins in [`builtins::NAMES`], with their common flags, and scripts: `sh -c`,
+//! - the builtins in `builtins::BUILTINS`, with their common flags, and scripts: `sh -c`,
 //!   `bash FILE`, or `./script.sh` (any path with a `/`) when its `#!` line is sh or bash.
 //!
 //! Not supported: `if`/`for`/`while`/`case`, functions, subshells `( )`, `{ }` groups,
@@ -33,7 +33,6 @@ mod expand;
 mod parse;
 
 use std::cell::RefMut;
-use std::collections::BTreeMap;
 
 use super::fs::{resolve, Tree};
 use super::MemoryEnvironment;
@@ -81,11 +80,40 @@ impl Output {
     }
 }
 
+/// The shell's variables, sorted by name as `env` and `set` list them. A sorted vector and not a
+/// `BTreeMap`: a shell holds a few dozen variables, and the map's insert and remove code costs
+/// several KB of wasm.
+#[derive(Clone, Default)]
+struct Vars(Vec<(String, String)>);
+
+impl Vars {
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(key, _)| key.as_str().cmp(name))
+    }
+
+    fn get(&self, name: &str) -> Option<&String> {
+        self.find(name).ok().map(|i| &self.0[i].1)
+    }
+
+    fn set(&mut self, name: String, value: String) {
+        match self.find(&name) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (name, value)),
+        }
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Ok(i) = self.find(name) {
+            self.0.remove(i);
+        }
+    }
+}
+
 /// The state of one `exec_command` call.
 struct Shell {
     env: MemoryEnvironment,
     cwd: String,
-    vars: BTreeMap<String, String>,
+    vars: Vars,
     /// `$?`
     status: i32,
     /// Set by `exit`: the rest of the script is skipped.
@@ -168,13 +196,12 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         return Err(EnvError::NotADirectory(cwd));
     }
     let home = env.working_dir();
-    let mut vars = BTreeMap::from([
-        ("HOME".to_owned(), home),
-        ("PWD".to_owned(), cwd.clone()),
-        ("SHELL".to_owned(), "/bin/sh".to_owned()),
-        ("USER".to_owned(), "agent".to_owned()),
-    ]);
-    vars.extend(options.env_vars.clone().unwrap_or_default());
+    let mut vars = Vars::default();
+    let defaults = [("HOME", home.as_str()), ("PWD", cwd.as_str()), ("SHELL", "/bin/sh"), ("USER", "agent")];
+    let given = options.env_vars.iter().flatten().map(|(name, value)| (name.as_str(), value.as_str()));
+    for (name, value) in defaults.into_iter().chain(given) {
+        vars.set(name.to_owned(), value.to_owned());
+    }
     let mut shell = Shell {
         env: env.clone(),
         cwd,

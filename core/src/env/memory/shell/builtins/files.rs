@@ -7,7 +7,7 @@ use crate::env::EnvError;
 use crate::runtime::{format_rfc3339, EpochMillis};
 
 use super::super::describe;
-use super::{lines, Call, Flags};
+use super::{lines, sorted_order, Call, Flags};
 
 /// Parses flags or reports the error in GNU's words; `Err` carries the exit status.
 fn flags(c: &mut Call, short: &str, long: &[(&str, char)]) -> Result<Flags, i32> {
@@ -133,9 +133,9 @@ fn list_directory(tree: &Tree, shown: &str, path: &str, flags: &Flags, headers: 
 }
 
 /// Entries one per line (ls writes one per line when its output is not a terminal).
-fn listing(mut entries: Vec<Listed>, flags: &Flags) -> String {
-    // One comparator for every order keeps a single copy of the sort in the bundle.
-    entries.sort_by(|a, b| {
+fn listing(entries: Vec<Listed>, flags: &Flags) -> String {
+    let order = sorted_order(entries.len(), &|a, b| {
+        let (a, b) = (&entries[a], &entries[b]);
         let order = match (flags.has('t'), flags.has('S')) {
             (true, _) => b.stamp.cmp(&a.stamp),
             (false, true) => b.size.cmp(&a.size),
@@ -151,7 +151,7 @@ fn listing(mut entries: Vec<Listed>, flags: &Flags) -> String {
     let size = |entry: &Listed| if flags.has('h') { human(entry.size) } else { entry.size.to_string() };
     let width = entries.iter().map(|entry| size(entry).len()).max().unwrap_or(0);
     let mut text = String::new();
-    for entry in &entries {
+    for entry in order.into_iter().map(|i| &entries[i]) {
         if flags.has('l') {
             let mode = if entry.is_dir { "drwxr-xr-x" } else { "-rw-r--r--" };
             let time = format_rfc3339(entry.stamp.ms).replace('T', " ");

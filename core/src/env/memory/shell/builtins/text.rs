@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{lines, unescape, Call, Flags};
+use super::{lines, sorted_order, unescape, Call, Flags};
 
 /// Which part of the input `head`/`tail` keep.
 enum Span {
@@ -13,7 +13,15 @@ enum Span {
     From(usize),
 }
 
-pub(super) fn head_tail(c: &mut Call, head: bool) -> i32 {
+pub(super) fn head(c: &mut Call) -> i32 {
+    head_tail(c, true)
+}
+
+pub(super) fn tail(c: &mut Call) -> i32 {
+    head_tail(c, false)
+}
+
+fn head_tail(c: &mut Call, head: bool) -> i32 {
     // `-5` is `-n 5`, unless it is the value of `-n` or `-c` (`head -n -5`).
     let mut args: Vec<String> = Vec::new();
     for arg in c.args {
@@ -199,8 +207,9 @@ pub(super) fn sort(c: &mut Call) -> i32 {
             a.cmp(&b)
         }
     };
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.sort_by(|a, b| {
+    let lines: Vec<&str> = text.lines().collect();
+    let order = sorted_order(lines.len(), &|a, b| {
+        let (a, b) = (lines[a], lines[b]);
         // Equal keys fall back to the whole line, as GNU sort does without -s or -u.
         let order = compare(a, b);
         let order = if order == Ordering::Equal && !flags.has('u') && !flags.has('s') { a.cmp(b) } else { order };
@@ -210,10 +219,17 @@ pub(super) fn sort(c: &mut Call) -> i32 {
             order
         }
     });
-    if flags.has('u') {
-        lines.dedup_by(|a, b| compare(a, b) == Ordering::Equal);
+    let mut sorted = String::new();
+    let mut kept: Option<&str> = None;
+    for line in order.into_iter().map(|i| lines[i]) {
+        // `-u` keeps the first of each run of equal keys.
+        if flags.has('u') && kept.is_some_and(|kept| compare(kept, line) == Ordering::Equal) {
+            continue;
+        }
+        kept = Some(line);
+        sorted.push_str(line);
+        sorted.push('\n');
     }
-    let sorted: String = lines.iter().map(|line| format!("{line}\n")).collect();
     match flags.value('o') {
         Some(file) => {
             let now = c.shell.now();
