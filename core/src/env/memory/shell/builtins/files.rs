@@ -169,15 +169,15 @@ fn listing(entries: Vec<Listed>, flags: &Flags) -> String {
 /// Sizes as `ls -h` shows them, rounded up: 512, 1.5K, 20M (integer arithmetic, to keep
 /// floating-point formatting out of the bundle).
 fn human(bytes: u64) -> String {
-    let bytes = u128::from(bytes);
-    let mut unit_size = 1u128;
+    let mut unit_size = 1u64;
     for unit in ["K", "M", "G", "T", "P"] {
         unit_size *= 1024;
         if bytes < unit_size {
             break;
         }
         if bytes < unit_size * 1024 || unit == "P" {
-            let tenths = (bytes * 10).div_ceil(unit_size);
+            // Tenths of a unit, rounded up, in parts that cannot overflow.
+            let tenths = bytes / unit_size * 10 + (bytes % unit_size * 10).div_ceil(unit_size);
             return match tenths < 100 {
                 true => format!("{}.{}{unit}", tenths / 10, tenths % 10),
                 false => format!("{}{unit}", bytes.div_ceil(unit_size)),
@@ -364,15 +364,15 @@ pub(super) fn cp(c: &mut Call) -> i32 {
     let mut status = 0;
     for transfer in transfers {
         let problem = conflict(&c.shell.tree(), &transfer, "copy");
-        let node = c.shell.tree().get(&transfer.source_path).ok().cloned();
-        let Transfer { source, target, target_path, .. } = transfer;
-        let result = match (problem, node) {
+        let is_dir = c.shell.tree().get(&transfer.source_path).ok().map(Node::is_dir);
+        let Transfer { source, source_path, target, target_path } = transfer;
+        let result = match (problem, is_dir) {
             (Some(problem), _) => Err(problem),
-            (None, Some(node)) if node.is_dir() && !recursive => Err(format!("-r not specified; omitting directory '{source}'")),
+            (None, Some(true)) if !recursive => Err(format!("-r not specified; omitting directory '{source}'")),
             (None, Some(_)) if flags.has('n') && c.shell.tree().exists(&target_path) => Ok(()),
-            (None, Some(node)) => {
+            (None, Some(_)) => {
                 let now = c.shell.now();
-                copy(&mut c.shell.tree(), node, &target_path, now, keep_times)
+                copy(&mut c.shell.tree(), &source_path, &target_path, now, keep_times)
                     .map_err(|err| format!("cannot create '{target}': {}", describe(&err)))
             }
             (None, None) => Err(format!("cannot stat '{source}': No such file or directory")),
@@ -384,26 +384,31 @@ pub(super) fn cp(c: &mut Call) -> i32 {
     status
 }
 
-/// Copies a node to `target`, merging into an existing directory as `cp -r` does.
-fn copy(tree: &mut Tree, node: Node, target: &str, now: u64, keep_times: bool) -> Result<(), EnvError> {
-    match node.kind {
-        Kind::File(bytes) => {
-            tree.write(target, bytes, now, false)?;
-            if keep_times {
-                tree.restamp(target, node.stamp)?;
+/// Copies `source` to `target`, merging into an existing directory as `cp -r` does.
+fn copy(tree: &mut Tree, source: &str, target: &str, now: u64, keep_times: bool) -> Result<(), EnvError> {
+    // Everything to copy, depth first, taken before anything is written: (path below
+    // `source`, the bytes of a file or `None` for a directory, stamp).
+    let content = |node: &Node| match &node.kind {
+        Kind::File(bytes) => Some(bytes.clone()),
+        Kind::Dir(_) => None,
+    };
+    let root = tree.get(source)?;
+    let mut items = vec![(String::new(), content(root), root.stamp)];
+    items.extend(tree.walk(source, usize::MAX)?.into_iter().map(|(rel, node, _)| (rel, content(node), node.stamp)));
+    for (rel, bytes, stamp) in items {
+        let path = if rel.is_empty() { target.to_owned() } else { join(target, &rel) };
+        match bytes {
+            Some(bytes) => {
+                tree.write(&path, bytes, now, false)?;
+                if keep_times {
+                    tree.restamp(&path, stamp)?;
+                }
             }
-            Ok(())
-        }
-        Kind::Dir(entries) => {
-            if !tree.exists(target) {
-                tree.mkdir(target, now, false)?;
-            }
-            for (name, child) in entries {
-                copy(tree, child, &join(target, &name), now, keep_times)?;
-            }
-            Ok(())
+            None if tree.exists(&path) => {}
+            None => tree.mkdir(&path, now, false)?,
         }
     }
+    Ok(())
 }
 
 pub(super) fn touch(c: &mut Call) -> i32 {

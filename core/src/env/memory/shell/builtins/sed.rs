@@ -19,7 +19,7 @@ enum Address {
 enum Action {
     Print,
     Delete,
-    Substitute { regex: Regex, replacement: String, global: bool, nth: usize, print: bool },
+    Substitute { regex: Regex, replacement: Vec<Piece>, global: bool, nth: usize, print: bool },
     Quit(i32),
     LineNumber,
     Append(String),
@@ -224,28 +224,50 @@ impl ScriptParser {
     }
 }
 
-/// A sed replacement in regex-lite's syntax: `&` is the match, `\1`..`\9` the groups.
-fn replacement(raw: &str) -> String {
-    let mut out = String::new();
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(digit @ '0'..='9') => out.push_str(&format!("${{{digit}}}")),
-                Some('t') => out.push('\t'),
-                Some('$') => out.push_str("$$"),
-                Some(other) => out.push(other),
-                None => out.push('\\'),
-            },
-            '&' => out.push_str("${0}"),
-            '$' => out.push_str("$$"),
-            c => out.push(c),
-        }
-    }
-    out
+/// A piece of a replacement: text, or a group of the match (0 for the whole match).
+enum Piece {
+    Text(String),
+    Group(usize),
 }
 
-fn substitute(space: &str, regex: &Regex, replacement: &str, global: bool, nth: usize) -> Option<String> {
+/// A sed replacement: `&` is the match, `\0`..`\9` the groups. Expanded here rather than by
+/// regex-lite's `Captures::expand`, whose `$name` syntax would need escaping and whose code
+/// would add to the bundle.
+fn replacement(raw: &str) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        let group = match c {
+            '&' => 0,
+            '\\' => match chars.next() {
+                Some(digit @ '0'..='9') => digit as usize - '0' as usize,
+                Some('t') => {
+                    text.push('\t');
+                    continue;
+                }
+                Some(other) => {
+                    text.push(other);
+                    continue;
+                }
+                None => {
+                    text.push('\\');
+                    continue;
+                }
+            },
+            c => {
+                text.push(c);
+                continue;
+            }
+        };
+        pieces.push(Piece::Text(std::mem::take(&mut text)));
+        pieces.push(Piece::Group(group));
+    }
+    pieces.push(Piece::Text(text));
+    pieces
+}
+
+fn substitute(space: &str, regex: &Regex, replacement: &[Piece], global: bool, nth: usize) -> Option<String> {
     let (mut result, mut last, mut changed) = (String::new(), 0, false);
     for (count, captures) in regex.captures_iter(space).enumerate() {
         let Some(whole) = captures.get(0) else { continue };
@@ -253,7 +275,12 @@ fn substitute(space: &str, regex: &Regex, replacement: &str, global: bool, nth: 
             continue;
         }
         result.push_str(&space[last..whole.start()]);
-        captures.expand(replacement, &mut result);
+        for piece in replacement {
+            match piece {
+                Piece::Text(text) => result.push_str(text),
+                Piece::Group(group) => result.push_str(captures.get(*group).map_or("", |found| found.as_str())),
+            }
+        }
         last = whole.end();
         changed = true;
         if !global {

@@ -281,22 +281,25 @@ pub(super) fn uniq(c: &mut Call) -> i32 {
     i32::from(failed)
 }
 
-/// Positions picked by a `cut` list such as `1,3-5,7-` (1-based, ranges inclusive).
-fn positions(list: &str) -> Result<Vec<(usize, usize)>, String> {
-    let invalid = || format!("invalid field list '{list}'");
-    list.split(',')
-        .map(|item| {
-            let number = |text: &str, default: usize| match text {
-                "" => Ok(default),
-                _ => text.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(invalid),
-            };
-            match item.split_once('-') {
-                Some((from, to)) if !(from.is_empty() && to.is_empty()) => Ok((number(from, 1)?, number(to, usize::MAX)?)),
-                None => number(item, 0).and_then(|n| if n == 0 { Err(invalid()) } else { Ok((n, n)) }),
-                Some(_) => Err(invalid()),
+/// Positions picked by a `cut` list such as `1,3-5,7-` (1-based, ranges inclusive); `None`
+/// when the list is invalid.
+fn positions(list: &str) -> Option<Vec<(usize, usize)>> {
+    let number = |text: &str, default: usize| match text {
+        "" => Some(default),
+        _ => text.parse::<usize>().ok().filter(|n| *n > 0),
+    };
+    let mut spans = Vec::new();
+    for item in list.split(',') {
+        spans.push(match item.split_once('-') {
+            Some(("", "")) => return None,
+            Some((from, to)) => (number(from, 1)?, number(to, usize::MAX)?),
+            None => {
+                let n = number(item, 0).filter(|n| *n > 0)?;
+                (n, n)
             }
-        })
-        .collect()
+        });
+    }
+    Some(spans)
 }
 
 pub(super) fn cut(c: &mut Call) -> i32 {
@@ -310,10 +313,7 @@ pub(super) fn cut(c: &mut Call) -> i32 {
         (None, Some(list)) => (list, false),
         _ => return c.fail("you must specify one list of fields (-f) or characters (-c)"),
     };
-    let spans = match positions(list) {
-        Ok(spans) => spans,
-        Err(message) => return c.fail(message),
-    };
+    let Some(spans) = positions(list) else { return c.fail(format!("invalid field list '{list}'")) };
     let delimiter = match flags.value('d').map(|d| d.chars().collect::<Vec<_>>()).as_deref() {
         None => '\t',
         Some([d]) => *d,
@@ -388,11 +388,13 @@ pub(super) fn tr(c: &mut Call) -> i32 {
         Err(message) => return c.fail(message),
     };
     let (delete, squeeze, complement) = (flags.has('d'), flags.has('s'), flags.has('c') || flags.has('C'));
-    let sets: Result<Vec<Vec<char>>, String> = flags.operands.iter().map(|spec| char_set(spec)).collect();
-    let sets = match sets {
-        Ok(sets) => sets,
-        Err(message) => return c.fail(message),
-    };
+    let mut sets = Vec::new();
+    for spec in &flags.operands {
+        match char_set(spec) {
+            Ok(set) => sets.push(set),
+            Err(message) => return c.fail(message),
+        }
+    }
     let (first, second) = match (sets.as_slice(), delete || squeeze) {
         ([first], true) => (first.clone(), Vec::new()),
         ([first, second], _) if !second.is_empty() || delete => (first.clone(), second.clone()),
