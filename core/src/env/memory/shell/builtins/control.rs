@@ -199,7 +199,7 @@ fn millis(number: &str, unit_ms: u64) -> Option<u64> {
     if (whole.is_empty() && fraction.is_empty()) || !digits_only(whole) || !digits_only(fraction) {
         return None;
     }
-    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let whole = whole.bytes().try_fold(0u64, |value, digit| value.checked_mul(10)?.checked_add(u64::from(digit - b'0')))?;
     let (numerator, denominator) =
         fraction.bytes().take(9).fold((0u64, 1u64), |(value, scale), digit| (value * 10 + u64::from(digit - b'0'), scale * 10));
     whole.checked_mul(unit_ms)?.checked_add(numerator * unit_ms / denominator)
