@@ -299,6 +299,10 @@ fn edit(commands: &mut [Command], text: &str, quiet: bool) -> (String, Option<i3
         lines.pop();
     }
     let mut out = String::new();
+    let put = |out: &mut String, text: &str| {
+        out.push_str(text);
+        out.push('\n');
+    };
     let total = lines.len();
     for (i, line) in lines.into_iter().enumerate() {
         let (number, last) = (i + 1, i + 1 == total);
@@ -310,23 +314,23 @@ fn edit(commands: &mut [Command], text: &str, quiet: bool) -> (String, Option<i3
                 continue;
             }
             match &command.action {
-                Action::Print => out.push_str(&format!("{space}\n")),
+                Action::Print => put(&mut out, &space),
                 Action::Delete => deleted = true,
                 Action::Substitute { regex, replacement, global, nth, print } => {
                     if let Some(changed) = substitute(&space, regex, replacement, *global, *nth) {
                         space = changed;
                         if *print {
-                            out.push_str(&format!("{space}\n"));
+                            put(&mut out, &space);
                         }
                     }
                 }
                 Action::Quit(code) => quit = Some(*code),
-                Action::LineNumber => out.push_str(&format!("{number}\n")),
+                Action::LineNumber => put(&mut out, &number.to_string()),
                 Action::Append(text) => appended.push(text.clone()),
-                Action::Insert(text) => out.push_str(&format!("{text}\n")),
+                Action::Insert(text) => put(&mut out, text),
                 Action::Change(text) => {
                     if range_ends || command.negated {
-                        out.push_str(&format!("{text}\n"));
+                        put(&mut out, text);
                     }
                     deleted = true;
                 }
@@ -340,7 +344,7 @@ fn edit(commands: &mut [Command], text: &str, quiet: bool) -> (String, Option<i3
             out.push_str(newline);
         }
         for text in appended {
-            out.push_str(&format!("{text}\n"));
+            put(&mut out, &text);
         }
         if quit.is_some() {
             return (out, quit);
