@@ -66,15 +66,16 @@ fn head_tail(c: &mut Call, head: bool) -> i32 {
             let name = if name == "-" { "standard input" } else { name };
             c.out.out(format!("{}==> {name} <==\n", if i > 0 { "\n" } else { "" }));
         }
-        let units: Vec<&[u8]> = if bytes { data.chunks(1).collect() } else { lines(data).collect() };
-        let len = units.len();
+        let len = if bytes { data.len() } else { lines(data).count() };
         let range = match span {
             Span::First(n) => 0..n.min(len),
             Span::AllButLast(n) => 0..len.saturating_sub(n),
             Span::Last(n) => len.saturating_sub(n)..len,
             Span::From(n) => n.saturating_sub(1).min(len)..len,
         };
-        c.out.out(units[range].concat());
+        // Where the nth byte or line starts.
+        let offset = |n: usize| if bytes { n } else { lines(data).take(n).map(<[u8]>::len).sum() };
+        c.out.out(&data[offset(range.start)..offset(range.end)]);
     }
     i32::from(failed)
 }
