@@ -9,18 +9,13 @@ use crate::runtime::{format_rfc3339, EpochMillis};
 use super::super::describe;
 use super::{lines, sorted_order, Call, Flags};
 
-/// Parses flags or reports the error in GNU's words; `Err` carries the exit status.
-fn flags(c: &mut Call, short: &str, long: &[(&str, char)]) -> Result<Flags, i32> {
-    Flags::parse(c.args, short, "", long).map_err(|message| c.fail(message))
-}
-
 /// An operand's absolute path, or the status after reporting why it has none.
 fn path_of(c: &mut Call, operand: &str, action: &str) -> Result<String, i32> {
     c.shell.resolve(operand).map_err(|err| c.fail(format!("{action} '{operand}': {}", describe(&err))))
 }
 
 pub(super) fn cat(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "n", &[("number", 'n')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "n", "", &[("number", 'n')]) else { return 1 };
     let (inputs, failed) = c.inputs(&flags.operands);
     let mut number = 0;
     for (_, bytes) in inputs {
@@ -40,7 +35,7 @@ pub(super) fn cat(c: &mut Call) -> i32 {
 }
 
 pub(super) fn tee(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "a", &[("append", 'a')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "a", "", &[("append", 'a')]) else { return 1 };
     let input = std::mem::take(&mut c.stdin);
     let mut status = 0;
     for operand in &flags.operands {
@@ -78,7 +73,7 @@ impl Listed {
 pub(super) fn ls(c: &mut Call) -> i32 {
     let long =
         [("all", 'a'), ("almost-all", 'A'), ("recursive", 'R'), ("human-readable", 'h'), ("directory", 'd'), ("classify", 'F')];
-    let Ok(flags) = flags(c, "aAl1RtrhdFS", &long) else { return 2 };
+    let Some(flags) = c.flags(c.args, "aAl1RtrhdFS", "", &long) else { return 2 };
     let operands = if flags.operands.is_empty() { vec![".".to_owned()] } else { flags.operands.clone() };
     let (mut files, mut dirs, mut status) = (Vec::new(), Vec::new(), 0);
     {
@@ -214,7 +209,7 @@ fn emptiness(tree: &Tree, path: &str) -> Result<Option<bool>, EnvError> {
 }
 
 pub(super) fn mkdir(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "pv", &[("parents", 'p')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "pv", "", &[("parents", 'p')]) else { return 1 };
     if flags.operands.is_empty() {
         return c.fail("missing operand");
     }
@@ -227,7 +222,7 @@ pub(super) fn mkdir(c: &mut Call) -> i32 {
 }
 
 pub(super) fn rm(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "rRfdv", &[("recursive", 'r'), ("force", 'f'), ("dir", 'd')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "rRfdv", "", &[("recursive", 'r'), ("force", 'f'), ("dir", 'd')]) else { return 1 };
     let (recursive, force, empty_dirs) = (flags.has('r') || flags.has('R'), flags.has('f'), flags.has('d'));
     if flags.operands.is_empty() && !force {
         return c.fail("missing operand");
@@ -251,7 +246,7 @@ pub(super) fn rm(c: &mut Call) -> i32 {
 }
 
 pub(super) fn rmdir(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "", &[]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "", "", &[]) else { return 1 };
     if flags.operands.is_empty() {
         return c.fail("missing operand");
     }
@@ -322,7 +317,7 @@ fn conflict(tree: &Tree, transfer: &Transfer, verb: &str) -> Option<String> {
 }
 
 pub(super) fn mv(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "fnv", &[("force", 'f'), ("no-clobber", 'n')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "fnv", "", &[("force", 'f'), ("no-clobber", 'n')]) else { return 1 };
     let Ok(transfers) = transfers(c, &flags.operands) else { return 1 };
     let mut status = 0;
     for transfer in transfers {
@@ -358,7 +353,7 @@ pub(super) fn mv(c: &mut Call) -> i32 {
 
 pub(super) fn cp(c: &mut Call) -> i32 {
     let long = [("recursive", 'r'), ("archive", 'a'), ("force", 'f'), ("no-clobber", 'n'), ("preserve", 'p')];
-    let Ok(flags) = flags(c, "rRapfnv", &long) else { return 1 };
+    let Some(flags) = c.flags(c.args, "rRapfnv", "", &long) else { return 1 };
     let recursive = flags.has('r') || flags.has('R') || flags.has('a');
     let keep_times = flags.has('p') || flags.has('a');
     let Ok(transfers) = transfers(c, &flags.operands) else { return 1 };
@@ -413,7 +408,7 @@ fn copy(tree: &mut Tree, source: &str, target: &str, now: u64, keep_times: bool)
 }
 
 pub(super) fn touch(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "acm", &[("no-create", 'c')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "acm", "", &[("no-create", 'c')]) else { return 1 };
     if flags.operands.is_empty() {
         return c.fail("missing file operand");
     }

@@ -60,10 +60,7 @@ pub(super) fn grep(c: &mut Call) -> i32 {
     // Colour makes no sense without a terminal; accept and ignore it.
     let args: Vec<String> = c.args.iter().filter(|arg| !arg.starts_with("--colo")).cloned().collect();
     let values = format!("emABC{INCLUDE}{EXCLUDE}{EXCLUDE_DIR}");
-    let flags = match Flags::parse(&args, "ivcnlLrRHhqsEFGwxoI", &values, LONG) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail_with(2, message),
-    };
+    let Some(flags) = c.flags(&args, "ivcnlLrRHhqsEFGwxoI", &values, LONG) else { return 2 };
     let mut operands = flags.operands.clone();
     let patterns: Vec<String> = if flags.has('e') {
         flags.values('e').map(str::to_owned).collect()

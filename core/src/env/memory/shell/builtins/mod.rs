@@ -109,6 +109,11 @@ impl Call<'_> {
         status
     }
 
+    /// Parses `args` with [`Flags::parse`], or reports why it cannot (the caller picks the status).
+    pub fn flags(&mut self, args: &[String], short: &str, values: &str, long: &[(&str, char)]) -> Option<Flags> {
+        Flags::parse(args, short, values, long).map_err(|message| self.fail(message)).ok()
+    }
+
     /// The bytes of an input operand: `-` is standard input, anything else a file.
     pub fn input(&self, operand: &str) -> Result<Vec<u8>, String> {
         if operand == "-" {
@@ -135,6 +140,12 @@ impl Call<'_> {
             }
         }
         (inputs, failed)
+    }
+
+    /// The inputs of a filter as one text, each input decoded on its own.
+    pub fn text_inputs(&mut self, operands: &[String]) -> (String, bool) {
+        let (inputs, failed) = self.inputs(operands);
+        (inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect(), failed)
     }
 }
 

@@ -6,7 +6,7 @@ use regex_lite::{Regex, RegexBuilder};
 
 use super::super::describe;
 use super::pattern::translate;
-use super::{Call, Flags};
+use super::Call;
 
 const SUPPORTED: &str = "supported: p, d, s, q, =, a, i, c";
 
@@ -367,10 +367,7 @@ pub(super) fn sed(c: &mut Call) -> i32 {
         }
     }
     let long = [("quiet", 'n'), ("silent", 'n'), ("expression", 'e'), ("regexp-extended", 'E')];
-    let flags = match Flags::parse(&args, "nErs", "e", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(&args, "nErs", "e", &long) else { return 1 };
     let mut operands = flags.operands.clone();
     let script = match flags.values('e').collect::<Vec<_>>() {
         scripts if !scripts.is_empty() => scripts.join("\n"),
@@ -384,8 +381,7 @@ pub(super) fn sed(c: &mut Call) -> i32 {
     };
     let quiet = flags.has('n');
     let Some(suffix) = in_place else {
-        let (inputs, failed) = c.inputs(&operands);
-        let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+        let (text, failed) = c.text_inputs(&operands);
         let (out, quit) = edit(&mut commands, &text, quiet);
         c.out.out(out);
         return quit.unwrap_or(if failed { 2 } else { 0 });

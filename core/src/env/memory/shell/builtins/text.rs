@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{lines, sorted_order, unescape, Call, Flags};
+use super::{lines, sorted_order, unescape, Call};
 
 /// Which part of the input `head`/`tail` keep.
 enum Span {
@@ -34,10 +34,7 @@ fn head_tail(c: &mut Call, head: bool) -> i32 {
         }
     }
     let long = [("lines", 'n'), ("bytes", 'c'), ("quiet", 'q'), ("silent", 'q'), ("verbose", 'v'), ("follow", 'f')];
-    let flags = match Flags::parse(&args, "qvf", "nc", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(&args, "qvf", "nc", &long) else { return 1 };
     if flags.has('f') {
         return c.fail("-f: following a file is not supported in the built-in shell");
     }
@@ -82,10 +79,7 @@ fn head_tail(c: &mut Call, head: bool) -> i32 {
 
 pub(super) fn wc(c: &mut Call) -> i32 {
     let long = [("lines", 'l'), ("words", 'w'), ("bytes", 'c'), ("chars", 'm')];
-    let flags = match Flags::parse(c.args, "lwcm", "", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "lwcm", "", &long) else { return 1 };
     let mut columns: Vec<char> = ['l', 'w', 'm', 'c'].into_iter().filter(|column| flags.has(*column)).collect();
     if columns.is_empty() {
         columns = vec!['l', 'w', 'c'];
@@ -167,10 +161,7 @@ pub(super) fn sort(c: &mut Call) -> i32 {
         ("field-separator", 't'),
         ("output", 'o'),
     ];
-    let flags = match Flags::parse(c.args, "rnufbs", "kto", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail_with(2, message),
-    };
+    let Some(flags) = c.flags(c.args, "rnufbs", "kto", &long) else { return 2 };
     let (mut numeric, mut reverse) = (flags.has('n'), flags.has('r'));
     // `-k 2`, `-k 2,3`, `-k2n`: fields counted from 1, letters set options for the key.
     let mut key_fields = None;
@@ -186,8 +177,7 @@ pub(super) fn sort(c: &mut Call) -> i32 {
         }
     }
     let separator = flags.value('t').and_then(|t| t.chars().next());
-    let (inputs, failed) = c.inputs(&flags.operands);
-    let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+    let (text, failed) = c.text_inputs(&flags.operands);
     let key = |line: &str| -> String {
         let line = if flags.has('b') { line.trim_start() } else { line };
         let Some((start, end)) = key_fields else { return line.to_owned() };
@@ -250,15 +240,11 @@ pub(super) fn sort(c: &mut Call) -> i32 {
 
 pub(super) fn uniq(c: &mut Call) -> i32 {
     let long = [("count", 'c'), ("repeated", 'd'), ("unique", 'u'), ("ignore-case", 'i')];
-    let flags = match Flags::parse(c.args, "cdui", "", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "cdui", "", &long) else { return 1 };
     if flags.operands.len() > 1 {
         return c.fail("writing to an output file is not supported; redirect with > instead");
     }
-    let (inputs, failed) = c.inputs(&flags.operands);
-    let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+    let (text, failed) = c.text_inputs(&flags.operands);
     let same = |a: &str, b: &str| if flags.has('i') { a.eq_ignore_ascii_case(b) } else { a == b };
     let mut groups: Vec<(usize, &str)> = Vec::new();
     for line in text.lines() {
@@ -305,10 +291,7 @@ fn positions(list: &str) -> Option<Vec<(usize, usize)>> {
 
 pub(super) fn cut(c: &mut Call) -> i32 {
     let long = [("delimiter", 'd'), ("fields", 'f'), ("characters", 'c'), ("bytes", 'b'), ("only-delimited", 's')];
-    let flags = match Flags::parse(c.args, "s", "dfcb", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "s", "dfcb", &long) else { return 1 };
     let (list, by_field) = match (flags.value('f'), flags.value('c').or(flags.value('b'))) {
         (Some(list), None) => (list, true),
         (None, Some(list)) => (list, false),
@@ -384,10 +367,7 @@ fn char_set(spec: &str) -> Result<Vec<char>, String> {
 
 pub(super) fn tr(c: &mut Call) -> i32 {
     let long = [("delete", 'd'), ("squeeze-repeats", 's'), ("complement", 'c')];
-    let flags = match Flags::parse(c.args, "dscC", "", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "dscC", "", &long) else { return 1 };
     let (delete, squeeze, complement) = (flags.has('d'), flags.has('s'), flags.has('c') || flags.has('C'));
     let mut sets = Vec::new();
     for spec in &flags.operands {
@@ -426,10 +406,7 @@ pub(super) fn tr(c: &mut Call) -> i32 {
 }
 
 pub(super) fn basename(c: &mut Call) -> i32 {
-    let flags = match Flags::parse(c.args, "a", "s", &[("multiple", 'a'), ("suffix", 's')]) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "a", "s", &[("multiple", 'a'), ("suffix", 's')]) else { return 1 };
     let (names, suffix) = match (flags.has('a') || flags.has('s'), flags.operands.as_slice()) {
         (_, []) => return c.fail("missing operand"),
         (true, names) => (names, flags.value('s')),
