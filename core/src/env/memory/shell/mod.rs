@@ -76,7 +76,11 @@ impl Output {
 
     /// Everything written to one stream.
     fn collect(&self, stream: Stream) -> Vec<u8> {
-        self.chunks.iter().filter(|(s, _)| *s == stream).flat_map(|(_, bytes)| bytes.iter().copied()).collect()
+        let mut all = Vec::new();
+        for (_, bytes) in self.chunks.iter().filter(|(s, _)| *s == stream) {
+            all.extend_from_slice(bytes);
+        }
+        all
     }
 }
 

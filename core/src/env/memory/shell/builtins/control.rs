@@ -291,20 +291,16 @@ fn xargs_commands(c: &mut Call) -> Result<Vec<Vec<String>>, i32> {
         (None, true) => input.split('\0').filter(|item| !item.is_empty()).map(str::to_owned).collect(),
         (None, false) => words(&input),
     };
-    let batches: Vec<Vec<String>> = match (items.is_empty(), &replace) {
-        (true, _) if skip_empty || replace.is_some() => return Ok(Vec::new()),
-        (true, _) => vec![Vec::new()],
-        (false, Some(_)) => items.into_iter().map(|item| vec![item]).collect(),
-        (false, None) => items.chunks(per_call.unwrap_or(usize::MAX)).map(<[String]>::to_vec).collect(),
-    };
-    let commands = batches.into_iter().map(|batch| match &replace {
-        Some(marker) => {
-            let item = batch.first().map_or("", String::as_str);
-            command.iter().map(|arg| arg.replace(marker.as_str(), item)).collect()
-        }
-        None => command.iter().cloned().chain(batch).collect(),
-    });
-    Ok(commands.collect())
+    if items.is_empty() && (skip_empty || replace.is_some()) {
+        return Ok(Vec::new());
+    }
+    Ok(match &replace {
+        // One command per line, with REPLACE replaced by the line.
+        Some(marker) => items.iter().map(|item| command.iter().map(|arg| arg.replace(marker.as_str(), item)).collect()).collect(),
+        // The items appended, -n at a time; without items, the command once.
+        None if items.is_empty() => vec![command],
+        None => items.chunks(per_call.unwrap_or(usize::MAX)).map(|batch| [command.as_slice(), batch].concat()).collect(),
+    })
 }
 
 /// Splits xargs input at blanks, honouring quotes and backslashes as xargs does.
