@@ -11,7 +11,7 @@
 //! - redirections `<`, `>`, `>>`, `2>`, `2>>`, `2>&1`, `>&2`, `&>`, `&>>`, here-documents
 //!   (`<<`, `<<-`, quoted delimiters) and here-strings (`<<<`); `/dev/null`, `/dev/stdout`,
 //!   `/dev/stderr`;
-//! - the builtins in `builtins::BUILTINS`, with their common flags, and scripts: `sh -c`,
+//! - the builtins in [`builtins::NAMES`], with their common flags, and scripts: `sh -c`,
 //!   `bash FILE`, or `./script.sh` (any path with a `/`) when its `#!` line is sh or bash.
 //!
 //! Not supported: `if`/`for`/`while`/`case`, functions, subshells `( )`, `{ }` groups,

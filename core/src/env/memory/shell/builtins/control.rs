@@ -3,7 +3,7 @@
 
 use super::super::parse::{parse, List};
 use super::super::{describe, Shell, TIMED_OUT};
-use super::{is_builtin, run, Call};
+use super::{run, Call, NAMES};
 use crate::env::EnvError;
 
 pub(super) fn pwd(c: &mut Call) -> i32 {
@@ -120,7 +120,7 @@ pub(super) fn set(c: &mut Call) -> i32 {
 pub(super) fn which(c: &mut Call) -> i32 {
     let mut status = 0;
     for name in c.args.iter().filter(|arg| !arg.starts_with('-')) {
-        if is_builtin(name) {
+        if NAMES.contains(&name.as_str()) {
             c.out.out(format!("{name}: shell built-in command\n"));
         } else {
             status = c.fail(format!("no {name} in the built-in shell"));
