@@ -79,8 +79,8 @@ impl ToolExecutor for EditFileTool {
     }
 }
 
-/// A file uses CRLF when its first line ends with it.
-fn uses_crlf(content: &str) -> bool {
+/// A file uses CRLF when its first line ends with it. Shared with `apply_patch`.
+pub(crate) fn uses_crlf(content: &str) -> bool {
     content.find('\n').is_some_and(|at| content[..at].ends_with('\r'))
 }
 

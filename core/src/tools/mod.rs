@@ -2,7 +2,7 @@
 //!
 //! Each core tool is a module with its model-facing [`ToolDefinition`](crate::llm::ToolDefinition)
 //! (`definition()`) and a unit struct that executes it. Profiles start from [`core_tools`] and add
-//! or replace tools of their own.
+//! or replace tools of their own, such as [`apply_patch`] for OpenAI models (spec 3.4).
 
 mod args;
 mod edit_match;
@@ -10,6 +10,7 @@ mod registry;
 #[cfg(test)]
 mod testing;
 
+pub mod apply_patch;
 pub mod edit_file;
 pub mod glob;
 pub mod grep;
@@ -19,6 +20,7 @@ pub mod write_file;
 
 use std::rc::Rc;
 
+pub use apply_patch::ApplyPatchTool;
 pub use edit_file::EditFileTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
