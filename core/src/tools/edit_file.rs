@@ -1,5 +1,5 @@
 //! `edit_file` (spec 3.3): replace an exact string in a file, with a normalising fallback
-//! (see [`edit_match`](super::edit_match)) that is always reported to the model.
+//! (see the `edit_match` module) that is always reported to the model.
 
 use std::ops::Range;
 
