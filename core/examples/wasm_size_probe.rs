@@ -32,7 +32,7 @@ use openagent_core::llm::{ApiKey, HttpLlmClient, ProviderConfig, RetryPolicy, Re
 use openagent_core::profile::PromptContext;
 use openagent_core::runtime::{format_rfc3339, VirtualRuntime};
 use openagent_core::schema::Schema;
-use openagent_core::tools::register_core_tools;
+use openagent_core::tools::{apply_patch, register_core_tools, ApplyPatchTool};
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 use openagent_core::{
     AnthropicProfile, CoreProfile, GeminiProfile, GeneralProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig,
@@ -191,7 +191,7 @@ impl ToolExecutor for EchoTool {
     }
 }
 
-/// Runs a whole `Session` (core tools, `MemoryEnvironment`, built-in shell) against a script given
+/// Runs a whole `Session` (core tools and apply_patch, `MemoryEnvironment`, built-in shell) against a script given
 /// as JSON: an array of tool calls `{"name", "arguments"}`, then a closing text. Restores the
 /// environment from its own snapshot, as the browser's file tree does. Returns the snapshot's
 /// length, or -1 for a script that does not parse, -2 if the run failed.
@@ -213,6 +213,10 @@ pub unsafe extern "C" fn probe_session(script_ptr: *const u8, script_len: usize,
     let client = Rc::new(ScriptedClient::new(script));
     let mut registry = ToolRegistry::new();
     register_core_tools(&mut registry);
+    match RegisteredTool::new(apply_patch::definition(), Rc::new(ApplyPatchTool)) {
+        Ok(tool) => registry.register(tool),
+        Err(_) => return -1,
+    }
     let profile = Rc::new(CoreProfile::new("probe-model", registry));
     let session = Session::builder(profile, env.clone(), client, runtime).config(SessionConfig::default()).build();
     let mut events = session.events();

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use openagent_core::llm::http::{find_header, is_secret_header};
+use openagent_core::llm::http::{find_header, redacted_headers};
 use serde_json::{json, Value};
 
 use crate::api::{route, Api, Route, ROUTES};
@@ -48,12 +48,10 @@ impl RecordedRequest {
 /// Credentials stay out of test failure output.
 impl fmt::Debug for RecordedRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<(&str, &str)> =
-            self.headers.iter().map(|(k, v)| (k.as_str(), if is_secret_header(k) { "[redacted]" } else { v.as_str() })).collect();
         f.debug_struct("RecordedRequest")
             .field("method", &self.method)
             .field("path", &self.path)
-            .field("headers", &headers)
+            .field("headers", &redacted_headers(&self.headers))
             .field("body", &self.body)
             .field("api", &self.api)
             .finish()

@@ -148,6 +148,13 @@ pub trait ExecutionEnvironment {
         Ok(())
     }
 
+    /// The same files with `working_dir` (an existing directory, absolute or relative) as the
+    /// working directory: how a subagent is scoped to a subdirectory (spec 7.2). Environments
+    /// that cannot make such a view say so.
+    fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
+        Err(EnvError::Unsupported(format!("a view of this environment at {working_dir}")))
+    }
+
     /// The absolute directory relative paths are resolved against.
     fn working_directory(&self) -> String;
 

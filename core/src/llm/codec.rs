@@ -11,7 +11,7 @@ use futures::stream::{self, StreamExt};
 
 use super::client::{EventStream, LlmClient};
 use super::error::{ErrorKind, LlmError};
-use super::http::{is_secret_header, HttpClient, HttpError, HttpErrorKind, HttpResponse};
+use super::http::{redacted_headers, HttpClient, HttpError, HttpErrorKind, HttpResponse};
 use super::stream::StreamEvent;
 use super::types::{Request, Response};
 use crate::llm::http::HttpRequest;
@@ -81,15 +81,10 @@ pub struct ProviderConfig {
 impl fmt::Debug for ProviderConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A key may also ride in `default_headers` (`api-key` for Azure-style servers).
-        let headers: Vec<(&str, &str)> = self
-            .default_headers
-            .iter()
-            .map(|(k, v)| (k.as_str(), if is_secret_header(k) { "[redacted]" } else { v.as_str() }))
-            .collect();
         f.debug_struct("ProviderConfig")
             .field("api_key", &self.api_key)
             .field("base_url", &self.base_url)
-            .field("default_headers", &headers)
+            .field("default_headers", &redacted_headers(&self.default_headers))
             .field("browser", &self.browser)
             .finish()
     }

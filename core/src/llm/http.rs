@@ -15,6 +15,11 @@ pub fn is_secret_header(name: &str) -> bool {
     SECRET_HEADERS.iter().any(|s| s.eq_ignore_ascii_case(name))
 }
 
+/// Headers as they may be shown: credential values replaced by `[redacted]`.
+pub fn redacted_headers(headers: &[(String, String)]) -> Vec<(&str, &str)> {
+    headers.iter().map(|(k, v)| (k.as_str(), if is_secret_header(k) { "[redacted]" } else { v.as_str() })).collect()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
     Get,
@@ -42,12 +47,10 @@ impl HttpRequest {
 
 impl fmt::Debug for HttpRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<(&str, &str)> =
-            self.headers.iter().map(|(k, v)| (k.as_str(), if is_secret_header(k) { "[redacted]" } else { v.as_str() })).collect();
         f.debug_struct("HttpRequest")
             .field("method", &self.method)
             .field("url", &self.url)
-            .field("headers", &headers)
+            .field("headers", &redacted_headers(&self.headers))
             .field("body_bytes", &self.body.len())
             .finish()
     }

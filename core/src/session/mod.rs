@@ -12,6 +12,7 @@
 mod config;
 mod events;
 mod loop_detection;
+mod subagents;
 mod tool_calls;
 mod truncation;
 mod turns;
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 pub use config::SessionConfig;
 pub use events::{EventData, SessionEvent, StopReason};
 pub use loop_detection::{detect_loop, signature};
+pub use subagents::{SubAgentResult, SubAgentStatus};
 pub use truncation::{
     default_char_limit, default_line_limit, truncate_lines, truncate_output, truncate_tool_output, TruncationMode,
 };
@@ -71,9 +73,20 @@ pub struct SessionBuilder {
     config: SessionConfig,
     id: Option<String>,
     user_instructions: Option<String>,
+    model: Option<String>,
+    /// How deep in a tree of subagents this session is (0: started by the host).
+    depth: usize,
+    /// A subagent reports into its parent's event stream.
+    emitter: Option<Rc<Emitter>>,
 }
 
 impl SessionBuilder {
+    /// A model to use instead of the profile's.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
     pub fn config(mut self, config: SessionConfig) -> Self {
         self.config = config;
         self
@@ -92,16 +105,19 @@ impl SessionBuilder {
     }
 
     pub fn build(self) -> Session {
-        let tools = self.profile.tool_registry().clone();
         let request = Request {
-            model: self.profile.model().to_owned(),
+            model: self.model.unwrap_or_else(|| self.profile.model().to_owned()),
             messages: vec![Message::system(String::new())],
             provider: Some(self.profile.id().to_owned()),
             provider_options: self.profile.provider_options(),
             ..Request::default()
         };
-        Session {
-            inner: Rc::new(Inner {
+        let inner = Rc::new_cyclic(|session| {
+            let mut tools = self.profile.tool_registry().clone();
+            if self.depth < self.config.max_subagent_depth {
+                Session::register_subagent_tools(&mut tools, session);
+            }
+            Inner {
                 id: self.id.unwrap_or_else(crate::id::random_uuid),
                 profile: self.profile,
                 env: self.env,
@@ -118,14 +134,17 @@ impl SessionBuilder {
                 steering: RefCell::new(VecDeque::new()),
                 followups: RefCell::new(VecDeque::new()),
                 abort: AbortSignal::new(),
-                emitter: Emitter::default(),
+                emitter: self.emitter.unwrap_or_default(),
                 total_usage: RefCell::new(Usage::default()),
                 assistant_turns: Cell::new(0),
                 history_chars: Cell::new(0),
                 recent_calls: RefCell::new(VecDeque::new()),
                 last_timestamp: RefCell::new((0, String::new())),
-            }),
-        }
+                depth: self.depth,
+                subagents: RefCell::new(Vec::new()),
+            }
+        });
+        Session { inner }
     }
 }
 
@@ -155,13 +174,15 @@ struct Inner {
     steering: RefCell<VecDeque<String>>,
     followups: RefCell<VecDeque<String>>,
     abort: AbortSignal,
-    emitter: Emitter,
+    emitter: Rc<Emitter>,
     total_usage: RefCell<Usage>,
     assistant_turns: Cell<usize>,
     history_chars: Cell<usize>,
     /// Signatures of the most recent tool calls, oldest first, at most the detection window.
     recent_calls: RefCell<VecDeque<u64>>,
     last_timestamp: RefCell<(u64, String)>,
+    depth: usize,
+    subagents: RefCell<Vec<subagents::SubAgent>>,
 }
 
 impl Session {
@@ -171,7 +192,18 @@ impl Session {
         client: Rc<dyn LlmClient>,
         runtime: Rc<dyn Runtime>,
     ) -> SessionBuilder {
-        SessionBuilder { profile, env, client, runtime, config: SessionConfig::default(), id: None, user_instructions: None }
+        SessionBuilder {
+            profile,
+            env,
+            client,
+            runtime,
+            config: SessionConfig::default(),
+            id: None,
+            user_instructions: None,
+            model: None,
+            depth: 0,
+            emitter: None,
+        }
     }
 
     pub fn id(&self) -> &str {
@@ -285,6 +317,7 @@ impl Session {
         }
         self.start();
         self.inner.state.set(SessionState::Closed);
+        self.close_subagents();
         self.emit(EventData::SessionEnd { state: SessionState::Closed, reason: reason.to_owned() });
     }
 

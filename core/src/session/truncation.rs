@@ -22,7 +22,8 @@ pub fn default_char_limit(tool: &str) -> (usize, TruncationMode) {
         "grep" | "glob" => (20_000, Tail),
         "edit_file" | "apply_patch" => (10_000, Tail),
         "write_file" => (1_000, Tail),
-        "spawn_agent" => (20_000, HeadTail),
+        // Subagent results: `wait` is where they come back.
+        "spawn_agent" | "wait" => (20_000, HeadTail),
         _ => (30_000, HeadTail),
     }
 }
@@ -178,6 +179,7 @@ mod tests {
         assert_eq!(default_char_limit("apply_patch"), (10_000, TruncationMode::Tail));
         assert_eq!(default_char_limit("write_file"), (1_000, TruncationMode::Tail));
         assert_eq!(default_char_limit("spawn_agent"), (20_000, TruncationMode::HeadTail));
+        assert_eq!(default_char_limit("wait"), (20_000, TruncationMode::HeadTail));
         assert_eq!(default_line_limit("shell"), Some(256));
         assert_eq!(default_line_limit("grep"), Some(200));
         assert_eq!(default_line_limit("glob"), Some(500));

@@ -1,5 +1,5 @@
 //! `edit_file` (spec 3.3): replace an exact string in a file, with a normalising fallback
-//! (see [`edit_match`](super::edit_match)) that is always reported to the model.
+//! (see the `edit_match` module) that is always reported to the model.
 
 use std::ops::Range;
 
@@ -79,8 +79,8 @@ impl ToolExecutor for EditFileTool {
     }
 }
 
-/// A file uses CRLF when its first line ends with it.
-fn uses_crlf(content: &str) -> bool {
+/// A file uses CRLF when its first line ends with it. Shared with `apply_patch`.
+pub(crate) fn uses_crlf(content: &str) -> bool {
     content.find('\n').is_some_and(|at| content[..at].ends_with('\r'))
 }
 

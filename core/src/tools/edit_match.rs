@@ -52,7 +52,8 @@ struct Normalised {
     spans: Vec<Range<usize>>,
 }
 
-enum Fold {
+/// What one character becomes when normalised; shared with `apply_patch`'s fuzzy pass.
+pub(crate) enum Fold {
     Space,
     Newline,
     Text(&'static str),
@@ -107,7 +108,7 @@ impl Normalised {
     }
 }
 
-fn fold(c: char) -> Fold {
+pub(crate) fn fold(c: char) -> Fold {
     match c {
         '\n' => Fold::Newline,
         ' ' | '\t' | '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => Fold::Space,

@@ -2,8 +2,9 @@
 //!
 //! Each core tool is a module with its model-facing [`ToolDefinition`](crate::llm::ToolDefinition)
 //! (`definition()`) and a unit struct that executes it. Profiles start from [`core_tools`] and add
-//! or replace tools of their own: `list_dir` and `read_many_files` for Gemini, and, through
-//! [`ArgsAdapter`], a family's own argument names over a shared executor.
+//! or replace tools of their own: [`apply_patch`] for OpenAI models (spec 3.4), `list_dir` and
+//! `read_many_files` for Gemini, and, through [`ArgsAdapter`], a family's own argument names over a
+//! shared executor.
 
 mod args;
 mod args_adapter;
@@ -12,6 +13,7 @@ mod registry;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub mod apply_patch;
 pub mod edit_file;
 pub mod glob;
 pub mod grep;
@@ -24,6 +26,7 @@ pub mod write_file;
 use std::rc::Rc;
 
 use crate::llm::ToolDefinition;
+pub use apply_patch::ApplyPatchTool;
 pub use args_adapter::ArgsAdapter;
 pub use edit_file::EditFileTool;
 pub use glob::GlobTool;

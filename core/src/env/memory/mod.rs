@@ -56,11 +56,12 @@ const SCRATCH_DIRECTORY: &str = "/tmp";
 #[derive(Clone)]
 pub struct MemoryEnvironment {
     inner: Rc<Inner>,
+    /// Clones share it; a [`view`](MemoryEnvironment::view) has its own.
+    working_dir: Rc<RefCell<String>>,
 }
 
 struct Inner {
     tree: RefCell<Tree>,
-    working_dir: RefCell<String>,
     runtime: Rc<dyn Runtime>,
     runner: RefCell<Option<Rc<dyn CommandRunner>>>,
 }
@@ -73,13 +74,8 @@ impl MemoryEnvironment {
         // Cannot fail: the root is an empty directory.
         let _ = tree.mkdir(DEFAULT_WORKING_DIRECTORY, runtime.now_ms(), true);
         let _ = tree.mkdir(SCRATCH_DIRECTORY, runtime.now_ms(), true);
-        let inner = Inner {
-            tree: RefCell::new(tree),
-            working_dir: RefCell::new(DEFAULT_WORKING_DIRECTORY.to_owned()),
-            runtime,
-            runner: RefCell::new(None),
-        };
-        Self { inner: Rc::new(inner) }
+        let inner = Inner { tree: RefCell::new(tree), runtime, runner: RefCell::new(None) };
+        Self { inner: Rc::new(inner), working_dir: Rc::new(RefCell::new(DEFAULT_WORKING_DIRECTORY.to_owned())) }
     }
 
     /// Uses `path` (absolute, or relative to the current working directory) as the working
@@ -87,8 +83,19 @@ impl MemoryEnvironment {
     pub fn with_working_directory(self, path: &str) -> Result<Self, EnvError> {
         let dir = self.resolve(path)?;
         self.inner.tree.borrow_mut().mkdir(&dir, self.now(), true)?;
-        *self.inner.working_dir.borrow_mut() = dir;
+        *self.working_dir.borrow_mut() = dir;
         Ok(self)
+    }
+
+    /// The same files seen from another working directory, which must exist (`path` is absolute or
+    /// relative to this view's). Writes through either are seen by both; changing one's working
+    /// directory leaves the other's alone. A subagent scoped to a subdirectory works on one.
+    pub fn view(&self, path: &str) -> Result<Self, EnvError> {
+        let dir = self.resolve(path)?;
+        if !self.inner.tree.borrow().get(&dir)?.is_dir() {
+            return Err(EnvError::NotADirectory(dir));
+        }
+        Ok(Self { inner: self.inner.clone(), working_dir: Rc::new(RefCell::new(dir)) })
     }
 
     /// Runs commands with `runner` instead of the built-in shell.
@@ -133,7 +140,7 @@ impl MemoryEnvironment {
     }
 
     fn working_dir(&self) -> String {
-        self.inner.working_dir.borrow().clone()
+        self.working_dir.borrow().clone()
     }
 
     fn now(&self) -> EpochMillis {
@@ -214,6 +221,10 @@ impl ExecutionEnvironment for MemoryEnvironment {
 
     async fn glob(&self, pattern: &str, path: &str) -> Result<Vec<String>, EnvError> {
         search::glob(&self.inner.tree.borrow(), &self.working_dir(), pattern, path)
+    }
+
+    fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
+        Ok(Rc::new(self.view(working_dir)?))
     }
 
     fn working_directory(&self) -> String {
@@ -371,5 +382,20 @@ mod tests {
         let result = block_on(env.exec_command("python3 x.py", &ExecOptions::default())).unwrap();
         assert_eq!(result.stdout, "host ran python3 x.py");
         assert!(env.os_version().contains("host command runner"));
+    }
+
+    #[test]
+    fn a_view_shares_the_files_but_not_the_working_directory() {
+        let env = test_env();
+        block_on(env.write_file("sub/a.txt", "one")).unwrap();
+        let view = env.view("sub").unwrap();
+        assert_eq!(view.working_directory(), "/workspace/sub");
+        assert_eq!(block_on(view.read_file("a.txt", None, None)).unwrap(), "one");
+        block_on(view.write_file("b.txt", "two")).unwrap();
+        assert_eq!(block_on(env.read_file("sub/b.txt", None, None)).unwrap(), "two");
+        assert_eq!(env.working_directory(), "/workspace");
+        assert!(matches!(env.view("sub/a.txt"), Err(EnvError::NotADirectory(_))));
+        assert!(matches!(env.view("missing"), Err(EnvError::NotFound(_))));
+        assert_eq!(env.scoped("sub").unwrap().working_directory(), "/workspace/sub");
     }
 }

@@ -113,7 +113,7 @@ impl MemoryEnvironment {
     pub fn restore(&self, snapshot: &Value) -> Result<(), EnvError> {
         let (tree, working_dir) = build(snapshot, self.now())?;
         *self.inner.tree.borrow_mut() = tree;
-        *self.inner.working_dir.borrow_mut() = working_dir;
+        *self.working_dir.borrow_mut() = working_dir;
         Ok(())
     }
 

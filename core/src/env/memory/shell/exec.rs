@@ -1,11 +1,9 @@
 //! Running the syntax tree: lists, pipelines, simple commands and their redirections.
 
-use std::collections::BTreeMap;
-
 use futures::future::LocalBoxFuture;
 
 use super::parse::{AndOr, Command, Connector, List, Pipeline, Redirect, RedirectOp, Word};
-use super::{builtins, describe, Output, Shell, Stream, MAX_DEPTH, TIMED_OUT};
+use super::{builtins, describe, Output, Shell, Stream, Vars, MAX_DEPTH, TIMED_OUT};
 use crate::env::EnvError;
 
 /// Where fd 1 or fd 2 of a command goes.
@@ -20,7 +18,7 @@ enum Target {
 /// What a subshell may change and must give back.
 pub(super) struct Saved {
     cwd: String,
-    vars: BTreeMap<String, String>,
+    vars: Vars,
     errexit: bool,
     pipefail: bool,
 }
@@ -149,7 +147,9 @@ impl Shell {
             assignments.push((name.clone(), self.expand_joined(value, output).await));
         }
         if argv.is_empty() {
-            self.vars.extend(assignments);
+            for (name, value) in assignments {
+                self.vars.set(name, value);
+            }
             // `x=$(cmd)` reports cmd's status; redirections alone still create files.
             let status = if self.substitutions == substitutions { 0 } else { self.status };
             return match self.open_redirects(&command.redirects, stdin, output).await {
@@ -162,7 +162,9 @@ impl Shell {
         }
         let previous: Vec<(String, Option<String>)> =
             assignments.iter().map(|(name, _)| (name.clone(), self.vars.get(name).cloned())).collect();
-        self.vars.extend(assignments);
+        for (name, value) in assignments {
+            self.vars.set(name, value);
+        }
         let status = match self.open_redirects(&command.redirects, stdin, output).await {
             Err(message) => {
                 output.err(message);
@@ -177,9 +179,9 @@ impl Shell {
         };
         for (name, value) in previous {
             match value {
-                Some(value) => self.vars.insert(name, value),
+                Some(value) => self.vars.set(name, value),
                 None => self.vars.remove(&name),
-            };
+            }
         }
         status
     }

@@ -33,7 +33,6 @@ mod expand;
 mod parse;
 
 use std::cell::RefMut;
-use std::collections::BTreeMap;
 
 use super::fs::{resolve, Tree};
 use super::MemoryEnvironment;
@@ -77,7 +76,40 @@ impl Output {
 
     /// Everything written to one stream.
     fn collect(&self, stream: Stream) -> Vec<u8> {
-        self.chunks.iter().filter(|(s, _)| *s == stream).flat_map(|(_, bytes)| bytes.iter().copied()).collect()
+        let mut all = Vec::new();
+        for (_, bytes) in self.chunks.iter().filter(|(s, _)| *s == stream) {
+            all.extend_from_slice(bytes);
+        }
+        all
+    }
+}
+
+/// The shell's variables, sorted by name as `env` and `set` list them. A sorted vector and not a
+/// `BTreeMap`: a shell holds a few dozen variables, and the map's insert and remove code costs
+/// several KB of wasm.
+#[derive(Clone, Default)]
+struct Vars(Vec<(String, String)>);
+
+impl Vars {
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(key, _)| key.as_str().cmp(name))
+    }
+
+    fn get(&self, name: &str) -> Option<&String> {
+        self.find(name).ok().map(|i| &self.0[i].1)
+    }
+
+    fn set(&mut self, name: String, value: String) {
+        match self.find(&name) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (name, value)),
+        }
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Ok(i) = self.find(name) {
+            self.0.remove(i);
+        }
     }
 }
 
@@ -85,7 +117,7 @@ impl Output {
 struct Shell {
     env: MemoryEnvironment,
     cwd: String,
-    vars: BTreeMap<String, String>,
+    vars: Vars,
     /// `$?`
     status: i32,
     /// Set by `exit`: the rest of the script is skipped.
@@ -168,13 +200,12 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         return Err(EnvError::NotADirectory(cwd));
     }
     let home = env.working_dir();
-    let mut vars = BTreeMap::from([
-        ("HOME".to_owned(), home),
-        ("PWD".to_owned(), cwd.clone()),
-        ("SHELL".to_owned(), "/bin/sh".to_owned()),
-        ("USER".to_owned(), "agent".to_owned()),
-    ]);
-    vars.extend(options.env_vars.clone().unwrap_or_default());
+    let mut vars = Vars::default();
+    let defaults = [("HOME", home.as_str()), ("PWD", cwd.as_str()), ("SHELL", "/bin/sh"), ("USER", "agent")];
+    let given = options.env_vars.iter().flatten().map(|(name, value)| (name.as_str(), value.as_str()));
+    for (name, value) in defaults.into_iter().chain(given) {
+        vars.set(name.to_owned(), value.to_owned());
+    }
     let mut shell = Shell {
         env: env.clone(),
         cwd,

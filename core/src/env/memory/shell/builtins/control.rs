@@ -1,7 +1,7 @@
 //! Builtins about the shell itself: directories, variables, options, tests, waiting, and
 //! running other commands (`xargs`, `sh -c`, `env cmd`).
 
-use super::super::parse::parse;
+use super::super::parse::{parse, List};
 use super::super::{describe, Shell, TIMED_OUT};
 use super::{run, Call, NAMES};
 use crate::env::EnvError;
@@ -33,8 +33,8 @@ pub(super) fn cd(c: &mut Call) -> i32 {
         c.out.out(format!("{path}\n"));
     }
     let old = std::mem::replace(&mut c.shell.cwd, path.clone());
-    c.shell.vars.insert("OLDPWD".into(), old);
-    c.shell.vars.insert("PWD".into(), path);
+    c.shell.vars.set("OLDPWD".into(), old);
+    c.shell.vars.set("PWD".into(), path);
     0
 }
 
@@ -53,14 +53,13 @@ pub(super) fn exit(c: &mut Call) -> i32 {
 
 pub(super) fn export(c: &mut Call) -> i32 {
     if c.args.is_empty() || c.args.iter().all(|arg| arg == "-p") {
-        let listing: String = c.shell.vars.iter().map(|(name, value)| format!("declare -x {name}=\"{value}\"\n")).collect();
-        c.out.out(listing);
+        list_vars(c, true);
         return 0;
     }
     for arg in c.args {
         match arg.split_once('=') {
             Some((name, value)) => {
-                c.shell.vars.insert(name.to_owned(), value.to_owned());
+                c.shell.vars.set(name.to_owned(), value.to_owned());
             }
             // Every variable is exported already; naming one changes nothing.
             None if !arg.starts_with('-') => {}
@@ -68,6 +67,15 @@ pub(super) fn export(c: &mut Call) -> i32 {
         }
     }
     0
+}
+
+/// Writes the variables one a line: `NAME=value`, or `declare -x NAME="value"` for `export`.
+fn list_vars(c: &mut Call, export: bool) {
+    let mut listing = String::new();
+    for (name, value) in &c.shell.vars.0 {
+        listing += &if export { format!("declare -x {name}=\"{value}\"\n") } else { format!("{name}={value}\n") };
+    }
+    c.out.out(listing);
 }
 
 pub(super) fn unset(c: &mut Call) -> i32 {
@@ -80,8 +88,7 @@ pub(super) fn unset(c: &mut Call) -> i32 {
 /// `set -e`, `set -o pipefail`; `-u` and `-x` are accepted and have no effect.
 pub(super) fn set(c: &mut Call) -> i32 {
     if c.args.is_empty() {
-        let listing: String = c.shell.vars.iter().map(|(name, value)| format!("{name}={value}\n")).collect();
-        c.out.out(listing);
+        list_vars(c, false);
         return 0;
     }
     let mut args = c.args.iter();
@@ -192,7 +199,7 @@ fn millis(number: &str, unit_ms: u64) -> Option<u64> {
     if (whole.is_empty() && fraction.is_empty()) || !digits_only(whole) || !digits_only(fraction) {
         return None;
     }
-    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let whole = whole.bytes().try_fold(0u64, |value, digit| value.checked_mul(10)?.checked_add(u64::from(digit - b'0')))?;
     let (numerator, denominator) =
         fraction.bytes().take(9).fold((0u64, 1u64), |(value, scale), digit| (value * 10 + u64::from(digit - b'0'), scale * 10));
     whole.checked_mul(unit_ms)?.checked_add(numerator * unit_ms / denominator)
@@ -200,8 +207,17 @@ fn millis(number: &str, unit_ms: u64) -> Option<u64> {
 
 /// Waits on the runtime's timer (`sleep 1.5`, `sleep 2m`), up to the command's timeout.
 pub(super) async fn sleep(c: &mut Call<'_>) -> i32 {
+    match duration(c) {
+        Ok(ms) if c.shell.sleep(ms).await => 0,
+        Ok(_) => TIMED_OUT,
+        Err(status) => status,
+    }
+}
+
+/// The total of `sleep`'s operands in milliseconds, or the status after reporting a bad one.
+fn duration(c: &mut Call) -> Result<u64, i32> {
     if c.args.is_empty() {
-        return c.fail("missing operand");
+        return Err(c.fail("missing operand"));
     }
     let mut total_ms = 0u64;
     for arg in c.args {
@@ -217,19 +233,35 @@ pub(super) async fn sleep(c: &mut Call<'_>) -> i32 {
         };
         match millis(number, unit_ms) {
             Some(ms) => total_ms = total_ms.saturating_add(ms),
-            None => return c.fail(format!("invalid time interval '{arg}'")),
+            None => return Err(c.fail(format!("invalid time interval '{arg}'"))),
         }
     }
-    if c.shell.sleep(total_ms).await {
-        0
-    } else {
-        TIMED_OUT
-    }
+    Ok(total_ms)
 }
 
 /// `xargs [-n N] [-I REPLACE] [-r] [-0] [command ...]`: runs a builtin with arguments read
 /// from standard input.
 pub(super) async fn xargs(c: &mut Call<'_>) -> i32 {
+    let commands = match xargs_commands(c) {
+        Ok(commands) => commands,
+        Err(status) => return status,
+    };
+    let mut status = 0;
+    for argv in commands {
+        match run(c.shell, &argv, Vec::new(), c.out).await {
+            0 => {}
+            127 => return 127,
+            _ => status = 123,
+        }
+        if c.shell.stopped() {
+            break;
+        }
+    }
+    status
+}
+
+/// The commands `xargs` runs, or the status after reporting a bad option.
+fn xargs_commands(c: &mut Call) -> Result<Vec<Vec<String>>, i32> {
     let (mut per_call, mut replace, mut skip_empty, mut nul) = (None, None, false, false);
     let mut args = c.args.iter().peekable();
     while let Some(arg) = args.next_if(|arg| arg.starts_with('-') && arg.len() > 1) {
@@ -240,13 +272,13 @@ pub(super) async fn xargs(c: &mut Call<'_>) -> i32 {
             "-0" | "--null" => nul = true,
             _ if arg.starts_with("-n") => match value(&arg[2..]).and_then(|n| n.parse::<usize>().ok()).filter(|n| *n > 0) {
                 Some(n) => per_call = Some(n),
-                None => return c.fail("-n needs a positive number"),
+                None => return Err(c.fail("-n needs a positive number")),
             },
             _ if arg.starts_with("-I") => match value(&arg[2..]) {
                 Some(text) => replace = Some(text),
-                None => return c.fail("option requires an argument -- 'I'"),
+                None => return Err(c.fail("option requires an argument -- 'I'")),
             },
-            _ => return c.fail(format!("invalid option '{arg}' (supported: -n N, -I REPLACE, -r, -0)")),
+            _ => return Err(c.fail(format!("invalid option '{arg}' (supported: -n N, -I REPLACE, -r, -0)"))),
         }
     }
     let command: Vec<String> = match args.cloned().collect::<Vec<_>>() {
@@ -259,31 +291,16 @@ pub(super) async fn xargs(c: &mut Call<'_>) -> i32 {
         (None, true) => input.split('\0').filter(|item| !item.is_empty()).map(str::to_owned).collect(),
         (None, false) => words(&input),
     };
-    let batches: Vec<Vec<String>> = match (items.is_empty(), &replace) {
-        (true, _) if skip_empty || replace.is_some() => return 0,
-        (true, _) => vec![Vec::new()],
-        (false, Some(_)) => items.into_iter().map(|item| vec![item]).collect(),
-        (false, None) => items.chunks(per_call.unwrap_or(usize::MAX)).map(<[String]>::to_vec).collect(),
-    };
-    let mut status = 0;
-    for batch in batches {
-        let argv: Vec<String> = match &replace {
-            Some(marker) => {
-                let item = batch.first().map_or("", String::as_str);
-                command.iter().map(|arg| arg.replace(marker.as_str(), item)).collect()
-            }
-            None => command.iter().cloned().chain(batch).collect(),
-        };
-        match run(c.shell, &argv, Vec::new(), c.out).await {
-            0 => {}
-            127 => return 127,
-            _ => status = 123,
-        }
-        if c.shell.stopped() {
-            break;
-        }
+    if items.is_empty() && (skip_empty || replace.is_some()) {
+        return Ok(Vec::new());
     }
-    status
+    Ok(match &replace {
+        // One command per line, with REPLACE replaced by the line.
+        Some(marker) => items.iter().map(|item| command.iter().map(|arg| arg.replace(marker.as_str(), item)).collect()).collect(),
+        // The items appended, -n at a time; without items, the command once.
+        None if items.is_empty() => vec![command],
+        None => items.chunks(per_call.unwrap_or(usize::MAX)).map(|batch| [command.as_slice(), batch].concat()).collect(),
+    })
 }
 
 /// Splits xargs input at blanks, honouring quotes and backslashes as xargs does.
@@ -317,6 +334,14 @@ fn words(text: &str) -> Vec<String> {
 
 /// `sh -c 'commands'`, `sh script.sh`, or commands on standard input, in a subshell.
 pub(super) async fn sh(c: &mut Call<'_>) -> i32 {
+    match sh_script(c) {
+        Ok((list, errexit)) => run_script(c, &list, errexit).await,
+        Err(status) => status,
+    }
+}
+
+/// What `sh` runs and whether with `-e`, or the status after reporting why it cannot.
+fn sh_script(c: &mut Call) -> Result<(List, bool), i32> {
     let (mut inline, mut errexit, mut rest) = (false, false, c.args);
     while let Some((flags, tail)) = rest.split_first().and_then(|(arg, tail)| Some((arg.strip_prefix('-')?, tail))) {
         for flag in flags.chars() {
@@ -324,31 +349,39 @@ pub(super) async fn sh(c: &mut Call<'_>) -> i32 {
                 'c' => inline = true,
                 'e' => errexit = true,
                 'u' | 'x' => {}
-                other => return c.fail_with(2, format!("-{other}: invalid option (supported: -c, -e, -u, -x)")),
+                other => return Err(c.fail_with(2, format!("-{other}: invalid option (supported: -c, -e, -u, -x)"))),
             }
         }
         rest = tail;
     }
     let source = match (inline, rest.first()) {
         (true, Some(command)) => command.clone(),
-        (true, None) => return c.fail_with(2, "-c: option requires an argument"),
+        (true, None) => return Err(c.fail_with(2, "-c: option requires an argument")),
         (false, Some(script)) => match c.input(script) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(message) => return c.fail_with(127, message),
+            Err(message) => return Err(c.fail_with(127, message)),
         },
         (false, None) => String::from_utf8_lossy(&c.stdin).into_owned(),
     };
-    run_script(c, &source, errexit).await
+    Ok((parse_script(c, &source)?, errexit))
 }
 
-/// `./build.sh`: a file run by its path is a shell script (files here have no execute bits);
-/// one whose `#!` line names another interpreter cannot run.
+/// `./build.sh`: a file run by its path is a shell script (files here have no execute bits).
 pub(super) async fn script(c: &mut Call<'_>) -> i32 {
+    match path_script(c) {
+        Ok(list) => run_script(c, &list, false).await,
+        Err(status) => status,
+    }
+}
+
+/// The script a path names, or the status after reporting why it cannot run: it is missing, or
+/// its `#!` line names another interpreter.
+fn path_script(c: &mut Call) -> Result<List, i32> {
     let found = c.shell.resolve(c.name).and_then(|path| c.shell.tree().read(&path).map(<[u8]>::to_vec));
     let source = match found {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(err @ EnvError::NotFound(_)) => return c.fail_with(127, describe(&err)),
-        Err(err) => return c.fail_with(126, describe(&err)),
+        Err(err @ EnvError::NotFound(_)) => return Err(c.fail_with(127, describe(&err))),
+        Err(err) => return Err(c.fail_with(126, describe(&err))),
     };
     if let Some(interpreter) = source.lines().next().and_then(|line| line.strip_prefix("#!")) {
         let mut words = interpreter.split_whitespace();
@@ -358,21 +391,22 @@ pub(super) async fn script(c: &mut Call<'_>) -> i32 {
         };
         let program = program.map_or("sh", |program| program.rsplit('/').next().unwrap_or(program));
         if !matches!(program, "sh" | "bash" | "dash") {
-            return c.fail_with(126, format!("cannot run a {program} script: only sh and bash scripts run in this environment"));
+            let message = format!("cannot run a {program} script: only sh and bash scripts run in this environment");
+            return Err(c.fail_with(126, message));
         }
     }
-    run_script(c, &source, false).await
+    parse_script(c, &source)
 }
 
-/// Runs script text in a subshell.
-async fn run_script(c: &mut Call<'_>, source: &str, errexit: bool) -> i32 {
-    let list = match parse(source) {
-        Ok(list) => list,
-        Err(message) => return c.fail_with(2, format!("syntax error: {message}")),
-    };
+fn parse_script(c: &mut Call, source: &str) -> Result<List, i32> {
+    parse(source).map_err(|message| c.fail_with(2, format!("syntax error: {message}")))
+}
+
+/// Runs a script in a subshell.
+async fn run_script(c: &mut Call<'_>, list: &List, errexit: bool) -> i32 {
     let saved = c.shell.save();
     c.shell.errexit = errexit;
-    c.shell.run_list(&list, c.out, None).await;
+    c.shell.run_list(list, c.out, None).await;
     c.shell.restore(saved)
 }
 
@@ -385,11 +419,10 @@ pub(super) async fn env(c: &mut Call<'_>) -> i32 {
     }
     let previous = c.shell.vars.clone();
     for (name, value) in assignments.iter().filter_map(|arg| arg.split_once('=')) {
-        c.shell.vars.insert(name.to_owned(), value.to_owned());
+        c.shell.vars.set(name.to_owned(), value.to_owned());
     }
     let status = if command.is_empty() {
-        let listing: String = c.shell.vars.iter().map(|(name, value)| format!("{name}={value}\n")).collect();
-        c.out.out(listing);
+        list_vars(c, false);
         0
     } else {
         run(c.shell, command, std::mem::take(&mut c.stdin), c.out).await

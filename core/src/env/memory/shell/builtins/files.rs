@@ -7,12 +7,7 @@ use crate::env::EnvError;
 use crate::runtime::{format_rfc3339, EpochMillis};
 
 use super::super::describe;
-use super::{lines, Call, Flags};
-
-/// Parses flags or reports the error in GNU's words; `Err` carries the exit status.
-fn flags(c: &mut Call, short: &str, long: &[(&str, char)]) -> Result<Flags, i32> {
-    Flags::parse(c.args, short, "", long).map_err(|message| c.fail(message))
-}
+use super::{lines, sorted_order, Call, Flags};
 
 /// An operand's absolute path, or the status after reporting why it has none.
 fn path_of(c: &mut Call, operand: &str, action: &str) -> Result<String, i32> {
@@ -20,7 +15,7 @@ fn path_of(c: &mut Call, operand: &str, action: &str) -> Result<String, i32> {
 }
 
 pub(super) fn cat(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "n", &[("number", 'n')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "n", "", &[("number", 'n')]) else { return 1 };
     let (inputs, failed) = c.inputs(&flags.operands);
     let mut number = 0;
     for (_, bytes) in inputs {
@@ -40,7 +35,7 @@ pub(super) fn cat(c: &mut Call) -> i32 {
 }
 
 pub(super) fn tee(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "a", &[("append", 'a')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "a", "", &[("append", 'a')]) else { return 1 };
     let input = std::mem::take(&mut c.stdin);
     let mut status = 0;
     for operand in &flags.operands {
@@ -78,7 +73,7 @@ impl Listed {
 pub(super) fn ls(c: &mut Call) -> i32 {
     let long =
         [("all", 'a'), ("almost-all", 'A'), ("recursive", 'R'), ("human-readable", 'h'), ("directory", 'd'), ("classify", 'F')];
-    let Ok(flags) = flags(c, "aAl1RtrhdFS", &long) else { return 2 };
+    let Some(flags) = c.flags(c.args, "aAl1RtrhdFS", "", &long) else { return 2 };
     let operands = if flags.operands.is_empty() { vec![".".to_owned()] } else { flags.operands.clone() };
     let (mut files, mut dirs, mut status) = (Vec::new(), Vec::new(), 0);
     {
@@ -133,9 +128,9 @@ fn list_directory(tree: &Tree, shown: &str, path: &str, flags: &Flags, headers: 
 }
 
 /// Entries one per line (ls writes one per line when its output is not a terminal).
-fn listing(mut entries: Vec<Listed>, flags: &Flags) -> String {
-    // One comparator for every order keeps a single copy of the sort in the bundle.
-    entries.sort_by(|a, b| {
+fn listing(entries: Vec<Listed>, flags: &Flags) -> String {
+    let order = sorted_order(entries.len(), &|a, b| {
+        let (a, b) = (&entries[a], &entries[b]);
         let order = match (flags.has('t'), flags.has('S')) {
             (true, _) => b.stamp.cmp(&a.stamp),
             (false, true) => b.size.cmp(&a.size),
@@ -151,7 +146,7 @@ fn listing(mut entries: Vec<Listed>, flags: &Flags) -> String {
     let size = |entry: &Listed| if flags.has('h') { human(entry.size) } else { entry.size.to_string() };
     let width = entries.iter().map(|entry| size(entry).len()).max().unwrap_or(0);
     let mut text = String::new();
-    for entry in &entries {
+    for entry in order.into_iter().map(|i| &entries[i]) {
         if flags.has('l') {
             let mode = if entry.is_dir { "drwxr-xr-x" } else { "-rw-r--r--" };
             let time = format_rfc3339(entry.stamp.ms).replace('T', " ");
@@ -169,15 +164,15 @@ fn listing(mut entries: Vec<Listed>, flags: &Flags) -> String {
 /// Sizes as `ls -h` shows them, rounded up: 512, 1.5K, 20M (integer arithmetic, to keep
 /// floating-point formatting out of the bundle).
 fn human(bytes: u64) -> String {
-    let bytes = u128::from(bytes);
-    let mut unit_size = 1u128;
+    let mut unit_size = 1u64;
     for unit in ["K", "M", "G", "T", "P"] {
         unit_size *= 1024;
         if bytes < unit_size {
             break;
         }
         if bytes < unit_size * 1024 || unit == "P" {
-            let tenths = (bytes * 10).div_ceil(unit_size);
+            // Tenths of a unit, rounded up, in parts that cannot overflow.
+            let tenths = bytes / unit_size * 10 + (bytes % unit_size * 10).div_ceil(unit_size);
             return match tenths < 100 {
                 true => format!("{}.{}{unit}", tenths / 10, tenths % 10),
                 false => format!("{}{unit}", bytes.div_ceil(unit_size)),
@@ -188,12 +183,13 @@ fn human(bytes: u64) -> String {
 }
 
 /// Applies `change` to the absolute path of each operand; a failure is reported as
-/// `{action} '{operand}': {reason}` and makes the status 1.
+/// `{action} '{operand}': {reason}` and makes the status 1. (`change` is `dyn` so that mkdir,
+/// rm, rmdir and touch share one copy of this loop.)
 fn each_operand(
     c: &mut Call,
     operands: &[String],
     action: &str,
-    mut change: impl FnMut(&mut Tree, &str, EpochMillis) -> Result<(), String>,
+    change: &dyn Fn(&mut Tree, &str, EpochMillis) -> Result<(), String>,
 ) -> i32 {
     let mut status = 0;
     for operand in operands {
@@ -213,12 +209,12 @@ fn emptiness(tree: &Tree, path: &str) -> Result<Option<bool>, EnvError> {
 }
 
 pub(super) fn mkdir(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "pv", &[("parents", 'p')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "pv", "", &[("parents", 'p')]) else { return 1 };
     if flags.operands.is_empty() {
         return c.fail("missing operand");
     }
     let parents = flags.has('p');
-    each_operand(c, &flags.operands, "cannot create directory", |tree, path, now| match tree.get(path).map(Node::is_dir) {
+    each_operand(c, &flags.operands, "cannot create directory", &|tree, path, now| match tree.get(path).map(Node::is_dir) {
         Ok(true) if parents => Ok(()),
         Ok(_) => Err("File exists".to_owned()),
         Err(_) => tree.mkdir(path, now, parents).map_err(|err| describe(&err)),
@@ -226,7 +222,7 @@ pub(super) fn mkdir(c: &mut Call) -> i32 {
 }
 
 pub(super) fn rm(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "rRfdv", &[("recursive", 'r'), ("force", 'f'), ("dir", 'd')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "rRfdv", "", &[("recursive", 'r'), ("force", 'f'), ("dir", 'd')]) else { return 1 };
     let (recursive, force, empty_dirs) = (flags.has('r') || flags.has('R'), flags.has('f'), flags.has('d'));
     if flags.operands.is_empty() && !force {
         return c.fail("missing operand");
@@ -239,7 +235,7 @@ pub(super) fn rm(c: &mut Call) -> i32 {
             operands.push(operand.clone());
         }
     }
-    let removed = each_operand(c, &operands, "cannot remove", |tree, path, now| match emptiness(tree, path) {
+    let removed = each_operand(c, &operands, "cannot remove", &|tree, path, now| match emptiness(tree, path) {
         Err(EnvError::NotFound(_)) if force => Ok(()),
         Err(err) => Err(describe(&err)),
         Ok(Some(_)) if !recursive && !empty_dirs => Err("Is a directory".to_owned()),
@@ -250,11 +246,11 @@ pub(super) fn rm(c: &mut Call) -> i32 {
 }
 
 pub(super) fn rmdir(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "", &[]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "", "", &[]) else { return 1 };
     if flags.operands.is_empty() {
         return c.fail("missing operand");
     }
-    each_operand(c, &flags.operands, "failed to remove", |tree, path, now| match emptiness(tree, path) {
+    each_operand(c, &flags.operands, "failed to remove", &|tree, path, now| match emptiness(tree, path) {
         Err(err) => Err(describe(&err)),
         Ok(None) => Err("Not a directory".to_owned()),
         Ok(Some(false)) => Err("Directory not empty".to_owned()),
@@ -321,7 +317,7 @@ fn conflict(tree: &Tree, transfer: &Transfer, verb: &str) -> Option<String> {
 }
 
 pub(super) fn mv(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "fnv", &[("force", 'f'), ("no-clobber", 'n')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "fnv", "", &[("force", 'f'), ("no-clobber", 'n')]) else { return 1 };
     let Ok(transfers) = transfers(c, &flags.operands) else { return 1 };
     let mut status = 0;
     for transfer in transfers {
@@ -357,22 +353,22 @@ pub(super) fn mv(c: &mut Call) -> i32 {
 
 pub(super) fn cp(c: &mut Call) -> i32 {
     let long = [("recursive", 'r'), ("archive", 'a'), ("force", 'f'), ("no-clobber", 'n'), ("preserve", 'p')];
-    let Ok(flags) = flags(c, "rRapfnv", &long) else { return 1 };
+    let Some(flags) = c.flags(c.args, "rRapfnv", "", &long) else { return 1 };
     let recursive = flags.has('r') || flags.has('R') || flags.has('a');
     let keep_times = flags.has('p') || flags.has('a');
     let Ok(transfers) = transfers(c, &flags.operands) else { return 1 };
     let mut status = 0;
     for transfer in transfers {
         let problem = conflict(&c.shell.tree(), &transfer, "copy");
-        let node = c.shell.tree().get(&transfer.source_path).ok().cloned();
-        let Transfer { source, target, target_path, .. } = transfer;
-        let result = match (problem, node) {
+        let is_dir = c.shell.tree().get(&transfer.source_path).ok().map(Node::is_dir);
+        let Transfer { source, source_path, target, target_path } = transfer;
+        let result = match (problem, is_dir) {
             (Some(problem), _) => Err(problem),
-            (None, Some(node)) if node.is_dir() && !recursive => Err(format!("-r not specified; omitting directory '{source}'")),
+            (None, Some(true)) if !recursive => Err(format!("-r not specified; omitting directory '{source}'")),
             (None, Some(_)) if flags.has('n') && c.shell.tree().exists(&target_path) => Ok(()),
-            (None, Some(node)) => {
+            (None, Some(_)) => {
                 let now = c.shell.now();
-                copy(&mut c.shell.tree(), node, &target_path, now, keep_times)
+                copy(&mut c.shell.tree(), &source_path, &target_path, now, keep_times)
                     .map_err(|err| format!("cannot create '{target}': {}", describe(&err)))
             }
             (None, None) => Err(format!("cannot stat '{source}': No such file or directory")),
@@ -384,35 +380,40 @@ pub(super) fn cp(c: &mut Call) -> i32 {
     status
 }
 
-/// Copies a node to `target`, merging into an existing directory as `cp -r` does.
-fn copy(tree: &mut Tree, node: Node, target: &str, now: u64, keep_times: bool) -> Result<(), EnvError> {
-    match node.kind {
-        Kind::File(bytes) => {
-            tree.write(target, bytes, now, false)?;
-            if keep_times {
-                tree.restamp(target, node.stamp)?;
+/// Copies `source` to `target`, merging into an existing directory as `cp -r` does.
+fn copy(tree: &mut Tree, source: &str, target: &str, now: u64, keep_times: bool) -> Result<(), EnvError> {
+    // Everything to copy, depth first, taken before anything is written: (path below
+    // `source`, the bytes of a file or `None` for a directory, stamp).
+    let content = |node: &Node| match &node.kind {
+        Kind::File(bytes) => Some(bytes.clone()),
+        Kind::Dir(_) => None,
+    };
+    let root = tree.get(source)?;
+    let mut items = vec![(String::new(), content(root), root.stamp)];
+    items.extend(tree.walk(source, usize::MAX)?.into_iter().map(|(rel, node, _)| (rel, content(node), node.stamp)));
+    for (rel, bytes, stamp) in items {
+        let path = if rel.is_empty() { target.to_owned() } else { join(target, &rel) };
+        match bytes {
+            Some(bytes) => {
+                tree.write(&path, bytes, now, false)?;
+                if keep_times {
+                    tree.restamp(&path, stamp)?;
+                }
             }
-            Ok(())
-        }
-        Kind::Dir(entries) => {
-            if !tree.exists(target) {
-                tree.mkdir(target, now, false)?;
-            }
-            for (name, child) in entries {
-                copy(tree, child, &join(target, &name), now, keep_times)?;
-            }
-            Ok(())
+            None if tree.exists(&path) => {}
+            None => tree.mkdir(&path, now, false)?,
         }
     }
+    Ok(())
 }
 
 pub(super) fn touch(c: &mut Call) -> i32 {
-    let Ok(flags) = flags(c, "acm", &[("no-create", 'c')]) else { return 1 };
+    let Some(flags) = c.flags(c.args, "acm", "", &[("no-create", 'c')]) else { return 1 };
     if flags.operands.is_empty() {
         return c.fail("missing file operand");
     }
     let no_create = flags.has('c');
-    each_operand(c, &flags.operands, "cannot touch", |tree, path, now| {
+    each_operand(c, &flags.operands, "cannot touch", &|tree, path, now| {
         let touched = match tree.exists(path) {
             true => tree.touch(path, now),
             false if no_create => Ok(()),

@@ -60,10 +60,7 @@ pub(super) fn grep(c: &mut Call) -> i32 {
     // Colour makes no sense without a terminal; accept and ignore it.
     let args: Vec<String> = c.args.iter().filter(|arg| !arg.starts_with("--colo")).cloned().collect();
     let values = format!("emABC{INCLUDE}{EXCLUDE}{EXCLUDE_DIR}");
-    let flags = match Flags::parse(&args, "ivcnlLrRHhqsEFGwxoI", &values, LONG) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail_with(2, message),
-    };
+    let Some(flags) = c.flags(&args, "ivcnlLrRHhqsEFGwxoI", &values, LONG) else { return 2 };
     let mut operands = flags.operands.clone();
     let patterns: Vec<String> = if flags.has('e') {
         flags.values('e').map(str::to_owned).collect()
@@ -223,17 +220,18 @@ fn search(text: &str, name: &str, regex: &Regex, report: &Report) -> (usize, Str
     if text.is_empty() || text.ends_with('\n') {
         lines.pop();
     }
-    let prefix = |number: usize, separator: char| {
-        let mut prefix = String::new();
+    // One line of output: `name:number:text`, with `-` instead of `:` around context lines.
+    let print = |out: &mut String, number: usize, separator: char, text: &str| {
         if report.with_name {
-            prefix.push_str(name);
-            prefix.push(separator);
+            out.push_str(name);
+            out.push(separator);
         }
         if report.number {
-            prefix.push_str(&number.to_string());
-            prefix.push(separator);
+            out.push_str(&number.to_string());
+            out.push(separator);
         }
-        prefix
+        out.push_str(text);
+        out.push('\n');
     };
     let (mut count, mut out, mut last_printed, mut after_left) = (0, String::new(), None::<usize>, 0);
     for (i, line) in lines.iter().enumerate() {
@@ -242,7 +240,7 @@ fn search(text: &str, name: &str, regex: &Regex, report: &Report) -> (usize, Str
         }
         if regex.is_match(line) == report.invert {
             if after_left > 0 {
-                out.push_str(&format!("{}{line}\n", prefix(i + 1, '-')));
+                print(&mut out, i + 1, '-', line);
                 last_printed = Some(i);
                 after_left -= 1;
             }
@@ -257,14 +255,14 @@ fn search(text: &str, name: &str, regex: &Regex, report: &Report) -> (usize, Str
             out.push_str("--\n");
         }
         for (j, context) in lines.iter().enumerate().take(i).skip(from) {
-            out.push_str(&format!("{}{context}\n", prefix(j + 1, '-')));
+            print(&mut out, j + 1, '-', context);
         }
         if report.only {
             for found in regex.find_iter(line).filter(|found| !found.as_str().is_empty() && !report.invert) {
-                out.push_str(&format!("{}{}\n", prefix(i + 1, ':'), found.as_str()));
+                print(&mut out, i + 1, ':', found.as_str());
             }
         } else {
-            out.push_str(&format!("{}{line}\n", prefix(i + 1, ':')));
+            print(&mut out, i + 1, ':', line);
         }
         last_printed = Some(i);
         after_left = report.after;

@@ -30,16 +30,70 @@ mod print;
 mod sed;
 mod text;
 
+use std::cmp::Ordering;
+
 use futures::future::LocalBoxFuture;
 
 use super::{describe, Output, Shell};
 
-/// Every builtin, as listed in the "command not available" message.
-pub(super) const NAMES: &[&str] = &[
-    "[", "basename", "bash", "cat", "cd", "cp", "cut", "dirname", "echo", "env", "exit", "export", "false", "find", "grep",
-    "head", "ls", "mkdir", "mv", "printf", "pwd", "rm", "rmdir", "sed", "set", "sh", "sleep", "sort", "tail", "tee", "test",
-    "touch", "tr", "true", "uniq", "unset", "wc", "which", "xargs",
+/// A builtin that finishes without waiting: most of them, as the in-memory files are synchronous.
+type Builtin = fn(&mut Call) -> i32;
+
+/// Every builtin, sorted by name as the "command not available" message lists them. `None`
+/// marks the few that wait, on the runtime's timer or on commands they run, which [`run`]
+/// awaits; the rest are plain functions, called through this table.
+const BUILTINS: &[(&str, Option<Builtin>)] = &[
+    ("[", Some(control::test)),
+    ("basename", Some(text::basename)),
+    ("bash", None),
+    ("cat", Some(files::cat)),
+    ("cd", Some(control::cd)),
+    ("cp", Some(files::cp)),
+    ("cut", Some(text::cut)),
+    ("dirname", Some(text::dirname)),
+    ("echo", Some(print::echo)),
+    ("env", None),
+    ("exit", Some(control::exit)),
+    ("export", Some(control::export)),
+    ("false", Some(|_| 1)),
+    ("find", Some(find::find)),
+    ("grep", Some(grep::grep)),
+    ("head", Some(text::head)),
+    ("ls", Some(files::ls)),
+    ("mkdir", Some(files::mkdir)),
+    ("mv", Some(files::mv)),
+    ("printf", Some(print::printf)),
+    ("pwd", Some(control::pwd)),
+    ("rm", Some(files::rm)),
+    ("rmdir", Some(files::rmdir)),
+    ("sed", Some(sed::sed)),
+    ("set", Some(control::set)),
+    ("sh", None),
+    ("sleep", None),
+    ("sort", Some(text::sort)),
+    ("tail", Some(text::tail)),
+    ("tee", Some(files::tee)),
+    ("test", Some(control::test)),
+    ("touch", Some(files::touch)),
+    ("tr", Some(text::tr)),
+    ("true", Some(|_| 0)),
+    ("uniq", Some(text::uniq)),
+    ("unset", Some(control::unset)),
+    ("wc", Some(text::wc)),
+    ("which", Some(control::which)),
+    ("xargs", None),
 ];
+
+/// Every builtin, as listed in the "command not available" message.
+pub(super) const NAMES: [&str; BUILTINS.len()] = {
+    let mut names = [""; BUILTINS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = BUILTINS[i].0;
+        i += 1;
+    }
+    names
+};
 
 /// One invocation of a builtin.
 pub(super) struct Call<'a> {
@@ -59,6 +113,11 @@ impl Call<'_> {
     pub fn fail_with(&mut self, status: i32, message: impl std::fmt::Display) -> i32 {
         self.out.err(format!("{}: {message}\n", self.name));
         status
+    }
+
+    /// Parses `args` with [`Flags::parse`], or reports why it cannot (the caller picks the status).
+    pub fn flags(&mut self, args: &[String], short: &str, values: &str, long: &[(&str, char)]) -> Option<Flags> {
+        Flags::parse(args, short, values, long).map_err(|message| self.fail(message)).ok()
     }
 
     /// The bytes of an input operand: `-` is standard input, anything else a file.
@@ -88,6 +147,12 @@ impl Call<'_> {
         }
         (inputs, failed)
     }
+
+    /// The inputs of a filter as one text, each input decoded on its own.
+    pub fn text_inputs(&mut self, operands: &[String]) -> (String, bool) {
+        let (inputs, failed) = self.inputs(operands);
+        (inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect(), failed)
+    }
 }
 
 /// Runs a builtin; `argv[0]` names it.
@@ -100,43 +165,21 @@ pub(super) fn run<'a>(shell: &'a mut Shell, argv: &'a [String], stdin: Vec<u8>, 
             "xargs" => control::xargs(&mut call).await,
             "sh" | "bash" => control::sh(&mut call).await,
             "env" => control::env(&mut call).await,
-            "true" | ":" => 0,
-            "false" => 1,
-            "pwd" => control::pwd(&mut call),
-            "cd" => control::cd(&mut call),
-            "exit" => control::exit(&mut call),
-            "export" => control::export(&mut call),
-            "unset" => control::unset(&mut call),
-            "set" => control::set(&mut call),
-            "which" => control::which(&mut call),
-            "test" | "[" => control::test(&mut call),
-            "cat" => files::cat(&mut call),
-            "ls" => files::ls(&mut call),
-            "mkdir" => files::mkdir(&mut call),
-            "rm" => files::rm(&mut call),
-            "rmdir" => files::rmdir(&mut call),
-            "mv" => files::mv(&mut call),
-            "cp" => files::cp(&mut call),
-            "touch" => files::touch(&mut call),
-            "tee" => files::tee(&mut call),
-            "echo" => print::echo(&mut call),
-            "printf" => print::printf(&mut call),
-            "head" => text::head_tail(&mut call, true),
-            "tail" => text::head_tail(&mut call, false),
-            "wc" => text::wc(&mut call),
-            "sort" => text::sort(&mut call),
-            "uniq" => text::uniq(&mut call),
-            "cut" => text::cut(&mut call),
-            "tr" => text::tr(&mut call),
-            "basename" => text::basename(&mut call),
-            "dirname" => text::dirname(&mut call),
-            "grep" => grep::grep(&mut call),
-            "find" => find::find(&mut call),
-            "sed" => sed::sed(&mut call),
             path if path.contains('/') => control::script(&mut call).await,
-            _ => call.fail_with(127, format!("command not available in this environment (built-in shell: {})", NAMES.join(", "))),
+            _ => run_now(&mut call),
         }
     })
+}
+
+/// Runs a builtin that does not wait, or reports that there is no such command.
+fn run_now(c: &mut Call) -> i32 {
+    if c.name == ":" {
+        return 0;
+    }
+    match BUILTINS.iter().find(|(name, _)| *name == c.name) {
+        Some((_, Some(builtin))) => builtin(c),
+        _ => c.fail_with(127, format!("command not available in this environment (built-in shell: {})", NAMES.join(", "))),
+    }
 }
 
 /// Short and long options split from operands, getopt style: `-abc` is three flags, a flag in
@@ -255,6 +298,14 @@ pub(super) fn unescape(text: &str) -> (String, bool) {
         }
     }
     (out, false)
+}
+
+/// The order that sorts `len` items by `compare`, stably. Both sorts (`ls` and `sort`) go through
+/// here so that the bundle holds one copy of the standard library's sort, not one per comparator.
+pub(super) fn sorted_order(len: usize, compare: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..len).collect();
+    order.sort_by(|a, b| compare(*a, *b));
+    order
 }
 
 /// Splits text into lines that keep their `\n`.

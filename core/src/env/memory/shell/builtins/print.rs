@@ -147,18 +147,14 @@ fn integer(arg: &str, errors: &mut Vec<String>) -> i64 {
 }
 
 fn pad(body: &str, width: usize, flags: &str, numeric: bool) -> String {
-    let len = body.chars().count();
-    if len >= width {
-        return body.to_owned();
-    }
-    let fill = width - len;
     if flags.contains('-') {
-        format!("{body}{}", " ".repeat(fill))
+        format!("{body:<width$}")
     } else if flags.contains('0') && numeric {
+        // Zeros go between the sign and the digits.
         let (sign, digits) = body.split_at(usize::from(body.starts_with(['-', '+'])));
-        format!("{sign}{}{digits}", "0".repeat(fill))
+        format!("{sign}{digits:0>0$}", width.saturating_sub(sign.len()))
     } else {
-        format!("{}{body}", " ".repeat(fill))
+        format!("{body:>width$}")
     }
 }
 

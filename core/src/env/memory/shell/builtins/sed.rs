@@ -6,7 +6,7 @@ use regex_lite::{Regex, RegexBuilder};
 
 use super::super::describe;
 use super::pattern::translate;
-use super::{Call, Flags};
+use super::Call;
 
 const SUPPORTED: &str = "supported: p, d, s, q, =, a, i, c";
 
@@ -19,7 +19,7 @@ enum Address {
 enum Action {
     Print,
     Delete,
-    Substitute { regex: Regex, replacement: String, global: bool, nth: usize, print: bool },
+    Substitute { regex: Regex, replacement: Vec<Piece>, global: bool, nth: usize, print: bool },
     Quit(i32),
     LineNumber,
     Append(String),
@@ -224,28 +224,50 @@ impl ScriptParser {
     }
 }
 
-/// A sed replacement in regex-lite's syntax: `&` is the match, `\1`..`\9` the groups.
-fn replacement(raw: &str) -> String {
-    let mut out = String::new();
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(digit @ '0'..='9') => out.push_str(&format!("${{{digit}}}")),
-                Some('t') => out.push('\t'),
-                Some('$') => out.push_str("$$"),
-                Some(other) => out.push(other),
-                None => out.push('\\'),
-            },
-            '&' => out.push_str("${0}"),
-            '$' => out.push_str("$$"),
-            c => out.push(c),
-        }
-    }
-    out
+/// A piece of a replacement: text, or a group of the match (0 for the whole match).
+enum Piece {
+    Text(String),
+    Group(usize),
 }
 
-fn substitute(space: &str, regex: &Regex, replacement: &str, global: bool, nth: usize) -> Option<String> {
+/// A sed replacement: `&` is the match, `\0`..`\9` the groups. Expanded here rather than by
+/// regex-lite's `Captures::expand`, whose `$name` syntax would need escaping and whose code
+/// would add to the bundle.
+fn replacement(raw: &str) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        let group = match c {
+            '&' => 0,
+            '\\' => match chars.next() {
+                Some(digit @ '0'..='9') => digit as usize - '0' as usize,
+                Some('t') => {
+                    text.push('\t');
+                    continue;
+                }
+                Some(other) => {
+                    text.push(other);
+                    continue;
+                }
+                None => {
+                    text.push('\\');
+                    continue;
+                }
+            },
+            c => {
+                text.push(c);
+                continue;
+            }
+        };
+        pieces.push(Piece::Text(std::mem::take(&mut text)));
+        pieces.push(Piece::Group(group));
+    }
+    pieces.push(Piece::Text(text));
+    pieces
+}
+
+fn substitute(space: &str, regex: &Regex, replacement: &[Piece], global: bool, nth: usize) -> Option<String> {
     let (mut result, mut last, mut changed) = (String::new(), 0, false);
     for (count, captures) in regex.captures_iter(space).enumerate() {
         let Some(whole) = captures.get(0) else { continue };
@@ -253,7 +275,12 @@ fn substitute(space: &str, regex: &Regex, replacement: &str, global: bool, nth: 
             continue;
         }
         result.push_str(&space[last..whole.start()]);
-        captures.expand(replacement, &mut result);
+        for piece in replacement {
+            match piece {
+                Piece::Text(text) => result.push_str(text),
+                Piece::Group(group) => result.push_str(captures.get(*group).map_or("", |found| found.as_str())),
+            }
+        }
         last = whole.end();
         changed = true;
         if !global {
@@ -272,6 +299,10 @@ fn edit(commands: &mut [Command], text: &str, quiet: bool) -> (String, Option<i3
         lines.pop();
     }
     let mut out = String::new();
+    let put = |out: &mut String, text: &str| {
+        out.push_str(text);
+        out.push('\n');
+    };
     let total = lines.len();
     for (i, line) in lines.into_iter().enumerate() {
         let (number, last) = (i + 1, i + 1 == total);
@@ -283,23 +314,23 @@ fn edit(commands: &mut [Command], text: &str, quiet: bool) -> (String, Option<i3
                 continue;
             }
             match &command.action {
-                Action::Print => out.push_str(&format!("{space}\n")),
+                Action::Print => put(&mut out, &space),
                 Action::Delete => deleted = true,
                 Action::Substitute { regex, replacement, global, nth, print } => {
                     if let Some(changed) = substitute(&space, regex, replacement, *global, *nth) {
                         space = changed;
                         if *print {
-                            out.push_str(&format!("{space}\n"));
+                            put(&mut out, &space);
                         }
                     }
                 }
                 Action::Quit(code) => quit = Some(*code),
-                Action::LineNumber => out.push_str(&format!("{number}\n")),
+                Action::LineNumber => put(&mut out, &number.to_string()),
                 Action::Append(text) => appended.push(text.clone()),
-                Action::Insert(text) => out.push_str(&format!("{text}\n")),
+                Action::Insert(text) => put(&mut out, text),
                 Action::Change(text) => {
                     if range_ends || command.negated {
-                        out.push_str(&format!("{text}\n"));
+                        put(&mut out, text);
                     }
                     deleted = true;
                 }
@@ -313,7 +344,7 @@ fn edit(commands: &mut [Command], text: &str, quiet: bool) -> (String, Option<i3
             out.push_str(newline);
         }
         for text in appended {
-            out.push_str(&format!("{text}\n"));
+            put(&mut out, &text);
         }
         if quit.is_some() {
             return (out, quit);
@@ -336,10 +367,7 @@ pub(super) fn sed(c: &mut Call) -> i32 {
         }
     }
     let long = [("quiet", 'n'), ("silent", 'n'), ("expression", 'e'), ("regexp-extended", 'E')];
-    let flags = match Flags::parse(&args, "nErs", "e", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(&args, "nErs", "e", &long) else { return 1 };
     let mut operands = flags.operands.clone();
     let script = match flags.values('e').collect::<Vec<_>>() {
         scripts if !scripts.is_empty() => scripts.join("\n"),
@@ -353,8 +381,7 @@ pub(super) fn sed(c: &mut Call) -> i32 {
     };
     let quiet = flags.has('n');
     let Some(suffix) = in_place else {
-        let (inputs, failed) = c.inputs(&operands);
-        let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+        let (text, failed) = c.text_inputs(&operands);
         let (out, quit) = edit(&mut commands, &text, quiet);
         c.out.out(out);
         return quit.unwrap_or(if failed { 2 } else { 0 });

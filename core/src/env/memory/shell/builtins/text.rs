@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{lines, unescape, Call, Flags};
+use super::{lines, sorted_order, unescape, Call};
 
 /// Which part of the input `head`/`tail` keep.
 enum Span {
@@ -13,7 +13,15 @@ enum Span {
     From(usize),
 }
 
-pub(super) fn head_tail(c: &mut Call, head: bool) -> i32 {
+pub(super) fn head(c: &mut Call) -> i32 {
+    head_tail(c, true)
+}
+
+pub(super) fn tail(c: &mut Call) -> i32 {
+    head_tail(c, false)
+}
+
+fn head_tail(c: &mut Call, head: bool) -> i32 {
     // `-5` is `-n 5`, unless it is the value of `-n` or `-c` (`head -n -5`).
     let mut args: Vec<String> = Vec::new();
     for arg in c.args {
@@ -26,10 +34,7 @@ pub(super) fn head_tail(c: &mut Call, head: bool) -> i32 {
         }
     }
     let long = [("lines", 'n'), ("bytes", 'c'), ("quiet", 'q'), ("silent", 'q'), ("verbose", 'v'), ("follow", 'f')];
-    let flags = match Flags::parse(&args, "qvf", "nc", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(&args, "qvf", "nc", &long) else { return 1 };
     if flags.has('f') {
         return c.fail("-f: following a file is not supported in the built-in shell");
     }
@@ -58,25 +63,23 @@ pub(super) fn head_tail(c: &mut Call, head: bool) -> i32 {
             let name = if name == "-" { "standard input" } else { name };
             c.out.out(format!("{}==> {name} <==\n", if i > 0 { "\n" } else { "" }));
         }
-        let units: Vec<&[u8]> = if bytes { data.chunks(1).collect() } else { lines(data).collect() };
-        let len = units.len();
+        let len = if bytes { data.len() } else { lines(data).count() };
         let range = match span {
             Span::First(n) => 0..n.min(len),
             Span::AllButLast(n) => 0..len.saturating_sub(n),
             Span::Last(n) => len.saturating_sub(n)..len,
             Span::From(n) => n.saturating_sub(1).min(len)..len,
         };
-        c.out.out(units[range].concat());
+        // Where the nth byte or line starts.
+        let offset = |n: usize| if bytes { n } else { lines(data).take(n).map(<[u8]>::len).sum() };
+        c.out.out(&data[offset(range.start)..offset(range.end)]);
     }
     i32::from(failed)
 }
 
 pub(super) fn wc(c: &mut Call) -> i32 {
     let long = [("lines", 'l'), ("words", 'w'), ("bytes", 'c'), ("chars", 'm')];
-    let flags = match Flags::parse(c.args, "lwcm", "", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "lwcm", "", &long) else { return 1 };
     let mut columns: Vec<char> = ['l', 'w', 'm', 'c'].into_iter().filter(|column| flags.has(*column)).collect();
     if columns.is_empty() {
         columns = vec!['l', 'w', 'c'];
@@ -158,10 +161,7 @@ pub(super) fn sort(c: &mut Call) -> i32 {
         ("field-separator", 't'),
         ("output", 'o'),
     ];
-    let flags = match Flags::parse(c.args, "rnufbs", "kto", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail_with(2, message),
-    };
+    let Some(flags) = c.flags(c.args, "rnufbs", "kto", &long) else { return 2 };
     let (mut numeric, mut reverse) = (flags.has('n'), flags.has('r'));
     // `-k 2`, `-k 2,3`, `-k2n`: fields counted from 1, letters set options for the key.
     let mut key_fields = None;
@@ -177,8 +177,7 @@ pub(super) fn sort(c: &mut Call) -> i32 {
         }
     }
     let separator = flags.value('t').and_then(|t| t.chars().next());
-    let (inputs, failed) = c.inputs(&flags.operands);
-    let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+    let (text, failed) = c.text_inputs(&flags.operands);
     let key = |line: &str| -> String {
         let line = if flags.has('b') { line.trim_start() } else { line };
         let Some((start, end)) = key_fields else { return line.to_owned() };
@@ -199,8 +198,9 @@ pub(super) fn sort(c: &mut Call) -> i32 {
             a.cmp(&b)
         }
     };
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.sort_by(|a, b| {
+    let lines: Vec<&str> = text.lines().collect();
+    let order = sorted_order(lines.len(), &|a, b| {
+        let (a, b) = (lines[a], lines[b]);
         // Equal keys fall back to the whole line, as GNU sort does without -s or -u.
         let order = compare(a, b);
         let order = if order == Ordering::Equal && !flags.has('u') && !flags.has('s') { a.cmp(b) } else { order };
@@ -210,10 +210,17 @@ pub(super) fn sort(c: &mut Call) -> i32 {
             order
         }
     });
-    if flags.has('u') {
-        lines.dedup_by(|a, b| compare(a, b) == Ordering::Equal);
+    let mut sorted = String::new();
+    let mut kept: Option<&str> = None;
+    for line in order.into_iter().map(|i| lines[i]) {
+        // `-u` keeps the first of each run of equal keys.
+        if flags.has('u') && kept.is_some_and(|kept| compare(kept, line) == Ordering::Equal) {
+            continue;
+        }
+        kept = Some(line);
+        sorted.push_str(line);
+        sorted.push('\n');
     }
-    let sorted: String = lines.iter().map(|line| format!("{line}\n")).collect();
     match flags.value('o') {
         Some(file) => {
             let now = c.shell.now();
@@ -233,15 +240,11 @@ pub(super) fn sort(c: &mut Call) -> i32 {
 
 pub(super) fn uniq(c: &mut Call) -> i32 {
     let long = [("count", 'c'), ("repeated", 'd'), ("unique", 'u'), ("ignore-case", 'i')];
-    let flags = match Flags::parse(c.args, "cdui", "", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "cdui", "", &long) else { return 1 };
     if flags.operands.len() > 1 {
         return c.fail("writing to an output file is not supported; redirect with > instead");
     }
-    let (inputs, failed) = c.inputs(&flags.operands);
-    let text: String = inputs.iter().map(|(_, data)| String::from_utf8_lossy(data)).collect();
+    let (text, failed) = c.text_inputs(&flags.operands);
     let same = |a: &str, b: &str| if flags.has('i') { a.eq_ignore_ascii_case(b) } else { a == b };
     let mut groups: Vec<(usize, &str)> = Vec::new();
     for line in text.lines() {
@@ -265,39 +268,36 @@ pub(super) fn uniq(c: &mut Call) -> i32 {
     i32::from(failed)
 }
 
-/// Positions picked by a `cut` list such as `1,3-5,7-` (1-based, ranges inclusive).
-fn positions(list: &str) -> Result<Vec<(usize, usize)>, String> {
-    let invalid = || format!("invalid field list '{list}'");
-    list.split(',')
-        .map(|item| {
-            let number = |text: &str, default: usize| match text {
-                "" => Ok(default),
-                _ => text.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(invalid),
-            };
-            match item.split_once('-') {
-                Some((from, to)) if !(from.is_empty() && to.is_empty()) => Ok((number(from, 1)?, number(to, usize::MAX)?)),
-                None => number(item, 0).and_then(|n| if n == 0 { Err(invalid()) } else { Ok((n, n)) }),
-                Some(_) => Err(invalid()),
+/// Positions picked by a `cut` list such as `1,3-5,7-` (1-based, ranges inclusive); `None`
+/// when the list is invalid.
+fn positions(list: &str) -> Option<Vec<(usize, usize)>> {
+    let number = |text: &str, default: usize| match text {
+        "" => Some(default),
+        _ => text.parse::<usize>().ok().filter(|n| *n > 0),
+    };
+    let mut spans = Vec::new();
+    for item in list.split(',') {
+        spans.push(match item.split_once('-') {
+            Some(("", "")) => return None,
+            Some((from, to)) => (number(from, 1)?, number(to, usize::MAX)?),
+            None => {
+                let n = number(item, 0).filter(|n| *n > 0)?;
+                (n, n)
             }
-        })
-        .collect()
+        });
+    }
+    Some(spans)
 }
 
 pub(super) fn cut(c: &mut Call) -> i32 {
     let long = [("delimiter", 'd'), ("fields", 'f'), ("characters", 'c'), ("bytes", 'b'), ("only-delimited", 's')];
-    let flags = match Flags::parse(c.args, "s", "dfcb", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "s", "dfcb", &long) else { return 1 };
     let (list, by_field) = match (flags.value('f'), flags.value('c').or(flags.value('b'))) {
         (Some(list), None) => (list, true),
         (None, Some(list)) => (list, false),
         _ => return c.fail("you must specify one list of fields (-f) or characters (-c)"),
     };
-    let spans = match positions(list) {
-        Ok(spans) => spans,
-        Err(message) => return c.fail(message),
-    };
+    let Some(spans) = positions(list) else { return c.fail(format!("invalid field list '{list}'")) };
     let delimiter = match flags.value('d').map(|d| d.chars().collect::<Vec<_>>()).as_deref() {
         None => '\t',
         Some([d]) => *d,
@@ -367,16 +367,15 @@ fn char_set(spec: &str) -> Result<Vec<char>, String> {
 
 pub(super) fn tr(c: &mut Call) -> i32 {
     let long = [("delete", 'd'), ("squeeze-repeats", 's'), ("complement", 'c')];
-    let flags = match Flags::parse(c.args, "dscC", "", &long) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "dscC", "", &long) else { return 1 };
     let (delete, squeeze, complement) = (flags.has('d'), flags.has('s'), flags.has('c') || flags.has('C'));
-    let sets: Result<Vec<Vec<char>>, String> = flags.operands.iter().map(|spec| char_set(spec)).collect();
-    let sets = match sets {
-        Ok(sets) => sets,
-        Err(message) => return c.fail(message),
-    };
+    let mut sets = Vec::new();
+    for spec in &flags.operands {
+        match char_set(spec) {
+            Ok(set) => sets.push(set),
+            Err(message) => return c.fail(message),
+        }
+    }
     let (first, second) = match (sets.as_slice(), delete || squeeze) {
         ([first], true) => (first.clone(), Vec::new()),
         ([first, second], _) if !second.is_empty() || delete => (first.clone(), second.clone()),
@@ -407,10 +406,7 @@ pub(super) fn tr(c: &mut Call) -> i32 {
 }
 
 pub(super) fn basename(c: &mut Call) -> i32 {
-    let flags = match Flags::parse(c.args, "a", "s", &[("multiple", 'a'), ("suffix", 's')]) {
-        Ok(flags) => flags,
-        Err(message) => return c.fail(message),
-    };
+    let Some(flags) = c.flags(c.args, "a", "s", &[("multiple", 'a'), ("suffix", 's')]) else { return 1 };
     let (names, suffix) = match (flags.has('a') || flags.has('s'), flags.operands.as_slice()) {
         (_, []) => return c.fail("missing operand"),
         (true, names) => (names, flags.value('s')),

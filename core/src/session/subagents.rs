@@ -1,0 +1,244 @@
+//! Subagents (spec 7): child sessions a model starts with `spawn_agent` for a scoped task.
+//!
+//! A child shares its parent's environment (or a view of a subdirectory of it), profile, model
+//! client and runtime, keeps its own history and limits, and runs concurrently through
+//! `Runtime::spawn_local`. Its events go into the parent's event stream under its own session id
+//! (`<parent id>/<agent id>`), so a host watching the parent sees everything. Only sessions below
+//! `max_subagent_depth` get the four tools; closing or aborting a parent closes its children.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{Inner, Session, StopReason, Turn};
+use crate::abort::AbortSignal;
+use crate::llm::ToolDefinition;
+use crate::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubAgentStatus {
+    Running,
+    Completed,
+    Failed,
+}
+
+/// What `wait` reports (spec 7.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SubAgentResult {
+    pub agent_id: String,
+    pub status: SubAgentStatus,
+    /// The child's last answer (or why it failed).
+    pub output: String,
+    pub success: bool,
+    /// Model responses the child used in this run.
+    pub turns_used: usize,
+}
+
+/// A child session and its current run.
+pub(super) struct SubAgent {
+    id: String,
+    session: Session,
+    run: RefCell<Rc<Run>>,
+}
+
+/// One run of a child: its result once it ended, and the flag that says so.
+#[derive(Default)]
+struct Run {
+    result: RefCell<Option<SubAgentResult>>,
+    /// An `AbortSignal` is exactly a one-shot flag that can be awaited: here it means "finished".
+    finished: AbortSignal,
+}
+
+impl Session {
+    /// Registers the subagent tools this session may offer (spec 7.2), unless the profile has its own.
+    pub(super) fn register_subagent_tools(registry: &mut ToolRegistry, parent: &Weak<Inner>) {
+        for kind in [Kind::Spawn, Kind::SendInput, Kind::Wait, Kind::Close] {
+            let definition = kind.definition();
+            if registry.get(&definition.name).is_none() {
+                let executor = Rc::new(SubAgentTool { kind, parent: parent.clone() });
+                // The definitions are ours and compile; a failure would be a bug caught by the tests.
+                if let Ok(tool) = RegisteredTool::new(definition, executor) {
+                    registry.register(tool);
+                }
+            }
+        }
+    }
+
+    /// Aborts every child (part of shutting down).
+    pub(super) fn close_subagents(&self) {
+        let children: Vec<Session> = self.inner.subagents.borrow().iter().map(|a| a.session.clone()).collect();
+        children.iter().for_each(Session::abort);
+    }
+
+    fn spawn_agent(&self, args: &Value) -> Result<String, ToolError> {
+        let task = args["task"].as_str().unwrap_or_default();
+        if task.trim().is_empty() {
+            return Err(ToolError::new("task must describe what the subagent should do"));
+        }
+        let inner = &self.inner;
+        let env = match args["working_dir"].as_str() {
+            Some(dir) => inner.env.scoped(dir)?,
+            None => inner.env.clone(),
+        };
+        let mut config = inner.config.borrow().clone();
+        config.max_turns = args["max_turns"].as_u64().unwrap_or(0) as usize;
+        let agent_id = format!("agent_{}", inner.subagents.borrow().len() + 1);
+        let mut builder = Session::builder(inner.profile.clone(), env, inner.client.clone(), inner.runtime.clone())
+            .config(config)
+            .id(format!("{}/{agent_id}", inner.id));
+        builder.depth = inner.depth + 1;
+        builder.emitter = Some(inner.emitter.clone());
+        builder.model = args["model"].as_str().map(str::to_owned);
+        let agent = SubAgent { id: agent_id.clone(), session: builder.build(), run: RefCell::default() };
+        self.start_run(&agent, task.to_owned());
+        inner.subagents.borrow_mut().push(agent);
+        Ok(json!({"agent_id": agent_id, "status": "running"}).to_string())
+    }
+
+    /// Runs `input` on the child in a task of its own; the result lands in a fresh `Run`.
+    fn start_run(&self, agent: &SubAgent, input: String) {
+        let run = Rc::new(Run::default());
+        let (session, agent_id, shared) = (agent.session.clone(), agent.id.clone(), run.clone());
+        self.inner.runtime.spawn_local(Box::pin(async move {
+            let before = session.inner.assistant_turns.get();
+            let stop = session.submit(input).await;
+            let answer = session.inner.history.borrow().iter().rev().find_map(|turn| match turn {
+                Turn::Assistant { message, .. } => Some(message.text()),
+                _ => None,
+            });
+            let success = matches!(stop, Ok(StopReason::Completed));
+            let output = match stop {
+                Ok(StopReason::Completed) => answer.unwrap_or_default(),
+                Ok(reason) => format!("stopped before finishing ({reason:?}). Last answer: {}", answer.unwrap_or_default()),
+                Err(error) => format!("failed: {error}"),
+            };
+            *shared.result.borrow_mut() = Some(SubAgentResult {
+                agent_id,
+                status: if success { SubAgentStatus::Completed } else { SubAgentStatus::Failed },
+                output,
+                success,
+                turns_used: session.inner.assistant_turns.get() - before,
+            });
+            shared.finished.abort();
+        }));
+        *agent.run.borrow_mut() = run;
+    }
+
+    fn with_agent<T>(&self, args: &Value, f: impl FnOnce(&SubAgent) -> T) -> Result<T, ToolError> {
+        let id = args["agent_id"].as_str().unwrap_or_default();
+        let agents = self.inner.subagents.borrow();
+        let agent = agents.iter().find(|a| a.id == id).ok_or_else(|| {
+            let known: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
+            ToolError::new(format!(
+                "no subagent {id:?}; known agents: {}",
+                if known.is_empty() { "none".into() } else { known.join(", ") }
+            ))
+        })?;
+        Ok(f(agent))
+    }
+
+    fn send_input(&self, args: &Value) -> Result<String, ToolError> {
+        let message = args["message"].as_str().unwrap_or_default().to_owned();
+        self.with_agent(args, |agent| {
+            if agent.run.borrow().result.borrow().is_none() {
+                agent.session.steer(message);
+                "delivered: the subagent sees it after its current tool round".to_owned()
+            } else if agent.session.state() == super::SessionState::Closed {
+                format!("{} is closed; spawn a new agent", agent.id)
+            } else {
+                self.start_run(agent, message);
+                format!("{} is running again on your message", agent.id)
+            }
+        })
+    }
+
+    async fn wait(&self, args: &Value) -> Result<String, ToolError> {
+        let run = self.with_agent(args, |agent| agent.run.borrow().clone())?;
+        run.finished.aborted().await;
+        let result = run.result.borrow().clone();
+        result.map(|r| json!(r).to_string()).ok_or_else(|| ToolError::new("the subagent ended without a result"))
+    }
+
+    fn close_agent(&self, args: &Value) -> Result<String, ToolError> {
+        self.with_agent(args, |agent| {
+            agent.session.abort();
+            let status = agent.run.borrow().result.borrow().as_ref().map_or(SubAgentStatus::Failed, |r| r.status);
+            json!({"agent_id": agent.id, "status": status, "closed": true}).to_string()
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Spawn,
+    SendInput,
+    Wait,
+    Close,
+}
+
+impl Kind {
+    fn definition(self) -> ToolDefinition {
+        let (name, description, parameters) = match self {
+            Kind::Spawn => (
+                "spawn_agent",
+                "Start a subagent on a scoped task. It works on the same files with its own conversation and \
+                 returns at once with an agent_id; call wait to get its result. Use it to work in parallel or \
+                 to keep a side investigation out of your own context.",
+                json!({"type": "object", "properties": {
+                    "task": {"type": "string", "description": "What the subagent should do, with everything it needs to know."},
+                    "working_dir": {"type": "string", "description": "A subdirectory to scope the subagent to."},
+                    "model": {"type": "string", "description": "A model to use instead of yours."},
+                    "max_turns": {"type": "integer", "minimum": 0, "description": "Most model responses it may use (0: no limit)."}
+                }, "required": ["task"], "additionalProperties": false}),
+            ),
+            Kind::SendInput => (
+                "send_input",
+                "Send a message to a subagent: steering while it runs, or a new request once it has finished.",
+                json!({"type": "object", "properties": {
+                    "agent_id": {"type": "string"}, "message": {"type": "string"}
+                }, "required": ["agent_id", "message"], "additionalProperties": false}),
+            ),
+            Kind::Wait => (
+                "wait",
+                "Wait for a subagent to finish and get its result: its final answer, whether it succeeded, and the turns it used.",
+                json!({"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}),
+            ),
+            Kind::Close => (
+                "close_agent",
+                "Stop a subagent and discard it.",
+                json!({"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}),
+            ),
+        };
+        ToolDefinition { name: name.into(), description: description.into(), parameters }
+    }
+}
+
+/// The four tools, bound to the session that offers them.
+struct SubAgentTool {
+    kind: Kind,
+    /// Weak: the session owns its tools.
+    parent: Weak<Inner>,
+}
+
+#[async_trait(?Send)]
+impl ToolExecutor for SubAgentTool {
+    async fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let inner = self.parent.upgrade().ok_or_else(|| ToolError::new("the session that owns this tool has ended"))?;
+        let session = Session { inner };
+        let text = match self.kind {
+            Kind::Spawn => session.spawn_agent(args)?,
+            Kind::SendInput => session.send_input(args)?,
+            Kind::Wait => session.wait(args).await?,
+            Kind::Close => session.close_agent(args)?,
+        };
+        Ok(text.into())
+    }
+}
+
+#[cfg(test)]
+#[path = "subagents_tests.rs"]
+mod tests;
