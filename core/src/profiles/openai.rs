@@ -1,5 +1,5 @@
-//! `OpenAiProfile` (spec 3.4): GPT-5 and later OpenAI models with codex-rs's conventions: its
-//! argument names (`workdir`, grep_files' `include` and `limit`), grep that lists files, a 10 s
+//! `OpenAiProfile` (spec 3.4): GPT-5 and later OpenAI models with codex-rs's conventions:
+//! apply_patch for edits (write_file stays for new files), its argument names (`workdir`, grep_files' `include` and `limit`), grep that lists files, a 10 s
 //! shell default, `.codex/instructions.md` beside AGENTS.md. Reasoning effort needs no provider
 //! options: the Responses codec maps the request's `reasoning_effort`.
 
@@ -9,7 +9,8 @@ use super::prompt::Layers;
 use super::{Family, Parts};
 use crate::llm::ToolDefinition;
 use crate::tools::{
-    bind, glob, read_file, schema, write_file, ArgsAdapter, GlobTool, GrepTool, ReadFileTool, ShellTool, WriteFileTool,
+    apply_patch, bind, glob, read_file, schema, write_file, ApplyPatchTool, ArgsAdapter, GlobTool, GrepTool, ReadFileTool,
+    ShellTool, WriteFileTool,
 };
 
 const FAMILY: Family = Family {
@@ -41,7 +42,7 @@ impl OpenAiProfile {
         };
         let registry = [
             bind(read_file::definition(), Rc::new(ReadFileTool)),
-            // TODO(apply_patch): bind(apply_patch::definition(), Rc::new(ApplyPatchTool)), once branch `patch` is on main.
+            bind(apply_patch::definition(), Rc::new(ApplyPatchTool)),
             bind(write_file::definition(), Rc::new(WriteFileTool)),
             bind(shell(), Rc::new(ShellTool)),
             bind(grep_files(), Rc::new(grep)),

@@ -88,7 +88,8 @@ fn openai_offers_codex_aligned_tools() {
     let profile = OpenAiProfile::new("gpt-5.2-codex");
     assert_eq!(profile.id(), "openai");
     assert_eq!(profile.model(), "gpt-5.2-codex");
-    assert_eq!(names(&profile), ["read_file", "write_file", "shell", "grep", "glob"]);
+    assert_eq!(names(&profile), ["read_file", "apply_patch", "write_file", "shell", "grep", "glob"]);
+    assert_eq!(properties(&profile, "apply_patch"), ["patch"]);
     assert_eq!(properties(&profile, "shell"), ["command", "timeout_ms", "workdir"]);
     assert_eq!(properties(&profile, "grep"), ["include", "limit", "path", "pattern"]);
     assert_eq!(profile.default_command_timeout_ms(), Some(10_000));
@@ -385,8 +386,9 @@ fn instruction_files_stop_at_32kb_with_a_marker() {
 /// One tool round per profile, with a tool only that family has (or the shared edit_file).
 #[test]
 fn a_session_with_each_profile_runs_a_scripted_tool_round() {
+    const PATCH: &str = "*** Begin Patch\n*** Update File: README.md\n@@\n-hello\n+bye\n*** End Patch";
     let calls = [
-        ("grep", json!({"pattern": "hello", "include": "*.md"}), "README.md"),
+        ("apply_patch", json!({"patch": PATCH}), "Success. Updated the following files:\nM README.md"),
         ("grep", json!({"pattern": "HELLO", "-i": true, "output_mode": "content"}), "README.md:1:hello"),
         ("list_dir", json!({"depth": 1}), "README.md (6 bytes)"),
         ("edit_file", json!({"file_path": "README.md", "old_string": "hello", "new_string": "bye"}), "Replaced 1"),
