@@ -52,12 +52,13 @@ impl AnthropicProfile {
 
     /// Sent as `provider_options.anthropic.beta_headers` (the `anthropic-beta` header): extended
     /// thinking variants, the 1M context window (which this profile then reports), and so on.
-    /// None by default.
+    /// None by default; each call replaces the headers of the one before.
     pub fn with_beta_headers(mut self, headers: &[&str]) -> Self {
         self.0.provider_options = (!headers.is_empty()).then(|| json!({"anthropic": {"beta_headers": headers}}));
-        if headers.iter().any(|header| header.starts_with(CONTEXT_1M)) {
-            self.0.context_window_size = 1_000_000;
-        }
+        self.0.context_window_size = match headers.iter().any(|header| header.starts_with(CONTEXT_1M)) {
+            true => 1_000_000,
+            false => FAMILY.model_info(&self.0.model).0,
+        };
         self
     }
 }

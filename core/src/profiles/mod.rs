@@ -34,6 +34,16 @@ struct Family {
     command_timeout_ms: Option<u64>,
 }
 
+impl Family {
+    /// Context window and reasoning for a model name.
+    fn model_info(&self, model: &str) -> (usize, bool) {
+        // Model names may come as `provider/model` (gateways) or `models/model` (Gemini).
+        let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+        let row = self.models.iter().find(|(prefix, ..)| name.starts_with(prefix));
+        row.map_or(self.other_models, |&(_, window, reasons)| (window, reasons))
+    }
+}
+
 /// What every profile here is made of: its family, and what a constructor or builder set.
 struct Parts {
     id: String,
@@ -47,10 +57,7 @@ struct Parts {
 
 impl Parts {
     fn new(family: &'static Family, model: String, registry: ToolRegistry) -> Self {
-        // Model names may come as `provider/model` (gateways) or `models/model` (Gemini).
-        let name = model.rsplit('/').next().unwrap_or(&model).to_ascii_lowercase();
-        let row = family.models.iter().find(|(prefix, ..)| name.starts_with(prefix));
-        let (context_window_size, reasoning) = row.map_or(family.other_models, |&(_, window, reasons)| (window, reasons));
+        let (context_window_size, reasoning) = family.model_info(&model);
         Self { id: family.id.into(), model, registry, family, context_window_size, reasoning, provider_options: None }
     }
 }

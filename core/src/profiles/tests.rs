@@ -128,6 +128,7 @@ fn anthropic_beta_headers_go_to_provider_options() {
     assert_eq!(profile.context_window_size(), 200_000);
     let wide = AnthropicProfile::new("claude-sonnet-4-5").with_beta_headers(&["context-1m-2025-08-07"]);
     assert_eq!(wide.context_window_size(), 1_000_000);
+    assert_eq!(wide.with_beta_headers(&["interleaved-thinking-2025-05-14"]).context_window_size(), 200_000);
     assert_eq!(AnthropicProfile::new("claude-opus-4-1").with_beta_headers(&[]).provider_options(), None);
 }
 
