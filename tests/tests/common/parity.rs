@@ -9,6 +9,7 @@ use futures::executor::block_on;
 use futures::future::{select, Either};
 use futures::StreamExt;
 use openagent_core::env::MemoryEnvironment;
+use openagent_core::runtime::{Runtime, VirtualRuntime};
 use openagent_core::session::{EventData, StopReason};
 use openagent_core::{
     AnthropicProfile, ExecutionEnvironment, GeminiProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig, SessionEvent,
@@ -251,11 +252,30 @@ impl Harness {
     }
 
     pub fn start_with(family: Family, steps: Vec<Step>, config: SessionConfig) -> Self {
-        let server = serve(steps);
         let runtime = Rc::new(NativeRuntime::new());
-        let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
-        let session =
-            Session::builder(family.profile(), env.clone(), model(family.api(), &server), runtime.clone()).config(config).build();
+        Self::build(family, steps, config, runtime.clone(), runtime)
+    }
+
+    /// As [`start`](Self::start), but the session and its shell run on a virtual clock: a
+    /// `sleep` or a command timeout costs no real time. HTTP and spawned tasks (subagents) still
+    /// run on the native runtime.
+    pub fn start_on_virtual_clock(family: Family, steps: Vec<Step>) -> Self {
+        let runtime = Rc::new(NativeRuntime::new());
+        let native = runtime.clone();
+        let clock = Rc::new(VirtualRuntime::new(move |task| native.spawn_local(task)));
+        Self::build(family, steps, SessionConfig::default(), runtime, clock)
+    }
+
+    fn build(
+        family: Family,
+        steps: Vec<Step>,
+        config: SessionConfig,
+        runtime: Rc<NativeRuntime>,
+        clock: Rc<dyn Runtime>,
+    ) -> Self {
+        let server = serve(steps);
+        let env = Rc::new(MemoryEnvironment::new(clock.clone()));
+        let session = Session::builder(family.profile(), env.clone(), model(family.api(), &server), clock).config(config).build();
         let receiver = session.events();
         Self { family, server, session, env, runtime, receiver, events: Vec::new() }
     }
