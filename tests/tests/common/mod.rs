@@ -5,6 +5,8 @@
 // Each test crate that includes this module uses only part of it.
 #![allow(dead_code)]
 
+pub mod parity;
+
 use std::rc::Rc;
 
 use futures::channel::mpsc::UnboundedReceiver;
