@@ -131,7 +131,7 @@ pub fn error_from_http(provider: &str, status: u16, headers: &[(String, String)]
 pub fn classify_message(message: &str) -> Option<ErrorKind> {
     let m = message.to_ascii_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
-    if has(&["context length", "context window", "too many tokens", "prompt is too long", "maximum context"]) {
+    if has(&["context length", "context window", "context size", "too many tokens", "prompt is too long", "maximum context"]) {
         Some(ErrorKind::ContextLength)
     } else if has(&["unauthorized", "invalid key", "invalid api key", "invalid x-api-key", "api key not valid"]) {
         Some(ErrorKind::Authentication)
@@ -224,6 +224,13 @@ mod tests {
         let details =
             |m: &str, c: Option<&str>| ErrorDetails { message: Some(m.into()), error_code: c.map(Into::into), raw: None };
         let e = error_from_http("p", 400, &[], details("prompt is too long: 210000 tokens > 200000 maximum", None));
+        assert_eq!(e.kind, ErrorKind::ContextLength);
+        let e = error_from_http(
+            "llama.cpp",
+            400,
+            &[],
+            details("request (6020 tokens) exceeds the available context size (4096 tokens)", None),
+        );
         assert_eq!(e.kind, ErrorKind::ContextLength);
         let e = error_from_http("gemini", 400, &[], details("API key not valid. Please pass a valid API key.", None));
         assert_eq!(e.kind, ErrorKind::Authentication);
