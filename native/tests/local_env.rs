@@ -178,11 +178,12 @@ fn runs_commands_with_separate_streams_and_exit_codes() {
     let dir = TempDir::new();
     let env = dir.env();
     block_on(env.write_file("sub/f.txt", "hi")).unwrap();
-    let result = exec(&env, "echo out; echo err >&2; exit 3", 10_000);
+    let result = exec(&env, "echo out; echo err >&2; exit 3", 0);
     assert_eq!(
         (result.stdout.as_str(), result.stderr.as_str(), result.exit_code, result.timed_out),
         ("out\n", "err\n", 3, false)
     );
+    assert_eq!(exec(&env, "kill -KILL $$", 0).exit_code, 128 + 9, "killed by a signal: 128 + its number");
     let real_dir = std::fs::canonicalize(&dir.0).unwrap().display().to_string();
     assert_eq!(exec(&env, "pwd -P", 10_000).stdout.trim(), real_dir);
     let streamed = Rc::new(RefCell::new(Vec::new()));

@@ -16,7 +16,7 @@ use futures::StreamExt;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
 /// The exit code of a command killed by its timeout, as coreutils' `timeout` reports it.
-pub const TIMEOUT_EXIT_CODE: i32 = 124;
+const TIMEOUT_EXIT_CODE: i32 = 124;
 
 /// How long a group has after SIGTERM before SIGKILL (spec 5.4).
 const GRACE: Duration = Duration::from_secs(2);
@@ -88,9 +88,10 @@ pub(super) async fn run(
     }
     let guard = CancelOnDrop { pgid, cancelled: Arc::default(), finished: Arc::default() };
     let (cancelled, finished) = (guard.cancelled.clone(), guard.finished.clone());
-    let timeout = Duration::from_millis(options.timeout_ms);
+    // As in the in-memory environment, 0 means no timeout.
+    let deadline = (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
     thread::spawn(move || {
-        let (code, timed_out) = watch(&mut child, pgid, started + timeout, &cancelled);
+        let (code, timed_out) = watch(&mut child, pgid, deadline, &cancelled);
         finished.store(true, Ordering::SeqCst);
         let _ = tx.unbounded_send(Event::Exit { code, timed_out });
     });
@@ -139,7 +140,7 @@ fn forward(pipe: impl Read + Send + 'static, tx: UnboundedSender<Event>, wrap: f
 /// Waits for the shell to exit, the deadline to pass or the caller to cancel, and leaves no
 /// process of the group behind: background jobs would otherwise hold the pipes open and outlive
 /// the command. Returns the exit code and whether the timeout fired.
-fn watch(child: &mut Child, pgid: libc::pid_t, deadline: Instant, cancelled: &AtomicBool) -> (i32, bool) {
+fn watch(child: &mut Child, pgid: libc::pid_t, deadline: Option<Instant>, cancelled: &AtomicBool) -> (i32, bool) {
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
@@ -148,11 +149,12 @@ fn watch(child: &mut Child, pgid: libc::pid_t, deadline: Instant, cancelled: &At
                 }
                 return (exit_code(status), false);
             }
+            // Nobody reads this result: the future that wanted it was dropped.
             Ok(None) if cancelled.load(Ordering::SeqCst) => {
                 terminate(child, pgid);
-                return (TIMEOUT_EXIT_CODE, false);
+                return (-1, false);
             }
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => {
                 terminate(child, pgid);
                 return (TIMEOUT_EXIT_CODE, true);
             }
