@@ -5,7 +5,8 @@
 //! `HttpClient` seam with ureq (a blocking client) on a worker thread per request, streaming the
 //! body back through a channel; [`NativeRuntime`] implements the `Runtime` seam with the system
 //! clock, one timer thread, and a `futures` `LocalPool` that the host drives with
-//! [`NativeRuntime::block_on`].
+//! [`NativeRuntime::block_on`]. [`LocalEnvironment`] implements the `ExecutionEnvironment` seam
+//! over the real filesystem and `/bin/bash`.
 //!
 //! ```no_run
 //! use std::rc::Rc;
@@ -19,8 +20,10 @@
 //! ```
 
 mod http;
+mod local_env;
 mod runtime;
 mod timer;
 
 pub use http::{NativeHttpClient, NativeHttpConfig};
+pub use local_env::{EnvPolicy, LocalEnvironment};
 pub use runtime::NativeRuntime;

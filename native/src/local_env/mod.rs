@@ -1,0 +1,254 @@
+//! `LocalEnvironment`: the spec 4.2 environment over the real filesystem and `/bin/bash`. The
+//! files: this one (paths and file operations), `exec` (commands in process groups), `vars`
+//! (the environment variable policy) and `search` (grep and glob with ripgrep's walker).
+
+mod exec;
+mod search;
+mod vars;
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+use std::time::UNIX_EPOCH;
+
+use async_trait::async_trait;
+use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
+
+pub use self::vars::EnvPolicy;
+
+/// An [`ExecutionEnvironment`] on the local machine: files through `std::fs`, commands through
+/// `/bin/bash -c` in a process group of their own (so a timeout or a dropped future kills
+/// everything the command started), grep and glob through the `ignore` walker (which honours
+/// `.gitignore`) with `regex` and `globset`. A command that times out is killed (SIGTERM to its
+/// group, SIGKILL 2 s later) and reports `timed_out` with exit code 124, as coreutils' `timeout`
+/// does, keeping the output it had written.
+///
+/// Paths are absolute or relative to the working directory; unlike the in-memory environment,
+/// `..` may leave it, since this environment is the user's own machine and not a sandbox.
+#[derive(Debug, Clone)]
+pub struct LocalEnvironment {
+    working_dir: PathBuf,
+    policy: EnvPolicy,
+}
+
+impl LocalEnvironment {
+    /// An environment on `working_dir`, which must be an existing directory (made absolute
+    /// against the process's current directory if relative). Variables are inherited except
+    /// secrets ([`EnvPolicy::InheritAll`]).
+    pub fn new(working_dir: impl AsRef<Path>) -> Result<Self, EnvError> {
+        let dir = working_dir.as_ref();
+        let cwd = std::env::current_dir().map_err(|err| EnvError::Io(err.to_string()))?;
+        let dir = normalize(&cwd.join(dir));
+        let shown = dir.display().to_string();
+        match fs::metadata(&dir) {
+            Ok(meta) if meta.is_dir() => Ok(Self { working_dir: dir, policy: EnvPolicy::default() }),
+            Ok(_) => Err(EnvError::NotADirectory(shown)),
+            Err(err) => Err(io_error(err, &shown)),
+        }
+    }
+
+    /// Which of this process's variables commands see.
+    pub fn with_env_policy(mut self, policy: EnvPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    fn resolve(&self, path: &str) -> Result<PathBuf, EnvError> {
+        let invalid = |reason: &str| EnvError::InvalidPath { path: path.to_owned(), reason: reason.to_owned() };
+        if path.is_empty() {
+            return Err(invalid("the path is empty; use . for the working directory"));
+        }
+        if path.contains('\0') {
+            return Err(invalid("the path contains a NUL character"));
+        }
+        Ok(normalize(&self.working_dir.join(path)))
+    }
+}
+
+/// Removes `.` and resolves `..` lexically, as the in-memory environment does, so that
+/// `missing/../file` works and shown paths stay clean.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn show(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Maps an I/O error to the environment's kinds, naming `path`.
+fn io_error(err: io::Error, path: &str) -> EnvError {
+    match err.kind() {
+        io::ErrorKind::NotFound => EnvError::NotFound(path.to_owned()),
+        io::ErrorKind::PermissionDenied => EnvError::PermissionDenied(path.to_owned()),
+        io::ErrorKind::IsADirectory => EnvError::IsADirectory(path.to_owned()),
+        io::ErrorKind::NotADirectory => EnvError::NotADirectory(path.to_owned()),
+        _ => EnvError::Io(format!("{path}: {err}")),
+    }
+}
+
+/// Text content, or `None` for binary content: invalid UTF-8 or a NUL byte (as in core).
+fn as_text(bytes: Vec<u8>) -> Option<String> {
+    String::from_utf8(bytes).ok().filter(|text| !text.contains('\0'))
+}
+
+/// The first existing ancestor of `path` that is not a directory: what blocks creating it.
+fn blocking_file(path: &Path) -> Option<PathBuf> {
+    path.ancestors().skip(1).find(|dir| dir.exists()).filter(|dir| !dir.is_dir()).map(Path::to_path_buf)
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, EnvError> {
+    let shown = show(path);
+    if fs::metadata(path).map_err(|err| io_error(err, &shown))?.is_dir() {
+        return Err(EnvError::IsADirectory(shown));
+    }
+    fs::read(path).map_err(|err| io_error(err, &shown))
+}
+
+fn list(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<DirEntry>) -> Result<(), EnvError> {
+    let shown = show(dir);
+    let mut entries: Vec<(String, fs::Metadata)> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|err| io_error(err, &shown))? {
+        let entry = entry.map_err(|err| io_error(err, &shown))?;
+        // Follow symlinks as `stat` does; a dangling link is shown as what it is.
+        let meta = match fs::metadata(entry.path()) {
+            Ok(meta) => meta,
+            Err(_) => entry.metadata().map_err(|err| io_error(err, &shown))?,
+        };
+        entries.push((entry.file_name().to_string_lossy().into_owned(), meta));
+    }
+    entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+    for (name, meta) in entries {
+        let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+        let is_dir = meta.is_dir();
+        out.push(DirEntry { name: rel.clone(), is_dir, size: (!is_dir).then_some(meta.len()) });
+        if is_dir && depth > 1 {
+            list(&dir.join(&name), &rel, depth - 1, out)?;
+        }
+    }
+    Ok(())
+}
+
+#[async_trait(?Send)]
+impl ExecutionEnvironment for LocalEnvironment {
+    async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError> {
+        let abs = self.resolve(path)?;
+        let text = as_text(read_bytes(&abs)?).ok_or_else(|| EnvError::BinaryFile(show(&abs)))?;
+        if offset.is_none() && limit.is_none() {
+            return Ok(text);
+        }
+        let skip = offset.unwrap_or(1).saturating_sub(1);
+        Ok(text.split_inclusive('\n').skip(skip).take(limit.unwrap_or(usize::MAX)).collect())
+    }
+
+    async fn read_bytes(&self, path: &str) -> Result<Vec<u8>, EnvError> {
+        read_bytes(&self.resolve(path)?)
+    }
+
+    async fn write_file(&self, path: &str, content: &str) -> Result<(), EnvError> {
+        let abs = self.resolve(path)?;
+        if let Some(parent) = abs.parent() {
+            if let Err(err) = fs::create_dir_all(parent) {
+                return Err(match blocking_file(&abs) {
+                    Some(file) => EnvError::NotADirectory(show(&file)),
+                    None => io_error(err, &show(parent)),
+                });
+            }
+        }
+        if abs.is_dir() {
+            return Err(EnvError::IsADirectory(show(&abs)));
+        }
+        fs::write(&abs, content).map_err(|err| io_error(err, &show(&abs)))
+    }
+
+    async fn remove_file(&self, path: &str) -> Result<(), EnvError> {
+        let abs = self.resolve(path)?;
+        let shown = show(&abs);
+        if fs::symlink_metadata(&abs).map_err(|err| io_error(err, &shown))?.is_dir() {
+            return Err(EnvError::IsADirectory(shown));
+        }
+        fs::remove_file(&abs).map_err(|err| io_error(err, &shown))
+    }
+
+    async fn stat(&self, path: &str) -> Result<FileInfo, EnvError> {
+        let abs = self.resolve(path)?;
+        let meta = fs::metadata(&abs).map_err(|err| io_error(err, &show(&abs)))?;
+        let modified_ms = meta.modified().ok().and_then(|time| time.duration_since(UNIX_EPOCH).ok());
+        Ok(FileInfo {
+            is_dir: meta.is_dir(),
+            size: if meta.is_dir() { 0 } else { meta.len() },
+            modified_ms: modified_ms.map(|since| since.as_millis() as u64),
+        })
+    }
+
+    async fn list_directory(&self, path: &str, depth: usize) -> Result<Vec<DirEntry>, EnvError> {
+        let abs = self.resolve(path)?;
+        let shown = show(&abs);
+        if !fs::metadata(&abs).map_err(|err| io_error(err, &shown))?.is_dir() {
+            return Err(EnvError::NotADirectory(shown));
+        }
+        let mut out = Vec::new();
+        // Depth 0 would list nothing, which is never what a caller wants.
+        list(&abs, "", depth.max(1), &mut out)?;
+        Ok(out)
+    }
+
+    async fn exec_command(&self, command: &str, options: &ExecOptions) -> Result<ExecResult, EnvError> {
+        let dir = match &options.working_dir {
+            Some(dir) => self.resolve(dir)?,
+            None => self.working_dir.clone(),
+        };
+        if !dir.is_dir() {
+            return Err(EnvError::NotADirectory(show(&dir)));
+        }
+        let vars = vars::command_vars(self.policy, std::env::vars_os(), options.env_vars.as_ref());
+        exec::run(command, &dir, vars, options).await
+    }
+
+    async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
+        search::grep(&self.working_dir, &self.resolve(path)?, pattern, options)
+    }
+
+    async fn glob(&self, pattern: &str, path: &str) -> Result<Vec<String>, EnvError> {
+        search::glob(&self.working_dir, &self.resolve(path)?, pattern)
+    }
+
+    fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
+        let dir = self.resolve(working_dir)?;
+        Ok(Rc::new(Self::new(dir)?.with_env_policy(self.policy)))
+    }
+
+    fn working_directory(&self) -> String {
+        show(&self.working_dir)
+    }
+
+    /// `linux`, `macos`, ... as Rust names them.
+    fn platform(&self) -> String {
+        std::env::consts::OS.into()
+    }
+
+    /// The kernel release (`uname -r`), or the OS name when it cannot be read.
+    fn os_version(&self) -> String {
+        kernel_release().map_or_else(|| std::env::consts::OS.to_owned(), |release| format!("{} {release}", std::env::consts::OS))
+    }
+}
+
+fn kernel_release() -> Option<String> {
+    // SAFETY: `uname` fills the zeroed struct it is given; its fields are NUL-terminated.
+    let mut name: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut name) } != 0 {
+        return None;
+    }
+    let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
+    Some(release.to_string_lossy().into_owned())
+}

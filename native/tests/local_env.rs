@@ -1,0 +1,269 @@
+//! `LocalEnvironment` on temporary directories: files, search, commands, variables, timeouts
+//! and cancellation.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures::executor::block_on;
+use openagent_core::env::{EnvError, ExecOptions, ExecResult, ExecutionEnvironment, GrepOptions};
+use openagent_native::{EnvPolicy, LocalEnvironment};
+
+/// A fresh directory under the system's temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!("openagent-local-env-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
+        let dir = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn env(&self) -> LocalEnvironment {
+        LocalEnvironment::new(&self.0).unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn exec(env: &LocalEnvironment, command: &str, timeout_ms: u64) -> ExecResult {
+    block_on(env.exec_command(command, &ExecOptions { timeout_ms, ..ExecOptions::default() })).unwrap()
+}
+
+/// Whether a process is running. A killed process whose parent is gone may stay a zombie until
+/// PID 1 reaps it (containers often never do), so zombies do not count where /proc shows them.
+fn running(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+        // SAFETY: signal 0 only checks that the process exists.
+        Err(_) => unsafe { libc::kill(pid, 0) == 0 },
+    }
+}
+
+fn wait_until_gone(pid: i32, within: Duration) -> bool {
+    let until = Instant::now() + within;
+    while running(pid) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    !running(pid)
+}
+
+#[test]
+fn reads_writes_and_reports_errors_like_the_memory_environment() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    assert_eq!(env.working_directory(), dir.0.display().to_string());
+    block_on(env.write_file("a/b/c.txt", "one\ntwo\r\nthree\nfour")).unwrap();
+    assert!(block_on(env.stat("a/b")).unwrap().is_dir);
+    let read = |offset, limit| block_on(env.read_file("a/b/c.txt", offset, limit)).unwrap();
+    assert_eq!(read(None, None), "one\ntwo\r\nthree\nfour");
+    assert_eq!(read(Some(2), Some(2)), "two\r\nthree\n");
+    assert_eq!(read(Some(3), None), "three\nfour");
+    let absolute = dir.0.join("a/b/c.txt").display().to_string();
+    assert_eq!(block_on(env.read_file(&absolute, None, Some(1))).unwrap(), "one\n");
+    assert_eq!(block_on(env.read_file("a/../a/./b/c.txt", Some(4), None)).unwrap(), "four");
+
+    let info = block_on(env.stat("a/b/c.txt")).unwrap();
+    assert_eq!((info.is_dir, info.size), (false, 19));
+    assert!(info.modified_ms.is_some_and(|ms| ms > 1_600_000_000_000));
+
+    assert!(matches!(block_on(env.read_file("nope", None, None)), Err(EnvError::NotFound(_))));
+    assert!(matches!(block_on(env.read_file("a", None, None)), Err(EnvError::IsADirectory(_))));
+    assert!(matches!(block_on(env.write_file("a", "x")), Err(EnvError::IsADirectory(_))));
+    let through = block_on(env.write_file("a/b/c.txt/d", "x")).unwrap_err();
+    assert_eq!(through, EnvError::NotADirectory(absolute.clone()));
+    assert!(matches!(block_on(env.read_file("", None, None)), Err(EnvError::InvalidPath { .. })));
+    assert!(matches!(block_on(env.remove_file("a")), Err(EnvError::IsADirectory(_))));
+    block_on(env.remove_file("a/b/c.txt")).unwrap();
+    assert!(!block_on(env.file_exists("a/b/c.txt")));
+    assert!(matches!(block_on(env.remove_file("a/b/c.txt")), Err(EnvError::NotFound(_))));
+}
+
+#[test]
+fn detects_binary_files_lists_directories_and_scopes() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    std::fs::write(dir.0.join("nul.bin"), b"a\0b").unwrap();
+    std::fs::write(dir.0.join("latin1.txt"), [b'c', 0xe9]).unwrap();
+    for path in ["nul.bin", "latin1.txt"] {
+        assert!(matches!(block_on(env.read_file(path, None, None)), Err(EnvError::BinaryFile(_))), "{path}");
+    }
+    assert_eq!(block_on(env.read_bytes("nul.bin")).unwrap(), b"a\0b");
+    block_on(env.write_file("src/util/mod.rs", "")).unwrap();
+    let names =
+        |depth| -> Vec<String> { block_on(env.list_directory(".", depth)).unwrap().into_iter().map(|e| e.name).collect() };
+    assert_eq!(names(1), ["latin1.txt", "nul.bin", "src"]);
+    assert_eq!(names(3), ["latin1.txt", "nul.bin", "src", "src/util", "src/util/mod.rs"]);
+    let listed = block_on(env.list_directory("src", 0)).unwrap();
+    assert_eq!((listed[0].name.as_str(), listed[0].is_dir, listed[0].size), ("util", true, None));
+    assert!(matches!(block_on(env.list_directory("nul.bin", 1)), Err(EnvError::NotADirectory(_))));
+    assert!(LocalEnvironment::new(dir.0.join("nul.bin")).is_err());
+
+    let scoped = env.scoped("src").unwrap();
+    assert_eq!(scoped.working_directory(), dir.0.join("src").display().to_string());
+    assert!(block_on(scoped.file_exists("util/mod.rs")));
+    assert!(env.scoped("missing").is_err());
+    assert_eq!(env.platform(), std::env::consts::OS);
+    assert!(env.os_version().starts_with(std::env::consts::OS));
+}
+
+#[test]
+fn grep_honours_gitignore_and_skips_binary_files() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    for (path, text) in [
+        (".gitignore", "target/\n*.log\n"),
+        ("src/main.rs", "fn main() {\n    println!(\"Hello\");\n}\n"),
+        ("src/lib.rs", "// hello\n"),
+        ("target/out.rs", "hello ignored\n"),
+        ("debug.log", "hello ignored\n"),
+        ("README.md", "# hello\n"),
+    ] {
+        block_on(env.write_file(path, text)).unwrap();
+    }
+    std::fs::write(dir.0.join("bin.dat"), b"hello\0binary").unwrap();
+    let grep = |pattern, path, filter: Option<&str>, case_insensitive, max| {
+        let options = GrepOptions { glob_filter: filter.map(Into::into), case_insensitive, max_results: max };
+        block_on(env.grep(pattern, path, &options)).unwrap()
+    };
+    assert_eq!(
+        grep("hello", ".", None, true, 100),
+        "README.md:1:# hello\nsrc/lib.rs:1:// hello\nsrc/main.rs:2:    println!(\"Hello\");"
+    );
+    assert_eq!(grep("hello", ".", None, false, 100), "README.md:1:# hello\nsrc/lib.rs:1:// hello");
+    assert_eq!(grep("hello", ".", Some("*.rs"), true, 1), "src/lib.rs:1:// hello");
+    assert_eq!(grep("hello", "src/main.rs", None, true, 9), "src/main.rs:2:    println!(\"Hello\");");
+    assert_eq!(grep("nothing", ".", None, false, 9), "");
+    let scoped = env.scoped("src").unwrap();
+    assert_eq!(block_on(scoped.grep("fn", ".", &GrepOptions::default())).unwrap(), "main.rs:1:fn main() {");
+    assert!(matches!(block_on(env.grep("(", ".", &GrepOptions::default())), Err(EnvError::InvalidPattern { .. })));
+}
+
+#[test]
+fn glob_lists_newest_first() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    for path in ["old.rs", "src/mid.rs", "src/new.rs", "notes.md", "target/x.rs"] {
+        block_on(env.write_file(path, "x")).unwrap();
+    }
+    block_on(env.write_file(".gitignore", "target\n")).unwrap();
+    let set = |path: &str, secs| {
+        let file = std::fs::File::options().write(true).open(dir.0.join(path)).unwrap();
+        file.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(secs)).unwrap();
+    };
+    set("old.rs", 1_000);
+    set("src/mid.rs", 2_000);
+    set("src/new.rs", 3_000);
+    assert_eq!(block_on(env.glob("**/*.rs", ".")).unwrap(), ["src/new.rs", "src/mid.rs", "old.rs"]);
+    assert_eq!(block_on(env.glob("*.rs", ".")).unwrap(), ["old.rs"]);
+    assert_eq!(block_on(env.glob("*.rs", "src")).unwrap(), ["src/new.rs", "src/mid.rs"]);
+    assert!(matches!(block_on(env.glob("", ".")), Err(EnvError::InvalidPattern { .. })));
+    assert!(matches!(block_on(env.glob("*", "old.rs")), Err(EnvError::NotADirectory(_))));
+}
+
+#[test]
+fn runs_commands_with_separate_streams_and_exit_codes() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    block_on(env.write_file("sub/f.txt", "hi")).unwrap();
+    let result = exec(&env, "echo out; echo err >&2; exit 3", 0);
+    assert_eq!(
+        (result.stdout.as_str(), result.stderr.as_str(), result.exit_code, result.timed_out),
+        ("out\n", "err\n", 3, false)
+    );
+    assert_eq!(exec(&env, "kill -KILL $$", 0).exit_code, 128 + 9, "killed by a signal: 128 + its number");
+    let real_dir = std::fs::canonicalize(&dir.0).unwrap().display().to_string();
+    assert_eq!(exec(&env, "pwd -P", 10_000).stdout.trim(), real_dir);
+    let streamed = Rc::new(RefCell::new(Vec::new()));
+    let sink = streamed.clone();
+    let options = ExecOptions {
+        timeout_ms: 10_000,
+        working_dir: Some("sub".into()),
+        env_vars: Some(BTreeMap::from([("GREETING".to_owned(), "hello".to_owned())])),
+        on_output: Some(Rc::new(move |text: &str| sink.borrow_mut().push(text.to_owned()))),
+    };
+    let result = block_on(env.exec_command("cat f.txt; echo; echo $GREETING", &options)).unwrap();
+    assert_eq!(result.stdout, "hi\nhello\n");
+    assert_eq!(streamed.borrow().concat(), "hi\nhello\n");
+    let missing = ExecOptions { working_dir: Some("missing".into()), ..options };
+    assert!(block_on(env.exec_command("true", &missing)).is_err());
+}
+
+#[test]
+fn hides_secrets_from_commands_but_keeps_path() {
+    // Set for this test binary only; no other test reads them.
+    std::env::set_var("OPENAGENT_TEST_API_KEY", "sk-secret");
+    std::env::set_var("OPENAGENT_TEST_PLAIN", "visible");
+    let dir = TempDir::new();
+    let printed = exec(&dir.env(), "env", 10_000).stdout;
+    assert!(!printed.contains("OPENAGENT_TEST_API_KEY") && !printed.contains("sk-secret"), "{printed}");
+    assert!(printed.contains("OPENAGENT_TEST_PLAIN=visible"));
+    assert!(printed.lines().any(|line| line.starts_with("PATH=")));
+    let core = exec(&dir.env().with_env_policy(EnvPolicy::CoreOnly), "env", 10_000).stdout;
+    assert!(!core.contains("OPENAGENT_TEST_PLAIN") && core.lines().any(|line| line.starts_with("PATH=")));
+    let clean = exec(&dir.env().with_env_policy(EnvPolicy::None), "env", 10_000).stdout;
+    assert!(!clean.contains("OPENAGENT_TEST_PLAIN") && !clean.contains("HOME="), "{clean}");
+}
+
+#[test]
+fn a_timeout_kills_the_whole_group_and_keeps_partial_output() {
+    let dir = TempDir::new();
+    let started = Instant::now();
+    let result = exec(&dir.env(), "echo started; sleep 30 & echo $!; sleep 30", 1_000);
+    let elapsed = started.elapsed();
+    assert!(result.timed_out && result.exit_code == 124, "{result:?}");
+    assert!(elapsed < Duration::from_millis(3_500), "{elapsed:?}");
+    assert!(result.duration_ms >= 1_000);
+    let mut lines = result.stdout.lines();
+    assert_eq!(lines.next(), Some("started"));
+    let background: i32 = lines.next().unwrap().parse().unwrap();
+    assert!(wait_until_gone(background, Duration::from_millis(500)), "background sleep {background} survived");
+}
+
+#[test]
+fn a_command_that_ignores_sigterm_is_killed_after_the_grace_period() {
+    let dir = TempDir::new();
+    let started = Instant::now();
+    let result = exec(&dir.env(), "trap '' TERM; echo $$; sleep 30", 500);
+    assert!(result.timed_out);
+    let elapsed = started.elapsed();
+    assert!(elapsed >= Duration::from_millis(2_400) && elapsed < Duration::from_secs(5), "{elapsed:?}");
+    let shell: i32 = result.stdout.trim().parse().unwrap();
+    assert!(wait_until_gone(shell, Duration::from_millis(500)));
+}
+
+#[test]
+fn dropping_the_future_kills_the_command() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    let pid = Rc::new(RefCell::new(String::new()));
+    let sink = pid.clone();
+    let options = ExecOptions {
+        timeout_ms: 60_000,
+        on_output: Some(Rc::new(move |text: &str| sink.borrow_mut().push_str(text))),
+        ..ExecOptions::default()
+    };
+    {
+        let mut future = pin!(env.exec_command("echo $$; exec sleep 30", &options));
+        let mut cx = Context::from_waker(futures::task::noop_waker_ref());
+        let until = Instant::now() + Duration::from_secs(5);
+        while pid.borrow().is_empty() && Instant::now() < until {
+            assert!(matches!(future.as_mut().poll(&mut cx), Poll::Pending));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    let pid: i32 = pid.borrow().trim().parse().unwrap();
+    assert!(wait_until_gone(pid, Duration::from_secs(3)), "sleep {pid} survived the dropped future");
+}
