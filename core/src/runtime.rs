@@ -1,7 +1,7 @@
 //! The `Runtime` seam: time, sleeping and spawning come from the host.
 //!
-//! The core never reads a clock or starts a task by itself, because the browser has neither
-//! `Instant::now()` nor threads. A host passes one `Runtime` to the session; tests pass
+//! The core never reads a clock or starts a task by itself, because wasm32 in a browser has
+//! neither a std clock nor threads. A host passes one `Runtime` to the session; tests pass
 //! [`VirtualRuntime`], whose clock only moves when something sleeps.
 
 use std::cell::Cell;

@@ -102,6 +102,28 @@ impl Default for GrepOptions {
     }
 }
 
+/// Appends the matching lines of one file in the form [`ExecutionEnvironment::grep`] returns
+/// (`path:line:text`, 1-based), stopping at `max_results` lines in all. Returns false once the
+/// limit is reached, so that the caller stops searching. Shared by every environment so that
+/// they all answer in the same format.
+pub fn push_grep_matches(
+    found: &mut Vec<String>,
+    shown_path: &str,
+    text: &str,
+    is_match: impl Fn(&str) -> bool,
+    max_results: usize,
+) -> bool {
+    for (number, line) in text.lines().enumerate() {
+        if found.len() >= max_results {
+            return false;
+        }
+        if is_match(line) {
+            found.push(format!("{shown_path}:{}:{line}", number + 1));
+        }
+    }
+    true
+}
+
 /// Where tools run (spec 4.1). Futures are not `Send`: browser hosts are single-threaded.
 #[async_trait(?Send)]
 pub trait ExecutionEnvironment {

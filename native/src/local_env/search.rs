@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkBuilder;
-use openagent_core::env::{EnvError, GrepOptions};
+use openagent_core::env::{push_grep_matches, EnvError, GrepOptions};
 use regex::RegexBuilder;
 
 use super::{as_text, io_error, show};
@@ -75,14 +75,8 @@ pub(super) fn grep(cwd: &Path, root: &Path, pattern: &str, options: &GrepOptions
             continue;
         }
         let Some(text) = fs::read(&abs).ok().and_then(as_text) else { continue };
-        let shown = relative_to(cwd, &abs);
-        for (number, line) in text.lines().enumerate() {
-            if found.len() >= options.max_results {
-                return Ok(found.join("\n"));
-            }
-            if regex.is_match(line) {
-                found.push(format!("{shown}:{}:{line}", number + 1));
-            }
+        if !push_grep_matches(&mut found, &relative_to(cwd, &abs), &text, |line| regex.is_match(line), options.max_results) {
+            break;
         }
     }
     Ok(found.join("\n"))

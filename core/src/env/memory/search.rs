@@ -4,7 +4,7 @@ use glob_match::glob_match;
 use regex_lite::RegexBuilder;
 
 use super::fs::{as_text, join, relative_to, resolve, Kind, Node, Stamp, Tree};
-use crate::env::{EnvError, GrepOptions};
+use crate::env::{push_grep_matches, EnvError, GrepOptions};
 
 /// The files to search under `root`: the file itself, or every file below a directory, in
 /// name order, as (path relative to `root`, absolute path, node).
@@ -45,14 +45,8 @@ pub(super) fn grep(tree: &Tree, cwd: &str, pattern: &str, path: &str, options: &
         }
         let Kind::File(bytes) = &node.kind else { continue };
         let Some(text) = as_text(bytes) else { continue };
-        let shown = relative_to(cwd, &abs);
-        for (number, line) in text.lines().enumerate() {
-            if found.len() >= options.max_results {
-                return Ok(found.join("\n"));
-            }
-            if regex.is_match(line) {
-                found.push(format!("{shown}:{}:{line}", number + 1));
-            }
+        if !push_grep_matches(&mut found, &relative_to(cwd, &abs), text, |line| regex.is_match(line), options.max_results) {
+            break;
         }
     }
     Ok(found.join("\n"))
