@@ -22,7 +22,8 @@ pub(super) fn parse_error(provider: &str, key: &ApiKey, status: u16, headers: &[
             ErrorDetails { message, ..ErrorDetails::default() }
         }
     };
-    redact(refine(error_from_http(provider, status, headers, details)), key)
+    // Some servers echo what they were sent, the key included, into their errors.
+    key.scrub(refine(error_from_http(provider, status, headers, details)))
 }
 
 /// An error the provider put in a body that came with no error status: an error event in a
@@ -34,7 +35,7 @@ pub(super) fn embedded_error(provider: &str, key: &ApiKey, value: Value) -> LlmE
     let status = status.and_then(|s| u16::try_from(s).ok()).filter(|s| (400..600).contains(s));
     let mut error = error_from_http(provider, status.unwrap_or(500), &[], details(value));
     error.status_code = status;
-    redact(refine(error), key)
+    key.scrub(refine(error))
 }
 
 /// llama.cpp's word for an overflowing prompt, which the shared classification does not know:
@@ -77,32 +78,6 @@ pub(super) fn snippet(text: &str) -> String {
     match text.char_indices().nth(SNIPPET_CHARS) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
-    }
-}
-
-/// Some servers echo what they were sent, the key included, into their errors: it must not
-/// travel on in a message, a log line or an event. Keys shorter than this are placeholders
-/// (`EMPTY`, `none`) whose every occurrence in a message is not a secret.
-const MIN_SECRET_CHARS: usize = 8;
-
-fn redact(mut error: LlmError, key: &ApiKey) -> LlmError {
-    let secret = key.expose();
-    if secret.len() < MIN_SECRET_CHARS {
-        return error;
-    }
-    error.message = error.message.replace(secret, "[redacted]");
-    if let Some(raw) = error.raw.as_mut() {
-        redact_value(raw, secret);
-    }
-    error
-}
-
-fn redact_value(value: &mut Value, secret: &str) {
-    match value {
-        Value::String(s) if s.contains(secret) => *s = s.replace(secret, "[redacted]"),
-        Value::Array(items) => items.iter_mut().for_each(|v| redact_value(v, secret)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact_value(v, secret)),
-        _ => {}
     }
 }
 
