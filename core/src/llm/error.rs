@@ -157,7 +157,7 @@ fn classify_code(code: &str) -> Option<ErrorKind> {
         "UNAVAILABLE" | "INTERNAL" | "overloaded_error" | "api_error" | "server_error" => ErrorKind::Server,
         "DEADLINE_EXCEEDED" => ErrorKind::RequestTimeout,
         "insufficient_quota" => ErrorKind::QuotaExceeded,
-        "context_length_exceeded" => ErrorKind::ContextLength,
+        "context_length_exceeded" | "exceed_context_size_error" => ErrorKind::ContextLength, // OpenAI, llama.cpp
         _ => return None,
     })
 }

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::llm::codec::ApiKey;
-use crate::llm::error::{error_from_http, ErrorDetails, ErrorKind, LlmError};
+use crate::llm::error::{error_from_http, ErrorDetails, LlmError};
 
 /// How much of a body or frame that is not JSON (an HTML page from a proxy, say) goes into a
 /// message.
@@ -23,7 +23,7 @@ pub(super) fn parse_error(provider: &str, key: &ApiKey, status: u16, headers: &[
         }
     };
     // Some servers echo what they were sent, the key included, into their errors.
-    key.scrub(refine(error_from_http(provider, status, headers, details)))
+    key.scrub(error_from_http(provider, status, headers, details))
 }
 
 /// An error the provider put in a body that came with no error status: an error event in a
@@ -35,17 +35,7 @@ pub(super) fn embedded_error(provider: &str, key: &ApiKey, value: Value) -> LlmE
     let status = status.and_then(|s| u16::try_from(s).ok()).filter(|s| (400..600).contains(s));
     let mut error = error_from_http(provider, status.unwrap_or(500), &[], details(value));
     error.status_code = status;
-    key.scrub(refine(error))
-}
-
-/// llama.cpp's word for an overflowing prompt, which the shared classification does not know:
-/// its message says "context size", not "context length".
-fn refine(mut error: LlmError) -> LlmError {
-    if error.error_code.as_deref() == Some("exceed_context_size_error") {
-        error.kind = ErrorKind::ContextLength;
-        error.retryable = ErrorKind::ContextLength.default_retryable();
-    }
-    error
+    key.scrub(error)
 }
 
 /// Whether a JSON value from the provider is an error rather than a completion.
@@ -87,6 +77,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use crate::llm::error::ErrorKind;
     use serde_json::json;
 
     fn parse(status: u16, body: &str) -> LlmError {
