@@ -17,6 +17,7 @@ pub mod env;
 pub mod llm;
 pub mod profile;
 pub mod profiles;
+pub mod provider;
 pub mod runtime;
 pub mod schema;
 pub mod session;

@@ -33,6 +33,17 @@ pub enum EventData {
         state: SessionState,
         reason: StopReason,
     },
+    /// A model call is about to be made; `turn` counts the session's model calls from 1.
+    TurnStart {
+        turn: usize,
+    },
+    /// A model call failed transiently and is tried again after `delay_ms`; `attempt` counts retries from 1.
+    ProviderRetry {
+        attempt: u32,
+        delay_ms: u64,
+        error_kind: ErrorKind,
+        message: String,
+    },
     AssistantTextStart {
         response_id: Option<String>,
     },
@@ -53,6 +64,15 @@ pub enum EventData {
         call_id: String,
         tool_name: String,
         arguments: Value,
+    },
+    /// Whether a call is run: `source` is the check that decided (`registry` for an unknown
+    /// tool, `arguments` for arguments that are not a JSON object, `schema` for the tool's schema).
+    ToolDecision {
+        call_id: String,
+        tool_name: String,
+        decision: Decision,
+        reason: Option<String>,
+        source: String,
     },
     ToolCallOutputDelta {
         call_id: String,
@@ -85,6 +105,14 @@ pub enum EventData {
     },
 }
 
+/// What became of a tool call before it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    Deny,
+}
+
 /// Why processing of an input stopped (spec 2.8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -95,7 +123,10 @@ pub enum StopReason {
     RoundLimit,
     /// `max_turns` was reached.
     TurnLimit,
+    /// [`Session::abort`](super::Session::abort): the session is closed.
     Aborted,
+    /// [`Session::interrupt`](super::Session::interrupt): this input stopped, the session goes on.
+    Interrupted,
     Error,
 }
 
@@ -107,10 +138,13 @@ impl EventData {
             Self::SessionEnd { .. } => "session_end",
             Self::UserInput { .. } => "user_input",
             Self::ProcessingEnd { .. } => "processing_end",
+            Self::TurnStart { .. } => "turn_start",
+            Self::ProviderRetry { .. } => "provider_retry",
             Self::AssistantTextStart { .. } => "assistant_text_start",
             Self::AssistantTextDelta { .. } => "assistant_text_delta",
             Self::AssistantTextEnd { .. } => "assistant_text_end",
             Self::ToolCallStart { .. } => "tool_call_start",
+            Self::ToolDecision { .. } => "tool_decision",
             Self::ToolCallOutputDelta { .. } => "tool_call_output_delta",
             Self::ToolCallEnd { .. } => "tool_call_end",
             Self::SteeringInjected { .. } => "steering_injected",

@@ -26,7 +26,7 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
 pub use config::SessionConfig;
-pub use events::{EventData, SessionEvent, StopReason};
+pub use events::{Decision, EventData, SessionEvent, StopReason};
 pub use loop_detection::{detect_loop, signature};
 pub use subagents::{SubAgentResult, SubAgentStatus};
 pub use truncation::{
@@ -36,7 +36,10 @@ pub use turns::Turn;
 
 use crate::abort::AbortSignal;
 use crate::env::ExecutionEnvironment;
-use crate::llm::{ErrorKind, LlmClient, LlmError, Message, Request, Response, StreamAccumulator, StreamEvent, ToolChoice, Usage};
+use crate::llm::{
+    ErrorKind, LlmClient, LlmError, Message, Request, Response, RetryPolicy, RetryingClient, StreamAccumulator, StreamEvent,
+    ToolChoice, ToolResult, Usage,
+};
 use crate::profile::{PromptContext, ProviderProfile};
 use crate::runtime::{format_rfc3339, Runtime};
 use crate::tools::{RegisteredTool, ToolRegistry};
@@ -78,6 +81,7 @@ pub struct SessionBuilder {
     depth: usize,
     /// A subagent reports into its parent's event stream.
     emitter: Option<Rc<Emitter>>,
+    retries: Option<RetryPolicy>,
 }
 
 impl SessionBuilder {
@@ -104,6 +108,13 @@ impl SessionBuilder {
         self
     }
 
+    /// Retries failed model calls with `policy` (above the client, which should then not retry
+    /// itself), reporting each retry as a `provider_retry` event.
+    pub fn retries(mut self, policy: RetryPolicy) -> Self {
+        self.retries = Some(policy);
+        self
+    }
+
     pub fn build(self) -> Session {
         let request = Request {
             model: self.model.unwrap_or_else(|| self.profile.model().to_owned()),
@@ -117,11 +128,15 @@ impl SessionBuilder {
             if self.depth < self.config.max_subagent_depth {
                 Session::register_subagent_tools(&mut tools, session);
             }
+            let client = match self.retries {
+                Some(policy) => Session::retrying(self.client, policy, session.clone(), self.runtime.clone()),
+                None => self.client,
+            };
             Inner {
                 id: self.id.unwrap_or_else(crate::id::random_uuid),
                 profile: self.profile,
                 env: self.env,
-                client: self.client,
+                client,
                 runtime: self.runtime,
                 config: RefCell::new(self.config),
                 user_instructions: self.user_instructions,
@@ -134,6 +149,7 @@ impl SessionBuilder {
                 steering: RefCell::new(VecDeque::new()),
                 followups: RefCell::new(VecDeque::new()),
                 abort: AbortSignal::new(),
+                interrupt: RefCell::new(AbortSignal::new()),
                 emitter: self.emitter.unwrap_or_default(),
                 total_usage: RefCell::new(Usage::default()),
                 assistant_turns: Cell::new(0),
@@ -174,6 +190,8 @@ struct Inner {
     steering: RefCell<VecDeque<String>>,
     followups: RefCell<VecDeque<String>>,
     abort: AbortSignal,
+    /// Stops the current input only; a fresh one for each input.
+    interrupt: RefCell<AbortSignal>,
     emitter: Rc<Emitter>,
     total_usage: RefCell<Usage>,
     assistant_turns: Cell<usize>,
@@ -203,7 +221,33 @@ impl Session {
             model: None,
             depth: 0,
             emitter: None,
+            retries: None,
         }
+    }
+
+    /// `client` retried by `policy`, each retry reported on the session's event stream.
+    fn retrying(
+        client: Rc<dyn LlmClient>,
+        mut policy: RetryPolicy,
+        session: std::rc::Weak<Inner>,
+        runtime: Rc<dyn Runtime>,
+    ) -> Rc<dyn LlmClient> {
+        let host_callback = policy.on_retry.take();
+        policy.on_retry = Some(Rc::new(move |error: &LlmError, attempt: u32, seconds: f64| {
+            if let Some(inner) = session.upgrade() {
+                let data = EventData::ProviderRetry {
+                    attempt,
+                    delay_ms: (seconds * 1000.0).round() as u64,
+                    error_kind: error.kind,
+                    message: error.to_string(),
+                };
+                Session { inner }.emit(data);
+            }
+            if let Some(callback) = &host_callback {
+                callback(error, attempt, seconds);
+            }
+        }));
+        Rc::new(RetryingClient::new(client, policy, runtime))
     }
 
     pub fn id(&self) -> &str {
@@ -273,6 +317,14 @@ impl Session {
         if self.state() != SessionState::Processing {
             self.shut_down("aborted");
         }
+    }
+
+    /// Stops the current input, like [`abort`](Self::abort), but keeps the session: the history
+    /// stays (a tool round cut short is answered with an "interrupted" result for each call, so
+    /// the next request is well formed) and the session is ready for the next input. Does nothing
+    /// when idle.
+    pub fn interrupt(&self) {
+        self.inner.interrupt.borrow().abort();
     }
 
     /// Closes an idle session. Closing twice is harmless.
@@ -359,6 +411,7 @@ impl Session {
     async fn process_input(&self, input: String) -> Result<StopReason, SessionError> {
         let inner = &self.inner;
         inner.state.set(SessionState::Processing);
+        *inner.interrupt.borrow_mut() = AbortSignal::new();
         self.push_turn(Turn::User { content: input.clone(), timestamp: self.now() });
         self.emit(EventData::UserInput { content: input });
         self.drain_steering();
@@ -378,13 +431,15 @@ impl Session {
                 self.emit(EventData::TurnLimit { limit: "max_turns".into(), count: turns });
                 break StopReason::TurnLimit;
             }
-            if inner.abort.is_aborted() {
-                break StopReason::Aborted;
+            if let Some(reason) = self.cancelled() {
+                break reason;
             }
 
             self.refresh_request(&config);
-            let response = match inner.abort.guard(self.call_model()).await {
-                None => break StopReason::Aborted,
+            let turn = turns + 1;
+            self.emit(EventData::TurnStart { turn });
+            let response = match self.guard(self.call_model()).await {
+                None => break self.cancelled().unwrap_or(StopReason::Aborted),
                 Some(Ok(response)) => response,
                 Some(Err(error)) => return Err(self.fail(error)),
             };
@@ -398,8 +453,13 @@ impl Session {
             }
 
             rounds += 1;
-            let Some(results) = inner.abort.guard(self.execute_tool_calls(&tool_calls, &config)).await else {
-                break StopReason::Aborted;
+            let Some(results) = self.guard(self.execute_tool_calls(&tool_calls, &config)).await else {
+                if !inner.abort.is_aborted() {
+                    let message = "Interrupted by the user before this tool call finished.";
+                    let results = tool_calls.iter().map(|call| ToolResult::new(call.id.clone(), message, true)).collect();
+                    self.push_turn(Turn::ToolResults { results, timestamp: self.now() });
+                }
+                break self.cancelled().unwrap_or(StopReason::Aborted);
             };
             self.push_turn(Turn::ToolResults { results, timestamp: self.now() });
             self.drain_steering();
@@ -421,6 +481,23 @@ impl Session {
         inner.state.set(state);
         self.emit(EventData::ProcessingEnd { state, reason });
         Ok(reason)
+    }
+
+    /// Why the current input must stop now, if it must.
+    fn cancelled(&self) -> Option<StopReason> {
+        if self.inner.abort.is_aborted() {
+            Some(StopReason::Aborted)
+        } else if self.inner.interrupt.borrow().is_aborted() {
+            Some(StopReason::Interrupted)
+        } else {
+            None
+        }
+    }
+
+    /// Runs `work` unless the session is aborted or the input interrupted first.
+    async fn guard<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
+        let interrupt = self.inner.interrupt.borrow().clone();
+        self.inner.abort.guard(interrupt.guard(work)).await.flatten()
     }
 
     async fn refresh_system_prompt(&self) {

@@ -183,29 +183,22 @@ impl ToolExecutor for HangingTool {
     }
 }
 
+/// Registers `hang`, a tool that never finishes; says whether it started and whether it was dropped.
+fn register_hanging_tool(session: &Session) -> (Rc<Cell<bool>>, Rc<Cell<bool>>) {
+    let (started, dropped) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(false)));
+    let parameters = json!({"type": "object"});
+    let definition = crate::llm::ToolDefinition { name: "hang".into(), description: "never ends".into(), parameters };
+    let hanging = HangingTool { started: started.clone(), dropped: dropped.clone() };
+    session.register_tool(RegisteredTool::new(definition, Rc::new(hanging)).unwrap());
+    (started, dropped)
+}
+
 #[test]
 fn abort_signal_cancels_running_tools_and_closes_the_session() {
     let h = Harness::new(vec![ScriptStep::tool_call("hang", json!({}))]);
-    let (started, dropped) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(false)));
-    let definition = crate::llm::ToolDefinition {
-        name: "hang".into(),
-        description: "never ends".into(),
-        parameters: json!({"type": "object"}),
-    };
-    let hanging = HangingTool { started: started.clone(), dropped: dropped.clone() };
-    h.session.register_tool(RegisteredTool::new(definition, Rc::new(hanging)).unwrap());
+    let (started, dropped) = register_hanging_tool(&h.session);
 
-    let session = h.session.clone();
-    let abort_when_started = futures::future::poll_fn(|cx| {
-        if started.get() {
-            session.abort();
-            Poll::Ready(())
-        } else {
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-    });
-    let (result, ()) = block_on(futures::future::join(h.session.submit("run forever"), abort_when_started));
+    let result = act_when(h.session.submit("run forever"), || started.get(), || h.session.abort());
     assert_eq!(result.unwrap(), StopReason::Aborted);
     assert!(dropped.get(), "the running tool's future must be dropped");
     assert_eq!(h.session.state(), SessionState::Closed);
@@ -217,18 +210,7 @@ fn abort_signal_cancels_running_tools_and_closes_the_session() {
 #[test]
 fn abort_signal_cancels_the_llm_call() {
     let h = Harness::new(vec![ScriptStep::Hang]);
-    let session = h.session.clone();
-    let client = h.client.clone();
-    let abort_when_called = futures::future::poll_fn(|cx| {
-        if client.calls() == 1 {
-            session.abort();
-            Poll::Ready(())
-        } else {
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-    });
-    let (result, ()) = block_on(futures::future::join(h.session.submit("hang"), abort_when_called));
+    let result = act_when(h.session.submit("hang"), || h.client.calls() == 1, || h.session.abort());
     assert_eq!(result.unwrap(), StopReason::Aborted);
     assert_eq!(h.session.state(), SessionState::Closed);
 }
@@ -239,6 +221,102 @@ fn abort_when_idle_closes_at_once() {
     h.session.abort();
     assert_eq!(h.session.state(), SessionState::Closed);
     assert_eq!(h.kinds(), ["session_start", "session_end"]);
+}
+
+/// Polls `work` beside a task that calls `act` once `ready` says so.
+fn act_when<T>(work: impl std::future::Future<Output = T>, ready: impl Fn() -> bool, act: impl Fn()) -> T {
+    let trigger = futures::future::poll_fn(|cx| {
+        if ready() {
+            act();
+            Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    });
+    block_on(futures::future::join(work, trigger)).0
+}
+
+#[test]
+fn interrupt_stops_a_tool_round_answers_its_calls_and_keeps_the_session() {
+    let h = Harness::new(vec![ScriptStep::tool_call("hang", json!({})), ScriptStep::text("ok, stopped")]);
+    let (started, dropped) = register_hanging_tool(&h.session);
+
+    let result = act_when(h.session.submit("run forever"), || started.get(), || h.session.interrupt());
+    assert_eq!(result.unwrap(), StopReason::Interrupted);
+    assert!(dropped.get(), "the running tool's future must be dropped");
+    assert_eq!(h.session.state(), SessionState::Idle);
+    assert!(h
+        .drain()
+        .iter()
+        .any(|e| e.data == EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Interrupted }));
+
+    // The next input continues the same history, and the cut-short call has its answer.
+    assert_eq!(h.submit("never mind").unwrap(), StopReason::Completed);
+    let results = tool_results(&h.session.history());
+    assert_eq!(results.len(), 1);
+    assert!(results[0].is_error && results[0].content.starts_with("Interrupted by the user"));
+    let last = h.client.requests().pop().unwrap();
+    assert_eq!(last.messages.last().unwrap().text(), "never mind");
+}
+
+#[test]
+fn interrupt_cancels_the_llm_call_and_a_later_input_runs() {
+    let h = Harness::new(vec![ScriptStep::Hang, ScriptStep::text("back")]);
+    let result = act_when(h.session.submit("hang"), || h.client.calls() == 1, || h.session.interrupt());
+    assert_eq!(result.unwrap(), StopReason::Interrupted);
+    assert_eq!(h.submit("again").unwrap(), StopReason::Completed);
+    assert_eq!(h.session.state(), SessionState::Idle);
+    h.session.interrupt(); // idle: nothing to stop, and the next input is not affected
+    assert_eq!(h.session.state(), SessionState::Idle);
+}
+
+#[test]
+fn each_call_gets_a_decision_naming_the_check_that_made_it() {
+    let steps = vec![
+        ScriptStep::tool_call("no_such_tool", json!({})),
+        ScriptStep::tool_call("echo", json!({"text": 42})),
+        ScriptStep::tool_call("echo", json!({"text": "fine"})),
+        ScriptStep::text("done"),
+    ];
+    let h = Harness::new(steps);
+    h.submit("go").unwrap();
+    let decisions: Vec<(Decision, &'static str, bool)> = h
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e.data {
+            EventData::ToolDecision { decision, source, reason, .. } => {
+                let source = ["registry", "arguments", "schema"].into_iter().find(|s| *s == source).unwrap();
+                Some((decision, source, reason.is_some()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        [(Decision::Deny, "registry", true), (Decision::Deny, "schema", true), (Decision::Allow, "schema", false)]
+    );
+}
+
+#[test]
+fn retries_configured_on_the_session_are_reported_as_events() {
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let profile = Rc::new(CoreProfile::new("test-model", ToolRegistry::new()));
+    let client = Rc::new(ScriptedClient::new(vec![ScriptStep::fail(ErrorKind::RateLimit, "slow down"), ScriptStep::text("ok")]));
+    let policy = crate::llm::RetryPolicy { jitter: false, ..Default::default() };
+    let session = Session::builder(profile, env, client.clone(), runtime).retries(policy).build();
+    let mut events = session.events();
+    assert_eq!(block_on(session.submit("hi")).unwrap(), StopReason::Completed);
+    assert_eq!(client.calls(), 2);
+    let retry = std::iter::from_fn(|| events.try_recv().ok()).find(|e| e.kind() == "provider_retry").unwrap();
+    match retry.data {
+        EventData::ProviderRetry { attempt, delay_ms, error_kind, message } => {
+            assert_eq!((attempt, delay_ms, error_kind), (1, 1000, ErrorKind::RateLimit));
+            assert!(message.contains("slow down"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -538,9 +616,12 @@ fn event_kinds_are_emitted_at_the_correct_times() {
         [
             "session_start",
             "user_input",
+            "turn_start",
             "assistant_text_end",
             "tool_call_start",
+            "tool_decision",
             "tool_call_end",
+            "turn_start",
             "assistant_text_start",
             "assistant_text_delta",
             "assistant_text_delta",

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use futures::future::join_all;
 
-use super::events::EventData;
+use super::events::{Decision, EventData};
 use super::truncation::truncate_tool_output;
 use super::{Session, SessionConfig};
 use crate::llm::{ToolCall, ToolResult};
@@ -44,9 +44,24 @@ impl Session {
             ToolResult::new(call.id.clone(), message, true)
         };
 
+        let decision = |decision: Decision, reason: Option<String>, source: &str| {
+            self.emit(EventData::ToolDecision {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                decision,
+                reason,
+                source: source.to_owned(),
+            })
+        };
         let executor = match self.checked_executor(call) {
-            Ok(executor) => executor,
-            Err(message) => return error(message),
+            Ok(executor) => {
+                decision(Decision::Allow, None, "schema");
+                executor
+            }
+            Err((source, message)) => {
+                decision(Decision::Deny, Some(message.clone()), source);
+                return error(message);
+            }
         };
 
         let on_output: Rc<dyn Fn(&str)> = {
@@ -88,23 +103,25 @@ impl Session {
     }
 
     /// Looks the tool up and validates the arguments against its schema, while the registry is
-    /// borrowed (both are synchronous): only the executor is kept, never a copy of the tool.
-    fn checked_executor(&self, call: &ToolCall) -> Result<Rc<dyn ToolExecutor>, String> {
+    /// borrowed (both are synchronous): only the executor is kept, never a copy of the tool. A
+    /// refusal says which check refused (the `source` of the `tool_decision` event) and why.
+    fn checked_executor(&self, call: &ToolCall) -> Result<Rc<dyn ToolExecutor>, (&'static str, String)> {
         let tools = self.inner.tools.borrow();
         let Some(tool) = tools.get(&call.name) else {
-            return Err(format!("Unknown tool: {}. Available tools: {}.", call.name, tools.names().join(", ")));
+            return Err(("registry", format!("Unknown tool: {}. Available tools: {}.", call.name, tools.names().join(", "))));
         };
         if call.arguments.is_null() {
             let raw = call.raw_arguments.as_deref().unwrap_or("");
             let reason = serde_json::from_str::<serde_json::Value>(raw).err().map_or_else(String::new, |e| format!(" ({e})"));
-            return Err(format!(
+            let message = format!(
                 "Invalid arguments for tool {}: the arguments are not a valid JSON object{reason}. Send the arguments as one JSON object.",
                 call.name
-            ));
+            );
+            return Err(("arguments", message));
         }
         if let Err(problems) = tool.schema().validate(&call.arguments) {
             let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
-            return Err(format!("Invalid arguments for tool {}:\n{}", call.name, list.join("\n")));
+            return Err(("schema", format!("Invalid arguments for tool {}:\n{}", call.name, list.join("\n"))));
         }
         Ok(tool.executor.clone())
     }

@@ -1,0 +1,106 @@
+//! Provider resolution: which provider is picked, the errors that say what to set, and model
+//! discovery on an OpenAI-compatible server.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use futures::executor::block_on;
+
+use super::*;
+use crate::llm::http::{HttpError, HttpResponse};
+
+fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    move |name| map.get(name).cloned()
+}
+
+fn resolve(provider: Option<&str>, base_url: Option<&str>, pairs: &[(&str, &str)]) -> Result<ProviderSettings, SetupError> {
+    ProviderSettings::resolve(provider, None, base_url, vars(pairs))
+}
+
+#[test]
+fn picks_the_first_provider_with_a_key() {
+    let both = resolve(None, None, &[("ANTHROPIC_API_KEY", "a-key"), ("OPENAI_API_KEY", "o-key")]).unwrap();
+    assert_eq!((both.kind, both.api_key.expose()), (ProviderKind::OpenAi, "o-key"));
+    assert_eq!(both.base_url, "https://api.openai.com/v1");
+    let google = resolve(None, None, &[("GOOGLE_API_KEY", " g-key\n")]).unwrap();
+    assert_eq!((google.kind, google.api_key.expose()), (ProviderKind::Gemini, "g-key"));
+    let local = resolve(None, None, &[("OPENAI_COMPATIBLE_BASE_URL", "http://127.0.0.1:8080/v1/")]).unwrap();
+    assert_eq!(
+        (local.kind, local.base_url.as_str(), local.model),
+        (ProviderKind::OpenAiCompatible, "http://127.0.0.1:8080/v1", None)
+    );
+    assert!(local.api_key.is_empty());
+}
+
+#[test]
+fn a_named_provider_takes_its_key_base_url_and_default_model() {
+    let s = ProviderSettings::resolve(
+        Some("anthropic"),
+        Some("claude-opus-4-6"),
+        Some("http://127.0.0.1:9/"),
+        vars(&[("ANTHROPIC_API_KEY", "a-key"), ("ANTHROPIC_BASE_URL", "https://elsewhere")]),
+    )
+    .unwrap();
+    assert_eq!((s.model.as_deref(), s.base_url.as_str()), (Some("claude-opus-4-6"), "http://127.0.0.1:9"));
+    let from_var = resolve(Some("gemini"), None, &[("GEMINI_API_KEY", "k"), ("GEMINI_BASE_URL", "http://gw")]).unwrap();
+    assert_eq!((from_var.base_url.as_str(), from_var.model.as_deref()), ("http://gw", Some("gemini-3-flash-preview")));
+    assert_eq!(from_var.profile("gemini-3-flash-preview").id(), "gemini");
+    assert_eq!(resolve(Some("openai-compatible"), Some("http://h/v1"), &[]).unwrap().profile("m").id(), "openai-compatible");
+}
+
+#[test]
+fn errors_name_what_to_set() {
+    let none = resolve(None, None, &[("ANTHROPIC_API_KEY", "  ")]).unwrap_err();
+    assert_eq!(none, SetupError::NoProvider);
+    let text = none.to_string();
+    for needed in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "--base-url", "OPENAI_COMPATIBLE_BASE_URL"] {
+        assert!(text.contains(needed), "{text}");
+    }
+    assert_eq!(
+        resolve(Some("gemini"), None, &[]).unwrap_err().to_string(),
+        "the gemini provider needs an API key: set GEMINI_API_KEY or GOOGLE_API_KEY"
+    );
+    assert_eq!(resolve(Some("openai-compatible"), None, &[]).unwrap_err(), SetupError::MissingBaseUrl);
+    assert!(resolve(Some("mistral"), None, &[])
+        .unwrap_err()
+        .to_string()
+        .contains("openai, anthropic, gemini and openai-compatible"));
+    assert_eq!(
+        resolve(Some("openai"), Some("api.openai.com/v1"), &[("OPENAI_API_KEY", "k")]).unwrap_err(),
+        SetupError::BadBaseUrl("api.openai.com/v1".into())
+    );
+}
+
+/// Answers every request with one status and body, and keeps the requests.
+struct Listing(u16, &'static str, RefCell<Vec<HttpRequest>>);
+
+#[async_trait(?Send)]
+impl HttpClient for Listing {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
+        self.2.borrow_mut().push(request);
+        let body: Vec<Result<Vec<u8>, HttpError>> = vec![Ok(self.1.as_bytes().to_vec())];
+        Ok(HttpResponse { status: self.0, headers: Vec::new(), body: Box::pin(futures::stream::iter(body)) })
+    }
+}
+
+#[test]
+fn discovers_the_first_model_a_compatible_server_lists() {
+    let mut settings = resolve(Some("openai-compatible"), Some("http://127.0.0.1:8080/v1"), &[]).unwrap();
+    settings.api_key = ApiKey::new("local-key");
+    let http = Listing(200, r#"{"object":"list","data":[{"id":"qwen2.5-coder"},{"id":"other"}]}"#, RefCell::default());
+    assert_eq!(block_on(discover_model(&settings, &http)).unwrap(), "qwen2.5-coder");
+    let sent = &http.2.borrow()[0];
+    assert_eq!((sent.method, sent.url.as_str()), (Method::Get, "http://127.0.0.1:8080/v1/models"));
+    assert_eq!(sent.header("authorization"), Some("Bearer local-key"));
+
+    let refused = Listing(404, "not found", RefCell::default());
+    let error = block_on(discover_model(&settings, &refused)).unwrap_err().to_string();
+    assert!(error.contains("answered 404") && error.ends_with("pass --model"), "{error}");
+    let empty = Listing(200, r#"{"data":[]}"#, RefCell::default());
+    assert!(block_on(discover_model(&settings, &empty)).unwrap_err().to_string().contains("listed none"));
+}
