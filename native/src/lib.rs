@@ -21,7 +21,9 @@
 
 mod http;
 mod local_env;
+pub mod run;
 mod runtime;
+mod signals;
 mod timer;
 
 pub use http::{NativeHttpClient, NativeHttpConfig};
