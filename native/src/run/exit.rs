@@ -15,6 +15,10 @@ pub enum ExitReason {
     MaxToolRounds,
     /// Ctrl-C (or SIGTERM) stopped the run.
     Interrupted,
+    /// The model called `give_up`: it says the task cannot be done.
+    GaveUp,
+    /// A result was required and none valid came within the attempts.
+    NoResult,
     /// The provider refused the key.
     Authentication,
     /// The provider does not know the model, or the base URL points at the wrong place.
@@ -29,7 +33,7 @@ impl ExitReason {
     pub fn code(self) -> u8 {
         match self {
             Self::Completed => 0,
-            Self::ProviderError => 1,
+            Self::ProviderError | Self::GaveUp | Self::NoResult => 1,
             Self::ConfigError | Self::ModelNotFound => 2,
             Self::MaxTurns | Self::MaxToolRounds => 3,
             Self::Authentication => 4,
@@ -44,6 +48,8 @@ impl ExitReason {
             Self::MaxTurns => "max_turns",
             Self::MaxToolRounds => "max_tool_rounds",
             Self::Interrupted => "interrupted",
+            Self::GaveUp => "give_up",
+            Self::NoResult => "no_result",
             Self::Authentication => "authentication",
             Self::ModelNotFound => "model_not_found",
             Self::ProviderError => "provider_error",
@@ -57,6 +63,8 @@ impl ExitReason {
             Ok(StopReason::TurnLimit) => Self::MaxTurns,
             Ok(StopReason::RoundLimit) => Self::MaxToolRounds,
             Ok(StopReason::Aborted | StopReason::Interrupted) => Self::Interrupted,
+            Ok(StopReason::GaveUp) => Self::GaveUp,
+            Ok(StopReason::NoResult) => Self::NoResult,
             Ok(StopReason::Error) => Self::ProviderError,
             Err(SessionError::Llm(error)) => match error.kind {
                 ErrorKind::Authentication | ErrorKind::AccessDenied => Self::Authentication,
