@@ -187,12 +187,20 @@ fn run_json_mode_emits_exactly_one_terminal_run_finished() {
     expect_one(sandbox.run_json(&failing, TASK, &[]), 1, "provider_error");
     expect_one(sandbox.run_json(&serve(read_notes_then_answer()), TASK, &["--max-turns", "1"]), 3, "max_turns");
 
-    // Ctrl-C while the model has not answered yet.
-    let slow = serve([Step::slow_first_byte(30_000, Reply::text("too late"))]);
-    let mut running = Running::start(sandbox.openagent(Some(&slow), &["run", TASK, "--output", "json"]));
-    running.wait_for_line(Pipe::Stdout, |line| line.contains(r#""type":"step_started""#));
-    running.signal(libc::SIGINT);
-    expect_one(running.finish(), 130, "interrupted");
+    // Ctrl-C or SIGTERM while the model has not answered yet, and Ctrl-C while a tool runs.
+    let slow_model = || serve([Step::slow_first_byte(30_000, Reply::text("too late"))]);
+    let slow_tool = serve([call("toolu_sleep", "shell", json!({"command": "sleep 30"}))]);
+    let interrupts = [
+        (slow_model(), "step_started", libc::SIGINT),
+        (slow_model(), "step_started", libc::SIGTERM),
+        (slow_tool, "tool_exec_started", libc::SIGINT),
+    ];
+    for (server, awaited, signal) in interrupts {
+        let mut running = Running::start(sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]));
+        running.wait_for_line(Pipe::Stdout, |line| line.contains(&format!(r#""type":"{awaited}""#)));
+        running.signal(signal);
+        expect_one(running.finish(), 130, "interrupted");
+    }
 }
 
 #[test]
@@ -246,12 +254,14 @@ fn run_json_projection_ignores_unmapped_internal_event_kinds() {
 #[test]
 fn run_json_projection_truncates_large_fields_with_metadata() {
     let sandbox = Sandbox::new();
-    // 4-byte characters from the line numbers on: a cut at 4096 bytes lands inside one.
+    // Multibyte characters throughout, sized so that byte 4096 falls inside one.
     let big: String = (0..100).map(|_| format!("{}\n", "🚀".repeat(40))).collect();
     sandbox.write("big.txt", &big);
+    let (task, answer) = ("€".repeat(2000), "€".repeat(1500));
     let events = sandbox.path("events.jsonl");
-    let server = serve([call("toolu_read_big", "read_file", json!({"file_path": "big.txt"})), Step::reply(Reply::text(ANSWER))]);
-    let run = sandbox.run_json(&server, TASK, &["--events", events.to_str().expect("UTF-8")]);
+    let server =
+        serve([call("toolu_read_big", "read_file", json!({"file_path": "big.txt"})), Step::reply(Reply::text(answer.clone()))]);
+    let run = sandbox.run_json(&server, &task, &["--events", events.to_str().expect("UTF-8")]);
     assert_eq!(run.code, Some(0), "{run:?}");
 
     let output = read_events(&events)
@@ -259,12 +269,18 @@ fn run_json_projection_truncates_large_fields_with_metadata() {
         .find(|event| event["kind"] == "tool_call_end")
         .and_then(|event| event["data"]["output"].as_str().map(str::to_owned))
         .expect("the read's full output in the events file");
-    assert!(output.len() > 4096 && !output.is_char_boundary(4096), "the output must be cut inside a character");
+    assert_bounded(&run.data_of("tool_exec_finished")[0], "content_preview", &output);
+    assert_bounded(&run.data_of("run_started")[0], "task", &task);
+    assert_bounded(&run.run_finished(), "final_output", &answer);
+}
 
-    let finished = run.data_of("tool_exec_finished");
-    let preview = finished[0]["content_preview"].as_str().expect("a preview");
-    assert!(preview.len() <= 4096 && preview.len() > 4096 - 4, "cut at the last boundary before 4096: {}", preview.len());
-    assert!(output.starts_with(preview), "the preview is the output's start, whole characters only");
-    assert_eq!(finished[0]["truncated"], true);
-    assert_eq!(finished[0]["original_bytes"].as_u64(), Some(output.len() as u64));
+/// `data[key]` is `full` cut to at most 4096 bytes, on the last character boundary before the
+/// limit, with `truncated` and `original_bytes` saying so.
+fn assert_bounded(data: &Value, key: &str, full: &str) {
+    assert!(full.len() > 4096 && !full.is_char_boundary(4096), "{key}: the test needs a cut inside a character");
+    let cut = data[key].as_str().unwrap_or_else(|| panic!("{key} is a string: {data}"));
+    assert!(cut.len() <= 4096 && cut.len() > 4096 - 4, "{key}: cut at the last boundary before 4096, not at {}", cut.len());
+    assert!(full.starts_with(cut), "{key}: the start of the text, whole characters only");
+    assert_eq!(data["truncated"], true, "{key}");
+    assert_eq!(data["original_bytes"].as_u64(), Some(full.len() as u64), "{key}");
 }

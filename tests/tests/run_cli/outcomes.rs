@@ -25,6 +25,7 @@ fn events_file_gets_every_internal_event_in_both_output_modes() {
     let sandbox = sandbox_with_notes();
     for output in ["human", "json"] {
         let events = sandbox.path(&format!("{output}.jsonl"));
+        std::fs::write(&events, "from an earlier run\n").expect("the events file");
         let args = ["--output", output, "--events", events.to_str().expect("UTF-8")];
         let run = sandbox.run(&serve(read_notes_then_answer()), TASK, &args);
         assert_eq!(run.code, Some(0), "{run:?}");
@@ -70,6 +71,19 @@ fn artifacts_keep_the_config_with_its_fingerprint_and_the_result() {
         [&result["run_id"], &result["exit_reason"], &result["ok"], &result["final_output"], &result["error"]],
         [&json!("r_human"), &json!("completed"), &json!(true), &json!(ANSWER), &Value::Null]
     );
+}
+
+#[test]
+fn artifacts_that_cannot_be_kept_are_a_warning_on_stderr_not_a_failure() {
+    let sandbox = sandbox_with_notes();
+    let not_a_dir = sandbox.path("home/data-file");
+    std::fs::write(&not_a_dir, "").expect("a file");
+    let args = ["run", TASK, "--output", "json", "--data-dir", not_a_dir.to_str().expect("UTF-8")];
+    let run = Running::start(sandbox.bare(Some(&serve(read_notes_then_answer())), &args)).finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.starts_with("warning: the run's artifacts are not kept:"), "{}", run.stderr);
+    assert_eq!(run.data_of("run_started")[0]["artifacts_dir"], Value::Null, "{run:?}");
+    assert_eq!(run.run_finished()["artifacts_dir"], Value::Null, "{run:?}");
 }
 
 #[test]
