@@ -73,6 +73,24 @@ fn artifacts_keep_the_config_with_its_fingerprint_and_the_result() {
     );
 }
 
+/// `OPENAGENT_RUN_ID` names the run; set but empty (an unfilled CI variable) it is as if unset:
+/// an empty `run_id` is reserved for a run that could not start.
+#[test]
+fn an_empty_run_id_variable_gives_a_generated_run_id() {
+    let sandbox = sandbox_with_notes();
+    let server = serve(read_notes_then_answer());
+    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
+    command.env("OPENAGENT_RUN_ID", "");
+    let run = Running::start(command).finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run_id = run.records()[0]["run_id"].as_str().expect("a run id").to_owned();
+    assert!(run_id.starts_with("r_"), "{run:?}");
+    assert!(
+        sandbox.data_dir().join("runs").join(&run_id).join("result.json").is_file(),
+        "the artifacts are in their own directory"
+    );
+}
+
 #[test]
 fn artifacts_that_cannot_be_kept_are_a_warning_on_stderr_not_a_failure() {
     let sandbox = sandbox_with_notes();
