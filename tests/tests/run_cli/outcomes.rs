@@ -2,12 +2,14 @@
 //! code of each way a run ends, provider and tool retries, and the interactive session fed from
 //! a pipe.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use openagent_tests::{MockServer, Reply, Step};
 use serde_json::{json, Value};
 
 use super::{call, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
 use crate::common::{serve, KEY};
-use crate::support::{eventually, read_events, read_json, Pipe, Running, Sandbox};
+use crate::support::{eventually, read_events, read_json, Finished, Pipe, Running, Sandbox, PROJECTED_TYPES};
 
 #[test]
 fn human_mode_streams_the_answer_on_stdout_and_tool_lines_on_stderr() {
@@ -226,6 +228,43 @@ fn an_unknown_tool_is_denied_and_calling_it_again_is_a_tool_retry() {
         (Some("toolu_2"), Some("fetch_url"), Some(2))
     );
     assert!(retry["previous_error"].as_str().is_some_and(|e| e.starts_with("Unknown tool: fetch_url")), "{retry}");
+}
+
+/// The contract's optional-field rule: a key a type declares is `null` when unknown, never
+/// left out, so every record of one type has the same `data` keys, whatever the run did.
+#[test]
+fn every_record_of_a_type_has_the_same_data_keys() {
+    let sandbox = sandbox_with_notes();
+    let busy = serve([
+        Step::error(429, Some(0)),
+        call("toolu_missing", "read_file", json!({"file_path": "missing.txt"})),
+        call("toolu_unknown", "fetch_url", json!({})),
+        call("toolu_again", "fetch_url", json!({})),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let runs = [
+        sandbox.run_json(&busy, TASK, &["--stream"]),
+        sandbox.run_json(&serve(read_notes_then_answer()), TASK, &[]),
+        sandbox.run_json(&serve(read_notes_then_answer()), TASK, &["--max-turns", "1"]),
+        sandbox.run_json(&serve([Step::error(401, None)]), TASK, &[]),
+        Running::start(sandbox.openagent(None, &["run", TASK, "--output", "json"])).finish(),
+    ];
+    let mut keys_of: BTreeMap<String, (BTreeSet<String>, Value)> = BTreeMap::new();
+    for record in runs.iter().flat_map(Finished::records) {
+        let kind = record["type"].as_str().expect("a type").to_owned();
+        let keys: BTreeSet<String> = record["data"].as_object().expect("an object").keys().cloned().collect();
+        let (first, example) = keys_of.entry(kind.clone()).or_insert_with(|| (keys.clone(), record.clone()));
+        assert_eq!(&keys, first, "{kind}: {record}\nhas other keys than\n{example}");
+    }
+    let failed = &runs[0].data_of("tool_exec_finished")[0];
+    assert_eq!(failed["ok"], false, "{failed}");
+    assert!(failed["content_preview"].as_str().is_some_and(|p| p.contains("missing.txt")), "the error is the preview: {failed}");
+    let seen: BTreeSet<&str> = keys_of.keys().map(String::as_str).collect();
+    assert_eq!(
+        seen,
+        BTreeSet::from(PROJECTED_TYPES).union(&BTreeSet::from(["text_delta"])).copied().collect(),
+        "every type was seen"
+    );
 }
 
 #[test]
