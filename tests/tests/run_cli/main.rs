@@ -32,6 +32,16 @@ fn read_notes_then_answer() -> Vec<Step> {
     vec![call("toolu_read_notes", "read_file", json!({"file_path": NOTES})), Step::reply(Reply::text(ANSWER))]
 }
 
+/// A 429 whose Retry-After (0 s) the retry obeys, then [`read_notes_then_answer`].
+fn rate_limited_then_read_notes() -> Vec<Step> {
+    [vec![Step::error(429, Some(0))], read_notes_then_answer()].concat()
+}
+
+/// 500s until the two retries of the default policy are spent (each wait 0 s, by Retry-After).
+fn server_errors() -> [Step; 3] {
+    [Step::error(500, Some(0)), Step::error(500, Some(0)), Step::error(500, Some(0))]
+}
+
 fn sandbox_with_notes() -> Sandbox {
     let sandbox = Sandbox::new();
     sandbox.write(NOTES, "hello\nhello\n");
@@ -119,16 +129,18 @@ fn run_json_mode_includes_final_record() {
 fn run_json_mode_is_stable_for_fixed_mock_inputs() {
     // One sandbox and one server (its URL is part of the config fingerprint) for both runs.
     let sandbox = sandbox_with_notes();
-    let server = serve([read_notes_then_answer(), read_notes_then_answer()].concat());
+    // A retry (its wait fixed by Retry-After), a tool, streamed text: every source of variation.
+    let server = serve([rate_limited_then_read_notes(), rate_limited_then_read_notes()].concat());
     let pinned = |mut command: std::process::Command| {
         command.env("OPENAGENT_PIN_CLOCK", "1767225600000").env("OPENAGENT_RUN_ID", "r_stable");
         Running::start(command).finish()
     };
-    let args = ["run", TASK, "--output", "json"];
+    let args = ["run", TASK, "--output", "json", "--stream"];
     let first = pinned(sandbox.openagent(Some(&server), &args));
     let second = pinned(sandbox.openagent(Some(&server), &args));
     assert_eq!(first.code, Some(0), "{first:?}");
     assert_eq!(first.stdout, second.stdout, "the same inputs give the same bytes");
+    assert!(["provider_retry", "tool_exec_finished", "text_delta"].iter().all(|t| first.types().contains(&t.to_string())));
     for record in first.records() {
         assert_eq!((record["run_id"].as_str(), record["ts"].as_str()), (Some("r_stable"), Some("2026-01-01T00:00:00.000Z")));
     }
@@ -142,7 +154,7 @@ fn run_json_mode_stdout_contains_only_json_lines() {
     let mut tempted = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json", "--stream"]);
     tempted.env("TERM", "xterm-256color").env("CLICOLOR_FORCE", "1").env("FORCE_COLOR", "1");
     let streamed = Running::start(tempted).finish();
-    let server = serve([Step::error(500, Some(0)), Step::error(500, Some(0)), Step::error(500, Some(0))]);
+    let server = serve(server_errors());
     let failed = sandbox.run_json(&server, TASK, &[]);
 
     for run in [&streamed, &failed] {
@@ -161,7 +173,7 @@ fn run_json_mode_stdout_contains_only_json_lines() {
 #[test]
 fn run_json_mode_emits_monotonic_sequence_numbers() {
     let sandbox = sandbox_with_notes();
-    let server = serve([vec![Step::error(429, Some(0))], read_notes_then_answer()].concat());
+    let server = serve(rate_limited_then_read_notes());
     let retried = sandbox.run_json(&server, TASK, &["--stream"]);
     let refused = Running::start(sandbox.openagent(None, &["run", TASK, "--output", "json"])).finish();
     for run in [&retried, &refused] {
@@ -183,7 +195,7 @@ fn run_json_mode_emits_exactly_one_terminal_run_finished() {
     };
 
     expect_one(sandbox.run_json(&serve(read_notes_then_answer()), TASK, &[]), 0, "completed");
-    let failing = serve([Step::error(500, Some(0)), Step::error(500, Some(0)), Step::error(500, Some(0))]);
+    let failing = serve(server_errors());
     expect_one(sandbox.run_json(&failing, TASK, &[]), 1, "provider_error");
     expect_one(sandbox.run_json(&serve(read_notes_then_answer()), TASK, &["--max-turns", "1"]), 3, "max_turns");
 

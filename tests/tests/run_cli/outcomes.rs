@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use openagent_tests::{MockServer, Reply, Step};
 use serde_json::{json, Value};
 
-use super::{call, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
+use super::{call, rate_limited_then_read_notes, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
 use crate::common::{serve, KEY};
 use crate::support::{eventually, read_events, read_json, Finished, Pipe, Running, Sandbox, PROJECTED_TYPES};
 
@@ -191,7 +191,7 @@ fn pre_run_failures_exit_2_with_a_clear_message_and_leave_the_events_file_alone(
 #[test]
 fn a_rate_limit_is_retried_with_a_provider_retry_record() {
     let sandbox = sandbox_with_notes();
-    let server = serve([vec![Step::error(429, Some(0))], read_notes_then_answer()].concat());
+    let server = serve(rate_limited_then_read_notes());
     let run = sandbox.run_json(&server, TASK, &[]);
     assert_eq!(run.code, Some(0), "{run:?}");
     let retries = run.data_of("provider_retry");
