@@ -131,13 +131,10 @@ fn run_json_mode_is_stable_for_fixed_mock_inputs() {
     let sandbox = sandbox_with_notes();
     // A retry (its wait fixed by Retry-After), a tool, streamed text: every source of variation.
     let server = serve([rate_limited_then_read_notes(), rate_limited_then_read_notes()].concat());
-    let pinned = |mut command: std::process::Command| {
-        command.env("OPENAGENT_PIN_CLOCK", "1767225600000").env("OPENAGENT_RUN_ID", "r_stable");
-        Running::start(command).finish()
-    };
     let args = ["run", TASK, "--output", "json", "--stream"];
-    let first = pinned(sandbox.openagent(Some(&server), &args));
-    let second = pinned(sandbox.openagent(Some(&server), &args));
+    let pinned = [("OPENAGENT_PIN_CLOCK", "1767225600000"), ("OPENAGENT_RUN_ID", "r_stable")];
+    let first = sandbox.run_with_env(&server, &args, &pinned);
+    let second = sandbox.run_with_env(&server, &args, &pinned);
     assert_eq!(first.code, Some(0), "{first:?}");
     assert_eq!(first.stdout, second.stdout, "the same inputs give the same bytes");
     assert!(["provider_retry", "tool_exec_finished", "text_delta"].iter().all(|t| first.types().contains(&t.to_string())));

@@ -26,12 +26,13 @@ fn human_mode_streams_the_answer_on_stdout_and_tool_lines_on_stderr() {
 fn events_file_gets_every_internal_event_in_both_output_modes() {
     let sandbox = sandbox_with_notes();
     for output in ["human", "json"] {
-        let events = sandbox.path(&format!("{output}.jsonl"));
-        std::fs::write(&events, "from an earlier run\n").expect("the events file");
-        let args = ["--output", output, "--events", events.to_str().expect("UTF-8")];
-        let run = sandbox.run(&serve(read_notes_then_answer()), TASK, &args);
+        let path = sandbox.path(&format!("{output}.jsonl"));
+        std::fs::write(&path, "from an earlier run\n").expect("the events file");
+        let server = serve(read_notes_then_answer());
+        let args = ["run", TASK, "--output", output, "--events", path.to_str().expect("UTF-8")];
+        let run = sandbox.run_with_env(&server, &args, &[("OPENAGENT_RUN_ID", output)]);
         assert_eq!(run.code, Some(0), "{run:?}");
-        let events = read_events(&events);
+        let events = read_events(&path);
         let kinds: Vec<_> = events.iter().map(|event| event["kind"].as_str().unwrap_or_default()).collect();
         assert_eq!(kinds.first(), Some(&"session_start"), "{output}: {kinds:?}");
         for kind in ["user_input", "turn_start", "tool_call_start", "tool_decision", "tool_call_end", "assistant_text_end"] {
@@ -41,6 +42,8 @@ fn events_file_gets_every_internal_event_in_both_output_modes() {
         for event in &events {
             assert!(event["timestamp"].is_string() && event["session_id"].is_string() && event["data"].is_object(), "{event}");
         }
+        let kept = sandbox.data_dir().join("runs").join(output).join("events.jsonl");
+        assert_eq!(std::fs::read(&path).ok(), std::fs::read(kept).ok(), "{output}: the run's artifacts keep the same lines");
     }
 }
 
@@ -50,10 +53,7 @@ fn artifacts_keep_the_config_with_its_fingerprint_and_the_result() {
     let sandbox = sandbox_with_notes();
     let server = serve([read_notes_then_answer(), read_notes_then_answer(), read_notes_then_answer()].concat());
     let run = |run_id: &str, args: &[&str]| {
-        let args = [&["run", TASK], args].concat();
-        let mut command = sandbox.openagent(Some(&server), &args);
-        command.env("OPENAGENT_RUN_ID", run_id);
-        let finished = Running::start(command).finish();
+        let finished = sandbox.run_with_env(&server, &[&["run", TASK], args].concat(), &[("OPENAGENT_RUN_ID", run_id)]);
         assert_eq!(finished.code, Some(0), "{finished:?}");
         let dir = sandbox.data_dir().join("runs").join(run_id);
         let events = read_events(&dir.join("events.jsonl"));
@@ -81,9 +81,7 @@ fn artifacts_keep_the_config_with_its_fingerprint_and_the_result() {
 fn an_empty_run_id_variable_gives_a_generated_run_id() {
     let sandbox = sandbox_with_notes();
     let server = serve(read_notes_then_answer());
-    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
-    command.env("OPENAGENT_RUN_ID", "");
-    let run = Running::start(command).finish();
+    let run = sandbox.run_with_env(&server, &["run", TASK, "--output", "json"], &[("OPENAGENT_RUN_ID", "")]);
     assert_eq!(run.code, Some(0), "{run:?}");
     let run_id = run.records()[0]["run_id"].as_str().expect("a run id").to_owned();
     assert!(run_id.starts_with("r_"), "{run:?}");
@@ -280,6 +278,13 @@ fn interactive_session_runs_a_piped_task_and_exits_at_the_end_of_input() {
     let requests = server.requests();
     assert_eq!(requests.len(), 1, "one task, one model call");
     assert!(requests[0].body.to_string().contains("say hello"), "the piped line was the task");
+}
+
+#[test]
+fn interactive_session_without_a_provider_exits_2_saying_what_to_set() {
+    let run = Running::with_stdin(Sandbox::new().bare(None, &[])).finish();
+    assert_eq!((run.code, run.stdout.as_str()), (Some(2), ""), "{run:?}");
+    assert!(run.stderr.contains("no provider is configured. Set one of OPENAI_API_KEY"), "{}", run.stderr);
 }
 
 #[test]

@@ -150,6 +150,13 @@ impl Sandbox {
         Running::start(self.openagent(Some(server), &args)).finish()
     }
 
+    /// `openagent <args>` against `server` with the variables `env` added, to the end.
+    pub fn run_with_env(&self, server: &MockServer, args: &[&str], env: &[(&str, &str)]) -> Finished {
+        let mut command = self.openagent(Some(server), args);
+        command.envs(env.iter().copied());
+        Running::start(command).finish()
+    }
+
     /// `openagent run <task> <extra>` against `server`, to the end (human output unless `extra` says otherwise).
     pub fn run(&self, server: &MockServer, task: &str, extra: &[&str]) -> Finished {
         let args = [&["run", task], extra].concat();
