@@ -3,7 +3,7 @@
 //! back as `openagent.run_event.v1` records.
 //!
 //! The binary belongs to `openagent-native`, so cargo gives this crate no `CARGO_BIN_EXE_openagent`
-//! (and `native` cannot depend on this crate: DESIGN.md's direction is `tests -> {core, native}`).
+//! (and `native` may not depend on this crate: DESIGN.md's direction is `tests -> {core, native}`).
 //! [`binary`] therefore asks cargo for it, once per test process: `cargo build -p openagent-native
 //! --bin openagent` in the profile these tests were built in, which is a no-op taking a fraction
 //! of a second when the binary is fresh (`cargo test --workspace` has already built it for the
