@@ -96,7 +96,9 @@ pub fn run(args: RunArgs) -> u8 {
         }
     };
 
-    let run_id = std::env::var("OPENAGENT_RUN_ID").unwrap_or_else(|_| new_run_id(runtime.now_ms()));
+    // Set but empty (an unfilled CI variable) counts as unset: an empty run id means "never started".
+    let run_id =
+        std::env::var("OPENAGENT_RUN_ID").ok().filter(|id| !id.is_empty()).unwrap_or_else(|| new_run_id(runtime.now_ms()));
     let config = RunConfig {
         task: args.task.clone(),
         provider: agent.settings.kind.name().into(),
