@@ -145,12 +145,15 @@ fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
 }
 
 /// `--data-dir`, else `$OPENAGENT_DATA_DIR`, else the platform's user data directory.
+/// Made absolute, so the paths a run reports do not depend on where it was started.
 fn data_dir(flag: Option<PathBuf>) -> PathBuf {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    flag.or_else(|| var("OPENAGENT_DATA_DIR"))
+    let dir = flag
+        .or_else(|| var("OPENAGENT_DATA_DIR"))
         .or_else(|| var("XDG_DATA_HOME").map(|dir| dir.join("openagent")))
         .or_else(|| var("HOME").map(|home| home.join(".local/share/openagent")))
-        .unwrap_or_else(|| PathBuf::from(".openagent"))
+        .unwrap_or_else(|| PathBuf::from(".openagent"));
+    std::path::absolute(&dir).unwrap_or(dir)
 }
 
 fn apply_patch(patch: Option<String>) -> Result<String, String> {

@@ -77,12 +77,13 @@ pub fn run(args: RunArgs) -> u8 {
 
     // Everything that can refuse the run is checked before anything is written, so a bad
     // invocation never truncates an events file from an earlier run.
-    let prepared = Agent::prepare(&args.agent, runtime.clone()).and_then(|agent| {
+    let prepared = fixed_run_id().and_then(|run_id| {
+        let agent = Agent::prepare(&args.agent, runtime.clone())?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
-        Ok((agent, events))
+        Ok((run_id, agent, events))
     });
-    let (agent, events_file) = match prepared {
-        Ok(prepared) => prepared,
+    let (run_id, agent, events_file) = match prepared {
+        Ok((run_id, agent, events)) => (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), agent, events),
         Err(message) => {
             let end = RunEnd {
                 exit_reason: ExitReason::ConfigError.as_str().into(),
@@ -96,9 +97,6 @@ pub fn run(args: RunArgs) -> u8 {
         }
     };
 
-    // Set but empty (an unfilled CI variable) counts as unset: an empty run id means "never started".
-    let run_id =
-        std::env::var("OPENAGENT_RUN_ID").ok().filter(|id| !id.is_empty()).unwrap_or_else(|| new_run_id(runtime.now_ms()));
     let config = RunConfig {
         task: args.task.clone(),
         provider: agent.settings.kind.name().into(),
@@ -359,6 +357,19 @@ fn pinned_runtime() -> NativeRuntime {
     match std::env::var("OPENAGENT_PIN_CLOCK").ok().and_then(|v| v.parse().ok()) {
         Some(at) => NativeRuntime::new().with_pinned_clock(at),
         None => NativeRuntime::new(),
+    }
+}
+
+/// `OPENAGENT_RUN_ID`, when set and not empty (an unfilled CI variable counts as unset: an
+/// empty run id means "never started"). It names a directory, so only letters, digits, `-`, `_`
+/// and `.` (not leading) are allowed.
+fn fixed_run_id() -> Result<Option<String>, String> {
+    let Some(id) = std::env::var("OPENAGENT_RUN_ID").ok().filter(|id| !id.is_empty()) else { return Ok(None) };
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if id.chars().all(allowed) && !id.starts_with('.') {
+        Ok(Some(id))
+    } else {
+        Err(format!("OPENAGENT_RUN_ID {id:?} is not a valid run id: use letters, digits, '-', '_' and '.' (not first)"))
     }
 }
 
