@@ -23,7 +23,9 @@ mod http;
 mod local_env;
 mod runtime;
 mod timer;
+mod web;
 
 pub use http::{NativeHttpClient, NativeHttpConfig};
 pub use local_env::{EnvPolicy, LocalEnvironment};
 pub use runtime::NativeRuntime;
+pub use web::{WebRoots, WebServer};

@@ -24,10 +24,19 @@ enum Command {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
     },
+    /// Serve the browser playground on 127.0.0.1 and print its URL.
+    Web {
+        /// The port; 0 picks a free one.
+        #[arg(long, default_value_t = 8787)]
+        port: u16,
+    },
 }
 
 fn main() -> ExitCode {
-    let Command::ApplyPatch { patch } = Cli::parse().command;
+    let patch = match Cli::parse().command {
+        Command::ApplyPatch { patch } => patch,
+        Command::Web { port } => return web(port),
+    };
     match apply_patch(patch) {
         Ok(summary) => {
             println!("{summary}");
@@ -35,6 +44,21 @@ fn main() -> ExitCode {
         }
         Err(message) => {
             eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn web(port: u16) -> ExitCode {
+    match openagent_native::WebServer::start(openagent_native::WebRoots::from_checkout(), port) {
+        Ok(server) => {
+            println!("OpenAgent playground: {}", server.url());
+            loop {
+                std::thread::park();
+            }
+        }
+        Err(err) => {
+            eprintln!("openagent web: cannot listen on 127.0.0.1:{port}: {err} (try --port 0)");
             ExitCode::FAILURE
         }
     }
