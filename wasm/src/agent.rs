@@ -187,7 +187,7 @@ impl Agent {
     /// The files the agent works on.
     #[wasm_bindgen(getter)]
     pub fn fs(&self) -> MemoryFs {
-        MemoryFs::new(self.env.clone())
+        MemoryFs::from_env(self.env.clone())
     }
 
     #[wasm_bindgen(getter, unchecked_return_type = "SessionState")]

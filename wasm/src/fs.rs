@@ -13,7 +13,7 @@ pub struct MemoryFs {
 }
 
 impl MemoryFs {
-    pub fn new(env: MemoryEnvironment) -> Self {
+    pub fn from_env(env: MemoryEnvironment) -> Self {
         Self { env }
     }
 }
@@ -24,6 +24,14 @@ fn fail(err: impl std::fmt::Display) -> JsValue {
 
 #[wasm_bindgen]
 impl MemoryFs {
+    /// An empty filesystem (`/workspace`, `/tmp`) of its own, to prepare files for an agent
+    /// (`new Agent({ files: fs.snapshot() })`).
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<MemoryFs, JsValue> {
+        crate::panic::check()?;
+        Ok(Self::from_env(MemoryEnvironment::new(std::rc::Rc::new(crate::runtime::BrowserRuntime))))
+    }
+
     /// Writes a file whole (text as UTF-8), creating its directories.
     pub fn write(
         &self,
