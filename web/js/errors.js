@@ -17,9 +17,8 @@ export function explain(error, settings) {
       return {
         title: "Could not reach the model",
         detail:
-          `${message}\n\nIf the server is running, the browser probably blocked the answer (CORS): a page can only read a ` +
-          "server's reply when the server allows its origin with Access-Control-Allow-Origin. Local servers usually need a " +
-          "CORS flag (llama.cpp allows all origins; Ollama: OLLAMA_ORIGINS=*); hosted APIs must support browser access.",
+          `${message}\n\nFor a local server, allow this page's origin: llama.cpp's server allows every origin; ` +
+          "for Ollama set OLLAMA_ORIGINS=*; for vLLM pass --allowed-origins '[\"*\"]'.",
       };
     case "not_found":
       return { title: "Not found", detail: `Check the model name and the base URL.\n${message}` };
