@@ -25,7 +25,9 @@ pub mod run;
 mod runtime;
 mod signals;
 mod timer;
+mod web;
 
 pub use http::{NativeHttpClient, NativeHttpConfig};
 pub use local_env::{EnvPolicy, LocalEnvironment};
 pub use runtime::NativeRuntime;
+pub use web::{WebRoots, WebServer};

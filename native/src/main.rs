@@ -33,6 +33,12 @@ enum Command {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
     },
+    /// Serve the browser playground on 127.0.0.1 and print its URL.
+    Web {
+        /// The port; 0 picks a free one.
+        #[arg(long, default_value_t = 8787)]
+        port: u16,
+    },
 }
 
 /// Which model, where, and with what limits.
@@ -113,6 +119,7 @@ fn main() -> ExitCode {
                 data_dir: data_dir(session.data_dir),
             }))
         }
+        Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
             Ok(summary) => {
                 println!("{summary}");
@@ -154,6 +161,21 @@ fn data_dir(flag: Option<PathBuf>) -> PathBuf {
         .or_else(|| var("HOME").map(|home| home.join(".local/share/openagent")))
         .unwrap_or_else(|| PathBuf::from(".openagent"));
     std::path::absolute(&dir).unwrap_or(dir)
+}
+
+fn web(port: u16) -> ExitCode {
+    match openagent_native::WebServer::start(openagent_native::WebRoots::from_checkout(), port) {
+        Ok(server) => {
+            println!("OpenAgent playground: {}", server.url());
+            loop {
+                std::thread::park();
+            }
+        }
+        Err(err) => {
+            eprintln!("openagent web: cannot listen on 127.0.0.1:{port}: {err} (try --port 0)");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn apply_patch(patch: Option<String>) -> Result<String, String> {
