@@ -93,6 +93,8 @@ impl Artifacts {
             "tool_calls": end.tool_calls,
             "usage": end.usage,
             "duration_ms": end.duration_ms,
+            "outcome": end.outcome,
+            "result_data": end.result_data,
         });
         write_json(&self.dir.join("result.json"), &result)
     }

@@ -21,7 +21,7 @@ use futures::future::{select, Either};
 use futures::stream::{self, LocalBoxStream};
 use futures::StreamExt;
 use openagent_core::runtime::{format_rfc3339, Runtime};
-use openagent_core::session::{EventData, SessionEvent, StopReason};
+use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
 use openagent_core::{Session, SessionConfig, SessionError};
 
 pub use agent::{Agent, AgentOptions};
@@ -85,11 +85,18 @@ pub fn run(args: RunArgs) -> u8 {
     let (run_id, agent, events_file) = match prepared {
         Ok((run_id, agent, events)) => (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), agent, events),
         Err(message) => {
+            let mut outcome = AgentOutcome::new(OutcomeStatus::Failure, message.clone()).with_evidence(
+                EvidenceKind::StopReason,
+                "the run could not start",
+                None,
+            );
+            outcome.timestamp = now();
             let end = RunEnd {
                 exit_reason: ExitReason::ConfigError.as_str().into(),
                 exit_code: ExitReason::ConfigError.code(),
                 error: Some(message),
                 duration_ms: runtime.now_ms().saturating_sub(started),
+                outcome: Some(outcome),
                 ..RunEnd::default()
             };
             output.pre_run_failure(&now(), &end);
@@ -229,6 +236,7 @@ impl Tally {
     /// How the input ended, once `result` is in.
     fn end(self, result: &Result<StopReason, SessionError>, agent: &Agent, session: &Session, duration_ms: u64) -> RunEnd {
         let reason = ExitReason::of(result);
+        let last = session.last_result();
         RunEnd {
             exit_reason: reason.as_str().into(),
             exit_code: reason.code(),
@@ -238,6 +246,8 @@ impl Tally {
             tool_calls: self.tool_calls,
             usage: session.total_usage(),
             duration_ms,
+            outcome: last.as_ref().map(|r| r.outcome.clone()),
+            result_data: last.and_then(|r| r.result_data),
         }
     }
 }

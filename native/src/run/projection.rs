@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 
 use openagent_core::llm::Usage;
-use openagent_core::session::{Decision, EventData, SessionEvent};
+use openagent_core::session::{AgentOutcome, Decision, EventData, SessionEvent};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -68,6 +68,10 @@ pub struct RunEnd {
     pub tool_calls: usize,
     pub usage: Usage,
     pub duration_ms: u64,
+    /// The typed outcome of the run (seed 002).
+    pub outcome: Option<AgentOutcome>,
+    /// The accepted structured result, when the run had an output schema.
+    pub result_data: Option<Value>,
 }
 
 impl RunEnd {
@@ -311,6 +315,8 @@ fn run_finished_data(end: &RunEnd, artifacts_dir: Option<&str>) -> Value {
         },
         "duration_ms": end.duration_ms,
         "artifacts_dir": artifacts_dir,
+        "outcome": end.outcome,
+        "result_data": end.result_data,
     }));
     insert_bounded(&mut data, "final_output", Some(&end.final_output));
     // `original_bytes` describes `final_output`; a cut error still sets `truncated`.

@@ -116,6 +116,10 @@ fn run_json_mode_includes_final_record() {
     assert_eq!(done["ok"], true, "{done}");
     assert_eq!(done["final_output"], ANSWER, "{done}");
     assert!(done.get("error").is_some_and(Value::is_null), "`error` is present and null: {done}");
+    // The typed outcome (seed 002): a plain answer without an output schema is `done`.
+    assert_eq!(done["outcome"]["status"], "done", "{done}");
+    assert_eq!(done["outcome"]["metrics"]["tool_calls"], 1, "{done}");
+    assert!(done.get("result_data").is_some_and(Value::is_null), "`result_data` is present and null: {done}");
 
     let server = serve([Step::error(401, None)]);
     let failed = sandbox.run_json(&server, TASK, &[]).run_finished();
@@ -123,6 +127,7 @@ fn run_json_mode_includes_final_record() {
     assert_eq!(failed["ok"], false, "{failed}");
     assert_eq!(failed["final_output"], "", "`final_output` is present, empty: {failed}");
     assert!(failed["error"].as_str().is_some_and(|e| e.contains("ANTHROPIC_API_KEY")), "{failed}");
+    assert_eq!(failed["outcome"]["status"], "failure", "{failed}");
 }
 
 #[test]
