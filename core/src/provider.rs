@@ -198,6 +198,21 @@ impl ProviderSettings {
         }
     }
 
+    /// The header that carries the key, as this provider's API expects it; `None` without a key.
+    /// For hosts that add the key to requests made by someone else (the sandbox keeps it out of
+    /// its guest).
+    pub fn auth_header(&self) -> Option<(&'static str, String)> {
+        if self.api_key.is_empty() {
+            return None;
+        }
+        let key = self.api_key.expose();
+        Some(match self.kind {
+            ProviderKind::Anthropic => ("x-api-key", key.to_owned()),
+            ProviderKind::Gemini => ("x-goog-api-key", key.to_owned()),
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => ("authorization", format!("Bearer {key}")),
+        })
+    }
+
     /// The provider's codec over `http`. It does not retry: the session does, and reports each retry.
     pub fn client(&self, http: Rc<dyn HttpClient>, browser: bool) -> Rc<dyn LlmClient> {
         let config = ProviderConfig {
@@ -222,10 +237,8 @@ pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) 
     let no_model = |why: String| {
         SetupError::NoModel(format!("no model given, and the server could not list its models ({why}); pass --model"))
     };
-    let mut request = HttpRequest { method: Method::Get, url: url.clone(), headers: Vec::new(), body: Vec::new() };
-    if !settings.api_key.is_empty() {
-        request.headers.push(("authorization".into(), format!("Bearer {}", settings.api_key.expose())));
-    }
+    let headers = settings.auth_header().into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
+    let request = HttpRequest { method: Method::Get, url: url.clone(), headers, body: Vec::new() };
     let response = http.send(request).await.map_err(|e| no_model(format!("GET {url}: {}", e.message)))?;
     let status = response.status;
     let body = response.bytes().await.map_err(|e| no_model(e.message))?;

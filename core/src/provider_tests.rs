@@ -104,3 +104,12 @@ fn discovers_the_first_model_a_compatible_server_lists() {
     let empty = Listing(200, r#"{"data":[]}"#, RefCell::default());
     assert!(block_on(discover_model(&settings, &empty)).unwrap_err().to_string().contains("listed none"));
 }
+
+#[test]
+fn the_auth_header_is_the_one_each_api_expects() {
+    let header = |provider: &str, pairs: &[(&str, &str)]| resolve(Some(provider), None, pairs).unwrap().auth_header();
+    assert_eq!(header("anthropic", &[("ANTHROPIC_API_KEY", "sk-a")]), Some(("x-api-key", "sk-a".into())));
+    assert_eq!(header("gemini", &[("GEMINI_API_KEY", "g")]), Some(("x-goog-api-key", "g".into())));
+    assert_eq!(header("openai", &[("OPENAI_API_KEY", "sk-o")]), Some(("authorization", "Bearer sk-o".into())));
+    assert_eq!(resolve(Some("openai-compatible"), Some("http://127.0.0.1:1/v1"), &[]).unwrap().auth_header(), None);
+}

@@ -15,7 +15,7 @@ use crate::runtime::EpochMillis;
 
 mod memory;
 
-pub use memory::{CommandRunner, MemoryEnvironment};
+pub use memory::{resolve_path, CommandRunner, MemoryEnvironment};
 
 /// What went wrong in an environment operation. Messages are shown to the model, so they say
 /// what to do next where that is clear.

@@ -252,8 +252,9 @@ impl Tree {
 /// How deep a path may go; Linux's PATH_MAX allows about this many short names.
 const MAX_DEPTH: usize = 1024;
 
-/// Resolves `path` against the absolute directory `cwd` into a normalised absolute path.
-pub(crate) fn resolve(cwd: &str, path: &str) -> Result<String, EnvError> {
+/// Resolves `path` against the absolute directory `cwd` into a normalised absolute path; `..`
+/// above `/` is refused. Public so that other environments resolve paths exactly as this one does.
+pub fn resolve(cwd: &str, path: &str) -> Result<String, EnvError> {
     let invalid = |reason: &str| EnvError::InvalidPath { path: path.to_owned(), reason: reason.to_owned() };
     if path.is_empty() {
         return Err(invalid("the path is empty; use . for the working directory"));

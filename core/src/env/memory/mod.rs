@@ -13,6 +13,7 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 
+pub use self::fs::resolve as resolve_path;
 use self::fs::{as_text, resolve, Kind, Tree};
 pub use self::runner::CommandRunner;
 use crate::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
