@@ -33,6 +33,11 @@ enum Command {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
     },
+    /// Run agents inside the WebAssembly sandbox (one directory, no processes, no network but the model).
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
     /// Serve the browser playground on 127.0.0.1 and print its URL.
     Web {
         /// The port; 0 picks a free one.
@@ -70,12 +75,9 @@ struct SessionFlags {
     data_dir: Option<PathBuf>,
 }
 
+/// How a one-task run reports (`run` and `sandbox run`).
 #[derive(Args)]
-struct RunFlags {
-    /// What the agent should do.
-    task: String,
-    #[command(flatten)]
-    session: SessionFlags,
+struct OutputFlags {
     /// human: streamed text and tool lines; json: openagent.run_event.v1 JSONL on stdout.
     #[arg(long, value_enum, default_value = "human")]
     output: OutputMode,
@@ -85,9 +87,48 @@ struct RunFlags {
     /// With --output json, also emit the model's text as `text_delta` records.
     #[arg(long)]
     stream: bool,
+}
+
+#[derive(Args)]
+struct RunFlags {
+    /// What the agent should do.
+    task: String,
+    #[command(flatten)]
+    session: SessionFlags,
+    #[command(flatten)]
+    report: OutputFlags,
     /// Open the interactive session with this task as its first input.
     #[arg(long)]
     tui: bool,
+}
+
+#[derive(Subcommand)]
+enum SandboxCommand {
+    /// Run one task in the sandbox, on DIR only; the output is that of `openagent run`.
+    Run(SandboxRunFlags),
+}
+
+#[derive(Args)]
+struct SandboxRunFlags {
+    /// What the agent should do.
+    task: String,
+    /// The only directory the agent can read and write (it sees it as /workspace).
+    #[arg(long)]
+    dir: PathBuf,
+    #[command(flatten)]
+    session: SessionFlags,
+    #[command(flatten)]
+    report: OutputFlags,
+    /// Stop the run after this many seconds, model calls included.
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    timeout: f64,
+    /// The agent's memory cap, in MB.
+    #[arg(long, default_value_t = 256)]
+    memory_mb: usize,
+    /// The guest module (openagent-sandbox-guest.wasm); default: $OPENAGENT_SANDBOX_GUEST, else
+    /// beside this executable, else cargo's wasm32-wasip1/release directory.
+    #[arg(long, value_name = "FILE")]
+    guest: Option<PathBuf>,
 }
 
 /// The fixed text for a combination the JSON contract forbids.
@@ -99,26 +140,14 @@ fn main() -> ExitCode {
     match cli.command {
         None => ExitCode::from(interactive::run(interactive_args(cli.session), None)),
         Some(Command::Run(flags)) if flags.tui => {
-            if flags.output == OutputMode::Json {
+            if flags.report.output == OutputMode::Json {
                 eprintln!("{TUI_WITH_JSON}");
                 return ExitCode::from(2);
             }
             ExitCode::from(interactive::run(interactive_args(flags.session), Some(flags.task)))
         }
-        Some(Command::Run(flags)) => {
-            let session = flags.session;
-            ExitCode::from(run::run(RunArgs {
-                task: flags.task,
-                agent: agent_options(&session),
-                max_turns: session.max_turns,
-                max_tool_rounds: session.max_tool_rounds,
-                reasoning_effort: session.reasoning_effort,
-                output: flags.output,
-                events: flags.events,
-                stream: flags.stream,
-                data_dir: data_dir(session.data_dir),
-            }))
-        }
+        Some(Command::Run(flags)) => ExitCode::from(run::run(run_args(flags.task, flags.session, flags.report))),
+        Some(Command::Sandbox { command: SandboxCommand::Run(flags) }) => ExitCode::from(sandbox_run(flags)),
         Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
             Ok(summary) => {
@@ -130,6 +159,54 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+    }
+}
+
+#[cfg(feature = "sandbox")]
+fn sandbox_run(flags: SandboxRunFlags) -> u8 {
+    use openagent_native::sandbox::{run_cli, SandboxArgs, SandboxLimits};
+    if flags.session.cwd.is_some() {
+        eprintln!("error: `openagent sandbox run` works in --dir; drop --cwd");
+        return 2;
+    }
+    if !(flags.timeout.is_finite() && flags.timeout > 0.0) {
+        eprintln!("error: --timeout must be a positive number of seconds");
+        return 2;
+    }
+    let mut run = run_args(flags.task, flags.session, flags.report);
+    run.agent.cwd = Some(flags.dir);
+    run_cli(SandboxArgs {
+        run,
+        guest: flags.guest,
+        limits: SandboxLimits {
+            memory_bytes: flags.memory_mb.saturating_mul(1024 * 1024),
+            timeout: std::time::Duration::from_secs_f64(flags.timeout),
+        },
+    })
+}
+
+/// Without the `sandbox` feature, the command says how to get it rather than vanishing.
+#[cfg(not(feature = "sandbox"))]
+fn sandbox_run(_: SandboxRunFlags) -> u8 {
+    eprintln!(
+        "error: this openagent was built without the sandbox (wasmtime is kept out of everyday builds); rebuild with \
+         `cargo build --release -p openagent-native --features sandbox` and build the guest with \
+         `cargo build -p openagent-sandbox-guest --release --target wasm32-wasip1`"
+    );
+    2
+}
+
+fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> RunArgs {
+    RunArgs {
+        task,
+        agent: agent_options(&session),
+        max_turns: session.max_turns,
+        max_tool_rounds: session.max_tool_rounds,
+        reasoning_effort: session.reasoning_effort,
+        output: report.output,
+        events: report.events,
+        stream: report.stream,
+        data_dir: data_dir(session.data_dir),
     }
 }
 

@@ -43,18 +43,8 @@ impl Agent {
             return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
         }
         let env = LocalEnvironment::new(&cwd).map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?;
-        let settings = ProviderSettings::resolve(
-            options.provider.as_deref(),
-            options.model.as_deref(),
-            options.base_url.as_deref(),
-            |name| std::env::var(name).ok(),
-        )
-        .map_err(|e| e.to_string())?;
         let http = Rc::new(NativeHttpClient::new());
-        let model = match &settings.model {
-            Some(model) => model.clone(),
-            None => runtime.block_on(discover_model(&settings, &*http)).map_err(|e| e.to_string())?,
-        };
+        let (settings, model) = resolve_provider(options, &runtime, &*http)?;
         Ok(Self { settings, model, cwd, env: Rc::new(env), http, runtime })
     }
 
@@ -72,22 +62,46 @@ impl Agent {
 
     /// The error as the user should read it: what went wrong and what to do.
     pub fn explain(&self, error: &SessionError) -> String {
-        let SessionError::Llm(llm) = error else { return error.to_string() };
-        let settings = &self.settings;
-        let hint = match llm.kind {
-            ErrorKind::Authentication | ErrorKind::AccessDenied => {
-                let variables = settings.kind.key_variables().join(" or ");
-                format!("the {} provider refused the API key; check {variables}", settings.kind)
-            }
-            ErrorKind::NotFound => format!(
-                "the {} provider at {} does not know the model `{}`, or that URL is not its API root; pass --model (and --base-url)",
-                settings.kind, settings.base_url, self.model
-            ),
-            ErrorKind::Network | ErrorKind::RequestTimeout => {
-                format!("could not reach {}; check the network or --base-url", settings.base_url)
-            }
-            _ => return llm.to_string(),
-        };
-        format!("{llm} ({hint})")
+        explain(&self.settings, &self.model, error)
     }
+}
+
+/// The provider from `options` and the environment, and the model: the given one, the
+/// provider's default, or the first an OpenAI-compatible server lists.
+pub fn resolve_provider(
+    options: &AgentOptions,
+    runtime: &NativeRuntime,
+    http: &dyn HttpClient,
+) -> Result<(ProviderSettings, String), String> {
+    let settings =
+        ProviderSettings::resolve(options.provider.as_deref(), options.model.as_deref(), options.base_url.as_deref(), |name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|e| e.to_string())?;
+    let model = match &settings.model {
+        Some(model) => model.clone(),
+        None => runtime.block_on(discover_model(&settings, http)).map_err(|e| e.to_string())?,
+    };
+    Ok((settings, model))
+}
+
+/// `error` as the user should read it, for a run of `model` on the provider of `settings`: what
+/// went wrong and what to do. Shared with the sandboxed run, which has no `Agent`.
+pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -> String {
+    let SessionError::Llm(llm) = error else { return error.to_string() };
+    let hint = match llm.kind {
+        ErrorKind::Authentication | ErrorKind::AccessDenied => {
+            let variables = settings.kind.key_variables().join(" or ");
+            format!("the {} provider refused the API key; check {variables}", settings.kind)
+        }
+        ErrorKind::NotFound => format!(
+            "the {} provider at {} does not know the model `{model}`, or that URL is not its API root; pass --model (and --base-url)",
+            settings.kind, settings.base_url
+        ),
+        ErrorKind::Network | ErrorKind::RequestTimeout => {
+            format!("could not reach {}; check the network or --base-url", settings.base_url)
+        }
+        _ => return llm.to_string(),
+    };
+    format!("{llm} ({hint})")
 }

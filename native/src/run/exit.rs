@@ -27,17 +27,23 @@ pub enum ExitReason {
     ProviderError,
     /// The run could not start: no provider, bad key or URL settings, unreadable `--cwd`, ...
     ConfigError,
+    /// A sandboxed run reached its time cap (`--timeout`).
+    Timeout,
+    /// A sandboxed run reached its memory cap, or its guest failed.
+    SandboxError,
 }
 
 impl ExitReason {
     pub fn code(self) -> u8 {
         match self {
             Self::Completed => 0,
-            Self::ProviderError | Self::GaveUp | Self::NoResult => 1,
+            Self::ProviderError | Self::GaveUp | Self::NoResult | Self::SandboxError => 1,
             Self::ConfigError | Self::ModelNotFound => 2,
             Self::MaxTurns | Self::MaxToolRounds => 3,
             Self::Authentication => 4,
             Self::Interrupted => 130,
+            // As timeout(1) reports it.
+            Self::Timeout => 124,
         }
     }
 
@@ -54,6 +60,8 @@ impl ExitReason {
             Self::ModelNotFound => "model_not_found",
             Self::ProviderError => "provider_error",
             Self::ConfigError => "config_error",
+            Self::Timeout => "timeout",
+            Self::SandboxError => "sandbox_error",
         }
     }
 

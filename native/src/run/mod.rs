@@ -20,11 +20,12 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::future::{select, Either};
 use futures::stream::{self, LocalBoxStream};
 use futures::StreamExt;
+use openagent_core::llm::Usage;
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
 use openagent_core::{Session, SessionConfig, SessionError};
 
-pub use agent::{Agent, AgentOptions};
+pub use agent::{explain, resolve_provider, Agent, AgentOptions};
 pub use artifacts::{Artifacts, RunConfig};
 pub use exit::ExitReason;
 pub use human::Human;
@@ -72,8 +73,8 @@ pub fn run(args: RunArgs) -> u8 {
     let runtime = Rc::new(pinned_runtime());
     // On the runtime's clock, so a pinned clock gives reproducible durations.
     let started = runtime.now_ms();
-    let mut output = Output::new(args.output, args.stream);
-    let now = || format_rfc3339(runtime.now_ms());
+    let clock = runtime.clone();
+    let now = move || clock.now_ms();
 
     // Everything that can refuse the run is checked before anything is written, so a bad
     // invocation never truncates an events file from an earlier run.
@@ -84,24 +85,7 @@ pub fn run(args: RunArgs) -> u8 {
     });
     let (run_id, agent, events_file) = match prepared {
         Ok((run_id, agent, events)) => (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), agent, events),
-        Err(message) => {
-            let mut outcome = AgentOutcome::new(OutcomeStatus::Failure, message.clone()).with_evidence(
-                EvidenceKind::StopReason,
-                "the run could not start",
-                None,
-            );
-            outcome.timestamp = now();
-            let end = RunEnd {
-                exit_reason: ExitReason::ConfigError.as_str().into(),
-                exit_code: ExitReason::ConfigError.code(),
-                error: Some(message),
-                duration_ms: runtime.now_ms().saturating_sub(started),
-                outcome: Some(outcome),
-                ..RunEnd::default()
-            };
-            output.pre_run_failure(&now(), &end);
-            return end.exit_code;
-        }
+        Err(message) => return refuse(args.output, args.stream, now(), started, message),
     };
 
     let config = RunConfig {
@@ -117,16 +101,7 @@ pub fn run(args: RunArgs) -> u8 {
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
     };
-    let mut artifacts = Artifacts::create(&args.data_dir, &run_id, &config)
-        .map_err(|e| eprintln!("warning: the run's artifacts are not kept: {e}"))
-        .ok();
-    let info = RunInfo {
-        task: args.task.clone(),
-        output_mode: args.output.as_str().into(),
-        config_fingerprint: config.fingerprint(),
-        artifacts_dir: artifacts.as_ref().map(|a| a.dir().display().to_string()),
-    };
-    output.start(&run_id, info);
+    let mut report = Report::start(&run_id, &config, args.output, &args.data_dir, events_file);
 
     let session_config = SessionConfig {
         max_turns: args.max_turns,
@@ -136,14 +111,10 @@ pub fn run(args: RunArgs) -> u8 {
     };
     let session = agent.session(&run_id, session_config);
 
-    let mut sinks = Sinks { events_file, artifacts: artifacts.as_mut(), output: &mut output, tally: Tally::default() };
     let mut signals =
         crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
     let result = runtime.block_on(drive(&session, &args.task, &runtime, signal_wakes(signals.as_mut()), |wake| match wake {
-        Wake::Event(event) => sinks.event(&event),
-        Wake::Tick => sinks.output.tick(),
-        Wake::Line(_) => {}
         Wake::Signal => {
             presses += 1;
             if presses > 1 {
@@ -152,16 +123,32 @@ pub fn run(args: RunArgs) -> u8 {
             }
             session.abort();
         }
+        wake => report.wake(wake),
     }));
 
-    let duration_ms = runtime.now_ms().saturating_sub(started);
-    let end = std::mem::take(&mut sinks.tally).end(&result, &agent, &session, duration_ms);
-    if let Some(artifacts) = sinks.artifacts.as_mut() {
-        if let Err(e) = artifacts.finish(&run_id, &end) {
-            eprintln!("warning: could not write the run's result: {e}");
-        }
-    }
-    sinks.output.finish(&now(), &end);
+    let end = report.tally.end(&result, &agent, &session, now().saturating_sub(started));
+    report.finish(&format_rfc3339(now()), end)
+}
+
+/// Reports a run that could not start (`message` says why) and gives its exit code.
+pub fn refuse(mode: OutputMode, stream: bool, now_ms: u64, started_ms: u64, message: String) -> u8 {
+    let mut output = Output::new(mode, stream);
+    let ts = format_rfc3339(now_ms);
+    let mut outcome = AgentOutcome::new(OutcomeStatus::Failure, message.clone()).with_evidence(
+        EvidenceKind::StopReason,
+        "the run could not start",
+        None,
+    );
+    outcome.timestamp = ts.clone();
+    let end = RunEnd {
+        exit_reason: ExitReason::ConfigError.as_str().into(),
+        exit_code: ExitReason::ConfigError.code(),
+        error: Some(message),
+        duration_ms: now_ms.saturating_sub(started_ms),
+        outcome: Some(outcome),
+        ..RunEnd::default()
+    };
+    output.pre_run_failure(&ts, &end);
     end.exit_code
 }
 
@@ -217,10 +204,12 @@ fn signal_wakes(signals: Option<&mut UnboundedReceiver<i32>>) -> LocalBoxStream<
 
 /// What a run counts as its events pass.
 #[derive(Default)]
-struct Tally {
+pub struct Tally {
     turns: usize,
     tool_calls: usize,
     final_output: String,
+    /// The session's running total, as the last response reported it.
+    usage: Usage,
 }
 
 impl Tally {
@@ -228,40 +217,101 @@ impl Tally {
         match &event.data {
             EventData::TurnStart { .. } => self.turns += 1,
             EventData::ToolCallStart { .. } => self.tool_calls += 1,
-            EventData::AssistantTextEnd { text, .. } => self.final_output.clone_from(text),
+            EventData::AssistantTextEnd { text, total_usage, .. } => {
+                self.final_output.clone_from(text);
+                self.usage.clone_from(total_usage);
+            }
             _ => {}
         }
     }
 
     /// How the input ended, once `result` is in.
-    fn end(self, result: &Result<StopReason, SessionError>, agent: &Agent, session: &Session, duration_ms: u64) -> RunEnd {
-        let reason = ExitReason::of(result);
+    fn end(&self, result: &Result<StopReason, SessionError>, agent: &Agent, session: &Session, duration_ms: u64) -> RunEnd {
         let last = session.last_result();
+        self.run_end(
+            ExitReason::of(result),
+            result.as_ref().err().map(|error| agent.explain(error)),
+            session.total_usage(),
+            duration_ms,
+            last.as_ref().map(|r| r.outcome.clone()),
+            last.and_then(|r| r.result_data),
+        )
+    }
+
+    /// The tokens used so far, as the last response reported them: for a run whose end was not reported.
+    pub fn usage(&self) -> Usage {
+        self.usage.clone()
+    }
+
+    /// The run's end record: how it ended, with what the events added up to.
+    pub fn run_end(
+        &self,
+        reason: ExitReason,
+        error: Option<String>,
+        usage: Usage,
+        duration_ms: u64,
+        outcome: Option<AgentOutcome>,
+        result_data: Option<serde_json::Value>,
+    ) -> RunEnd {
         RunEnd {
             exit_reason: reason.as_str().into(),
             exit_code: reason.code(),
-            final_output: self.final_output,
-            error: result.as_ref().err().map(|error| agent.explain(error)),
+            final_output: self.final_output.clone(),
+            error,
             turns: self.turns,
             tool_calls: self.tool_calls,
-            usage: session.total_usage(),
+            usage,
             duration_ms,
-            outcome: last.as_ref().map(|r| r.outcome.clone()),
-            result_data: last.and_then(|r| r.result_data),
+            outcome,
+            result_data,
         }
     }
 }
 
-/// Where each event goes.
-struct Sinks<'a> {
+/// Where a run's events go (the chosen output, `--events`, the run's artifacts) and what they
+/// add up to: everything of a run but driving it, so that `openagent run` and a sandboxed run
+/// report alike.
+pub struct Report {
+    run_id: String,
+    output: Output,
     events_file: Option<BufWriter<File>>,
-    artifacts: Option<&'a mut Artifacts>,
-    output: &'a mut Output,
+    artifacts: Option<Artifacts>,
     tally: Tally,
 }
 
-impl Sinks<'_> {
-    fn event(&mut self, event: &SessionEvent) {
+impl Report {
+    /// Creates the run's artifacts and starts the output (`run_started` in JSON mode).
+    pub fn start(
+        run_id: &str,
+        config: &RunConfig,
+        mode: OutputMode,
+        data_dir: &std::path::Path,
+        events_file: Option<BufWriter<File>>,
+    ) -> Self {
+        let mut output = Output::new(mode, config.stream);
+        let artifacts = Artifacts::create(data_dir, run_id, config)
+            .map_err(|e| eprintln!("warning: the run's artifacts are not kept: {e}"))
+            .ok();
+        let info = RunInfo {
+            task: config.task.clone(),
+            output_mode: mode.as_str().into(),
+            config_fingerprint: config.fingerprint(),
+            artifacts_dir: artifacts.as_ref().map(|a| a.dir().display().to_string()),
+        };
+        output.start(run_id, info);
+        Self { run_id: run_id.to_owned(), output, events_file, artifacts, tally: Tally::default() }
+    }
+
+    /// An event or a spinner tick (other wakes are the driver's business).
+    pub fn wake(&mut self, wake: Wake) {
+        match wake {
+            Wake::Event(event) => self.event(&event),
+            Wake::Tick => self.output.tick(),
+            Wake::Line(_) | Wake::Signal => {}
+        }
+    }
+
+    pub fn event(&mut self, event: &SessionEvent) {
         self.tally.observe(event);
         if self.events_file.is_some() || self.artifacts.is_some() {
             let line = serde_json::to_string(event).expect("events serialise");
@@ -280,6 +330,22 @@ impl Sinks<'_> {
             }
         }
         self.output.event(event);
+    }
+
+    /// What the events so far add up to.
+    pub fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    /// Writes the result artifact and the output's end (`run_finished`); gives the exit code.
+    pub fn finish(mut self, ts: &str, end: RunEnd) -> u8 {
+        if let Some(artifacts) = self.artifacts.as_mut() {
+            if let Err(e) = artifacts.finish(&self.run_id, &end) {
+                eprintln!("warning: could not write the run's result: {e}");
+            }
+        }
+        self.output.finish(ts, &end);
+        end.exit_code
     }
 }
 
@@ -350,7 +416,7 @@ fn print_line(line: &str) {
 
 /// Opens `path` for the internal events without truncating it yet: the run truncates it when
 /// it starts, so a refused invocation leaves an earlier file intact.
-fn open_events_file(path: &PathBuf) -> Result<BufWriter<File>, String> {
+pub fn open_events_file(path: &PathBuf) -> Result<BufWriter<File>, String> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -363,7 +429,7 @@ fn open_events_file(path: &PathBuf) -> Result<BufWriter<File>, String> {
 
 /// The native runtime, its clock pinned when `OPENAGENT_PIN_CLOCK` (milliseconds since the
 /// epoch) asks for reproducible output.
-fn pinned_runtime() -> NativeRuntime {
+pub fn pinned_runtime() -> NativeRuntime {
     match std::env::var("OPENAGENT_PIN_CLOCK").ok().and_then(|v| v.parse().ok()) {
         Some(at) => NativeRuntime::new().with_pinned_clock(at),
         None => NativeRuntime::new(),
@@ -373,7 +439,7 @@ fn pinned_runtime() -> NativeRuntime {
 /// `OPENAGENT_RUN_ID`, when set and not empty (an unfilled CI variable counts as unset: an
 /// empty run id means "never started"). It names a directory, so only letters, digits, `-`, `_`
 /// and `.` (not leading) are allowed.
-fn fixed_run_id() -> Result<Option<String>, String> {
+pub fn fixed_run_id() -> Result<Option<String>, String> {
     let Some(id) = std::env::var("OPENAGENT_RUN_ID").ok().filter(|id| !id.is_empty()) else { return Ok(None) };
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     if id.chars().all(allowed) && !id.starts_with('.') {
@@ -384,7 +450,7 @@ fn fixed_run_id() -> Result<Option<String>, String> {
 }
 
 /// `r_20261122T054859Z_3fa9c1`: sortable by start time, unique enough for one machine.
-fn new_run_id(now_ms: u64) -> String {
+pub fn new_run_id(now_ms: u64) -> String {
     let stamp: String = format_rfc3339(now_ms)[..19].chars().filter(|c| c.is_ascii_alphanumeric()).collect();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let salt = (u64::from(nanos) ^ (u64::from(std::process::id()) << 20)) & 0xff_ffff;
