@@ -23,6 +23,8 @@ mod http;
 mod local_env;
 pub mod run;
 mod runtime;
+#[cfg(feature = "sandbox")]
+pub mod sandbox;
 mod signals;
 mod timer;
 mod web;

@@ -1,0 +1,301 @@
+//! The sandboxed host (`openagent-native`'s `sandbox` feature) with the real guest
+//! (`openagent-sandbox-guest` built for wasm32-wasip1) against the mock LLM server: what the
+//! agent inside can reach and what it cannot, the caps, and that its events are a native run's.
+//!
+//! Run with `cargo test -p openagent-tests --features sandbox --test sandbox`. The guest is built
+//! by [`guest`] (a no-op when fresh), so the suite needs only the wasm32-wasip1 target installed.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::rc::Rc;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use common::{serve, KEY};
+use futures::stream::{self, StreamExt};
+use openagent_core::provider::ProviderSettings;
+use openagent_core::session::{EventData, SessionEvent};
+use openagent_core::{Session, SessionConfig};
+use openagent_native::run::{drive, Projector, RunInfo, Wake};
+use openagent_native::sandbox::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
+use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use openagent_tests::{MockServer, Reply, Step, ToolCall};
+use serde_json::{json, Value};
+
+const SECRET: &str = "outside-secret-7c1f";
+
+/// The guest module, built once per test process with the cargo running the tests.
+fn guest() -> &'static Sandbox {
+    static GUEST: OnceLock<Sandbox> = OnceLock::new();
+    GUEST.get_or_init(|| {
+        let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cargo.args(["build", "--quiet", "--message-format=json", "-p", "openagent-sandbox-guest", "--release"]);
+        cargo.args(["--target", "wasm32-wasip1"]).current_dir(env!("CARGO_MANIFEST_DIR"));
+        // As in run_cli/support.rs: a nested cargo must not see this crate's per-crate variables.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            if ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"].iter().any(|p| name.starts_with(p))
+                || ["CARGO_CRATE_NAME", "CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR", "OUT_DIR"].contains(&&*name)
+            {
+                cargo.env_remove(&*name);
+            }
+        }
+        let output = cargo.stderr(Stdio::inherit()).output().expect("cargo runs");
+        assert!(output.status.success(), "building the guest failed (its errors are above)");
+        let path = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "openagent-sandbox-guest")
+            .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
+            .filter_map(|f| f.as_str().map(PathBuf::from))
+            .find(|f| f.extension().is_some_and(|e| e == "wasm"))
+            .expect("cargo reported the guest's .wasm");
+        Sandbox::load(&path).expect("the guest compiles")
+    })
+}
+
+/// A directory for one test: `dir/` is the agent's, `secret.txt` sits beside it.
+struct Place(PathBuf);
+
+impl Place {
+    fn new(name: &str) -> Self {
+        let root = std::env::temp_dir().join(format!("openagent-sandbox-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("dir")).unwrap();
+        std::fs::write(root.join("secret.txt"), SECRET).unwrap();
+        Self(root.canonicalize().unwrap())
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.0.join("dir")
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn settings(server: &MockServer) -> ProviderSettings {
+    let vars = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| KEY.to_owned());
+    ProviderSettings::resolve(Some("anthropic"), Some("claude-test"), Some(&server.base_url()), vars).unwrap()
+}
+
+/// Runs `task` in the sandbox on `dir`, collecting the events.
+fn sandboxed(dir: &Path, server: &MockServer, task: &str) -> (Vec<SessionEvent>, SandboxEnd) {
+    let mut run = SandboxRun::new(dir, task, settings(server), "claude-test");
+    run.config.session_id = "s_sandbox".into();
+    let mut events = Vec::new();
+    let end = guest().run(&run, &SandboxLimits::default(), |wake| {
+        if let Wake::Event(event) = wake {
+            events.push(event);
+        }
+    });
+    (events, end)
+}
+
+/// One reply calling each of `calls` (tool, arguments), with ids `c0`, `c1`, ...
+fn calls(calls: &[(&str, Value)]) -> Step {
+    let tool_calls = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, arguments))| ToolCall { name: (*name).into(), arguments: arguments.clone(), id: Some(format!("c{i}")) })
+        .collect();
+    Step::reply(Reply { tool_calls, ..Reply::default() })
+}
+
+/// Each call's (output, error), by call id.
+fn results(events: &[SessionEvent]) -> std::collections::HashMap<String, (Option<String>, Option<String>)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.data {
+            EventData::ToolCallEnd { call_id, output, error, .. } => Some((call_id.clone(), (output.clone(), error.clone()))),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn reads_and_writes_inside_dir_and_is_refused_everything_else() {
+    let place = Place::new("fs");
+    let dir = place.dir();
+    std::fs::write(dir.join("notes.txt"), "hello from inside\n").unwrap();
+    std::os::unix::fs::symlink(place.0.join("secret.txt"), dir.join("link")).unwrap();
+    let server = serve([
+        calls(&[
+            ("read_file", json!({"file_path": "notes.txt"})),
+            ("write_file", json!({"file_path": "out/made.txt", "content": "written inside\n"})),
+            ("read_file", json!({"file_path": "/etc/passwd"})),
+            ("read_file", json!({"file_path": "../../../secret.txt"})),
+            ("write_file", json!({"file_path": "/tmp/escape.txt", "content": "x"})),
+            ("read_file", json!({"file_path": "link"})),
+            ("shell", json!({"command": "cat /etc/passwd"})),
+            ("shell", json!({"command": "echo overwritten > link"})),
+            ("shell", json!({"command": "echo by-shell > shell.txt && ls"})),
+        ]),
+        Step::reply(Reply::text("done")),
+    ]);
+    let (events, end) = sandboxed(&dir, &server, "probe the sandbox");
+    assert!(matches!(&end, SandboxEnd::Finished(guest) if guest.stop.is_some()), "{end:?}");
+    let results = results(&events);
+    let ok = |id: &str| results[id].0.clone().unwrap_or_else(|| panic!("{id} failed: {:?}", results[id]));
+    let refused = |id: &str| {
+        let (output, error) = &results[id];
+        error
+            .clone()
+            .or_else(|| output.clone().filter(|o| o.contains("Exit code: 1")))
+            .unwrap_or_else(|| panic!("{id} was not refused: {output:?}"))
+    };
+    assert!(ok("c0").contains("hello from inside"));
+    assert_eq!(std::fs::read_to_string(dir.join("out/made.txt")).unwrap(), "written inside\n");
+    assert!(refused("c2").contains("outside the sandbox"), "{}", refused("c2"));
+    assert!(refused("c3").contains("escapes the environment root"), "{}", refused("c3"));
+    assert!(refused("c4").contains("outside the sandbox"), "{}", refused("c4"));
+    assert!(refused("c5").contains("not found"), "{}", refused("c5"));
+    refused("c6");
+    refused("c7");
+    assert!(ok("c8").contains("shell.txt"));
+    assert_eq!(std::fs::read_to_string(dir.join("shell.txt")).unwrap(), "by-shell\n");
+    // Nothing outside DIR was read or changed.
+    assert_eq!(std::fs::read_to_string(place.0.join("secret.txt")).unwrap(), SECRET);
+    assert!(!Path::new("/tmp/escape.txt").exists());
+    let all = serde_json::to_string(&events.iter().map(|e| serde_json::to_value(e).unwrap()).collect::<Vec<_>>()).unwrap();
+    assert!(!all.contains(SECRET) && !all.contains("root:x:0:0"), "something from outside reached the events");
+}
+
+#[test]
+fn the_key_stays_in_the_host_and_other_hosts_are_refused() {
+    let place = Place::new("key");
+    let server = serve([Step::reply(Reply::text("hi"))]);
+    let (_, end) = sandboxed(&place.dir(), &server, "say hi");
+    assert!(matches!(&end, SandboxEnd::Finished(_)), "{end:?}");
+    let requests = server.requests();
+    assert_eq!(requests[0].header("x-api-key"), Some(KEY), "the host adds the key");
+    let run = SandboxRun::new(place.dir(), "t", settings(&server), "m");
+    assert!(!serde_json::to_string(&run.config).unwrap().contains(KEY), "the guest's configuration holds no key");
+
+    // A guest that asks the model import for another host (here a second server) gets a
+    // transport error, and the other host never hears of it.
+    let other = serve([Step::reply(Reply::text("never"))]);
+    let request = json!({"method": "POST", "url": format!("{}/v1/messages", other.base_url()), "headers": [["x-api-key", "guest"]], "body": "{}"});
+    let request = request.to_string().replace('\\', "\\\\").replace('"', "\\\"");
+    let wat = format!(
+        r#"(module
+            (import "openagent" "model_request" (func $request (param i32 i32) (result i32)))
+            (import "openagent" "model_read" (func $read (param i32 i32 i32) (result i32)))
+            (memory (export "memory") 1)
+            (data (i32.const 0) "{request}")
+            (func (export "_start")
+              (if (i32.ge_s (call $read (call $request (i32.const 0) (i32.const {len})) (i32.const 4096) (i32.const 1024)) (i32.const 0))
+                (then unreachable))))"#,
+        len = request.replace("\\\"", "\"").replace("\\\\", "\\").len(),
+    );
+    let probe = Sandbox::from_bytes(wat.as_bytes()).unwrap();
+    let end = probe.run(&run, &SandboxLimits::default(), |_| {});
+    // No trap (`unreachable` would say so): the read failed, and the probe ended without an end record.
+    assert!(matches!(&end, SandboxEnd::Failed(m) if m.contains("without reporting")), "{end:?}");
+    assert!(other.requests().is_empty(), "the other host was reached");
+}
+
+fn probe(wat: &str, limits: &SandboxLimits) -> (SandboxEnd, Duration) {
+    let place = Place::new("probe");
+    let server = serve([]);
+    let run = SandboxRun::new(place.dir(), "t", settings(&server), "m");
+    let started = Instant::now();
+    let end = Sandbox::from_bytes(wat.as_bytes()).unwrap().run(&run, limits, |_| {});
+    (end, started.elapsed())
+}
+
+#[test]
+fn a_guest_stuck_in_a_loop_is_stopped_by_the_time_cap() {
+    let limits = SandboxLimits { timeout: Duration::from_millis(300), ..SandboxLimits::default() };
+    let (end, took) = probe(r#"(module (memory (export "memory") 1) (func (export "_start") (loop (br 0))))"#, &limits);
+    assert_eq!(end, SandboxEnd::TimedOut(limits.timeout));
+    assert!(took < Duration::from_secs(5), "stopped after {took:?}");
+}
+
+#[test]
+fn a_guest_that_allocates_without_end_is_stopped_by_the_memory_cap() {
+    let limits = SandboxLimits { memory_bytes: 16 << 20, ..SandboxLimits::default() };
+    let wat = r#"(module (memory (export "memory") 1)
+        (func (export "_start") (loop (drop (memory.grow (i32.const 16))) (br 0))))"#;
+    let (end, _) = probe(wat, &limits);
+    assert_eq!(end, SandboxEnd::OutOfMemory(16 << 20));
+}
+
+/// The same script, natively: the session on the local filesystem, as `openagent run` has it.
+fn native(dir: &Path, server: &MockServer, task: &str) -> Vec<SessionEvent> {
+    let runtime = Rc::new(NativeRuntime::new());
+    let settings = settings(server);
+    let session = Session::builder(
+        settings.profile("claude-test"),
+        Rc::new(LocalEnvironment::new(dir).unwrap()),
+        settings.client(Rc::new(NativeHttpClient::new()), false),
+        runtime.clone(),
+    )
+    .id("s_native")
+    .config(SessionConfig::default())
+    .build();
+    let mut events = Vec::new();
+    let result = runtime.block_on(drive(&session, task, &runtime, stream::pending().boxed_local(), |wake| {
+        if let Wake::Event(event) = wake {
+            events.push(event);
+        }
+    }));
+    assert!(result.is_ok(), "{result:?}");
+    events
+}
+
+/// An event's kind and the keys of its data, recursively: its shape, without its values.
+fn shape(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
+        Value::Null => Value::Null,
+        _ => Value::Bool(true),
+    }
+}
+
+#[test]
+fn its_events_have_the_shape_of_a_native_runs() {
+    let script = || {
+        serve([
+            calls(&[
+                ("read_file", json!({"file_path": "notes.txt"})),
+                ("write_file", json!({"file_path": "a.txt", "content": "a"})),
+            ]),
+            Step::reply(Reply::text("The notes say hello.")),
+        ])
+    };
+    let (here, there) = (Place::new("shape-native"), Place::new("shape-sandbox"));
+    for place in [&here, &there] {
+        std::fs::write(place.dir().join("notes.txt"), "hello\n").unwrap();
+    }
+    let native_events = native(&here.dir(), &script(), "summarise");
+    let (sandbox_events, end) = sandboxed(&there.dir(), &script(), "summarise");
+    assert!(matches!(end, SandboxEnd::Finished(_)), "{end:?}");
+    let kinds = |events: &[SessionEvent]| events.iter().map(SessionEvent::kind).collect::<Vec<_>>();
+    assert_eq!(kinds(&sandbox_events), kinds(&native_events));
+    for (s, n) in sandbox_events.iter().zip(&native_events) {
+        let (s, n) = (serde_json::to_value(s).unwrap(), serde_json::to_value(n).unwrap());
+        // Environment facts differ (the working directory, the platform in the prompt): the
+        // envelope and data keys may not.
+        if s["kind"] != "session_start" {
+            assert_eq!(shape(&s), shape(&n), "{s} vs {n}");
+        }
+    }
+    // And the v1 projection sees the same run.
+    let project = |events: &[SessionEvent]| {
+        let mut projector = Projector::new("r", RunInfo::default(), false);
+        events
+            .iter()
+            .flat_map(|e| projector.project(e))
+            .map(|line| serde_json::from_str::<Value>(&line).unwrap()["type"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(project(&sandbox_events), project(&native_events));
+}
