@@ -237,8 +237,12 @@ pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) 
     let no_model = |why: String| {
         SetupError::NoModel(format!("no model given, and the server could not list its models ({why}); pass --model"))
     };
-    let headers = settings.auth_header().into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
-    let request = HttpRequest { method: Method::Get, url: url.clone(), headers, body: Vec::new() };
+    // Spelled out rather than through `auth_header`: this runs in the browser bundle, where the
+    // other providers' arms would be dead weight (only OpenAI-compatible servers are asked).
+    let mut request = HttpRequest { method: Method::Get, url: url.clone(), headers: Vec::new(), body: Vec::new() };
+    if !settings.api_key.is_empty() {
+        request.headers.push(("authorization".into(), format!("Bearer {}", settings.api_key.expose())));
+    }
     let response = http.send(request).await.map_err(|e| no_model(format!("GET {url}: {}", e.message)))?;
     let status = response.status;
     let body = response.bytes().await.map_err(|e| no_model(e.message))?;
