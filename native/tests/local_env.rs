@@ -152,6 +152,35 @@ fn grep_honours_gitignore_and_skips_binary_files() {
 }
 
 #[test]
+fn grep_answers_as_a_search_line_by_line_and_file_by_file_whatever_the_limit() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    // Enough files for every core to search some, in an order that is not the walk's.
+    for i in (0..300).rev() {
+        block_on(env.write_file(&format!("many/f{i:03}.txt"), &format!("foo {i}\nbar\nfoo again {i}\n"))).unwrap();
+    }
+    for (path, text) in [("a/b.txt", "foo\n"), ("a.txt", "foo\n"), ("crlf.txt", "foo\r\nbar foo\r\n")] {
+        block_on(env.write_file(path, text)).unwrap();
+    }
+    let grep = |pattern: &str, max_results| {
+        block_on(env.grep(pattern, ".", &GrepOptions { max_results, ..GrepOptions::default() })).unwrap()
+    };
+    let all = grep("foo", usize::MAX);
+    let lines: Vec<&str> = all.lines().collect();
+    // Component by component: the directory `a` before `a.txt`.
+    assert_eq!(lines[..4], ["a/b.txt:1:foo", "a.txt:1:foo", "crlf.txt:1:foo", "crlf.txt:2:bar foo"]);
+    assert_eq!((lines.len(), lines[4], lines[603]), (604, "many/f000.txt:1:foo 0", "many/f299.txt:3:foo again 299"));
+    for limit in [1, 7, 450] {
+        assert_eq!(grep("foo", limit), lines[..limit].join("\n"), "limit {limit}");
+    }
+    // A line is matched without its ending, whatever the pattern says of line breaks and ends.
+    assert_eq!(grep("foo$", 9), "a/b.txt:1:foo\na.txt:1:foo\ncrlf.txt:1:foo\ncrlf.txt:2:bar foo");
+    assert_eq!(grep(r"(?-m)foo$", 9), grep("foo$", 9));
+    assert_eq!(grep(r"foo\n", 9), "");
+    assert_eq!(grep(r"\r", 9), "");
+}
+
+#[test]
 fn glob_lists_newest_first() {
     let dir = TempDir::new();
     let env = dir.env();
