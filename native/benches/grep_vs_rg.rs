@@ -201,12 +201,17 @@ fn matches(answer: &str) -> BTreeSet<&str> {
 }
 
 fn check_same(search: &Search, ours: &str, theirs: &str) -> usize {
+    // Counted as well as compared as sets, so that a line reported twice is caught too.
+    let counts = (ours.lines().count(), theirs.lines().count());
     let (ours, theirs) = (matches(ours), matches(theirs));
-    if ours != theirs {
+    if ours != theirs || counts.0 != counts.1 {
         let only_ours: Vec<_> = ours.difference(&theirs).take(5).collect();
         let only_rg: Vec<_> = theirs.difference(&ours).take(5).collect();
-        eprintln!("grep_vs_rg: {}: the answers differ\n  only native: {only_ours:#?}\n  only rg: {only_rg:#?}", search.label);
-        std::process::exit(1);
+        // A panic, not an exit, so that the tree is removed on the way out.
+        panic!(
+            "grep_vs_rg: {}: the answers differ ({} lines native, {} rg)\n  only native: {only_ours:#?}\n  only rg: {only_rg:#?}",
+            search.label, counts.0, counts.1
+        );
     }
     ours.len()
 }
