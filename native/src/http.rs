@@ -108,7 +108,13 @@ impl NativeHttpClient {
             return;
         }
         let origin = origin(&request.url);
-        let response = match call(&self.agent, request) {
+        // A pooled connection the server closed while idle (llama.cpp's server does) fails at
+        // once, before any answer: try again on a fresh connection rather than surface it.
+        let response = match call(&self.agent, request.clone()) {
+            Err(e) if stale_connection(&e) => call(&self.agent, request),
+            other => other,
+        };
+        let response = match response {
             Ok(response) => response,
             Err(e) => {
                 let _ = head_tx.send(Err(self.error(HttpErrorKind::Connect, &format!("request to {origin} failed"), &e)));
@@ -173,6 +179,12 @@ fn call(agent: &ureq::Agent, request: HttpRequest) -> Result<ureq::http::Respons
         Method::Get => agent.run(builder.body(())?),
         Method::Post => agent.run(builder.body(request.body)?),
     }
+}
+
+/// Whether `error` is what sending on a connection the peer already closed looks like.
+fn stale_connection(error: &ureq::Error) -> bool {
+    use io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
+    matches!(error, ureq::Error::Io(e) if matches!(e.kind(), UnexpectedEof | ConnectionReset | ConnectionAborted | BrokenPipe))
 }
 
 /// ureq's message, except where it would repeat the URL: a query string may hold an API key.

@@ -168,3 +168,28 @@ fn origin_keeps_scheme_and_host_only() {
     assert_eq!(origin("http://user:pw@127.0.0.1:8080"), "http://127.0.0.1:8080");
     assert_eq!(origin("http://h:1?key=k"), "http://h:1");
 }
+
+#[test]
+fn a_pooled_connection_closed_by_the_server_is_replaced_transparently() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let url = format!("http://{}/v1/models", listener.local_addr().expect("local address"));
+    let server = std::thread::spawn(move || {
+        // First connection: answer with keep-alive; the next request on it finds the server
+        // closing it for idleness, so it ends without an answer.
+        let (mut first, _) = listener.accept().expect("accept");
+        read_request(&mut first);
+        first.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\none").expect("write");
+        read_request(&mut first);
+        drop(first);
+        // The retry arrives on a second connection.
+        let (mut second, _) = listener.accept().expect("accept the retry");
+        read_request(&mut second);
+        second.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\nconnection: close\r\n\r\ntwo").expect("write");
+    });
+    let http = client(5000);
+    let get = || HttpRequest { method: Method::Get, url: url.clone(), headers: Vec::new(), body: Vec::new() };
+    let body = |response: HttpResponse| String::from_utf8(block_on(response.bytes()).expect("a body")).expect("UTF-8");
+    assert_eq!(body(block_on(http.send(get())).expect("the first answer")), "one");
+    assert_eq!(body(block_on(http.send(get())).expect("the second answer, on a fresh connection")), "two");
+    server.join().expect("the server thread");
+}

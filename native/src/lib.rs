@@ -21,9 +21,13 @@
 
 mod http;
 mod local_env;
+pub mod run;
 mod runtime;
+mod signals;
 mod timer;
+mod web;
 
 pub use http::{NativeHttpClient, NativeHttpConfig};
 pub use local_env::{EnvPolicy, LocalEnvironment};
 pub use runtime::NativeRuntime;
+pub use web::{WebRoots, WebServer};

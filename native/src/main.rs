@@ -1,40 +1,178 @@
-//! `openagent`: the native command line. For now one subcommand, `apply-patch`, which applies a
-//! v4a patch in the current directory with the same tool the agent uses, so a patch can be
-//! tried (or a model's patch replayed) outside a session.
+//! `openagent`: the native command line. `openagent run "<task>"` runs one task to the end;
+//! `openagent` alone opens an interactive session; `openagent apply-patch` applies a v4a patch
+//! with the same tool the agent uses.
 
 use std::io::Read;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
+use openagent_native::run::interactive;
+use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
 use openagent_native::{LocalEnvironment, NativeRuntime};
 use serde_json::json;
 
 #[derive(Parser)]
 #[command(name = "openagent", version, about = "OpenAgent, the embeddable coding agent")]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// With no subcommand: the interactive session's settings.
+    #[command(flatten)]
+    session: SessionFlags,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run one task to the end, then exit (0 only on success).
+    Run(RunFlags),
     /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory: all of it or nothing.
     ApplyPatch {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
     },
+    /// Serve the browser playground on 127.0.0.1 and print its URL.
+    Web {
+        /// The port; 0 picks a free one.
+        #[arg(long, default_value_t = 8787)]
+        port: u16,
+    },
 }
 
+/// Which model, where, and with what limits.
+#[derive(Args, Clone)]
+struct SessionFlags {
+    /// anthropic, openai, gemini or openai-compatible; default: the first whose key is set.
+    #[arg(long)]
+    provider: Option<String>,
+    /// The model; default: the provider's (an OpenAI-compatible server is asked for its first).
+    #[arg(long)]
+    model: Option<String>,
+    /// Replaces the provider's base URL (for openai and openai-compatible it ends in /v1).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The directory the agent works in; default: the current one.
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// Model responses allowed in the whole run; 0 = no limit.
+    #[arg(long, default_value_t = 0)]
+    max_turns: usize,
+    /// Tool rounds allowed per input; 0 = no limit.
+    #[arg(long, default_value_t = 0)]
+    max_tool_rounds: usize,
+    #[arg(long, value_parser = ["low", "medium", "high"])]
+    reasoning_effort: Option<String>,
+    /// Where run artifacts are kept; default: $OPENAGENT_DATA_DIR, else $XDG_DATA_HOME/openagent,
+    /// else ~/.local/share/openagent.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct RunFlags {
+    /// What the agent should do.
+    task: String,
+    #[command(flatten)]
+    session: SessionFlags,
+    /// human: streamed text and tool lines; json: openagent.run_event.v1 JSONL on stdout.
+    #[arg(long, value_enum, default_value = "human")]
+    output: OutputMode,
+    /// Also write every internal event to FILE as JSONL, whatever the output.
+    #[arg(long, value_name = "FILE")]
+    events: Option<PathBuf>,
+    /// With --output json, also emit the model's text as `text_delta` records.
+    #[arg(long)]
+    stream: bool,
+    /// Open the interactive session with this task as its first input.
+    #[arg(long)]
+    tui: bool,
+}
+
+/// The fixed text for a combination the JSON contract forbids.
+const TUI_WITH_JSON: &str =
+    "error: --tui cannot be combined with --output json (JSON output is for non-interactive runs; drop one of them)";
+
 fn main() -> ExitCode {
-    let Command::ApplyPatch { patch } = Cli::parse().command;
-    match apply_patch(patch) {
-        Ok(summary) => {
-            println!("{summary}");
-            ExitCode::SUCCESS
+    let cli = Cli::parse();
+    match cli.command {
+        None => ExitCode::from(interactive::run(interactive_args(cli.session), None)),
+        Some(Command::Run(flags)) if flags.tui => {
+            if flags.output == OutputMode::Json {
+                eprintln!("{TUI_WITH_JSON}");
+                return ExitCode::from(2);
+            }
+            ExitCode::from(interactive::run(interactive_args(flags.session), Some(flags.task)))
         }
-        Err(message) => {
-            eprintln!("{message}");
+        Some(Command::Run(flags)) => {
+            let session = flags.session;
+            ExitCode::from(run::run(RunArgs {
+                task: flags.task,
+                agent: agent_options(&session),
+                max_turns: session.max_turns,
+                max_tool_rounds: session.max_tool_rounds,
+                reasoning_effort: session.reasoning_effort,
+                output: flags.output,
+                events: flags.events,
+                stream: flags.stream,
+                data_dir: data_dir(session.data_dir),
+            }))
+        }
+        Some(Command::Web { port }) => web(port),
+        Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
+            Ok(summary) => {
+                println!("{summary}");
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("{message}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+fn agent_options(flags: &SessionFlags) -> AgentOptions {
+    AgentOptions {
+        provider: flags.provider.clone(),
+        model: flags.model.clone(),
+        base_url: flags.base_url.clone(),
+        cwd: flags.cwd.clone(),
+    }
+}
+
+fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
+    interactive::InteractiveArgs {
+        agent: agent_options(&flags),
+        max_turns: flags.max_turns,
+        max_tool_rounds: flags.max_tool_rounds,
+        reasoning_effort: flags.reasoning_effort,
+    }
+}
+
+/// `--data-dir`, else `$OPENAGENT_DATA_DIR`, else the platform's user data directory.
+/// Made absolute, so the paths a run reports do not depend on where it was started.
+fn data_dir(flag: Option<PathBuf>) -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let dir = flag
+        .or_else(|| var("OPENAGENT_DATA_DIR"))
+        .or_else(|| var("XDG_DATA_HOME").map(|dir| dir.join("openagent")))
+        .or_else(|| var("HOME").map(|home| home.join(".local/share/openagent")))
+        .unwrap_or_else(|| PathBuf::from(".openagent"));
+    std::path::absolute(&dir).unwrap_or(dir)
+}
+
+fn web(port: u16) -> ExitCode {
+    match openagent_native::WebServer::start(openagent_native::WebRoots::from_checkout(), port) {
+        Ok(server) => {
+            println!("OpenAgent playground: {}", server.url());
+            loop {
+                std::thread::park();
+            }
+        }
+        Err(err) => {
+            eprintln!("openagent web: cannot listen on 127.0.0.1:{port}: {err} (try --port 0)");
             ExitCode::FAILURE
         }
     }

@@ -35,6 +35,8 @@ pub struct NativeRuntime {
     pool: RefCell<LocalPool>,
     spawner: LocalSpawner,
     timer: Timer,
+    /// A clock that reads this instant forever, for reproducible output.
+    pinned: Option<EpochMillis>,
 }
 
 impl NativeRuntime {
@@ -43,7 +45,14 @@ impl NativeRuntime {
     pub fn new() -> Self {
         let pool = LocalPool::new();
         let spawner = pool.spawner();
-        Self { pool: RefCell::new(pool), spawner, timer: Timer::new() }
+        Self { pool: RefCell::new(pool), spawner, timer: Timer::new(), pinned: None }
+    }
+
+    /// A runtime whose clock always reads `at` (sleeps still take real time), so timestamps and
+    /// durations in events are the same on every run of the same inputs.
+    pub fn with_pinned_clock(mut self, at: EpochMillis) -> Self {
+        self.pinned = Some(at);
+        self
     }
 
     /// Runs `future` to completion on this thread, driving spawned tasks meanwhile.
@@ -64,6 +73,9 @@ impl Default for NativeRuntime {
 
 impl Runtime for NativeRuntime {
     fn now_ms(&self) -> EpochMillis {
+        if let Some(at) = self.pinned {
+            return at;
+        }
         // A clock set before 1970 reads as the epoch rather than failing.
         SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as EpochMillis)
     }

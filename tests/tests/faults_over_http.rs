@@ -225,7 +225,7 @@ fn a_session_over_a_401_closes_with_an_authentication_error_event() {
         let events = drain(&mut receiver);
         assert_eq!(error_events(&events), [Some(ErrorKind::Authentication)], "{api}");
         let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
-        assert_eq!(kinds[kinds.len() - 3..], ["error", "processing_end", "session_end"], "{api}");
+        assert_eq!(kinds[kinds.len() - 4..], ["error", "result", "processing_end", "session_end"], "{api}");
         assert_eq!(server.requests().len(), 1, "{api}");
         assert_no_key_in(&events);
         assert!(matches!(block_on(session.submit("again")), Err(SessionError::Closed)), "{api}");

@@ -401,15 +401,7 @@ fn a_session_with_each_profile_runs_a_scripted_tool_round() {
         let client = Rc::new(ScriptedClient::new([ScriptStep::tool_call(tool, args), ScriptStep::text("done")]));
         let session = Session::builder(profile.clone(), env, client.clone(), runtime).build();
         block_on(session.submit("go")).expect("completed");
-        let results: Vec<_> = session
-            .history()
-            .into_iter()
-            .filter_map(|turn| match turn {
-                Turn::ToolResults { results, .. } => Some(results),
-                _ => None,
-            })
-            .flatten()
-            .collect();
+        let results = Turn::tool_results(&session.history());
         assert_eq!(results.len(), 1, "{}", profile.id());
         assert!(!results[0].is_error && results[0].content.starts_with(expected), "{}: {:?}", profile.id(), results[0]);
         let request = &client.requests()[0];

@@ -24,6 +24,9 @@ pub struct SessionConfig {
     /// How many recent tool calls are checked for a repeating pattern.
     pub loop_detection_window: usize,
     pub max_subagent_depth: usize,
+    /// With an output schema: refused submissions and answers without one allowed per input
+    /// before it fails.
+    pub max_result_attempts: usize,
 }
 
 impl Default for SessionConfig {
@@ -39,6 +42,7 @@ impl Default for SessionConfig {
             enable_loop_detection: true,
             loop_detection_window: 10,
             max_subagent_depth: 1,
+            max_result_attempts: 3,
         }
     }
 }

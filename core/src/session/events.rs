@@ -8,6 +8,7 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use super::outcome::AgentOutcome;
 use super::SessionState;
 use crate::llm::{ErrorKind, Usage};
 
@@ -89,6 +90,13 @@ pub enum EventData {
     SteeringInjected {
         content: String,
     },
+    /// How the input ended: the result text, the accepted submission (`null` without an output
+    /// schema) and the typed outcome. Emitted once per input, just before `processing_end`.
+    Result {
+        result_text: String,
+        result_data: Option<Value>,
+        outcome: AgentOutcome,
+    },
     TurnLimit {
         limit: String,
         count: usize,
@@ -127,6 +135,10 @@ pub enum StopReason {
     Aborted,
     /// [`Session::interrupt`](super::Session::interrupt): this input stopped, the session goes on.
     Interrupted,
+    /// The model called `give_up`.
+    GaveUp,
+    /// An output schema was set and no valid result came within `max_result_attempts`.
+    NoResult,
     Error,
 }
 
@@ -148,6 +160,7 @@ impl EventData {
             Self::ToolCallOutputDelta { .. } => "tool_call_output_delta",
             Self::ToolCallEnd { .. } => "tool_call_end",
             Self::SteeringInjected { .. } => "steering_injected",
+            Self::Result { .. } => "result",
             Self::TurnLimit { .. } => "turn_limit",
             Self::LoopDetection { .. } => "loop_detection",
             Self::Warning { .. } => "warning",

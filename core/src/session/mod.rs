@@ -12,6 +12,8 @@
 mod config;
 mod events;
 mod loop_detection;
+mod outcome;
+mod results;
 mod subagents;
 mod tool_calls;
 mod truncation;
@@ -24,10 +26,13 @@ use std::rc::Rc;
 use futures::channel::mpsc::UnboundedReceiver;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 pub use config::SessionConfig;
 pub use events::{Decision, EventData, SessionEvent, StopReason};
 pub use loop_detection::{detect_loop, signature};
+pub use outcome::{AgentOutcome, Evidence, EvidenceKind, OutcomeMetrics, OutcomeStatus};
+pub use results::{RunResult, GIVE_UP, SUBMIT_RESULT};
 pub use subagents::{SubAgentResult, SubAgentStatus};
 pub use truncation::{
     default_char_limit, default_line_limit, truncate_lines, truncate_output, truncate_tool_output, TruncationMode,
@@ -42,6 +47,7 @@ use crate::llm::{
 };
 use crate::profile::{PromptContext, ProviderProfile};
 use crate::runtime::{format_rfc3339, Runtime};
+use crate::schema::SchemaError;
 use crate::tools::{RegisteredTool, ToolRegistry};
 use events::Emitter;
 
@@ -82,6 +88,7 @@ pub struct SessionBuilder {
     /// A subagent reports into its parent's event stream.
     emitter: Option<Rc<Emitter>>,
     retries: Option<RetryPolicy>,
+    output_schema: Option<Value>,
 }
 
 impl SessionBuilder {
@@ -108,6 +115,15 @@ impl SessionBuilder {
         self
     }
 
+    /// Requires a structured result of every input: the session offers `submit_result` with
+    /// `schema` as its parameters (and `give_up`), and an input succeeds only with a submission
+    /// that validates. Fails when `schema` is not an object schema that compiles.
+    pub fn output_schema(mut self, schema: Value) -> Result<Self, SchemaError> {
+        results::check_output_schema(&schema)?;
+        self.output_schema = Some(schema);
+        Ok(self)
+    }
+
     /// Retries failed model calls with `policy` (above the client, which should then not retry
     /// itself), reporting each retry as a `provider_retry` event.
     pub fn retries(mut self, policy: RetryPolicy) -> Self {
@@ -127,6 +143,10 @@ impl SessionBuilder {
             let mut tools = self.profile.tool_registry().clone();
             if self.depth < self.config.max_subagent_depth {
                 Session::register_subagent_tools(&mut tools, session);
+            }
+            if let Some(schema) = &self.output_schema {
+                // Checked by `output_schema`, so this cannot fail.
+                let _ = Session::register_result_tools(&mut tools, session, schema);
             }
             let client = match self.retries {
                 Some(policy) => Session::retrying(self.client, policy, session.clone(), self.runtime.clone()),
@@ -148,6 +168,9 @@ impl SessionBuilder {
                 request: RefCell::new(request),
                 steering: RefCell::new(VecDeque::new()),
                 followups: RefCell::new(VecDeque::new()),
+                output_schema: self.output_schema,
+                input: RefCell::default(),
+                last_result: RefCell::new(None),
                 abort: AbortSignal::new(),
                 interrupt: RefCell::new(AbortSignal::new()),
                 emitter: self.emitter.unwrap_or_default(),
@@ -189,6 +212,11 @@ struct Inner {
     request: RefCell<Request>,
     steering: RefCell<VecDeque<String>>,
     followups: RefCell<VecDeque<String>>,
+    /// The structure every input's result must have, if any.
+    output_schema: Option<Value>,
+    /// What the current input delivered and cost so far.
+    input: RefCell<results::InputState>,
+    last_result: RefCell<Option<RunResult>>,
     abort: AbortSignal,
     /// Stops the current input only; a fresh one for each input.
     interrupt: RefCell<AbortSignal>,
@@ -222,6 +250,7 @@ impl Session {
             depth: 0,
             emitter: None,
             retries: None,
+            output_schema: None,
         }
     }
 
@@ -241,6 +270,7 @@ impl Session {
                     error_kind: error.kind,
                     message: error.to_string(),
                 };
+                inner.input.borrow_mut().retries += 1;
                 Session { inner }.emit(data);
             }
             if let Some(callback) = &host_callback {
@@ -270,6 +300,11 @@ impl Session {
 
     pub fn config(&self) -> SessionConfig {
         self.inner.config.borrow().clone()
+    }
+
+    /// How the last input ended (what its `result` event carried); `None` before the first ends.
+    pub fn last_result(&self) -> Option<RunResult> {
+        self.inner.last_result.borrow().clone()
     }
 
     /// Token usage summed over every model call so far.
@@ -412,6 +447,7 @@ impl Session {
         let inner = &self.inner;
         inner.state.set(SessionState::Processing);
         *inner.interrupt.borrow_mut() = AbortSignal::new();
+        *inner.input.borrow_mut() = results::InputState { started_ms: self.now(), ..Default::default() };
         self.push_turn(Turn::User { content: input.clone(), timestamp: self.now() });
         self.emit(EventData::UserInput { content: input });
         self.drain_steering();
@@ -441,7 +477,7 @@ impl Session {
             let response = match self.guard(self.call_model()).await {
                 None => break self.cancelled().unwrap_or(StopReason::Aborted),
                 Some(Ok(response)) => response,
-                Some(Err(error)) => return Err(self.fail(error)),
+                Some(Err(error)) => return Err(self.fail(error, &final_text)),
             };
             let tool_calls = response.tool_calls();
             self.record_response(response, &mut final_text);
@@ -449,7 +485,10 @@ impl Session {
                 warned_context = self.check_context_usage();
             }
             if tool_calls.is_empty() {
-                break StopReason::Completed;
+                match self.answer_without_result() {
+                    Some(reason) => break reason,
+                    None => continue,
+                }
             }
 
             rounds += 1;
@@ -462,11 +501,15 @@ impl Session {
                 break self.cancelled().unwrap_or(StopReason::Aborted);
             };
             self.push_turn(Turn::ToolResults { results, timestamp: self.now() });
+            if let Some(reason) = self.delivery_stop() {
+                break reason;
+            }
             self.drain_steering();
             if config.enable_loop_detection {
                 self.detect_loop(&tool_calls, config.loop_detection_window);
             }
         };
+        self.finish_input(reason, &final_text, None);
 
         if reason == StopReason::Aborted {
             self.emit(EventData::ProcessingEnd { state: SessionState::Closed, reason });
@@ -504,7 +547,7 @@ impl Session {
         let inner = &self.inner;
         let today = format_rfc3339(self.now())[..10].to_owned();
         let ctx = PromptContext { env: &*inner.env, today, user_instructions: inner.user_instructions.as_deref() };
-        let prompt = inner.profile.build_system_prompt(&ctx).await;
+        let prompt = inner.profile.build_system_prompt(&ctx).await + self.result_instructions();
         inner.request.borrow_mut().messages[0] = Message::system(prompt);
     }
 
@@ -569,6 +612,7 @@ impl Session {
             total.clone()
         };
         inner.assistant_turns.set(inner.assistant_turns.get() + 1);
+        inner.input.borrow_mut().turns += 1;
         let usage = response.usage.clone();
         self.push_turn(Turn::Assistant {
             message: response.message,
@@ -619,7 +663,7 @@ impl Session {
 
     /// An LLM error ends the input. Unrecoverable ones (authentication, access, configuration,
     /// bad requests) close the session; an over-long context is a warning (spec appendix B).
-    fn fail(&self, error: LlmError) -> SessionError {
+    fn fail(&self, error: LlmError, final_text: &str) -> SessionError {
         let closes = !error.retryable && error.kind != ErrorKind::ContextLength;
         if error.kind == ErrorKind::ContextLength {
             self.emit(EventData::Warning {
@@ -628,6 +672,7 @@ impl Session {
         } else {
             self.emit(EventData::Error { message: error.to_string(), error_kind: Some(error.kind) });
         }
+        self.finish_input(StopReason::Error, final_text, Some(&error));
         if closes {
             self.emit(EventData::ProcessingEnd { state: SessionState::Closed, reason: StopReason::Error });
             self.shut_down("error");

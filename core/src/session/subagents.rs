@@ -36,6 +36,10 @@ pub struct SubAgentResult {
     pub success: bool,
     /// Model responses the child used in this run.
     pub turns_used: usize,
+    /// The child's `result` event (seed 003): its result text, and its accepted structured
+    /// result when it had an output schema (`null` otherwise).
+    pub result_text: String,
+    pub result_data: Option<Value>,
 }
 
 /// A child session and its current run.
@@ -93,6 +97,9 @@ impl Session {
         builder.depth = inner.depth + 1;
         builder.emitter = Some(inner.emitter.clone());
         builder.model = args["model"].as_str().map(str::to_owned);
+        if let Some(schema) = args.get("output_schema") {
+            builder = builder.output_schema(schema.clone()).map_err(|e| ToolError::new(format!("output_schema: {e}")))?;
+        }
         let agent = SubAgent { id: agent_id.clone(), session: builder.build(), run: RefCell::default() };
         self.start_run(&agent, task.to_owned());
         inner.subagents.borrow_mut().push(agent);
@@ -111,6 +118,7 @@ impl Session {
                 _ => None,
             });
             let success = matches!(stop, Ok(StopReason::Completed));
+            let result = session.last_result();
             let output = match stop {
                 Ok(StopReason::Completed) => answer.unwrap_or_default(),
                 Ok(reason) => format!("stopped before finishing ({reason:?}). Last answer: {}", answer.unwrap_or_default()),
@@ -122,6 +130,8 @@ impl Session {
                 output,
                 success,
                 turns_used: session.inner.assistant_turns.get() - before,
+                result_text: result.as_ref().map(|r| r.result_text.clone()).unwrap_or_default(),
+                result_data: result.and_then(|r| r.result_data),
             });
             shared.finished.abort();
         }));
@@ -192,7 +202,8 @@ impl Kind {
                     "task": {"type": "string", "description": "What the subagent should do, with everything it needs to know."},
                     "working_dir": {"type": "string", "description": "A subdirectory to scope the subagent to."},
                     "model": {"type": "string", "description": "A model to use instead of yours."},
-                    "max_turns": {"type": "integer", "minimum": 0, "description": "Most model responses it may use (0: no limit)."}
+                    "max_turns": {"type": "integer", "minimum": 0, "description": "Most model responses it may use (0: no limit)."},
+                    "output_schema": {"type": "object", "description": "A JSON Schema (an object schema) its result must follow; wait then returns the validated result as result_data."}
                 }, "required": ["task"], "additionalProperties": false}),
             ),
             Kind::SendInput => (
@@ -204,7 +215,7 @@ impl Kind {
             ),
             Kind::Wait => (
                 "wait",
-                "Wait for a subagent to finish and get its result: its final answer, whether it succeeded, and the turns it used.",
+                "Wait for a subagent to finish and get its result: its final answer, whether it succeeded, the turns it used, and its structured result (result_data) when it was given an output_schema.",
                 json!({"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}),
             ),
             Kind::Close => (

@@ -40,15 +40,7 @@ fn world(steps: Vec<ScriptStep>, config: SessionConfig) -> World {
 }
 
 fn results(session: &Session) -> Vec<ToolResult> {
-    session
-        .history()
-        .into_iter()
-        .filter_map(|t| match t {
-            Turn::ToolResults { results, .. } => Some(results),
-            _ => None,
-        })
-        .flatten()
-        .collect()
+    Turn::tool_results(&session.history())
 }
 
 fn json_of(result: &ToolResult) -> Value {
@@ -74,7 +66,10 @@ fn a_subagent_shares_the_environment_keeps_its_own_history_and_returns_its_resul
     assert_eq!(json_of(&results[0]), json!({"agent_id": "agent_1", "status": "running"}));
     assert_eq!(
         json_of(&results[1]),
-        json!({"agent_id": "agent_1", "status": "completed", "output": "I wrote notes.txt.", "success": true, "turns_used": 2})
+        json!({
+            "agent_id": "agent_1", "status": "completed", "output": "I wrote notes.txt.", "success": true, "turns_used": 2,
+            "result_text": "I wrote notes.txt.", "result_data": null
+        })
     );
     // The parent's history has none of the child's turns.
     assert!(!w.session.history().iter().any(|t| matches!(t, Turn::Steering { .. })));
@@ -219,4 +214,34 @@ fn working_dir_scopes_the_subagent_to_a_subdirectory() {
     w.pool.run_until(w.session.submit("go")).unwrap();
     assert!(futures::executor::block_on(w.env.file_exists("pkg/lib.rs")));
     assert!(!futures::executor::block_on(w.env.file_exists("lib.rs")));
+}
+
+#[test]
+fn wait_returns_a_structured_childs_result_data() {
+    let schema = json!({"type": "object", "properties": {"files": {"type": "integer"}}, "required": ["files"]});
+    let mut w = world(
+        vec![
+            ScriptStep::tool_call("spawn_agent", json!({"task": "count the files", "output_schema": schema})), // parent
+            ScriptStep::tool_call("wait", json!({"agent_id": "agent_1"})),                                     // parent
+            ScriptStep::tool_call("submit_result", json!({"files": "three"})),                                 // child: refused
+            ScriptStep::tool_call("submit_result", json!({"files": 3})),                                       // child: accepted
+            ScriptStep::text("There are 3 files."),                                                            // parent
+        ],
+        SessionConfig::default(),
+    );
+    assert_eq!(w.pool.run_until(w.session.submit("how many files?")).unwrap(), StopReason::Completed);
+    let waited = json_of(&results(&w.session)[1]);
+    assert_eq!((waited["success"].as_bool(), &waited["result_data"]), (Some(true), &json!({"files": 3})));
+
+    // A schema that is not an object schema is refused before any child starts.
+    let mut w = world(
+        vec![
+            ScriptStep::tool_call("spawn_agent", json!({"task": "x", "output_schema": {"type": "string"}})),
+            ScriptStep::text("ok"),
+        ],
+        SessionConfig::default(),
+    );
+    w.pool.run_until(w.session.submit("go")).unwrap();
+    let refused = &results(&w.session)[0];
+    assert!(refused.is_error && refused.content.contains("output_schema"), "{}", refused.content);
 }

@@ -85,14 +85,7 @@ impl Harness {
 }
 
 fn tool_results(history: &[Turn]) -> Vec<crate::llm::ToolResult> {
-    history
-        .iter()
-        .filter_map(|t| match t {
-            Turn::ToolResults { results, .. } => Some(results.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect()
+    Turn::tool_results(history)
 }
 
 // ---- 9.1 Core loop ----
@@ -626,6 +619,7 @@ fn event_kinds_are_emitted_at_the_correct_times() {
             "assistant_text_delta",
             "assistant_text_delta",
             "assistant_text_end",
+            "result",
             "processing_end",
             "session_end",
         ]

@@ -33,7 +33,9 @@ impl Session {
             tool_name: call.name.clone(),
             arguments: call.arguments.clone(),
         });
+        self.inner.input.borrow_mut().tool_calls += 1;
         let error = |message: String| {
+            self.inner.input.borrow_mut().failed += 1;
             self.emit(EventData::ToolCallEnd {
                 call_id: call.id.clone(),
                 tool_name: call.name.clone(),
@@ -89,6 +91,7 @@ impl Session {
                     result.image_media_type = image.media_type;
                     result.image_data = image.data;
                 }
+                self.inner.input.borrow_mut().succeeded += 1;
                 self.emit(EventData::ToolCallEnd {
                     call_id: call.id.clone(),
                     tool_name: call.name.clone(),
@@ -121,6 +124,9 @@ impl Session {
         }
         if let Err(problems) = tool.schema().validate(&call.arguments) {
             let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+            if call.name == super::SUBMIT_RESULT && self.requires_result() {
+                return Err(("schema", self.refused_submission(&list)));
+            }
             return Err(("schema", format!("Invalid arguments for tool {}:\n{}", call.name, list.join("\n"))));
         }
         Ok(tool.executor.clone())

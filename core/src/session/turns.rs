@@ -36,6 +36,15 @@ pub enum Turn {
 }
 
 impl Turn {
+    /// Every tool result in `history`, in order.
+    pub fn tool_results(history: &[Turn]) -> Vec<ToolResult> {
+        let results = history.iter().filter_map(|turn| match turn {
+            Turn::ToolResults { results, .. } => Some(results),
+            _ => None,
+        });
+        results.flatten().cloned().collect()
+    }
+
     /// Appends the messages this turn becomes. Steering turns become user messages (spec 2.6).
     pub fn append_messages(&self, out: &mut Vec<Message>) {
         match self {

@@ -21,8 +21,11 @@ const TIMEOUT_EXIT_CODE: i32 = 124;
 /// How long a group has after SIGTERM before SIGKILL (spec 5.4).
 const GRACE: Duration = Duration::from_secs(2);
 
-/// How often the worker checks for exit, timeout and cancellation.
+/// How often, at most, the worker checks for exit, timeout and cancellation. It starts at
+/// [`FIRST_POLL`] and doubles up to this, so a quick command is seen to end within a
+/// millisecond or two while a long one costs a wake-up per 10 ms.
 const POLL: Duration = Duration::from_millis(10);
+const FIRST_POLL: Duration = Duration::from_micros(250);
 
 enum Event {
     Stdout(String),
@@ -155,6 +158,7 @@ fn forward(pipe: impl Read + Send + 'static, tx: UnboundedSender<Event>, wrap: f
 /// process of the group behind: background jobs would otherwise hold the pipes open and outlive
 /// the command. Returns the exit code and whether the timeout fired.
 fn watch(child: &mut Child, pgid: libc::pid_t, deadline: Option<Instant>, cancelled: &AtomicBool) -> (i32, bool) {
+    let mut pause = FIRST_POLL;
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
@@ -172,7 +176,10 @@ fn watch(child: &mut Child, pgid: libc::pid_t, deadline: Option<Instant>, cancel
                 terminate(child, pgid);
                 return (TIMEOUT_EXIT_CODE, true);
             }
-            Ok(None) => thread::sleep(POLL),
+            Ok(None) => {
+                thread::sleep(pause);
+                pause = (pause * 2).min(POLL);
+            }
             Err(_) => {
                 terminate(child, pgid);
                 return (-1, false);

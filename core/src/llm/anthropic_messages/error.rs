@@ -56,17 +56,7 @@ fn finish(mut error: LlmError, api_key: &ApiKey) -> LlmError {
         error.kind = ErrorKind::QuotaExceeded;
         error.retryable = error.kind.default_retryable();
     }
-    let key = api_key.expose();
-    if !key.is_empty() {
-        error.message = error.message.replace(key, "[redacted]");
-        if let Some(raw) = &error.raw {
-            let text = raw.to_string();
-            if text.contains(key) {
-                error.raw = serde_json::from_str(&text.replace(key, "[redacted]")).ok();
-            }
-        }
-    }
-    error
+    api_key.scrub(error)
 }
 
 #[cfg(test)]

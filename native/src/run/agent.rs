@@ -1,0 +1,93 @@
+//! The agent a native run drives: the provider resolved from flags and the environment, the
+//! model known, the working directory checked. Shared by `openagent run` and the interactive
+//! session.
+
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use openagent_core::llm::http::HttpClient;
+use openagent_core::llm::{ErrorKind, RetryPolicy};
+use openagent_core::provider::{discover_model, ProviderSettings};
+use openagent_core::{Session, SessionConfig, SessionError};
+
+use crate::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+
+/// What the user said about the agent (flags; the environment fills in the rest).
+#[derive(Debug, Clone, Default)]
+pub struct AgentOptions {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// The working directory; the current one when absent.
+    pub cwd: Option<PathBuf>,
+}
+
+pub struct Agent {
+    pub settings: ProviderSettings,
+    pub model: String,
+    pub cwd: PathBuf,
+    env: Rc<LocalEnvironment>,
+    http: Rc<NativeHttpClient>,
+    runtime: Rc<NativeRuntime>,
+}
+
+impl Agent {
+    /// Resolves the provider and model and opens the working directory. The error says what to
+    /// change.
+    pub fn prepare(options: &AgentOptions, runtime: Rc<NativeRuntime>) -> Result<Self, String> {
+        let cwd = match &options.cwd {
+            Some(dir) => dir.canonicalize().map_err(|e| format!("cannot use --cwd {}: {e}", dir.display()))?,
+            None => std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?,
+        };
+        if !cwd.is_dir() {
+            return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
+        }
+        let env = LocalEnvironment::new(&cwd).map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?;
+        let settings = ProviderSettings::resolve(
+            options.provider.as_deref(),
+            options.model.as_deref(),
+            options.base_url.as_deref(),
+            |name| std::env::var(name).ok(),
+        )
+        .map_err(|e| e.to_string())?;
+        let http = Rc::new(NativeHttpClient::new());
+        let model = match &settings.model {
+            Some(model) => model.clone(),
+            None => runtime.block_on(discover_model(&settings, &*http)).map_err(|e| e.to_string())?,
+        };
+        Ok(Self { settings, model, cwd, env: Rc::new(env), http, runtime })
+    }
+
+    /// A new session on this agent, retrying transient model errors and reporting each retry.
+    pub fn session(&self, id: &str, config: SessionConfig) -> Session {
+        let http: Rc<dyn HttpClient> = self.http.clone();
+        let client = self.settings.client(http, false);
+        let profile = self.settings.profile(&self.model);
+        Session::builder(profile, self.env.clone(), client, self.runtime.clone())
+            .id(id)
+            .config(config)
+            .retries(RetryPolicy::default())
+            .build()
+    }
+
+    /// The error as the user should read it: what went wrong and what to do.
+    pub fn explain(&self, error: &SessionError) -> String {
+        let SessionError::Llm(llm) = error else { return error.to_string() };
+        let settings = &self.settings;
+        let hint = match llm.kind {
+            ErrorKind::Authentication | ErrorKind::AccessDenied => {
+                let variables = settings.kind.key_variables().join(" or ");
+                format!("the {} provider refused the API key; check {variables}", settings.kind)
+            }
+            ErrorKind::NotFound => format!(
+                "the {} provider at {} does not know the model `{}`, or that URL is not its API root; pass --model (and --base-url)",
+                settings.kind, settings.base_url, self.model
+            ),
+            ErrorKind::Network | ErrorKind::RequestTimeout => {
+                format!("could not reach {}; check the network or --base-url", settings.base_url)
+            }
+            _ => return llm.to_string(),
+        };
+        format!("{llm} ({hint})")
+    }
+}

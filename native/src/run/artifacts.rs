@@ -1,0 +1,165 @@
+//! A run's artifacts, in a directory of their own under the data directory
+//! (`<data dir>/runs/<run id>/`): `config.json` (what the run was asked to do, with its
+//! `output_mode` and behaviour fingerprint), `events.jsonl` (every internal event, written as it
+//! happens) and `result.json` (how it ended).
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::projection::RunEnd;
+
+/// What a run was asked to do.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunConfig {
+    pub task: String,
+    pub provider: String,
+    pub model: String,
+    pub base_url: String,
+    pub working_directory: String,
+    pub max_turns: usize,
+    pub max_tool_rounds: usize,
+    pub reasoning_effort: Option<String>,
+    /// Presentation only, like `stream` and `events_file`: kept for replay and debugging, left
+    /// out of the fingerprint.
+    pub output_mode: String,
+    pub stream: bool,
+    pub events_file: Option<String>,
+}
+
+impl RunConfig {
+    /// A stable hash of everything that can change what the agent does: the same task, model and
+    /// limits give the same fingerprint however the run is displayed.
+    pub fn fingerprint(&self) -> String {
+        let mut behaviour = serde_json::to_value(self).expect("a config of strings and numbers serialises");
+        let fields = behaviour.as_object_mut().expect("a struct serialises to an object");
+        for presentation in ["output_mode", "stream", "events_file"] {
+            fields.remove(presentation);
+        }
+        // serde_json's map is ordered by key, so equal configs give equal text.
+        format!("fnv1a64:{:016x}", fnv1a64(behaviour.to_string().as_bytes()))
+    }
+}
+
+/// FNV-1a: a fingerprint compares configs, it need not resist forgery.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The open artifacts of one run.
+pub struct Artifacts {
+    dir: PathBuf,
+    events: BufWriter<File>,
+}
+
+impl Artifacts {
+    /// Creates `<data_dir>/runs/<run_id>/` and writes `config.json`.
+    pub fn create(data_dir: &Path, run_id: &str, config: &RunConfig) -> io::Result<Self> {
+        let dir = data_dir.join("runs").join(run_id);
+        fs::create_dir_all(&dir).map_err(|e| annotate(e, &dir))?;
+        let mut record = serde_json::to_value(config).expect("a config serialises");
+        record["run_id"] = json!(run_id);
+        record["config_fingerprint"] = json!(config.fingerprint());
+        write_json(&dir.join("config.json"), &record)?;
+        let path = dir.join("events.jsonl");
+        let events = BufWriter::new(File::create(&path).map_err(|e| annotate(e, &path))?);
+        Ok(Self { dir, events })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Appends one internal event line; flushed so that a killed run keeps what it did.
+    pub fn event(&mut self, line: &str) -> io::Result<()> {
+        writeln!(self.events, "{line}")?;
+        self.events.flush()
+    }
+
+    /// Writes `result.json`.
+    pub fn finish(&mut self, run_id: &str, end: &RunEnd) -> io::Result<()> {
+        self.events.flush()?;
+        let result = json!({
+            "run_id": run_id,
+            "exit_reason": end.exit_reason,
+            "ok": end.ok(),
+            "exit_code": end.exit_code,
+            "final_output": end.final_output,
+            "error": end.error,
+            "turns": end.turns,
+            "tool_calls": end.tool_calls,
+            "usage": end.usage,
+            "duration_ms": end.duration_ms,
+            "outcome": end.outcome,
+            "result_data": end.result_data,
+        });
+        write_json(&self.dir.join("result.json"), &result)
+    }
+}
+
+fn write_json(path: &Path, value: &Value) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+    fs::write(path, text + "\n").map_err(|e| annotate(e, path))
+}
+
+/// The error with the path it is about.
+fn annotate(error: io::Error, path: &Path) -> io::Error {
+    io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> RunConfig {
+        RunConfig {
+            task: "fix the bug".into(),
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            base_url: "https://api.anthropic.com".into(),
+            working_directory: "/work".into(),
+            max_turns: 0,
+            max_tool_rounds: 0,
+            reasoning_effort: None,
+            output_mode: "human".into(),
+            stream: false,
+            events_file: None,
+        }
+    }
+
+    #[test]
+    fn the_fingerprint_ignores_presentation_and_follows_behaviour() {
+        let human = config();
+        let json = RunConfig { output_mode: "json".into(), stream: true, events_file: Some("e.jsonl".into()), ..config() };
+        assert_eq!(human.fingerprint(), json.fingerprint());
+        assert!(human.fingerprint().starts_with("fnv1a64:") && human.fingerprint().len() == 24);
+        for changed in [
+            RunConfig { model: "claude-opus-4-6".into(), ..config() },
+            RunConfig { max_turns: 5, ..config() },
+            RunConfig { task: "fix the other bug".into(), ..config() },
+            RunConfig { reasoning_effort: Some("high".into()), ..config() },
+        ] {
+            assert_ne!(changed.fingerprint(), human.fingerprint(), "{changed:?}");
+        }
+    }
+
+    #[test]
+    fn writes_config_events_and_result() {
+        let data = std::env::temp_dir().join(format!("openagent-artifacts-{}", std::process::id()));
+        let mut artifacts = Artifacts::create(&data, "r_1", &config()).unwrap();
+        artifacts.event(r#"{"kind":"session_start"}"#).unwrap();
+        let end = RunEnd { exit_reason: "completed".into(), final_output: "done".into(), ..RunEnd::default() };
+        artifacts.finish("r_1", &end).unwrap();
+        let dir = data.join("runs/r_1");
+        let config: Value = serde_json::from_str(&fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
+        assert_eq!((config["output_mode"].as_str(), config["run_id"].as_str()), (Some("human"), Some("r_1")));
+        assert!(config["config_fingerprint"].as_str().unwrap().starts_with("fnv1a64:"));
+        assert_eq!(fs::read_to_string(dir.join("events.jsonl")).unwrap(), "{\"kind\":\"session_start\"}\n");
+        let result: Value = serde_json::from_str(&fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+        assert_eq!((result["ok"].as_bool(), result["final_output"].as_str()), (Some(true), Some("done")));
+        fs::remove_dir_all(&data).unwrap();
+    }
+}

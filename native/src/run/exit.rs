@@ -1,0 +1,78 @@
+//! How a run ends, and the exit code each ending gives. The codes are part of the CLI's contract
+//! (README, "Exit codes"): scripts branch on them.
+
+use openagent_core::llm::ErrorKind;
+use openagent_core::session::StopReason;
+use openagent_core::SessionError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitReason {
+    /// The model finished its answer.
+    Completed,
+    /// `--max-turns` was reached.
+    MaxTurns,
+    /// `--max-tool-rounds` was reached.
+    MaxToolRounds,
+    /// Ctrl-C (or SIGTERM) stopped the run.
+    Interrupted,
+    /// The model called `give_up`: it says the task cannot be done.
+    GaveUp,
+    /// A result was required and none valid came within the attempts.
+    NoResult,
+    /// The provider refused the key.
+    Authentication,
+    /// The provider does not know the model, or the base URL points at the wrong place.
+    ModelNotFound,
+    /// Any other failure of the model call (network, server, rate limit after retries, ...).
+    ProviderError,
+    /// The run could not start: no provider, bad key or URL settings, unreadable `--cwd`, ...
+    ConfigError,
+}
+
+impl ExitReason {
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Completed => 0,
+            Self::ProviderError | Self::GaveUp | Self::NoResult => 1,
+            Self::ConfigError | Self::ModelNotFound => 2,
+            Self::MaxTurns | Self::MaxToolRounds => 3,
+            Self::Authentication => 4,
+            Self::Interrupted => 130,
+        }
+    }
+
+    /// The `exit_reason` of `run_finished`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::MaxTurns => "max_turns",
+            Self::MaxToolRounds => "max_tool_rounds",
+            Self::Interrupted => "interrupted",
+            Self::GaveUp => "give_up",
+            Self::NoResult => "no_result",
+            Self::Authentication => "authentication",
+            Self::ModelNotFound => "model_not_found",
+            Self::ProviderError => "provider_error",
+            Self::ConfigError => "config_error",
+        }
+    }
+
+    pub fn of(result: &Result<StopReason, SessionError>) -> Self {
+        match result {
+            Ok(StopReason::Completed) => Self::Completed,
+            Ok(StopReason::TurnLimit) => Self::MaxTurns,
+            Ok(StopReason::RoundLimit) => Self::MaxToolRounds,
+            Ok(StopReason::Aborted | StopReason::Interrupted) => Self::Interrupted,
+            Ok(StopReason::GaveUp) => Self::GaveUp,
+            Ok(StopReason::NoResult) => Self::NoResult,
+            Ok(StopReason::Error) => Self::ProviderError,
+            Err(SessionError::Llm(error)) => match error.kind {
+                ErrorKind::Authentication | ErrorKind::AccessDenied => Self::Authentication,
+                ErrorKind::NotFound => Self::ModelNotFound,
+                ErrorKind::Configuration => Self::ConfigError,
+                _ => Self::ProviderError,
+            },
+            Err(SessionError::Closed | SessionError::Busy) => Self::ProviderError,
+        }
+    }
+}

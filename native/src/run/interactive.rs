@@ -1,0 +1,138 @@
+//! `openagent` with no arguments (or `openagent run --tui "<task>"`): an interactive session in
+//! the terminal. Type a task and watch it stream; lines typed while it runs steer it; Ctrl-C
+//! stops the run and keeps the conversation; Ctrl-C twice, or Ctrl-D, quits. One session holds
+//! the history from one input to the next.
+
+use std::io::{BufRead, Write};
+use std::rc::Rc;
+
+use futures::channel::mpsc::{unbounded, UnboundedReceiver};
+use futures::future::{select, Either};
+use futures::stream::{self, StreamExt};
+use openagent_core::runtime::Runtime;
+use openagent_core::{SessionConfig, SessionState};
+
+use super::{drive, pinned_runtime, signal_wakes, Agent, AgentOptions, ExitReason, Human, Tally, Wake};
+
+/// The interactive session's settings.
+pub struct InteractiveArgs {
+    pub agent: AgentOptions,
+    pub max_turns: usize,
+    pub max_tool_rounds: usize,
+    pub reasoning_effort: Option<String>,
+}
+
+/// What the person did while no task was running.
+enum Next {
+    Task(String),
+    Interrupt,
+    Quit,
+}
+
+/// Runs the session until the person quits; returns the exit code.
+pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
+    let runtime = Rc::new(pinned_runtime());
+    let mut human = Human::detect();
+    let agent = match Agent::prepare(&args.agent, runtime.clone()) {
+        Ok(agent) => agent,
+        Err(message) => {
+            human.fatal(&message);
+            return ExitReason::ConfigError.code();
+        }
+    };
+    let config = SessionConfig {
+        max_turns: args.max_turns,
+        max_tool_rounds_per_input: args.max_tool_rounds,
+        reasoning_effort: args.reasoning_effort,
+        ..SessionConfig::default()
+    };
+    let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone());
+    let mut session = new_session();
+    eprintln!(
+        "OpenAgent · {} · {} · {}\nType a task and press Enter. While it runs, type to steer it. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
+        agent.settings.kind,
+        agent.model,
+        agent.cwd.display()
+    );
+
+    let mut lines = stdin_lines();
+    let mut signals = crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will quit at once: {e}")).ok();
+    let mut pending = first_task;
+    loop {
+        let task = match pending.take() {
+            Some(task) => task,
+            None => match runtime.block_on(next_input(&mut lines, signals.as_mut())) {
+                Next::Task(task) => task,
+                Next::Interrupt => {
+                    eprintln!("(Ctrl-C again, or Ctrl-D, to quit)");
+                    match runtime.block_on(next_input(&mut lines, signals.as_mut())) {
+                        Next::Task(task) => task,
+                        Next::Interrupt | Next::Quit => return 0,
+                    }
+                }
+                Next::Quit => return 0,
+            },
+        };
+
+        let started = runtime.now_ms();
+        let mut tally = Tally::default();
+        let mut presses = 0;
+        let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Line));
+        let result = runtime.block_on(drive(&session, &task, &runtime, outside.boxed_local(), |wake| match wake {
+            Wake::Event(event) => {
+                tally.observe(&event);
+                human.event(&event);
+            }
+            Wake::Tick => {
+                human.tick();
+            }
+            Wake::Line(line) if !line.trim().is_empty() => session.steer(line),
+            Wake::Line(_) => {}
+            Wake::Signal => {
+                presses += 1;
+                if presses > 1 {
+                    std::process::exit(i32::from(ExitReason::Interrupted.code()));
+                }
+                session.interrupt();
+            }
+        }));
+        human.finish(&tally.end(&result, &agent, &session, runtime.now_ms().saturating_sub(started)));
+        if session.state() == SessionState::Closed {
+            eprintln!("The session was closed by that error; the next task starts a new conversation.");
+            session = new_session();
+        }
+    }
+}
+
+/// Waits for the next task, Ctrl-C, or the end of input. Blank lines are skipped.
+async fn next_input(lines: &mut UnboundedReceiver<String>, signals: Option<&mut UnboundedReceiver<i32>>) -> Next {
+    let mut signals = signal_wakes(signals);
+    loop {
+        prompt();
+        match select(lines.next(), signals.next()).await {
+            Either::Left((Some(line), _)) if line.trim().is_empty() => continue,
+            Either::Left((Some(line), _)) => return Next::Task(line),
+            Either::Left((None, _)) => return Next::Quit,
+            Either::Right(_) => return Next::Interrupt,
+        }
+    }
+}
+
+fn prompt() {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(b"\n> ").and_then(|()| err.flush());
+}
+
+/// stdin, line by line, from a thread (reading blocks); the channel closes at end of input.
+fn stdin_lines() -> UnboundedReceiver<String> {
+    let (tx, rx) = unbounded();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.unbounded_send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}

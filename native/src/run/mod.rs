@@ -1,0 +1,392 @@
+//! `openagent run "<task>"`: one task, start to finish, on the real filesystem. The session's
+//! events go to the chosen output (human text, or the `openagent.run_event.v1` JSONL contract),
+//! to `--events FILE` as internal JSONL, and to the run's artifacts; the exit code says how it
+//! ended ([`ExitReason`]).
+
+mod agent;
+mod artifacts;
+mod exit;
+mod human;
+pub mod interactive;
+pub mod projection;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::pin::pin;
+use std::rc::Rc;
+
+use futures::channel::mpsc::UnboundedReceiver;
+use futures::future::{select, Either};
+use futures::stream::{self, LocalBoxStream};
+use futures::StreamExt;
+use openagent_core::runtime::{format_rfc3339, Runtime};
+use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
+use openagent_core::{Session, SessionConfig, SessionError};
+
+pub use agent::{Agent, AgentOptions};
+pub use artifacts::{Artifacts, RunConfig};
+pub use exit::ExitReason;
+pub use human::Human;
+pub use projection::{Projector, RunEnd, RunInfo};
+
+use crate::NativeRuntime;
+
+/// How a run reports on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputMode {
+    /// Streamed text on stdout; tool lines, spinner and summary on stderr.
+    Human,
+    /// `openagent.run_event.v1` JSONL on stdout, nothing else.
+    Json,
+}
+
+impl OutputMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Human => "human",
+            Self::Json => "json",
+        }
+    }
+}
+
+/// Everything `openagent run` was given.
+#[derive(Debug, Clone)]
+pub struct RunArgs {
+    pub task: String,
+    pub agent: AgentOptions,
+    pub max_turns: usize,
+    pub max_tool_rounds: usize,
+    pub reasoning_effort: Option<String>,
+    pub output: OutputMode,
+    /// Also write every internal event, as JSONL, to this file.
+    pub events: Option<PathBuf>,
+    /// JSON mode: project text deltas too.
+    pub stream: bool,
+    /// Where run artifacts go (`<data dir>/runs/<run id>/`).
+    pub data_dir: PathBuf,
+}
+
+/// Runs the task and returns the process exit code.
+pub fn run(args: RunArgs) -> u8 {
+    let runtime = Rc::new(pinned_runtime());
+    // On the runtime's clock, so a pinned clock gives reproducible durations.
+    let started = runtime.now_ms();
+    let mut output = Output::new(args.output, args.stream);
+    let now = || format_rfc3339(runtime.now_ms());
+
+    // Everything that can refuse the run is checked before anything is written, so a bad
+    // invocation never truncates an events file from an earlier run.
+    let prepared = fixed_run_id().and_then(|run_id| {
+        let agent = Agent::prepare(&args.agent, runtime.clone())?;
+        let events = args.events.as_ref().map(open_events_file).transpose()?;
+        Ok((run_id, agent, events))
+    });
+    let (run_id, agent, events_file) = match prepared {
+        Ok((run_id, agent, events)) => (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), agent, events),
+        Err(message) => {
+            let mut outcome = AgentOutcome::new(OutcomeStatus::Failure, message.clone()).with_evidence(
+                EvidenceKind::StopReason,
+                "the run could not start",
+                None,
+            );
+            outcome.timestamp = now();
+            let end = RunEnd {
+                exit_reason: ExitReason::ConfigError.as_str().into(),
+                exit_code: ExitReason::ConfigError.code(),
+                error: Some(message),
+                duration_ms: runtime.now_ms().saturating_sub(started),
+                outcome: Some(outcome),
+                ..RunEnd::default()
+            };
+            output.pre_run_failure(&now(), &end);
+            return end.exit_code;
+        }
+    };
+
+    let config = RunConfig {
+        task: args.task.clone(),
+        provider: agent.settings.kind.name().into(),
+        model: agent.model.clone(),
+        base_url: agent.settings.base_url.clone(),
+        working_directory: agent.cwd.display().to_string(),
+        max_turns: args.max_turns,
+        max_tool_rounds: args.max_tool_rounds,
+        reasoning_effort: args.reasoning_effort.clone(),
+        output_mode: args.output.as_str().into(),
+        stream: args.stream,
+        events_file: args.events.as_ref().map(|p| p.display().to_string()),
+    };
+    let mut artifacts = Artifacts::create(&args.data_dir, &run_id, &config)
+        .map_err(|e| eprintln!("warning: the run's artifacts are not kept: {e}"))
+        .ok();
+    let info = RunInfo {
+        task: args.task.clone(),
+        output_mode: args.output.as_str().into(),
+        config_fingerprint: config.fingerprint(),
+        artifacts_dir: artifacts.as_ref().map(|a| a.dir().display().to_string()),
+    };
+    output.start(&run_id, info);
+
+    let session_config = SessionConfig {
+        max_turns: args.max_turns,
+        max_tool_rounds_per_input: args.max_tool_rounds,
+        reasoning_effort: args.reasoning_effort.clone(),
+        ..SessionConfig::default()
+    };
+    let session = agent.session(&run_id, session_config);
+
+    let mut sinks = Sinks { events_file, artifacts: artifacts.as_mut(), output: &mut output, tally: Tally::default() };
+    let mut signals =
+        crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
+    let mut presses = 0;
+    let result = runtime.block_on(drive(&session, &args.task, &runtime, signal_wakes(signals.as_mut()), |wake| match wake {
+        Wake::Event(event) => sinks.event(&event),
+        Wake::Tick => sinks.output.tick(),
+        Wake::Line(_) => {}
+        Wake::Signal => {
+            presses += 1;
+            if presses > 1 {
+                // The run did not stop on the first Ctrl-C: leave now.
+                std::process::exit(i32::from(ExitReason::Interrupted.code()));
+            }
+            session.abort();
+        }
+    }));
+
+    let duration_ms = runtime.now_ms().saturating_sub(started);
+    let end = std::mem::take(&mut sinks.tally).end(&result, &agent, &session, duration_ms);
+    if let Some(artifacts) = sinks.artifacts.as_mut() {
+        if let Err(e) = artifacts.finish(&run_id, &end) {
+            eprintln!("warning: could not write the run's result: {e}");
+        }
+    }
+    sinks.output.finish(&now(), &end);
+    end.exit_code
+}
+
+/// What wakes a running session's driver.
+pub enum Wake {
+    Event(SessionEvent),
+    /// Time to redraw the spinner.
+    Tick,
+    /// Ctrl-C or SIGTERM.
+    Signal,
+    /// A line typed while the run goes on.
+    Line(String),
+}
+
+/// Submits `task` and hands every event, spinner tick and `outside` wake (signals, typed lines)
+/// to `on_wake` until the input is done, then the events that came with the end.
+pub async fn drive(
+    session: &Session,
+    task: &str,
+    runtime: &Rc<NativeRuntime>,
+    outside: LocalBoxStream<'_, Wake>,
+    mut on_wake: impl FnMut(Wake),
+) -> Result<StopReason, SessionError> {
+    let mut events = session.events();
+    let ticks = stream::unfold(runtime.clone(), |runtime| async move {
+        runtime.sleep(human::SPINNER_TICK.as_millis() as u64).await;
+        Some((Wake::Tick, runtime))
+    });
+    let result = {
+        let mut incoming = stream::select(stream::select(events.by_ref().map(Wake::Event), outside), ticks.boxed_local());
+        let mut submit = pin!(session.submit(task.to_owned()));
+        loop {
+            match select(submit.as_mut(), incoming.next()).await {
+                Either::Left((result, _)) => break result,
+                Either::Right((Some(wake), _)) => on_wake(wake),
+                Either::Right((None, _)) => break submit.await,
+            }
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        on_wake(Wake::Event(event));
+    }
+    result
+}
+
+/// Signals as wakes; none when they could not be taken over.
+fn signal_wakes(signals: Option<&mut UnboundedReceiver<i32>>) -> LocalBoxStream<'_, Wake> {
+    match signals {
+        Some(rx) => rx.map(|_| Wake::Signal).boxed_local(),
+        None => stream::pending().boxed_local(),
+    }
+}
+
+/// What a run counts as its events pass.
+#[derive(Default)]
+struct Tally {
+    turns: usize,
+    tool_calls: usize,
+    final_output: String,
+}
+
+impl Tally {
+    fn observe(&mut self, event: &SessionEvent) {
+        match &event.data {
+            EventData::TurnStart { .. } => self.turns += 1,
+            EventData::ToolCallStart { .. } => self.tool_calls += 1,
+            EventData::AssistantTextEnd { text, .. } => self.final_output.clone_from(text),
+            _ => {}
+        }
+    }
+
+    /// How the input ended, once `result` is in.
+    fn end(self, result: &Result<StopReason, SessionError>, agent: &Agent, session: &Session, duration_ms: u64) -> RunEnd {
+        let reason = ExitReason::of(result);
+        let last = session.last_result();
+        RunEnd {
+            exit_reason: reason.as_str().into(),
+            exit_code: reason.code(),
+            final_output: self.final_output,
+            error: result.as_ref().err().map(|error| agent.explain(error)),
+            turns: self.turns,
+            tool_calls: self.tool_calls,
+            usage: session.total_usage(),
+            duration_ms,
+            outcome: last.as_ref().map(|r| r.outcome.clone()),
+            result_data: last.and_then(|r| r.result_data),
+        }
+    }
+}
+
+/// Where each event goes.
+struct Sinks<'a> {
+    events_file: Option<BufWriter<File>>,
+    artifacts: Option<&'a mut Artifacts>,
+    output: &'a mut Output,
+    tally: Tally,
+}
+
+impl Sinks<'_> {
+    fn event(&mut self, event: &SessionEvent) {
+        self.tally.observe(event);
+        if self.events_file.is_some() || self.artifacts.is_some() {
+            let line = serde_json::to_string(event).expect("events serialise");
+            if let Some(file) = &mut self.events_file {
+                // Flushed per line: a run killed mid-way keeps every event so far.
+                if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
+                    eprintln!("warning: the events file stopped being written: {e}");
+                    self.events_file = None;
+                }
+            }
+            if let Some(artifacts) = &mut self.artifacts {
+                if let Err(e) = artifacts.event(&line) {
+                    eprintln!("warning: the run's events are no longer kept: {e}");
+                    self.artifacts = None;
+                }
+            }
+        }
+        self.output.event(event);
+    }
+}
+
+/// The chosen stdout format.
+enum Output {
+    Human(Human),
+    Json { projector: Option<Projector>, stream: bool },
+}
+
+impl Output {
+    fn new(mode: OutputMode, stream: bool) -> Self {
+        match mode {
+            OutputMode::Human => Self::Human(Human::detect()),
+            OutputMode::Json => Self::Json { projector: None, stream },
+        }
+    }
+
+    fn start(&mut self, run_id: &str, info: RunInfo) {
+        if let Self::Json { projector, stream } = self {
+            *projector = Some(Projector::new(run_id, info, *stream));
+        }
+    }
+
+    fn event(&mut self, event: &SessionEvent) {
+        match self {
+            Self::Human(human) => human.event(event),
+            Self::Json { projector: Some(projector), .. } => projector.project(event).iter().for_each(|line| print_line(line)),
+            Self::Json { projector: None, .. } => {}
+        }
+    }
+
+    fn tick(&mut self) {
+        if let Self::Human(human) = self {
+            human.tick();
+        }
+    }
+
+    fn finish(&mut self, ts: &str, end: &RunEnd) {
+        match self {
+            Self::Human(human) => human.finish(end),
+            Self::Json { projector, .. } => {
+                let line = match projector {
+                    Some(projector) => projector.finish(ts, end),
+                    None => Some(Projector::pre_run_failure(ts, end)),
+                };
+                line.iter().for_each(|line| print_line(line));
+            }
+        }
+    }
+
+    fn pre_run_failure(&mut self, ts: &str, end: &RunEnd) {
+        match self {
+            Self::Human(human) => human.fatal(end.error.as_deref().unwrap_or("the run could not start")),
+            Self::Json { .. } => {
+                print_line(&Projector::pre_run_failure(ts, end));
+                eprintln!("error: {}", end.error.as_deref().unwrap_or("the run could not start"));
+            }
+        }
+    }
+}
+
+/// One JSONL line on stdout, flushed. A closed stdout (the reader went away) is not an error
+/// worth dying for: the run goes on and its artifacts are still written.
+fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
+/// Opens `path` for the internal events without truncating it yet: the run truncates it when
+/// it starts, so a refused invocation leaves an earlier file intact.
+fn open_events_file(path: &PathBuf) -> Result<BufWriter<File>, String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("cannot write the events file {}: {e}", path.display()))?;
+    file.set_len(0).map_err(|e| format!("cannot truncate the events file {}: {e}", path.display()))?;
+    Ok(BufWriter::new(file))
+}
+
+/// The native runtime, its clock pinned when `OPENAGENT_PIN_CLOCK` (milliseconds since the
+/// epoch) asks for reproducible output.
+fn pinned_runtime() -> NativeRuntime {
+    match std::env::var("OPENAGENT_PIN_CLOCK").ok().and_then(|v| v.parse().ok()) {
+        Some(at) => NativeRuntime::new().with_pinned_clock(at),
+        None => NativeRuntime::new(),
+    }
+}
+
+/// `OPENAGENT_RUN_ID`, when set and not empty (an unfilled CI variable counts as unset: an
+/// empty run id means "never started"). It names a directory, so only letters, digits, `-`, `_`
+/// and `.` (not leading) are allowed.
+fn fixed_run_id() -> Result<Option<String>, String> {
+    let Some(id) = std::env::var("OPENAGENT_RUN_ID").ok().filter(|id| !id.is_empty()) else { return Ok(None) };
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if id.chars().all(allowed) && !id.starts_with('.') {
+        Ok(Some(id))
+    } else {
+        Err(format!("OPENAGENT_RUN_ID {id:?} is not a valid run id: use letters, digits, '-', '_' and '.' (not first)"))
+    }
+}
+
+/// `r_20261122T054859Z_3fa9c1`: sortable by start time, unique enough for one machine.
+fn new_run_id(now_ms: u64) -> String {
+    let stamp: String = format_rfc3339(now_ms)[..19].chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let salt = (u64::from(nanos) ^ (u64::from(std::process::id()) << 20)) & 0xff_ffff;
+    format!("r_{stamp}Z_{salt:06x}")
+}

@@ -1,0 +1,70 @@
+//! Ctrl-C and SIGTERM as a stream the single-threaded run can await. The handler only writes
+//! the signal's number to a pipe (all a handler may safely do); a thread reads the pipe and
+//! forwards each signal into a channel, which wakes whatever awaits it on the local executor.
+
+use std::io;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::OnceLock;
+
+use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
+
+/// The pipe's write end, for the handler; -1 until installed.
+static PIPE: AtomicI32 = AtomicI32::new(-1);
+/// Where the reader thread forwards signals; replaced by each call to [`interrupts`].
+static SINK: OnceLock<std::sync::Mutex<Option<UnboundedSender<i32>>>> = OnceLock::new();
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    let fd = PIPE.load(Ordering::Relaxed);
+    if fd >= 0 {
+        let byte = signal as u8;
+        // SAFETY: write(2) is async-signal-safe; the buffer is one live byte.
+        unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
+    }
+}
+
+/// From now on, SIGINT and SIGTERM arrive on the returned channel instead of ending the process.
+/// A later call takes the signals over for its own receiver.
+pub fn interrupts() -> io::Result<UnboundedReceiver<i32>> {
+    let (tx, rx) = unbounded();
+    let sink = SINK.get_or_init(Default::default);
+    let first = sink.lock().expect("the signal sink is never poisoned").replace(tx).is_none();
+    if first {
+        install()?;
+    }
+    Ok(rx)
+}
+
+fn install() -> io::Result<()> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let [read, write] = fds;
+    PIPE.store(write, Ordering::Relaxed);
+    std::thread::Builder::new().name("openagent-signals".into()).spawn(move || forward(read))?;
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a zeroed sigaction with a handler that only calls write(2) is valid.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The reader thread: each byte from the pipe is one signal.
+fn forward(read: libc::c_int) {
+    let mut byte = 0u8;
+    // SAFETY: reads one byte into a live buffer from a descriptor this thread owns.
+    while unsafe { libc::read(read, (&mut byte as *mut u8).cast(), 1) } == 1 {
+        if let Some(Some(tx)) = SINK.get().map(|sink| sink.lock().expect("never poisoned").clone()) {
+            let _ = tx.unbounded_send(i32::from(byte));
+        }
+    }
+}

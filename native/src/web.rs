@@ -1,0 +1,192 @@
+//! `openagent web`: serves the browser playground (`web/`) and the wasm package (`wasm/pkg/`,
+//! under `/pkg/`) on 127.0.0.1. A small static file server on `std::net`, a thread per
+//! connection: the page talks to the model itself, so the server only hands out files.
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+/// Where the files come from.
+#[derive(Debug, Clone)]
+pub struct WebRoots {
+    /// The playground: `index.html`, its modules and styles.
+    pub web: PathBuf,
+    /// The output of `scripts/build-wasm`, served at `/pkg/`.
+    pub pkg: PathBuf,
+}
+
+impl WebRoots {
+    /// The checkout this binary was built from.
+    pub fn from_checkout() -> Self {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        Self { web: root.join("web"), pkg: root.join("wasm").join("pkg") }
+    }
+}
+
+/// A running playground server; it serves until the process ends.
+pub struct WebServer {
+    addr: SocketAddr,
+}
+
+impl WebServer {
+    /// Listens on 127.0.0.1:`port` (0: any free port) and serves in a background thread.
+    pub fn start(roots: WebRoots, port: u16) -> io::Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", port))?;
+        let addr = listener.local_addr()?;
+        std::thread::Builder::new().name("openagent-web".into()).spawn(move || {
+            for socket in listener.incoming().flatten() {
+                let roots = roots.clone();
+                // Without a thread this one request is lost; the browser retries.
+                let _ = std::thread::Builder::new().name("openagent-web-conn".into()).spawn(move || serve(socket, &roots));
+            }
+        })?;
+        Ok(Self { addr })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+}
+
+fn serve(socket: TcpStream, roots: &WebRoots) {
+    let _ = socket.set_read_timeout(Some(Duration::from_secs(30)));
+    let Ok(read_half) = socket.try_clone() else { return };
+    let mut reader = BufReader::new(read_half);
+    let mut out = socket;
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    // The headers say nothing a static server needs; read them so the client is not cut off.
+    let mut header = String::new();
+    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+        header.clear();
+    }
+    let mut parts = line.split_whitespace();
+    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+    // A failed write means the browser went away.
+    let _ = match (method, resolve(roots, target)) {
+        ("GET" | "HEAD", Some(path)) => match std::fs::read(&path) {
+            Ok(body) => respond(&mut out, "200 OK", content_type(&path), &body, method == "HEAD"),
+            Err(_) => not_found(&mut out, target, roots),
+        },
+        ("GET" | "HEAD", None) => not_found(&mut out, target, roots),
+        _ => respond(&mut out, "405 Method Not Allowed", "text/plain; charset=utf-8", b"only GET and HEAD\n", false),
+    };
+}
+
+/// The file a request path names: `/` is `index.html`, `/pkg/...` is in the package. Paths
+/// that climb out (`..`) or are not plain names name nothing.
+pub fn resolve(roots: &WebRoots, target: &str) -> Option<PathBuf> {
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let (root, rest) = match path.strip_prefix("/pkg/") {
+        Some(rest) => (&roots.pkg, rest),
+        None => (&roots.web, path.trim_start_matches('/')),
+    };
+    let rest = if rest.is_empty() { "index.html" } else { rest };
+    let relative = Path::new(rest);
+    if !relative.components().all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let full = root.join(relative);
+    full.is_file().then_some(full)
+}
+
+fn not_found(out: &mut TcpStream, target: &str, roots: &WebRoots) -> io::Result<()> {
+    let hint = if target.starts_with("/pkg/") && !roots.pkg.join("openagent_wasm.js").is_file() {
+        "\nThe wasm package is not built: run ./scripts/build-wasm, then reload.\n"
+    } else {
+        ""
+    };
+    respond(out, "404 Not Found", "text/plain; charset=utf-8", format!("not found: {target}{hint}").as_bytes(), false)
+}
+
+fn respond(out: &mut TcpStream, status: &str, content_type: &str, body: &[u8], head_only: bool) -> io::Result<()> {
+    // no-store: a rebuilt package must never be mixed with a cached one.
+    write!(
+        out,
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\ncache-control: no-store\r\n\
+         x-content-type-options: nosniff\r\nconnection: close\r\n\r\n",
+        body.len()
+    )?;
+    if !head_only {
+        out.write_all(body)?;
+    }
+    out.flush()
+}
+
+/// The MIME type by extension; browsers refuse modules and wasm served as anything else.
+pub fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "wasm" => "application/wasm",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "ts" | "md" | "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+
+    fn roots() -> (WebRoots, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("openagent-web-test-{}", std::process::id()));
+        let roots = WebRoots { web: dir.join("web"), pkg: dir.join("pkg") };
+        std::fs::create_dir_all(&roots.pkg).unwrap();
+        std::fs::create_dir_all(roots.web.join("js")).unwrap();
+        std::fs::write(roots.web.join("index.html"), "<!doctype html>").unwrap();
+        std::fs::write(roots.web.join("js/app.js"), "export {}").unwrap();
+        std::fs::write(roots.pkg.join("openagent_wasm_bg.wasm"), b"\0asm").unwrap();
+        (roots, dir)
+    }
+
+    fn get(server: &WebServer, request: &str) -> String {
+        let mut socket = TcpStream::connect(server.addr).unwrap();
+        socket.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        socket.read_to_string(&mut answer).unwrap();
+        answer
+    }
+
+    #[test]
+    fn serves_the_page_its_modules_and_the_wasm_package_with_their_types() {
+        let (roots, dir) = roots();
+        let server = WebServer::start(roots, 0).unwrap();
+        assert!(server.url().starts_with("http://127.0.0.1:"));
+        let index = get(&server, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(
+            index.starts_with("HTTP/1.1 200 OK")
+                && index.contains("content-type: text/html")
+                && index.ends_with("<!doctype html>")
+        );
+        let module = get(&server, "GET /js/app.js?v=1 HTTP/1.1\r\n\r\n");
+        assert!(module.contains("content-type: text/javascript"), "{module}");
+        let wasm = get(&server, "GET /pkg/openagent_wasm_bg.wasm HTTP/1.1\r\n\r\n");
+        assert!(wasm.contains("content-type: application/wasm"), "{wasm}");
+        let head = get(&server, "HEAD /js/app.js HTTP/1.1\r\n\r\n");
+        assert!(head.contains("content-length: 9") && head.ends_with("\r\n\r\n"), "{head}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn refuses_paths_outside_the_roots_missing_files_and_other_methods() {
+        let (roots, dir) = roots();
+        let server = WebServer::start(roots.clone(), 0).unwrap();
+        assert!(get(&server, "GET /../Cargo.toml HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
+        assert!(get(&server, "GET /pkg/../web/index.html HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
+        assert_eq!(resolve(&roots, "/js/%2e%2e/index.html"), None);
+        let missing = get(&server, "GET /pkg/openagent_wasm.js HTTP/1.1\r\n\r\n");
+        assert!(missing.starts_with("HTTP/1.1 404") && missing.contains("./scripts/build-wasm"), "{missing}");
+        assert!(get(&server, "POST / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 405"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

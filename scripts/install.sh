@@ -1,0 +1,102 @@
+# scripts/install.sh: the installs OpenAgent's scripts share, sourced by scripts/test-all and
+# scripts/start. Each function installs one thing unless it is already there; with
+# OPENAGENT_SKIP_INSTALL=1 it only checks, and fails saying what is missing. Needs ROOT set.
+
+TOOLS_DIR="${OPENAGENT_TOOLS_DIR:-$HOME/.cache/openagent/tools}" # npm-installed tools (wasm-opt)
+SKIP_INSTALL="${OPENAGENT_SKIP_INSTALL:-0}"
+BINARYEN_VERSION="132.0.0"    # npm package `binaryen`, which ships wasm-opt; pinned so sizes compare
+WASM_TARGETS=(wasm32-unknown-unknown wasm32-wasip1)
+CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}" # Debian's; the browser tests drive it with playwright-core
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+die() { echo "error: $*" >&2; return 1; }
+
+can_install() {
+    if [[ "$SKIP_INSTALL" == "1" ]]; then
+        die "$1 is missing and OPENAGENT_SKIP_INSTALL=1 forbids installing it"
+        return 1
+    fi
+}
+
+install_rust_parts() {
+    local installed missing=() t
+    installed="$(rustup target list --installed)" || return 1
+    for t in "${WASM_TARGETS[@]}"; do
+        grep -qx "$t" <<<"$installed" || missing+=("$t")
+    done
+    if [[ ${#missing[@]} -gt 0 ]]; then
+        can_install "rustup target ${missing[*]}" || return 1
+        rustup target add "${missing[@]}" || return 1
+    fi
+    local components=()
+    cargo fmt --version >/dev/null 2>&1 || components+=(rustfmt)
+    cargo clippy --version >/dev/null 2>&1 || components+=(clippy)
+    if [[ ${#components[@]} -gt 0 ]]; then
+        can_install "rustup component ${components[*]}" || return 1
+        rustup component add "${components[@]}" || return 1
+    fi
+    echo "targets: ${WASM_TARGETS[*]}; $(cargo fmt --version); $(cargo clippy --version)"
+}
+
+install_node() {
+    if command -v node >/dev/null && command -v npm >/dev/null; then
+        echo "node $(node --version), npm $(npm --version 2>/dev/null)"
+        return 0
+    fi
+    can_install "node/npm" || return 1
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm </dev/null || return 1
+    echo "node $(node --version), npm $(npm --version 2>/dev/null)"
+}
+
+# wasm-bindgen-test-runner must be exactly the version of the wasm-bindgen crate in Cargo.lock.
+wasm_bindgen_version() {
+    awk '/^name = "wasm-bindgen"$/ { found = 1; next } found && /^version = / { gsub(/"/, "", $3); print $3; exit }' "$ROOT/Cargo.lock"
+}
+
+install_wasm_bindgen() {
+    local want have
+    want="$(wasm_bindgen_version)"
+    [[ -n "$want" ]] || { die "no wasm-bindgen package in Cargo.lock"; return 1; }
+    have="$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }')"
+    if [[ "$have" == "$want" ]] && command -v wasm-bindgen-test-runner >/dev/null; then
+        echo "wasm-bindgen-cli $have (matches Cargo.lock)"
+        return 0
+    fi
+    can_install "wasm-bindgen-cli $want (found: ${have:-none})" || return 1
+    echo "installing wasm-bindgen-cli $want (found: ${have:-none}); this compiles it, a few minutes"
+    # No --locked: installing wasm-bindgen-cli with --locked fails here.
+    cargo install wasm-bindgen-cli --version "=$want" --force || return 1
+    have="$(wasm-bindgen --version | awk '{ print $2 }')"
+    [[ "$have" == "$want" ]] || { die "wasm-bindgen reports $have after installing $want (is another one first on PATH?)"; return 1; }
+}
+
+WASM_OPT="$TOOLS_DIR/node_modules/.bin/wasm-opt"
+install_wasm_opt() {
+    local pkg="$TOOLS_DIR/node_modules/binaryen/package.json" have=""
+    [[ -f "$pkg" ]] && have="$(node -p "require('$pkg').version" 2>/dev/null)"
+    if [[ "$have" == "$BINARYEN_VERSION" && -x "$WASM_OPT" ]]; then
+        echo "wasm-opt from npm binaryen $have in $TOOLS_DIR"
+        return 0
+    fi
+    can_install "npm binaryen@$BINARYEN_VERSION (wasm-opt)" || return 1
+    mkdir -p "$TOOLS_DIR" || return 1
+    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "binaryen@$BINARYEN_VERSION" </dev/null || return 1
+    "$WASM_OPT" --version
+}
+
+# The playground's browser tests: Debian's Chromium (`npx playwright install` downloads a browser
+# build, which cannot work here), then web/'s pinned npm packages (playwright-core, typescript).
+install_browser_tools() {
+    if [[ ! -x "$CHROMIUM" ]]; then
+        can_install "chromium" || return 1
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver </dev/null || return 1
+    fi
+    echo "$("$CHROMIUM" --version 2>/dev/null | head -n 1) at $CHROMIUM"
+    # npm ls fails when a package is missing or not at its pinned version.
+    if (cd "$ROOT/web" && npm ls --depth=0 >/dev/null 2>&1); then
+        echo "web/node_modules: $(cd "$ROOT/web" && npm ls --depth=0 2>/dev/null | tail -n +2 | tr -d '\n')"
+        return 0
+    fi
+    can_install "web/node_modules (npm ci)" || return 1
+    (cd "$ROOT/web" && npm ci --no-audit --no-fund --loglevel=error </dev/null) || return 1
+}

@@ -1,0 +1,331 @@
+//! The CLI beyond the JSON contract: human output, `--events`, the run's artifacts, the exit
+//! code of each way a run ends, provider and tool retries, and the interactive session fed from
+//! a pipe.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use openagent_tests::{MockServer, Reply, Step};
+use serde_json::{json, Value};
+
+use super::{call, rate_limited_then_read_notes, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
+use crate::common::{serve, KEY};
+use crate::support::{eventually, read_events, read_json, Finished, Pipe, Running, Sandbox, PROJECTED_TYPES};
+
+#[test]
+fn human_mode_streams_the_answer_on_stdout_and_tool_lines_on_stderr() {
+    let sandbox = sandbox_with_notes();
+    let run = sandbox.run(&serve(read_notes_then_answer()), TASK, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, format!("{ANSWER}\n"), "only the answer on stdout");
+    assert!(run.stderr.contains("✓ read_file notes.txt · 2 lines ·"), "a tool line: {}", run.stderr);
+    assert!(run.stderr.contains("✓ completed · 2 turns · 1 tool call ·"), "the summary: {}", run.stderr);
+    assert!(!run.stderr.contains('\x1b'), "no colour when stderr is not a terminal: {}", run.stderr);
+}
+
+#[test]
+fn events_file_gets_every_internal_event_in_both_output_modes() {
+    let sandbox = sandbox_with_notes();
+    for output in ["human", "json"] {
+        let path = sandbox.path(&format!("{output}.jsonl"));
+        std::fs::write(&path, "from an earlier run\n").expect("the events file");
+        let server = serve(read_notes_then_answer());
+        let args = ["run", TASK, "--output", output, "--events", path.to_str().expect("UTF-8")];
+        let run = sandbox.run_with_env(&server, &args, &[("OPENAGENT_RUN_ID", output)]);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let events = read_events(&path);
+        let kinds: Vec<_> = events.iter().map(|event| event["kind"].as_str().unwrap_or_default()).collect();
+        assert_eq!(kinds.first(), Some(&"session_start"), "{output}: {kinds:?}");
+        for kind in ["user_input", "turn_start", "tool_call_start", "tool_decision", "tool_call_end", "assistant_text_end"] {
+            assert!(kinds.contains(&kind), "{output}: no {kind} in {kinds:?}");
+        }
+        assert_eq!(kinds.last(), Some(&"processing_end"), "{output}: {kinds:?}");
+        for event in &events {
+            assert!(event["timestamp"].is_string() && event["session_id"].is_string() && event["data"].is_object(), "{event}");
+        }
+        let kept = sandbox.data_dir().join("runs").join(output).join("events.jsonl");
+        assert_eq!(std::fs::read(&path).ok(), std::fs::read(kept).ok(), "{output}: the run's artifacts keep the same lines");
+    }
+}
+
+#[test]
+fn artifacts_keep_the_config_with_its_fingerprint_and_the_result() {
+    // One server for every run: its URL is part of the fingerprint.
+    let sandbox = sandbox_with_notes();
+    let server = serve([read_notes_then_answer(), read_notes_then_answer(), read_notes_then_answer()].concat());
+    let run = |run_id: &str, args: &[&str]| {
+        let finished = sandbox.run_with_env(&server, &[&["run", TASK], args].concat(), &[("OPENAGENT_RUN_ID", run_id)]);
+        assert_eq!(finished.code, Some(0), "{finished:?}");
+        let dir = sandbox.data_dir().join("runs").join(run_id);
+        let events = read_events(&dir.join("events.jsonl"));
+        assert_eq!(events.first().map(|event| &event["kind"]), Some(&json!("session_start")), "{run_id}");
+        (read_json(&dir.join("config.json")), read_json(&dir.join("result.json")))
+    };
+    let (human, result) = run("r_human", &[]);
+    let (json, _) = run("r_json", &["--output", "json"]);
+    let (other_model, _) = run("r_model", &["--model", "claude-other-model"]);
+
+    assert_eq!((human["output_mode"].as_str(), json["output_mode"].as_str()), (Some("human"), Some("json")));
+    assert_eq!(human["task"], TASK);
+    let fingerprint = |config: &Value| config["config_fingerprint"].as_str().expect("a fingerprint").to_owned();
+    assert_eq!(fingerprint(&human), fingerprint(&json), "the output mode is presentation only");
+    assert_ne!(fingerprint(&human), fingerprint(&other_model), "the model changes what the agent does");
+    assert_eq!(
+        [&result["run_id"], &result["exit_reason"], &result["ok"], &result["final_output"], &result["error"]],
+        [&json!("r_human"), &json!("completed"), &json!(true), &json!(ANSWER), &Value::Null]
+    );
+}
+
+/// `OPENAGENT_RUN_ID` names the run; set but empty (an unfilled CI variable) it is as if unset:
+/// an empty `run_id` is reserved for a run that could not start.
+#[test]
+fn an_empty_run_id_variable_gives_a_generated_run_id() {
+    let sandbox = sandbox_with_notes();
+    let server = serve(read_notes_then_answer());
+    let run = sandbox.run_with_env(&server, &["run", TASK, "--output", "json"], &[("OPENAGENT_RUN_ID", "")]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run_id = run.records()[0]["run_id"].as_str().expect("a run id").to_owned();
+    assert!(run_id.starts_with("r_"), "{run:?}");
+    assert!(
+        sandbox.data_dir().join("runs").join(&run_id).join("result.json").is_file(),
+        "the artifacts are in their own directory"
+    );
+}
+
+#[test]
+fn artifacts_that_cannot_be_kept_are_a_warning_on_stderr_not_a_failure() {
+    let sandbox = sandbox_with_notes();
+    let not_a_dir = sandbox.path("home/data-file");
+    std::fs::write(&not_a_dir, "").expect("a file");
+    let args = ["run", TASK, "--output", "json", "--data-dir", not_a_dir.to_str().expect("UTF-8")];
+    let run = Running::start(sandbox.bare(Some(&serve(read_notes_then_answer())), &args)).finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.starts_with("warning: the run's artifacts are not kept:"), "{}", run.stderr);
+    assert_eq!(run.data_of("run_started")[0]["artifacts_dir"], Value::Null, "{run:?}");
+    assert_eq!(run.run_finished()["artifacts_dir"], Value::Null, "{run:?}");
+}
+
+#[test]
+fn a_refused_key_exits_4_naming_the_key_variable() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.run(&serve([Step::error(401, None)]), TASK, &[]);
+    assert_eq!(run.code, Some(4), "{run:?}");
+    assert!(run.stderr.contains("refused the API key; check ANTHROPIC_API_KEY"), "{}", run.stderr);
+    assert!(!run.stderr.contains(KEY) && !run.stdout.contains(KEY), "the key itself is never printed");
+}
+
+#[test]
+fn turn_and_round_limits_exit_3_with_a_step_blocked_record() {
+    let sandbox = sandbox_with_notes();
+    let reread = [read_notes_then_answer()[..1].to_vec(), read_notes_then_answer()].concat();
+    for (flag, reason, count) in [("--max-turns", "max_turns", 1), ("--max-tool-rounds", "max_tool_rounds", 1)] {
+        let run = sandbox.run_json(&serve(reread.clone()), TASK, &[flag, "1"]);
+        assert_eq!(run.code, Some(3), "{flag}: {run:?}");
+        let blocked = run.data_of("step_blocked");
+        let limit = if flag == "--max-turns" { "max_turns" } else { "max_tool_rounds_per_input" };
+        assert_eq!(blocked, [json!({"reason": limit, "count": count})], "{flag}: {run:?}");
+        assert_eq!(run.run_finished()["exit_reason"], reason);
+    }
+}
+
+#[test]
+fn an_unknown_model_exits_2() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.run_json(&serve([Step::error(404, None)]), TASK, &["--model", "claude-none"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let done = run.run_finished();
+    assert_eq!(done["exit_reason"], "model_not_found");
+    assert!(done["error"].as_str().is_some_and(|e| e.contains("does not know the model `claude-none`")), "{done}");
+}
+
+/// Everything that stops a run before it starts: exit 2, one `config_error` record (JSON) or
+/// the message (human) saying what to do, and an earlier events file left as it was.
+#[test]
+fn pre_run_failures_exit_2_with_a_clear_message_and_leave_the_events_file_alone() {
+    let sandbox = Sandbox::new();
+    let server = serve([]);
+    let (missing, file) = (sandbox.path("missing"), sandbox.path("home/.profile"));
+    std::fs::write(&file, "").expect("a file");
+    let unwritable = sandbox.path("missing/events.jsonl");
+    let cases: [(&str, Option<&MockServer>, Vec<&str>, &[&str]); 6] = [
+        ("unknown provider", Some(&server), vec!["--provider", "claude"], &["unknown provider `claude`"]),
+        ("no provider", None, vec![], &["no provider is configured", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"]),
+        ("bad base URL", Some(&server), vec!["--base-url", "ftp://127.0.0.1"], &["`ftp://127.0.0.1` is not an http"]),
+        ("missing --cwd", Some(&server), vec!["--cwd", missing.to_str().expect("UTF-8")], &["cannot use --cwd", "missing"]),
+        ("--cwd is a file", Some(&server), vec!["--cwd", file.to_str().expect("UTF-8")], &["not a directory"]),
+        ("unwritable events", Some(&server), vec!["--events", unwritable.to_str().expect("UTF-8")], &["cannot write the events"]),
+    ];
+    let (events, data_dir) = (sandbox.path("events.jsonl"), sandbox.data_dir());
+    for (case, server, flags, words) in cases {
+        for output in ["human", "json"] {
+            std::fs::write(&events, "from an earlier run\n").expect("the events file");
+            let mut args = vec!["run", TASK, "--output", output, "--data-dir", data_dir.to_str().expect("UTF-8")];
+            args.extend(&flags);
+            if !flags.contains(&"--events") {
+                args.extend(["--events", events.to_str().expect("UTF-8")]);
+            }
+            let run = Running::start(sandbox.bare(server, &args)).finish();
+            assert_eq!(run.code, Some(2), "{case}, {output}: {run:?}");
+            for word in words {
+                assert!(run.stderr.contains(word), "{case}, {output}: the message says {word:?}: {}", run.stderr);
+            }
+            assert_eq!(std::fs::read_to_string(&events).ok().as_deref(), Some("from an earlier run\n"), "{case}, {output}");
+            if output == "human" {
+                assert_eq!(run.stdout, "", "{case}");
+                continue;
+            }
+            let records = run.records();
+            assert_eq!(records.len(), 1, "{case}: {run:?}");
+            let record = &records[0];
+            assert_eq!((record["run_id"].as_str(), record["sequence"].as_u64()), (Some(""), Some(1)), "{case}: {record}");
+            let done = &record["data"];
+            assert_eq!((done["ok"].as_bool(), done["exit_reason"].as_str()), (Some(false), Some("config_error")), "{case}");
+            assert!(words.iter().all(|word| done["error"].as_str().is_some_and(|e| e.contains(word))), "{case}: {done}");
+        }
+    }
+    assert!(server.requests().is_empty(), "no run reached the model");
+    assert!(!sandbox.data_dir().join("runs").exists(), "no run kept artifacts");
+}
+
+#[test]
+fn a_rate_limit_is_retried_with_a_provider_retry_record() {
+    let sandbox = sandbox_with_notes();
+    let server = serve(rate_limited_then_read_notes());
+    let run = sandbox.run_json(&server, TASK, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let retries = run.data_of("provider_retry");
+    assert_eq!(retries.len(), 1, "{run:?}");
+    assert_eq!((retries[0]["attempt"].as_u64(), retries[0]["delay_ms"].as_u64()), (Some(1), Some(0)), "Retry-After: 0 is obeyed");
+    assert_eq!(retries[0]["error_kind"], "rate_limit");
+    assert!(retries[0]["message"].as_str().is_some_and(|m| m.contains("rate limit")), "{}", retries[0]);
+    assert_eq!(run.run_finished()["exit_reason"], "completed");
+}
+
+#[test]
+fn an_unknown_tool_is_denied_and_calling_it_again_is_a_tool_retry() {
+    let sandbox = Sandbox::new();
+    let server = serve([
+        call("toolu_1", "fetch_url", json!({"url": "https://example.com"})),
+        call("toolu_2", "fetch_url", json!({"url": "https://example.com"})),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let run = sandbox.run_json(&server, TASK, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let tool_types: Vec<_> = run.types().into_iter().filter(|t| t.starts_with("tool_")).collect();
+    assert_eq!(
+        tool_types,
+        ["tool_call_detected", "tool_decision", "tool_call_detected", "tool_retry", "tool_decision"],
+        "{run:?}"
+    );
+    for decision in run.data_of("tool_decision") {
+        assert_eq!((decision["decision"].as_str(), decision["source"].as_str()), (Some("deny"), Some("registry")), "{decision}");
+        assert!(decision["reason"].as_str().is_some_and(|r| r.starts_with("Unknown tool: fetch_url")), "{decision}");
+    }
+    let retry = &run.data_of("tool_retry")[0];
+    assert_eq!(
+        (retry["call_id"].as_str(), retry["tool"].as_str(), retry["attempt"].as_u64()),
+        (Some("toolu_2"), Some("fetch_url"), Some(2))
+    );
+    assert!(retry["previous_error"].as_str().is_some_and(|e| e.starts_with("Unknown tool: fetch_url")), "{retry}");
+}
+
+/// The contract's optional-field rule: a key a type declares is `null` when unknown, never
+/// left out, so every record of one type has the same `data` keys, whatever the run did.
+#[test]
+fn every_record_of_a_type_has_the_same_data_keys() {
+    let sandbox = sandbox_with_notes();
+    let busy = serve([
+        Step::error(429, Some(0)),
+        call("toolu_missing", "read_file", json!({"file_path": "missing.txt"})),
+        call("toolu_unknown", "fetch_url", json!({})),
+        call("toolu_again", "fetch_url", json!({})),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let runs = [
+        sandbox.run_json(&busy, TASK, &["--stream"]),
+        sandbox.run_json(&serve(read_notes_then_answer()), TASK, &[]),
+        sandbox.run_json(&serve(read_notes_then_answer()), TASK, &["--max-turns", "1"]),
+        sandbox.run_json(&serve([Step::error(401, None)]), TASK, &[]),
+        Running::start(sandbox.openagent(None, &["run", TASK, "--output", "json"])).finish(),
+    ];
+    let mut keys_of: BTreeMap<String, (BTreeSet<String>, Value)> = BTreeMap::new();
+    for record in runs.iter().flat_map(Finished::records) {
+        let kind = record["type"].as_str().expect("a type").to_owned();
+        let keys: BTreeSet<String> = record["data"].as_object().expect("an object").keys().cloned().collect();
+        let (first, example) = keys_of.entry(kind.clone()).or_insert_with(|| (keys.clone(), record.clone()));
+        assert_eq!(&keys, first, "{kind}: {record}\nhas other keys than\n{example}");
+    }
+    let failed = &runs[0].data_of("tool_exec_finished")[0];
+    assert_eq!(failed["ok"], false, "{failed}");
+    assert!(failed["content_preview"].as_str().is_some_and(|p| p.contains("missing.txt")), "the error is the preview: {failed}");
+    let seen: BTreeSet<&str> = keys_of.keys().map(String::as_str).collect();
+    assert_eq!(
+        seen,
+        BTreeSet::from(PROJECTED_TYPES).union(&BTreeSet::from(["text_delta"])).copied().collect(),
+        "every type was seen"
+    );
+}
+
+#[test]
+fn interactive_session_runs_a_piped_task_and_exits_at_the_end_of_input() {
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let mut session = Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    session.write("say hello\n");
+    let run = session.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, format!("{ANSWER}\n"), "{run:?}");
+    assert!(run.stderr.contains("✓ completed · 1 turn"), "{}", run.stderr);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "one task, one model call");
+    assert!(requests[0].body.to_string().contains("say hello"), "the piped line was the task");
+}
+
+#[test]
+fn interactive_session_without_a_provider_exits_2_saying_what_to_set() {
+    let run = Running::with_stdin(Sandbox::new().bare(None, &[])).finish();
+    assert_eq!((run.code, run.stdout.as_str()), (Some(2), ""), "{run:?}");
+    assert!(run.stderr.contains("no provider is configured. Set one of OPENAI_API_KEY"), "{}", run.stderr);
+}
+
+#[test]
+fn run_tui_takes_the_task_as_the_first_input_of_the_interactive_session() {
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let run = Running::with_stdin(sandbox.openagent(Some(&server), &["run", TASK, "--tui"])).finish();
+    assert_eq!((run.code, run.stdout.as_str()), (Some(0), format!("{ANSWER}\n").as_str()), "{run:?}");
+    assert!(server.requests()[0].body.to_string().contains(TASK), "the task went to the model");
+}
+
+/// A line typed while a task runs steers it: it reaches the model with the next request.
+#[test]
+fn interactive_session_takes_a_line_typed_during_a_run_as_steering() {
+    let sandbox = sandbox_with_notes();
+    let server = serve(read_notes_then_answer());
+    let mut session = Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    // Both lines at once: the first is the task, the second is waiting when the run starts.
+    session.write(&format!("{TASK}\nuse British spelling\n"));
+    let run = session.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("→ steering: use British spelling"), "{}", run.stderr);
+    let requests = server.requests();
+    assert!(!requests[0].body.to_string().contains("British"), "the first request is the task alone");
+    assert!(requests[1].body.to_string().contains("use British spelling"), "the second carries the steering");
+}
+
+/// Ctrl-C stops the running task but not the session, which keeps the conversation.
+#[test]
+fn interactive_session_survives_ctrl_c_and_keeps_the_conversation() {
+    let sandbox = Sandbox::new();
+    let server = serve([Step::slow_first_byte(30_000, Reply::text("too late")), Step::reply(Reply::text(ANSWER))]);
+    let mut session = Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    session.write("wait for me\n");
+    eventually("the first task reaches the model", || server.requests().len() == 1);
+    session.signal(libc::SIGINT);
+    session.wait_for_line(Pipe::Stderr, |line| line.contains("interrupted"));
+    session.write("then answer\n");
+    let run = session.finish();
+    assert_eq!(run.code, Some(0), "Ctrl-D after the interrupted task quits normally: {run:?}");
+    assert_eq!(run.stdout, format!("{ANSWER}\n"), "{run:?}");
+    let second = server.requests()[1].body.to_string();
+    assert!(second.contains("wait for me") && second.contains("then answer"), "the conversation goes on: {second}");
+}

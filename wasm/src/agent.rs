@@ -1,0 +1,258 @@
+//! `Agent`: one session of the core, driven from JS.
+
+use std::rc::Rc;
+
+use js_sys::Promise;
+use openagent_core::env::MemoryEnvironment;
+use openagent_core::llm::http::HttpClient;
+use openagent_core::llm::{LlmClient, RetryPolicy};
+use openagent_core::provider::{discover_model, ProviderSettings};
+use openagent_core::session::{SessionError, StopReason, Turn};
+use openagent_core::{Session, SessionState};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::convert::{error, error_of_kind, to_js};
+use crate::events::{async_iterable, Dispatcher, EventStream};
+use crate::fetch::FetchClient;
+use crate::fs::MemoryFs;
+use crate::key::KeyedClient;
+use crate::options::{self, Files};
+use crate::runtime::BrowserRuntime;
+
+/// A coding agent working on an in-memory filesystem. Construct it with `AgentOptions`, then
+/// `submit()` tasks and watch its events.
+#[wasm_bindgen]
+pub struct Agent {
+    session: Session,
+    env: MemoryEnvironment,
+    model: String,
+    provider: String,
+    dispatcher: Option<Rc<Dispatcher>>,
+}
+
+/// What `submit()` resolves to.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Outcome<'a> {
+    reason: StopReason,
+    state: SessionState,
+    /// The model's last answer.
+    text: String,
+    usage: &'a openagent_core::llm::Usage,
+}
+
+#[wasm_bindgen]
+impl Agent {
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "AgentOptions")] options: JsValue) -> Result<Agent, JsValue> {
+        crate::panic::install_hook();
+        crate::panic::check()?;
+        let (options, callbacks) = options::parse(&options)?;
+        let settings = options.settings(callbacks.get_api_key.is_some())?;
+        let model = options.model(&settings)?;
+        let profile = ProviderSettings { kind: options.profile_kind(&settings)?, ..settings.clone() }.profile(&model);
+        let runtime = Rc::new(BrowserRuntime);
+        let env = MemoryEnvironment::new(runtime.clone());
+        let env = match &options.working_directory {
+            Some(dir) => {
+                env.with_working_directory(dir).map_err(|e| error(&format!("invalid Agent options: workingDirectory: {e}")))?
+            }
+            None => env,
+        };
+        match options.files()? {
+            Some(Files::Snapshot(snapshot)) => {
+                env.restore(&snapshot).map_err(|e| error(&format!("invalid Agent options: files: {e}")))?
+            }
+            Some(Files::Text(files)) => {
+                for (path, text) in files {
+                    env.write_bytes(&path, text.as_bytes()).map_err(|e| error(&format!("invalid Agent options: files: {e}")))?;
+                }
+            }
+            None => {}
+        }
+        let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch));
+        let client: Rc<dyn LlmClient> = match callbacks.get_api_key {
+            Some(get_key) => Rc::new(KeyedClient::new(settings.clone(), get_key, http)),
+            None => settings.client(http, true),
+        };
+        let retries = RetryPolicy {
+            max_retries: options.max_retries.unwrap_or(RetryPolicy::default().max_retries),
+            ..RetryPolicy::default()
+        };
+        let mut builder = Session::builder(profile, Rc::new(env.clone()), client, runtime)
+            .model(model.clone())
+            .config(options.config())
+            .retries(retries);
+        if let Some(text) = &options.instructions {
+            builder = builder.user_instructions(text.clone());
+        }
+        if let Some(id) = &options.session_id {
+            builder = builder.id(id.clone());
+        }
+        let session = builder.build();
+        let dispatcher = callbacks.on_event.map(|callback| Dispatcher::start(session.events(), callback));
+        if let Some(signal) = callbacks.signal {
+            abort_on(&signal, session.clone());
+        }
+        Ok(Agent { session, env, model, provider: settings.kind.name().to_owned(), dispatcher })
+    }
+
+    /// Runs a task to its end: the model's turns and the tools it calls, then any follow-ups.
+    /// Rejects with an `AgentError` when the model cannot be reached or refuses.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+    pub fn submit(&self, text: String) -> Promise {
+        let (session, dispatcher) = (self.session.clone(), self.dispatcher.clone());
+        crate::panic::promise(async move {
+            let result = session.submit(text).await;
+            if let Some(dispatcher) = &dispatcher {
+                dispatcher.flush();
+            }
+            let reason = result.map_err(|e| submit_error(&e))?;
+            let text = session
+                .history()
+                .iter()
+                .rev()
+                .find_map(|turn| match turn {
+                    Turn::Assistant { message, .. } => Some(message.text()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            to_js(&Outcome { reason, state: session.state(), text, usage: &session.total_usage() })
+        })
+    }
+
+    /// A message for the model, injected after the current tool round.
+    pub fn steer(&self, text: String) -> Result<(), JsValue> {
+        crate::panic::check()?;
+        self.session.steer(text);
+        Ok(())
+    }
+
+    /// A task to run once the current one is done.
+    #[wasm_bindgen(js_name = followUp)]
+    pub fn follow_up(&self, text: String) -> Result<(), JsValue> {
+        crate::panic::check()?;
+        self.session.follow_up(text);
+        Ok(())
+    }
+
+    /// Stops the model call and the tools, and closes the agent for good.
+    pub fn abort(&self) -> Result<(), JsValue> {
+        crate::panic::check()?;
+        self.session.abort();
+        Ok(())
+    }
+
+    /// Stops the current task only; the conversation is kept for the next `submit()`.
+    pub fn interrupt(&self) -> Result<(), JsValue> {
+        crate::panic::check()?;
+        self.session.interrupt();
+        Ok(())
+    }
+
+    /// Takes effect on the next model call; `null` returns to the provider's default.
+    #[wasm_bindgen(js_name = setReasoningEffort)]
+    pub fn set_reasoning_effort(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ReasoningEffort | null")] effort: Option<String>,
+    ) -> Result<(), JsValue> {
+        crate::panic::check()?;
+        if let Some(effort) = &effort {
+            options::check_effort(effort)?;
+        }
+        self.session.set_reasoning_effort(effort);
+        Ok(())
+    }
+
+    /// Adds a tool written in JS (one of the same name is replaced).
+    #[wasm_bindgen(js_name = registerTool)]
+    pub fn register_tool(&self, #[wasm_bindgen(unchecked_param_type = "ToolSpec")] tool: JsValue) -> Result<(), JsValue> {
+        crate::panic::check()?;
+        self.session.register_tool(crate::tools::from_js(&tool)?);
+        Ok(())
+    }
+
+    /// The names of the tools the model is offered.
+    pub fn tools(&self) -> Vec<String> {
+        self.session.tool_names()
+    }
+
+    /// Every event from now on, as an async iterator that ends with the session.
+    #[wasm_bindgen(unchecked_return_type = "AsyncIterableIterator<AgentEvent>")]
+    pub fn events(&self) -> JsValue {
+        async_iterable(EventStream::new(self.session.events()).into())
+    }
+
+    /// The files the agent works on.
+    #[wasm_bindgen(getter)]
+    pub fn fs(&self) -> MemoryFs {
+        MemoryFs::from_env(self.env.clone())
+    }
+
+    #[wasm_bindgen(getter, unchecked_return_type = "SessionState")]
+    pub fn state(&self) -> JsValue {
+        to_js(&self.session.state()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// Tokens used by every model call so far.
+    #[wasm_bindgen(getter, unchecked_return_type = "Usage")]
+    pub fn usage(&self) -> JsValue {
+        to_js(&self.session.total_usage()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> String {
+        self.session.id().to_owned()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn model(&self) -> String {
+        self.model.clone()
+    }
+
+    #[wasm_bindgen(getter, unchecked_return_type = "Provider")]
+    pub fn provider(&self) -> String {
+        self.provider.clone()
+    }
+
+    /// The first model an OpenAI-compatible server lists (`GET {baseUrl}/models`).
+    #[wasm_bindgen(js_name = discoverModel, unchecked_return_type = "Promise<string>")]
+    pub fn discover_model(#[wasm_bindgen(unchecked_param_type = "AgentOptions")] options: JsValue) -> Promise {
+        let parsed = options::parse(&options);
+        crate::panic::promise(async move {
+            let (options, callbacks) = parsed?;
+            let settings = options.settings(callbacks.get_api_key.is_some())?;
+            let model = discover_model(&settings, &FetchClient::new(callbacks.fetch)).await.map_err(|e| error(&e.to_string()))?;
+            Ok(model.into())
+        })
+    }
+}
+
+/// An `AgentError`: a JS `Error` with `kind` (the LLM error kind, or `closed`, `busy`) and the
+/// HTTP `status` when there was one.
+fn submit_error(error: &SessionError) -> JsValue {
+    match error {
+        SessionError::Closed => error_of_kind(&error.to_string(), "closed"),
+        SessionError::Busy => error_of_kind(&error.to_string(), "busy"),
+        SessionError::Llm(llm) => {
+            let kind = to_js(&llm.kind).ok().and_then(|k| k.as_string()).unwrap_or_default();
+            let js = error_of_kind(&llm.message, &kind);
+            if let Some(status) = llm.status_code {
+                let _ = js_sys::Reflect::set(&js, &"status".into(), &status.into());
+            }
+            js
+        }
+    }
+}
+
+/// Aborts the session when `signal` fires (at once if it already has).
+fn abort_on(signal: &web_sys::AbortSignal, session: Session) {
+    if signal.aborted() {
+        session.abort();
+        return;
+    }
+    let listener = Closure::once_into_js(move || session.abort());
+    // An AbortSignal always takes listeners.
+    let _ = signal.add_event_listener_with_callback("abort", listener.unchecked_ref());
+}

@@ -1,0 +1,126 @@
+//! The `HttpClient` seam over `fetch`: the request goes out with an `AbortController` (dropping
+//! the future, as an abort does, cancels it) and the body comes back chunk by chunk from its
+//! `ReadableStream`, so text streams to the page as the model writes it.
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use js_sys::{Function, Uint8Array};
+use openagent_core::llm::http::{HttpClient, HttpError, HttpErrorKind, HttpRequest, HttpResponse, Method};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Headers, RequestInit, Response};
+
+/// Sends requests with the global `fetch`, or with the function the host gave (a proxy, a test double).
+pub struct FetchClient {
+    fetch: Option<Function>,
+}
+
+impl FetchClient {
+    pub fn new(fetch: Option<Function>) -> Self {
+        Self { fetch }
+    }
+
+    fn fetch_function(&self) -> Result<Function, HttpError> {
+        if let Some(fetch) = &self.fetch {
+            return Ok(fetch.clone());
+        }
+        js_sys::Reflect::get(&js_sys::global(), &"fetch".into()).ok().and_then(|f| f.dyn_into::<Function>().ok()).ok_or_else(
+            || {
+                HttpError::new(
+                    HttpErrorKind::Connect,
+                    "this JavaScript environment has no fetch(); pass one as the `fetch` option",
+                )
+            },
+        )
+    }
+}
+
+/// Aborts the request when dropped: the session dropped the call (abort, interrupt) or the body
+/// was read to its end (then aborting does nothing).
+struct AbortOnDrop(AbortController);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[async_trait(?Send)]
+impl HttpClient for FetchClient {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
+        let fetch = self.fetch_function()?;
+        let controller = AbortOnDrop(AbortController::new().map_err(|e| connect_error(&request.url, &e))?);
+        let headers = Headers::new().map_err(|e| connect_error(&request.url, &e))?;
+        for (name, value) in &request.headers {
+            headers
+                .append(name, value)
+                .map_err(|_| HttpError::new(HttpErrorKind::Connect, format!("the header {name} has a value fetch refuses")))?;
+        }
+        let init = RequestInit::new();
+        init.set_method(match request.method {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        });
+        init.set_headers(&headers);
+        init.set_signal(Some(&controller.0.signal()));
+        if !request.body.is_empty() {
+            init.set_body(&Uint8Array::from(request.body.as_slice()));
+        }
+        let promise =
+            fetch.call2(&JsValue::UNDEFINED, &request.url.as_str().into(), &init).map_err(|e| connect_error(&request.url, &e))?;
+        let answer = JsFuture::from(js_sys::Promise::resolve(&promise)).await.map_err(|e| connect_error(&request.url, &e))?;
+        let response: Response = answer
+            .dyn_into()
+            .map_err(|_| HttpError::new(HttpErrorKind::Connect, "fetch() resolved to something that is not a Response"))?;
+        let headers = header_pairs(&response.headers());
+        let body: openagent_core::llm::http::ByteStream = match response.body() {
+            None => Box::pin(futures::stream::empty()),
+            Some(raw) => Box::pin(wasm_streams::ReadableStream::from_raw(raw).into_stream().map(move |chunk| {
+                let _keep_until_the_body_ends = &controller;
+                chunk
+                    .map(|bytes| Uint8Array::new(&bytes).to_vec())
+                    .map_err(|e| HttpError::new(HttpErrorKind::Body, format!("the response body broke off: {}", describe(&e))))
+            })),
+        };
+        Ok(HttpResponse { status: response.status(), headers, body })
+    }
+}
+
+fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
+    let Ok(Some(entries)) = js_sys::try_iter(headers) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pair = js_sys::Array::from(&entry);
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect()
+}
+
+/// A failed `fetch()`. Browsers give one opaque `TypeError` for a server that is down, a name
+/// that does not resolve and a response CORS withheld, so the message names all three.
+fn connect_error(url: &str, error: &JsValue) -> HttpError {
+    let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string());
+    if name.as_deref() == Some("AbortError") {
+        return HttpError::new(HttpErrorKind::Aborted, "the request was cancelled");
+    }
+    // The query may carry a key on some servers; the origin and path are enough to act on.
+    let shown = url.split('?').next().unwrap_or(url);
+    HttpError::new(
+        HttpErrorKind::Connect,
+        format!(
+            "could not reach {shown} ({}). Check that the server is running and the base URL is right; in a browser the \
+             server must also allow this page's origin (CORS: Access-Control-Allow-Origin), or the browser hides its answer",
+            describe(error)
+        ),
+    )
+}
+
+/// The message of a thrown JS value.
+pub fn describe(error: &JsValue) -> String {
+    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    error.as_string().unwrap_or_else(|| format!("{error:?}"))
+}

@@ -1,0 +1,36 @@
+//! # openagent-wasm
+//!
+//! OpenAgent in a browser tab (or in Node): the JavaScript API of the core, built with
+//! wasm-bindgen. [`Agent`](agent::Agent) is one session of `openagent-core` on an in-memory
+//! filesystem ([`MemoryFs`](fs::MemoryFs)); it reaches the model with `fetch`
+//! ([`FetchClient`](fetch::FetchClient), the body streamed), keeps time with `setTimeout`
+//! ([`BrowserRuntime`](runtime::BrowserRuntime)) and reports every event to an async iterator
+//! and an `onEvent` callback. Tools can be written in JS. A panic rejects the pending promises
+//! and logs to the console instead of leaving the page hanging (see `panic`).
+//!
+//! ```js
+//! import init, { Agent } from "./pkg/openagent_wasm.js";
+//! await init();
+//! const agent = new Agent({ provider: "anthropic", apiKey, files: { "README.md": "# Hello\n" } });
+//! for await (const event of agent.events()) { ... }   // elsewhere
+//! const outcome = await agent.submit("Add a CONTRIBUTING.md");
+//! console.log(outcome.text, agent.fs.readText("CONTRIBUTING.md"));
+//! ```
+//!
+//! The TypeScript types of options, events and outcomes are in `typings`, emitted with the
+//! bindings into `openagent_wasm.d.ts`.
+
+pub mod agent;
+pub mod convert;
+pub mod events;
+pub mod fetch;
+pub mod fs;
+mod key;
+pub mod options;
+pub mod panic;
+pub mod runtime;
+pub mod tools;
+mod typings;
+
+pub use agent::Agent;
+pub use fs::MemoryFs;

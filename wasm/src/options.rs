@@ -1,0 +1,166 @@
+//! `AgentOptions` from JS: the data fields through serde (so a misspelt field is an error that
+//! names it), the functions and the `AbortSignal` read beside them.
+
+use std::collections::BTreeMap;
+
+use js_sys::Function;
+use openagent_core::provider::{ProviderKind, ProviderSettings};
+use openagent_core::SessionConfig;
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::convert::{error, function_property, property};
+
+/// The data part of the options (see the `AgentOptions` typings).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentOptions {
+    pub provider: String,
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    pub base_url: Option<String>,
+    pub profile: Option<String>,
+    pub reasoning_effort: Option<String>,
+    #[serde(default)]
+    pub limits: Limits,
+    pub instructions: Option<String>,
+    pub files: Option<Value>,
+    pub working_directory: Option<String>,
+    pub max_retries: Option<u32>,
+    pub session_id: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Limits {
+    max_turns: Option<usize>,
+    max_tool_rounds_per_input: Option<usize>,
+    default_command_timeout_ms: Option<u64>,
+    max_command_timeout_ms: Option<u64>,
+    max_subagent_depth: Option<usize>,
+}
+
+/// The options that are not data.
+#[derive(Default)]
+pub struct Callbacks {
+    pub get_api_key: Option<Function>,
+    pub on_event: Option<Function>,
+    pub fetch: Option<Function>,
+    pub signal: Option<web_sys::AbortSignal>,
+}
+
+const CALLBACKS: [&str; 4] = ["getApiKey", "onEvent", "fetch", "signal"];
+
+pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
+
+fn invalid(why: &str) -> JsValue {
+    error(&format!("invalid Agent options: {why}"))
+}
+
+/// Reads the options object.
+pub fn parse(options: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
+    if !options.is_object() {
+        return Err(invalid("pass an object, e.g. { provider: \"openai\", model: \"gpt-5.2\", apiKey }"));
+    }
+    let owner = "Agent options";
+    let callbacks = Callbacks {
+        get_api_key: function_property(options, "getApiKey", owner)?,
+        on_event: function_property(options, "onEvent", owner)?,
+        fetch: function_property(options, "fetch", owner)?,
+        signal: match property(options, "signal") {
+            None => None,
+            Some(s) => Some(s.dyn_into().map_err(|_| invalid("`signal` must be an AbortSignal"))?),
+        },
+    };
+    let data = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    for name in CALLBACKS {
+        js_sys::Reflect::delete_property(&data, &name.into())?;
+    }
+    // Through JSON: serde-wasm-bindgen reads only the fields it knows, and a misspelt one must not pass silently.
+    let data = crate::convert::to_json(&data.into(), "the options")?;
+    let options: AgentOptions = serde_json::from_value(data).map_err(|e| invalid(&e.to_string()))?;
+    if let Some(effort) = &options.reasoning_effort {
+        check_effort(effort)?;
+    }
+    Ok((options, callbacks))
+}
+
+pub fn check_effort(effort: &str) -> Result<(), JsValue> {
+    if REASONING_EFFORTS.contains(&effort) {
+        return Ok(());
+    }
+    Err(error(&format!("reasoning effort {effort:?} is not one of {}", REASONING_EFFORTS.join(", "))))
+}
+
+impl AgentOptions {
+    /// The provider, with the key from `apiKey`; with `getApiKey` instead, a stand-in that is
+    /// replaced before any request (see `KeyedClient`).
+    pub fn settings(&self, has_key_callback: bool) -> Result<ProviderSettings, JsValue> {
+        let kind = ProviderKind::parse(&self.provider).map_err(|e| invalid(&e.to_string()))?;
+        let key = match (&self.api_key, has_key_callback) {
+            (Some(key), _) => Some(key.clone()),
+            (None, true) => Some("from-getApiKey".to_owned()),
+            (None, false) => None,
+        };
+        let vars = |name: &str| key.clone().filter(|_| kind.key_variables().contains(&name));
+        ProviderSettings::resolve(Some(&self.provider), self.model.as_deref(), self.base_url.as_deref(), vars).map_err(|e| {
+            // The core's messages speak of variables and flags; in JS they are options.
+            let message = e.to_string().replace(&kind.key_variables().join(" or "), "`apiKey` or `getApiKey`");
+            invalid(&message.replace("pass --base-url", "set `baseUrl`").replace(" or set OPENAI_COMPATIBLE_BASE_URL", ""))
+        })
+    }
+
+    /// The model: the option, or the provider's default.
+    pub fn model(&self, settings: &ProviderSettings) -> Result<String, JsValue> {
+        settings.model.clone().ok_or_else(|| {
+            invalid("an openai-compatible server has no default model: set `model` (Agent.discoverModel() asks the server)")
+        })
+    }
+
+    /// The profile's family: the option, or the provider's own.
+    pub fn profile_kind(&self, settings: &ProviderSettings) -> Result<ProviderKind, JsValue> {
+        match self.profile.as_deref() {
+            None => Ok(settings.kind),
+            Some("general") => Ok(ProviderKind::OpenAiCompatible),
+            Some(name @ ("openai" | "anthropic" | "gemini")) => ProviderKind::parse(name).map_err(|e| invalid(&e.to_string())),
+            Some(other) => Err(invalid(&format!("profile {other:?} is not one of openai, anthropic, gemini, general"))),
+        }
+    }
+
+    pub fn config(&self) -> SessionConfig {
+        let mut config = SessionConfig { reasoning_effort: self.reasoning_effort.clone(), ..SessionConfig::default() };
+        let limits = &self.limits;
+        config.max_turns = limits.max_turns.unwrap_or(config.max_turns);
+        config.max_tool_rounds_per_input = limits.max_tool_rounds_per_input.unwrap_or(config.max_tool_rounds_per_input);
+        config.default_command_timeout_ms = limits.default_command_timeout_ms.unwrap_or(config.default_command_timeout_ms);
+        config.max_command_timeout_ms = limits.max_command_timeout_ms.unwrap_or(config.max_command_timeout_ms);
+        config.max_subagent_depth = limits.max_subagent_depth.unwrap_or(config.max_subagent_depth);
+        config
+    }
+
+    /// `files`: a snapshot (it has a `version`) or `{ path: text }`.
+    pub fn files(&self) -> Result<Option<Files>, JsValue> {
+        match &self.files {
+            None => Ok(None),
+            Some(snapshot @ Value::Object(map)) if map.contains_key("version") => Ok(Some(Files::Snapshot(snapshot.clone()))),
+            Some(Value::Object(map)) => {
+                let mut files = BTreeMap::new();
+                for (path, content) in map {
+                    let text = content
+                        .as_str()
+                        .ok_or_else(|| invalid(&format!("files[{path:?}] must be a string (the file's text)")))?;
+                    files.insert(path.clone(), text.to_owned());
+                }
+                Ok(Some(Files::Text(files)))
+            }
+            Some(_) => Err(invalid("`files` must be a snapshot (from fs.snapshot()) or an object of { path: text }")),
+        }
+    }
+}
+
+pub enum Files {
+    Snapshot(Value),
+    Text(BTreeMap<String, String>),
+}

@@ -1,0 +1,67 @@
+// A stand-in for `fetch` that answers like an OpenAI-compatible server (Chat Completions,
+// streamed), from a script, and records what it was sent. Used by the binding tests and the
+// Node benchmark; nothing here touches the network.
+
+const chunk = (delta, finishReason = null) =>
+  `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "fake", choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+
+const usage = (input, output) =>
+  `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "fake", choices: [], usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output } })}\n\n`;
+
+/** A streamed answer: text in pieces (split on spaces), then tool calls `{name, arguments}`. */
+export function chatStream(text, toolCalls = [], index = 0) {
+  let body = chunk({ role: "assistant", content: "" });
+  for (const piece of text.split(/(?<= )/).filter(Boolean)) body += chunk({ content: piece });
+  toolCalls.forEach((call, i) => {
+    const args = JSON.stringify(call.arguments);
+    const half = Math.floor(args.length / 2);
+    const id = `call_${index}_${i}`;
+    body += chunk({ tool_calls: [{ index: i, id, type: "function", function: { name: call.name, arguments: args.slice(0, half) } }] });
+    body += chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
+  });
+  body += chunk({}, toolCalls.length ? "tool_calls" : "stop");
+  return body + usage(10, 5) + "data: [DONE]\n\n";
+}
+
+/**
+ * A fetch that plays `replies` in order. A reply is `{text, toolCalls}` (a streamed answer),
+ * `{status, message, retryAfter}` (an error in OpenAI's shape), `{json}` (a JSON body) or
+ * `{hang: true}` (never answers; rejects when aborted); `delayMs` delays any of them. `fetch.requests` holds `{url, headers, body}` of each call.
+ */
+export function scriptedFetch(replies) {
+  const queue = [...replies];
+  const requests = [];
+  const fetch = async (url, init) => {
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    requests.push({ url, headers, body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : null });
+    const reply = queue.shift();
+    if (reply?.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (!reply) return new Response(JSON.stringify({ error: { message: "the script is exhausted" } }), { status: 500 });
+    if (reply.hang) {
+      return new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+    }
+    if (reply.json) return new Response(JSON.stringify(reply.json), { headers: { "content-type": "application/json" } });
+    if (reply.status) {
+      const headers = reply.retryAfter ? { "retry-after": String(reply.retryAfter) } : {};
+      return new Response(JSON.stringify({ error: { message: reply.message ?? "error", type: "error" } }), { status: reply.status, headers });
+    }
+    return new Response(chatStream(reply.text ?? "", reply.toolCalls ?? [], requests.length), { headers: { "content-type": "text/event-stream" } });
+  };
+  fetch.requests = requests;
+  return fetch;
+}
+
+/** An `onEvent` callback that keeps what it is given in `callback.events`. */
+export function recorder() {
+  const events = [];
+  const callback = (event) => events.push(event);
+  callback.events = events;
+  return callback;
+}
+
+/** Drains `agent.events()` with `for await` until it ends; resolves to the kinds seen. */
+export async function collectKinds(iterator) {
+  const kinds = [];
+  for await (const event of iterator) kinds.push(event.kind);
+  return kinds;
+}

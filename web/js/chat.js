@@ -1,0 +1,117 @@
+// The transcript: the person's messages, the model's streamed text and a card per tool call
+// with its arguments and full output.
+
+const transcript = () => document.getElementById("transcript");
+let current = null; // the assistant message being streamed
+const tools = new Map(); // call id -> card
+
+function add(node) {
+  document.getElementById("welcome")?.remove();
+  const box = transcript();
+  const atBottom = box.scrollTop + box.clientHeight >= box.scrollHeight - 40;
+  box.append(node);
+  if (atBottom) box.scrollTop = box.scrollHeight;
+  return node;
+}
+
+function message(kind, text) {
+  const div = document.createElement("div");
+  div.className = `msg ${kind}`;
+  div.textContent = text;
+  return add(div);
+}
+
+export function resetChat() {
+  transcript().replaceChildren();
+  current = null;
+  tools.clear();
+}
+
+export const note = (text) => message("note", text);
+
+/** Updates the transcript for one event. */
+export function chatEvent(event) {
+  const d = event.data;
+  switch (event.kind) {
+    case "user_input":
+      message("user", d.content);
+      current = null;
+      break;
+    case "steering_injected":
+      message("steer", `Steered: ${d.content}`);
+      current = null;
+      break;
+    case "assistant_text_start":
+      current = message("assistant", "");
+      break;
+    case "assistant_text_delta":
+      current ??= message("assistant", "");
+      current.textContent += d.delta;
+      transcript().scrollTop = transcript().scrollHeight;
+      break;
+    case "assistant_text_end":
+      current = null;
+      break;
+    case "tool_call_start":
+      tools.set(d.call_id, toolCard(d));
+      break;
+    case "tool_call_end":
+      finishTool(d);
+      break;
+    case "processing_end":
+      if (d.reason === "interrupted" || d.reason === "aborted") note(`Stopped (${d.reason}).`);
+      else if (d.reason === "turn_limit" || d.reason === "round_limit") note(`Stopped at the ${d.reason.replace("_", " ")}.`);
+      break;
+  }
+}
+
+function toolCard(d) {
+  const card = document.createElement("details");
+  card.className = "tool running";
+  card.dataset.callId = d.call_id;
+  card.dataset.tool = d.tool_name;
+  const summary = document.createElement("summary");
+  const name = document.createElement("span");
+  name.textContent = `⚙ ${d.tool_name}`;
+  const brief = document.createElement("span");
+  brief.className = "muted";
+  brief.textContent = briefArgs(d.arguments);
+  const status = document.createElement("span");
+  status.className = "status";
+  status.textContent = "running…";
+  summary.append(name, brief, status);
+  const body = document.createElement("div");
+  body.className = "tool-body";
+  body.append(heading("Arguments"), pre(JSON.stringify(d.arguments, null, 2)));
+  card.append(summary, body);
+  return add(card);
+}
+
+function finishTool(d) {
+  const card = tools.get(d.call_id);
+  if (!card) return;
+  card.classList.remove("running");
+  card.classList.add(d.error ? "failed" : "ok");
+  card.querySelector(".status").textContent = d.error ? `failed · ${d.duration_ms} ms` : `done · ${d.duration_ms} ms`;
+  const body = card.querySelector(".tool-body");
+  body.append(heading(d.error ? "Error" : "Output"), pre(d.error ?? d.output ?? ""));
+  body.lastChild.classList.add("tool-output");
+}
+
+function briefArgs(args) {
+  const first = args && typeof args === "object" ? Object.values(args).find((v) => typeof v === "string") : null;
+  return first ? (first.length > 60 ? first.slice(0, 60) + "…" : first) : "";
+}
+
+function heading(text) {
+  const h = document.createElement("h3");
+  h.textContent = text;
+  return h;
+}
+
+function pre(text) {
+  const p = document.createElement("pre");
+  p.className = "code";
+  p.textContent = text;
+  return p;
+}

@@ -1,0 +1,46 @@
+// Errors in words a person can act on: what happened, and what to do next.
+
+const $ = (id) => document.getElementById(id);
+
+export function explain(error, settings) {
+  const message = error?.message ?? String(error);
+  const where = settings.baseUrl || "the provider";
+  switch (error?.kind) {
+    case "authentication":
+      return { title: "Authentication failed", detail: `${where} refused the API key${error.status ? ` (HTTP ${error.status})` : ""}. Check the key in the Model settings.\n${message}` };
+    case "access_denied":
+      return { title: "Access denied", detail: `The key is valid but may not use this model.\n${message}` };
+    case "rate_limit":
+    case "quota_exceeded":
+      return { title: "Rate limited", detail: `The provider is limiting requests, and the retries ran out. Wait a moment and send again.\n${message}` };
+    case "network":
+      return {
+        title: "Could not reach the model",
+        detail:
+          `${message}\n\nFor a local server, allow this page's origin: llama.cpp's server allows every origin; ` +
+          "for Ollama set OLLAMA_ORIGINS=*; for vLLM pass --allowed-origins '[\"*\"]'.",
+      };
+    case "not_found":
+      return { title: "Not found", detail: `Check the model name and the base URL.\n${message}` };
+    case "closed":
+      return { title: "This conversation has ended", detail: "Press Reset to start a new one." };
+    case "crashed":
+      return { title: "OpenAgent crashed", detail: message };
+    default:
+      return { title: "Something went wrong", detail: message };
+  }
+}
+
+export function showError({ title, detail }, retry = false) {
+  const box = $("error");
+  box.replaceChildren();
+  const strong = document.createElement("strong");
+  strong.textContent = title;
+  box.append(strong, document.createTextNode(detail));
+  box.classList.toggle("retry", retry);
+  box.hidden = false;
+}
+
+export function clearError() {
+  $("error").hidden = true;
+}

@@ -1,0 +1,71 @@
+// Provider settings. The API key stays in this tab's memory unless the person ticks "remember";
+// nothing here ever goes into the URL. The other fields are remembered (they are not secrets).
+
+const SAVED = "openagent.settings";
+const SAVED_KEY = "openagent.apiKey";
+
+const DEFAULT_BASE_URLS = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+  gemini: "https://generativelanguage.googleapis.com",
+  "openai-compatible": "http://127.0.0.1:8080/v1",
+};
+
+const $ = (id) => document.getElementById(id);
+
+export function initSettings(onChange) {
+  const saved = JSON.parse(localStorage.getItem(SAVED) || "{}");
+  $("provider").value = saved.provider || "anthropic";
+  $("model").value = saved.model || "";
+  $("base-url").value = saved.baseUrl || "";
+  $("effort").value = saved.effort || "";
+  const storedKey = localStorage.getItem(SAVED_KEY);
+  if (storedKey) {
+    $("api-key").value = storedKey;
+    $("remember-key").checked = true;
+  }
+  const placeholders = () => {
+    const provider = $("provider").value;
+    $("base-url").placeholder = DEFAULT_BASE_URLS[provider];
+    $("model").placeholder = provider === "openai-compatible" ? "asked of the server" : "provider default";
+    $("api-key").placeholder = provider === "openai-compatible" ? "optional for local servers" : "kept in this tab's memory";
+  };
+  placeholders();
+  $("settings").addEventListener("submit", (e) => e.preventDefault());
+  $("settings").addEventListener("change", () => {
+    placeholders();
+    save();
+    onChange();
+  });
+  $("api-key").addEventListener("input", () => {
+    save();
+    onChange();
+  });
+}
+
+function save() {
+  const { provider, model, baseUrl, effort } = readSettings();
+  localStorage.setItem(SAVED, JSON.stringify({ provider, model, baseUrl, effort }));
+  if ($("remember-key").checked && $("api-key").value) localStorage.setItem(SAVED_KEY, $("api-key").value);
+  else localStorage.removeItem(SAVED_KEY);
+}
+
+export function readSettings() {
+  return {
+    provider: $("provider").value,
+    model: $("model").value.trim(),
+    apiKey: $("api-key").value.trim(),
+    baseUrl: $("base-url").value.trim(),
+    effort: $("effort").value,
+  };
+}
+
+/** The options of a new Agent, without the model when the server is to be asked. */
+export function agentOptions(settings) {
+  const options = { provider: settings.provider };
+  if (settings.model) options.model = settings.model;
+  if (settings.apiKey) options.apiKey = settings.apiKey;
+  if (settings.baseUrl) options.baseUrl = settings.baseUrl;
+  if (settings.effort) options.reasoningEffort = settings.effort;
+  return options;
+}

@@ -1,0 +1,85 @@
+// What the browser tests stand on: `openagent web` serving the playground, a `mock-llm` per
+// scenario playing a script, and headless Chromium (Debian's, driven by playwright-core) with a
+// fresh profile. Binaries come from OPENAGENT_BIN and MOCK_LLM_BIN (scripts/test-all builds them).
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+export const SCREENSHOTS = new URL("./screenshots/", import.meta.url).pathname;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+function need(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the browser tests through scripts/test-all, which builds the binaries`);
+  return value;
+}
+
+/** Starts a program that prints its URL on its first line; resolves to { url, stop }. */
+function startServer(command, args, pattern) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`${command} printed no URL within 20 s: ${out}`)), 20_000);
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`${command} exited with ${code} before printing its URL: ${out}`)));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = out.match(pattern);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1], stop: () => child.kill() });
+      }
+    });
+  });
+}
+
+export function startPlayground() {
+  return startServer(need("OPENAGENT_BIN"), ["web", "--port", "0"], /(http:\/\/127\.0\.0\.1:\d+\/)/);
+}
+
+/** A mock LLM server playing `script` (see the openagent-tests crate docs). */
+export function startMock(script) {
+  const dir = mkdtempSync(join(tmpdir(), "openagent-e2e-"));
+  const file = join(dir, "script.json");
+  writeFileSync(file, JSON.stringify(script));
+  return startServer(need("MOCK_LLM_BIN"), ["--script", file], /listening on (http:\/\/127\.0\.0\.1:\d+)/).then((server) => ({
+    ...server,
+    stop: () => {
+      server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  }));
+}
+
+/** A fresh browser profile with one page; `close()` removes it all. Console errors are kept. */
+export async function openBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), "openagent-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1440, height: 900 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  return {
+    page,
+    errors,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,147 @@
+// The playground end to end in headless Chromium: served by `openagent web`, talking to the
+// mock LLM server as an OpenAI-compatible provider. Screenshots of each state are written to
+// web/tests/screenshots/.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { openBrowser, screenshot, startMock, startPlayground } from "./harness.mjs";
+
+let playground;
+before(async () => {
+  playground = await startPlayground();
+});
+after(() => playground?.stop());
+
+/** Opens the playground pointed at `baseUrl`, runs `body(page)`, and cleans up. */
+async function scenario(script, body, baseUrl) {
+  const mock = script ? await startMock(script) : null;
+  const browser = await openBrowser();
+  try {
+    const { page } = browser;
+    await page.goto(playground.url);
+    await page.waitForSelector("body[data-ready=true]");
+    await page.selectOption("#provider", "openai-compatible");
+    await page.fill("#model", "mock-model");
+    await page.fill("#api-key", "sk-test-key");
+    await page.fill("#base-url", baseUrl ?? `${mock.url}/v1`);
+    await body(page);
+    assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
+  } finally {
+    await browser.close();
+    mock?.stop();
+  }
+}
+
+async function send(page, text) {
+  await page.fill("#prompt", text);
+  await page.press("#prompt", "Enter");
+}
+
+const idle = (page) => page.waitForSelector("#status[data-state=idle], #status[data-state=error]", { timeout: 20_000 });
+const timelineKinds = (page) => page.$$eval("#timeline li", (items) => items.map((li) => li.dataset.kind));
+
+test("a scripted task streams text, shows its tool events and creates a file in the tree", async () => {
+  const content = "print('Hello from OpenAgent')\n";
+  const script = [
+    { reply: { text: "I will write the file now.", tool_calls: [{ name: "write_file", arguments: { file_path: "hello.py", content } }] } },
+    { reply: { text: "Created hello.py, which prints a friendly greeting when you run it." } },
+  ];
+  await scenario(script, async (page) => {
+    await screenshot(page, "1-ready");
+    await send(page, "Write hello.py that prints a greeting");
+    await page.waitForSelector("text=Created hello.py");
+    await idle(page);
+    // Streamed: the answer came as several deltas, merged into one counted timeline row.
+    const deltas = await page.$$eval("#timeline li[data-kind=assistant_text_delta] .kind", (rows) => rows.map((r) => r.textContent));
+    assert.ok(deltas.some((label) => /×([2-9]|\d\d)/.test(label)), `deltas: ${deltas}`);
+    const kinds = await timelineKinds(page);
+    for (const kind of ["session_start", "user_input", "tool_call_start", "tool_call_end", "assistant_text_end", "processing_end"]) {
+      assert.ok(kinds.includes(kind), `${kind} in the timeline: ${kinds}`);
+    }
+    // Expanding a timeline row shows the event's JSON.
+    await page.click("#timeline li[data-kind=tool_call_start] button");
+    assert.match(await page.textContent("#timeline li[data-kind=tool_call_start] pre"), /"tool_name": "write_file"/);
+    // The tool card holds the full output.
+    await page.click(".tool[data-tool=write_file] summary");
+    assert.match(await page.textContent(".tool[data-tool=write_file] .tool-output"), /hello\.py/);
+    // The file is in the tree, with the right content.
+    await page.click("#file-tree .file[data-path='/workspace/hello.py']");
+    assert.equal(await page.textContent("#viewer-content"), content);
+    assert.match(await page.textContent("#usage"), /\d+ tokens/);
+    await screenshot(page, "2-task-done");
+  });
+});
+
+test("a steer typed while the agent runs is injected after the tool round", async () => {
+  const script = [
+    { fault: { slow_first_byte_ms: 1500 }, reply: { tool_calls: [{ name: "read_file", arguments: { file_path: "README.md" } }] } },
+    { reply: { text: "Understood, I will keep it short." } },
+  ];
+  await scenario(script, async (page) => {
+    await send(page, "Summarise the README");
+    await page.waitForSelector("#status[data-state=running]");
+    await send(page, "Keep it to one sentence");
+    await screenshot(page, "3-steering");
+    await page.waitForSelector("#timeline li[data-kind=steering_injected]");
+    await idle(page);
+    assert.match(await page.textContent("#timeline li[data-kind=steering_injected]"), /Keep it to one sentence/);
+    assert.match(await page.textContent("#transcript"), /Steered: Keep it to one sentence/);
+    const kinds = await timelineKinds(page);
+    assert.ok(kinds.indexOf("tool_call_end") < kinds.indexOf("steering_injected"), `steering after the tool round: ${kinds}`);
+    await screenshot(page, "4-steered");
+  });
+});
+
+test("stop ends a long run at once", async () => {
+  const script = [{ fault: { slow_first_byte_ms: 30_000 }, reply: { text: "far too late" } }];
+  await scenario(script, async (page) => {
+    await send(page, "Think for a very long time");
+    await page.waitForSelector("#status[data-state=running]");
+    await screenshot(page, "5-running");
+    const started = Date.now();
+    await page.click("#stop");
+    await idle(page);
+    assert.ok(Date.now() - started < 5_000, "stopped within 5 s");
+    assert.match(await page.textContent("#transcript"), /Stopped \(interrupted\)/);
+    assert.match(await page.textContent("#timeline li[data-kind=processing_end]"), /interrupted/);
+    await screenshot(page, "6-stopped");
+  });
+});
+
+test("a refused key shows a clear authentication error", async () => {
+  await scenario([{ fault: { status: 401, message: "Incorrect API key provided" } }], async (page) => {
+    await send(page, "Hello");
+    await page.waitForSelector("#error:not([hidden])");
+    const error = await page.textContent("#error");
+    assert.match(error, /Authentication failed/);
+    assert.match(error, /Incorrect API key provided/);
+    assert.ok(!error.includes("sk-test-key"), "the key is not shown");
+    assert.equal(await page.getAttribute("#status", "data-state"), "error");
+    await screenshot(page, "7-auth-error");
+  });
+});
+
+test("a rate limit is retried and the page says so", async () => {
+  const script = [{ fault: { status: 429, retry_after: 1, message: "Rate limit reached" } }, { reply: { text: "Made it after the wait." } }];
+  await scenario(script, async (page) => {
+    await send(page, "Hello");
+    await page.waitForSelector("#error.retry:not([hidden])");
+    assert.match(await page.textContent("#error"), /Rate limited: retrying in 1\.0 s/);
+    await screenshot(page, "8-rate-limited");
+    await page.waitForSelector("text=Made it after the wait.");
+    await idle(page);
+    assert.ok(await page.isHidden("#error"), "the notice goes once the retry succeeds");
+  });
+});
+
+test("an unreachable server is explained, CORS included", async () => {
+  await scenario(null, async (page) => {
+    await send(page, "Hello");
+    // A connection failure is retried (twice, after about 1 s and 2 s) before it is reported.
+    await page.waitForSelector("#error:not(.retry):not([hidden])", { timeout: 15_000 });
+    const error = await page.textContent("#error");
+    assert.match(error, /Could not reach the model/);
+    assert.match(error, /CORS/);
+    await screenshot(page, "9-unreachable");
+  }, "http://127.0.0.1:9/v1");
+});

@@ -1,0 +1,53 @@
+// Compiled (not run) against the generated wasm/pkg/openagent_wasm.d.ts by `tsc --strict`:
+// the API is typed for real. Each @ts-expect-error fails the build if its line ever type-checks,
+// which it would if a type decayed to `any`.
+
+import init, { Agent, MemoryFs } from "../../wasm/pkg/openagent_wasm.js";
+import type { AgentError, AgentEvent, AgentOptions, Outcome, Snapshot, Usage } from "../../wasm/pkg/openagent_wasm.js";
+
+export async function example(apiKey: string): Promise<string> {
+  await init();
+  const options: AgentOptions = {
+    provider: "anthropic",
+    apiKey,
+    reasoningEffort: "high",
+    limits: { maxTurns: 20 },
+    files: { "README.md": "# Hi\n" },
+    onEvent: (event: AgentEvent) => console.log(event.kind),
+  };
+  const agent = new Agent(options);
+  agent.registerTool({
+    name: "weather",
+    parameters: { type: "object", properties: { city: { type: "string" } } },
+    execute: async (args) => `sunny in ${String(args.city)}`,
+  });
+  for await (const event of agent.events()) {
+    if (event.kind === "tool_call_end") {
+      const output: string | null = event.data.output;
+      const ms: number = event.data.duration_ms;
+      console.log(output, ms);
+    }
+    if (event.kind === "assistant_text_delta") {
+      // @ts-expect-error: a delta event has no `output`
+      console.log(event.data.output);
+    }
+  }
+  const outcome: Outcome = await agent.submit("hello").catch((error: AgentError) => {
+    const kind: string = error.kind;
+    throw new Error(kind);
+  });
+  const usage: Usage = outcome.usage;
+  // @ts-expect-error: tokens are numbers
+  const wrong: string = usage.total_tokens;
+  const snapshot: Snapshot = agent.fs.snapshot();
+  const fs = new MemoryFs();
+  fs.restore(snapshot);
+  fs.write("a.bin", new Uint8Array([1, 2]));
+  // @ts-expect-error: the provider is one of four
+  new Agent({ provider: "openia" });
+  // @ts-expect-error: the reasoning effort is a known level
+  agent.setReasoningEffort("extreme");
+  // @ts-expect-error: a stop reason is a known word
+  const reason: typeof outcome.reason = "finished";
+  return outcome.text + fs.list().join() + wrong + reason;
+}
