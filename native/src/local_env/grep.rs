@@ -114,9 +114,11 @@ fn search_in_order(files: &[PathBuf], query: &Query) -> String {
         if left == 0 {
             break;
         }
-        let lines = match hit.lines.match_indices('\n').nth(left.saturating_sub(1)) {
-            Some((end, _)) if hit.count > left => &hit.lines[..end],
-            _ => &hit.lines,
+        let lines = if hit.count > left {
+            // The last file needed: its first `left` lines.
+            hit.lines.match_indices('\n').nth(left - 1).map_or(&hit.lines[..], |(end, _)| &hit.lines[..end])
+        } else {
+            &hit.lines
         };
         if !out.is_empty() {
             out.push('\n');
