@@ -216,16 +216,36 @@ fn check_same(search: &Search, ours: &str, theirs: &str) -> usize {
     ours.len()
 }
 
-/// The best and the median of some timings.
-fn best_and_median(times: &mut [f64]) -> (f64, f64) {
-    times.sort_by(f64::total_cmp);
-    (times[0], times[times.len() / 2])
+/// Wall-clock milliseconds of each run, and the CPU time of them all.
+#[derive(Default)]
+struct Runs {
+    wall_ms: Vec<f64>,
+    cpu_ms: f64,
 }
 
-fn time_ms(f: impl FnOnce()) -> f64 {
-    let start = Instant::now();
-    f();
-    start.elapsed().as_secs_f64() * 1000.0
+impl Runs {
+    /// Times `f`, charging it the CPU time `who` (this process, or its waited-for children) spent.
+    fn time(&mut self, who: libc::c_int, f: impl FnOnce()) {
+        let (start, cpu) = (Instant::now(), cpu_ms(who));
+        f();
+        self.wall_ms.push(start.elapsed().as_secs_f64() * 1000.0);
+        self.cpu_ms += cpu_ms(who) - cpu;
+    }
+
+    /// The best and the median wall-clock time, and the mean CPU time.
+    fn figures(mut self) -> (f64, f64, f64) {
+        self.wall_ms.sort_by(f64::total_cmp);
+        (self.wall_ms[0], self.wall_ms[self.wall_ms.len() / 2], self.cpu_ms / self.wall_ms.len() as f64)
+    }
+}
+
+/// User and system time so far, all threads, of `who`: `RUSAGE_SELF` or `RUSAGE_CHILDREN`.
+fn cpu_ms(who: libc::c_int) -> f64 {
+    // SAFETY: getrusage only fills the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(who, &mut usage) };
+    let ms = |time: libc::timeval| time.tv_sec as f64 * 1000.0 + time.tv_usec as f64 / 1000.0;
+    ms(usage.ru_utime) + ms(usage.ru_stime)
 }
 
 /// Removes the tree however the benchmark ends.
@@ -248,6 +268,10 @@ fn main() {
         stats.skipped_files,
         started.elapsed().as_secs_f64()
     );
+    println!(
+        "grep_vs_rg: times are the best / the median of {RUNS} runs, wall clock; cpu is the mean CPU time of a run \
+         (user and system, every thread)"
+    );
     let env = LocalEnvironment::new(&tree.0).expect("the bench tree is a directory");
     let has_rg = ripgrep(&tree.0, &SEARCHES[0]).is_some();
     if !has_rg {
@@ -260,26 +284,28 @@ fn main() {
             Some(theirs) => check_same(search, &ours, &theirs),
             None => ours.lines().count(),
         };
-        let (mut native_ms, mut rg_ms) = (Vec::new(), Vec::new());
+        let (mut ours, mut theirs) = (Runs::default(), Runs::default());
         for _ in 0..RUNS {
-            native_ms.push(time_ms(|| drop(native(&env, search))));
+            ours.time(libc::RUSAGE_SELF, || drop(native(&env, search)));
             if has_rg {
-                rg_ms.push(time_ms(|| drop(ripgrep(&tree.0, search))));
+                theirs.time(libc::RUSAGE_CHILDREN, || drop(ripgrep(&tree.0, search)));
             }
         }
-        let (best, median) = best_and_median(&mut native_ms);
-        let mut line =
-            format!("grep_vs_rg: {:<13} {found:>6} matches  native {best:>7.1} ms best {median:>7.1} ms median", search.label);
+        let (best, median, cpu) = ours.figures();
+        let mut line = format!(
+            "grep_vs_rg: {:<13} {found:>6} matches  native {best:>6.1} / {median:>6.1} ms (cpu {cpu:>4.0})",
+            search.label
+        );
         if has_rg {
-            let (rg_best, rg_median) = best_and_median(&mut rg_ms);
+            let (rg_best, rg_median, rg_cpu) = theirs.figures();
             let ratios = (best / rg_best, median / rg_median);
             write!(
                 line,
-                "  rg {rg_best:>7.1} ms best {rg_median:>7.1} ms median  ratio {:.2} best {:.2} median",
+                "  rg {rg_best:>6.1} / {rg_median:>6.1} ms (cpu {rg_cpu:>4.0})  ratio {:.2} / {:.2}",
                 ratios.0, ratios.1
             )
             .unwrap();
         }
-        println!("{line}  ({RUNS} runs)");
+        println!("{line}");
     }
 }
