@@ -6,7 +6,7 @@
 //! to [`ExecutionEnvironment::working_directory`].
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -113,8 +113,13 @@ pub struct GrepMatch<'a> {
 }
 
 impl fmt::Display for GrepMatch<'_> {
+    /// Piece by piece rather than through a format string: a search may show a million matches.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.path, self.line_number, self.line)
+        f.write_str(self.path)?;
+        f.write_char(':')?;
+        fmt::Display::fmt(&self.line_number, f)?;
+        f.write_char(':')?;
+        f.write_str(self.line)
     }
 }
 
