@@ -22,9 +22,9 @@ pub use self::vars::EnvPolicy;
 /// An [`ExecutionEnvironment`] on the local machine: files through `std::fs`, commands through
 /// `/bin/bash -c` in a process group of their own (so a timeout or a dropped future kills
 /// everything the command started), grep and glob through the `ignore` walker (which honours
-/// `.gitignore`) with ripgrep's searcher and `globset`. A command that times out is killed (SIGTERM to its
-/// group, SIGKILL 2 s later) and reports `timed_out` with exit code 124, as coreutils' `timeout`
-/// does, keeping the output it had written.
+/// `.gitignore`) with ripgrep's searcher and `globset`. A command that times out is killed
+/// (SIGTERM to its group, SIGKILL 2 s later) and reports `timed_out` with exit code 124, as
+/// coreutils' `timeout` does, keeping the output it had written.
 ///
 /// Paths are absolute or relative to the working directory; unlike the in-memory environment,
 /// `..` may leave it, since this environment is the user's own machine and not a sandbox.
@@ -101,8 +101,7 @@ fn io_error(err: io::Error, path: &str) -> EnvError {
 
 /// Text content, or `None` for binary content: a NUL byte or invalid UTF-8 (as in core).
 fn as_text(bytes: &[u8]) -> Option<&str> {
-    // Vectorised search and validation (memchr, simdutf8): grep looks through every byte of every
-    // file twice here.
+    // Vectorised (memchr, simdutf8): grep passes every byte of every file through both.
     match memchr::memchr(0, bytes) {
         Some(_) => None,
         None => simdutf8::basic::from_utf8(bytes).ok(),
