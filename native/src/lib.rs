@@ -24,6 +24,7 @@ mod local_env;
 pub mod run;
 mod runtime;
 mod signals;
+pub mod store;
 mod timer;
 mod web;
 
