@@ -64,8 +64,8 @@ struct SessionFlags {
     max_tool_rounds: usize,
     #[arg(long, value_parser = ["low", "medium", "high"])]
     reasoning_effort: Option<String>,
-    /// Where run artifacts are kept; default: $OPENAGENT_DATA_DIR, else $XDG_DATA_HOME/openagent,
-    /// else ~/.local/share/openagent.
+    /// Where run artifacts and the session store are kept; default: $OPENAGENT_DATA_DIR, else
+    /// $XDG_DATA_HOME/openagent, else ~/.local/share/openagent.
     #[arg(long)]
     data_dir: Option<PathBuf>,
 }
@@ -148,6 +148,7 @@ fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
         max_turns: flags.max_turns,
         max_tool_rounds: flags.max_tool_rounds,
         reasoning_effort: flags.reasoning_effort,
+        data_dir: data_dir(flags.data_dir),
     }
 }
 
