@@ -23,6 +23,7 @@ mod http;
 mod local_env;
 pub mod run;
 mod runtime;
+pub mod sessions;
 mod signals;
 pub mod store;
 mod timer;

@@ -1,6 +1,6 @@
 //! `openagent`: the native command line. `openagent run "<task>"` runs one task to the end;
 //! `openagent` alone opens an interactive session; `openagent apply-patch` applies a v4a patch
-//! with the same tool the agent uses.
+//! with the same tool the agent uses; `openagent sessions` reads the session store.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
+use openagent_native::sessions::{self, SessionsCommand};
 use openagent_native::{LocalEnvironment, NativeRuntime};
 use serde_json::json;
 
@@ -32,6 +33,14 @@ enum Command {
     ApplyPatch {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
+    },
+    /// What the session store holds: list the sessions, show one, its events or its result.
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+        /// Where the session store is; default: as for `run`.
+        #[arg(long, global = true)]
+        data_dir: Option<PathBuf>,
     },
     /// Serve the browser playground on 127.0.0.1 and print its URL.
     Web {
@@ -119,6 +128,7 @@ fn main() -> ExitCode {
                 data_dir: data_dir(session.data_dir),
             }))
         }
+        Some(Command::Sessions { command, data_dir: dir }) => ExitCode::from(sessions::run(command, &data_dir(dir))),
         Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
             Ok(summary) => {

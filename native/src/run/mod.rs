@@ -27,6 +27,7 @@ use openagent_core::{Session, SessionConfig, SessionError};
 pub use agent::{Agent, AgentOptions};
 pub use artifacts::{Artifacts, RunConfig};
 pub use exit::ExitReason;
+pub(crate) use human::main_argument;
 pub use human::Human;
 pub use projection::{Projector, RunEnd, RunInfo};
 
