@@ -15,7 +15,7 @@
 //!
 //! let store = Store::open(std::path::Path::new("/tmp/openagent-data"))?;
 //! for session in store.sessions(&SessionFilter { limit: Some(10), ..SessionFilter::default() })? {
-//!     println!("{} {} {}", session.id, session.status, session.task);
+//!     println!("{} {} {}", session.info.id, session.status, session.info.task);
 //! }
 //! # Ok::<(), openagent_native::store::StoreError>(())
 //! ```
