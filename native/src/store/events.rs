@@ -45,18 +45,20 @@ impl Store {
     /// Appends `event` (`json` is its serialised form) as number `seq` of `session_id`, with its
     /// result if it is a `result` event: one transaction, committed when this returns.
     pub fn append_event(&mut self, session_id: &str, seq: i64, event: &SessionEvent, json: &str) -> Result<(), StoreError> {
+        const INSERT: &str = "INSERT INTO events (session_id, seq, kind, timestamp, data) VALUES (?1, ?2, ?3, ?4, ?5)";
+        let row = params![session_id, seq, event.kind(), event.timestamp, json];
+        let EventData::Result { result_text, result_data, outcome } = &event.data else {
+            // One statement is a transaction of its own; cached, as every event runs it.
+            self.conn.prepare_cached(INSERT)?.execute(row)?;
+            return Ok(());
+        };
         let tx = self.conn.transaction()?;
+        tx.execute(INSERT, row)?;
+        let outcome = serde_json::to_string(outcome).expect("an outcome serialises");
         tx.execute(
-            "INSERT INTO events (session_id, seq, kind, timestamp, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![session_id, seq, event.kind(), event.timestamp, json],
+            "INSERT INTO results (session_id, seq, result_text, result_data, outcome) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![session_id, seq, result_text, result_data.as_ref().map(Value::to_string), outcome],
         )?;
-        if let EventData::Result { result_text, result_data, outcome } = &event.data {
-            let outcome = serde_json::to_string(outcome).expect("an outcome serialises");
-            tx.execute(
-                "INSERT INTO results (session_id, seq, result_text, result_data, outcome) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![session_id, seq, result_text, result_data.as_ref().map(Value::to_string), outcome],
-            )?;
-        }
         tx.commit()?;
         Ok(())
     }
