@@ -138,7 +138,7 @@ impl Store {
     }
 
     /// Sets the task of a session created before its first input (a subagent's), once.
-    pub fn set_task(&mut self, id: &str, task: &str) -> Result<(), StoreError> {
+    pub(super) fn set_task(&mut self, id: &str, task: &str) -> Result<(), StoreError> {
         self.conn.execute("UPDATE sessions SET task = ?2 WHERE id = ?1 AND task = ''", params![id, task])?;
         Ok(())
     }
@@ -153,7 +153,7 @@ impl Store {
     }
 
     /// Takes a finished session up again: a subagent given another input.
-    pub fn resume_session(&mut self, id: &str) -> Result<(), StoreError> {
+    pub(super) fn resume_session(&mut self, id: &str) -> Result<(), StoreError> {
         self.conn.execute(
             "UPDATE sessions SET status = 'running', exit_reason = NULL, finished_at = NULL WHERE id = ?1",
             params![id],
