@@ -23,7 +23,9 @@ mod http;
 mod local_env;
 pub mod run;
 mod runtime;
+pub mod sessions;
 mod signals;
+pub mod store;
 mod timer;
 mod web;
 

@@ -1,6 +1,6 @@
 //! `openagent`: the native command line. `openagent run "<task>"` runs one task to the end;
 //! `openagent` alone opens an interactive session; `openagent apply-patch` applies a v4a patch
-//! with the same tool the agent uses.
+//! with the same tool the agent uses; `openagent sessions` reads the session store.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
+use openagent_native::sessions::{self, SessionsCommand};
 use openagent_native::{LocalEnvironment, NativeRuntime};
 use serde_json::json;
 
@@ -32,6 +33,14 @@ enum Command {
     ApplyPatch {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
+    },
+    /// What the session store holds: list the sessions, show one, its events or its result.
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+        /// Where the session store is; default: as for `run`.
+        #[arg(long, global = true)]
+        data_dir: Option<PathBuf>,
     },
     /// Serve the browser playground on 127.0.0.1 and print its URL.
     Web {
@@ -64,8 +73,8 @@ struct SessionFlags {
     max_tool_rounds: usize,
     #[arg(long, value_parser = ["low", "medium", "high"])]
     reasoning_effort: Option<String>,
-    /// Where run artifacts are kept; default: $OPENAGENT_DATA_DIR, else $XDG_DATA_HOME/openagent,
-    /// else ~/.local/share/openagent.
+    /// Where run artifacts and the session store are kept; default: $OPENAGENT_DATA_DIR, else
+    /// $XDG_DATA_HOME/openagent, else ~/.local/share/openagent.
     #[arg(long)]
     data_dir: Option<PathBuf>,
 }
@@ -119,6 +128,7 @@ fn main() -> ExitCode {
                 data_dir: data_dir(session.data_dir),
             }))
         }
+        Some(Command::Sessions { command, data_dir: dir }) => ExitCode::from(sessions::run(command, &data_dir(dir))),
         Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
             Ok(summary) => {
@@ -148,6 +158,7 @@ fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
         max_turns: flags.max_turns,
         max_tool_rounds: flags.max_tool_rounds,
         reasoning_effort: flags.reasoning_effort,
+        data_dir: data_dir(flags.data_dir),
     }
 }
 

@@ -1,16 +1,20 @@
 //! A run's artifacts, in a directory of their own under the data directory
 //! (`<data dir>/runs/<run id>/`): `config.json` (what the run was asked to do, with its
 //! `output_mode` and behaviour fingerprint), `events.jsonl` (every internal event, written as it
-//! happens) and `result.json` (how it ended).
+//! happens) and `result.json` (how it ended). The same config heads the run's row in the session
+//! store ([`RunConfig::stored_session`]).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use openagent_core::SessionConfig;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::projection::RunEnd;
+use super::Agent;
+use crate::store::SessionInfo;
 
 /// What a run was asked to do.
 #[derive(Debug, Clone, Serialize)]
@@ -31,6 +35,45 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// What `agent` is asked to do with `task` under `config`, shown as `output_mode`.
+    pub fn new(task: &str, agent: &Agent, config: &SessionConfig, output_mode: &str) -> Self {
+        Self {
+            task: task.to_owned(),
+            provider: agent.settings.kind.name().into(),
+            model: agent.model.clone(),
+            base_url: agent.settings.base_url.clone(),
+            working_directory: agent.cwd.display().to_string(),
+            max_turns: config.max_turns,
+            max_tool_rounds: config.max_tool_rounds_per_input,
+            reasoning_effort: config.reasoning_effort.clone(),
+            output_mode: output_mode.to_owned(),
+            stream: false,
+            events_file: None,
+        }
+    }
+
+    /// The config as `config.json` and the session store keep it: with the run's id and fingerprint.
+    pub fn record(&self, run_id: &str) -> Value {
+        let mut record = serde_json::to_value(self).expect("a config serialises");
+        record["run_id"] = json!(run_id);
+        record["config_fingerprint"] = json!(self.fingerprint());
+        record
+    }
+
+    /// The run as the session store records it when it starts.
+    pub fn stored_session(&self, run_id: &str, created_at: String) -> SessionInfo {
+        SessionInfo {
+            id: run_id.to_owned(),
+            parent_id: None,
+            task: self.task.clone(),
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            working_directory: self.working_directory.clone(),
+            created_at,
+            config: Some(self.record(run_id)),
+        }
+    }
+
     /// A stable hash of everything that can change what the agent does: the same task, model and
     /// limits give the same fingerprint however the run is displayed.
     pub fn fingerprint(&self) -> String {
@@ -60,10 +103,7 @@ impl Artifacts {
     pub fn create(data_dir: &Path, run_id: &str, config: &RunConfig) -> io::Result<Self> {
         let dir = data_dir.join("runs").join(run_id);
         fs::create_dir_all(&dir).map_err(|e| annotate(e, &dir))?;
-        let mut record = serde_json::to_value(config).expect("a config serialises");
-        record["run_id"] = json!(run_id);
-        record["config_fingerprint"] = json!(config.fingerprint());
-        write_json(&dir.join("config.json"), &record)?;
+        write_json(&dir.join("config.json"), &config.record(run_id))?;
         let path = dir.join("events.jsonl");
         let events = BufWriter::new(File::create(&path).map_err(|e| annotate(e, &path))?);
         Ok(Self { dir, events })

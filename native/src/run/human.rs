@@ -215,7 +215,7 @@ fn first_line(text: &str, max: usize) -> &str {
 
 /// The argument that best says what a call does (`command`, `path`, `pattern`, ...), for
 /// the tool line; the whole arguments when none is known.
-fn main_argument(arguments: &Value) -> String {
+pub(crate) fn main_argument(arguments: &Value) -> String {
     const KEYS: [&str; 8] = ["command", "file_path", "path", "pattern", "absolute_path", "dir_path", "query", "agent_id"];
     let found = KEYS.iter().find_map(|key| arguments.get(*key).and_then(Value::as_str));
     let text = found.map_or_else(|| arguments.to_string(), str::to_owned);

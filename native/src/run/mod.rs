@@ -1,7 +1,7 @@
 //! `openagent run "<task>"`: one task, start to finish, on the real filesystem. The session's
 //! events go to the chosen output (human text, or the `openagent.run_event.v1` JSONL contract),
-//! to `--events FILE` as internal JSONL, and to the run's artifacts; the exit code says how it
-//! ended ([`ExitReason`]).
+//! to `--events FILE` as internal JSONL, to the run's artifacts and to the session store; the
+//! exit code says how it ended ([`ExitReason`]).
 
 mod agent;
 mod artifacts;
@@ -12,7 +12,7 @@ pub mod projection;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::pin;
 use std::rc::Rc;
 
@@ -27,9 +27,11 @@ use openagent_core::{Session, SessionConfig, SessionError};
 pub use agent::{Agent, AgentOptions};
 pub use artifacts::{Artifacts, RunConfig};
 pub use exit::ExitReason;
+pub(crate) use human::main_argument;
 pub use human::Human;
 pub use projection::{Projector, RunEnd, RunInfo};
 
+use crate::store::{Recorder, SessionInfo};
 use crate::NativeRuntime;
 
 /// How a run reports on stdout.
@@ -63,7 +65,7 @@ pub struct RunArgs {
     pub events: Option<PathBuf>,
     /// JSON mode: project text deltas too.
     pub stream: bool,
-    /// Where run artifacts go (`<data dir>/runs/<run id>/`).
+    /// Where run artifacts (`<data dir>/runs/<run id>/`) and the session store go.
     pub data_dir: PathBuf,
 }
 
@@ -104,18 +106,16 @@ pub fn run(args: RunArgs) -> u8 {
         }
     };
 
-    let config = RunConfig {
-        task: args.task.clone(),
-        provider: agent.settings.kind.name().into(),
-        model: agent.model.clone(),
-        base_url: agent.settings.base_url.clone(),
-        working_directory: agent.cwd.display().to_string(),
+    let session_config = SessionConfig {
         max_turns: args.max_turns,
-        max_tool_rounds: args.max_tool_rounds,
+        max_tool_rounds_per_input: args.max_tool_rounds,
         reasoning_effort: args.reasoning_effort.clone(),
-        output_mode: args.output.as_str().into(),
+        ..SessionConfig::default()
+    };
+    let config = RunConfig {
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
+        ..RunConfig::new(&args.task, &agent, &session_config, args.output.as_str())
     };
     let mut artifacts = Artifacts::create(&args.data_dir, &run_id, &config)
         .map_err(|e| eprintln!("warning: the run's artifacts are not kept: {e}"))
@@ -127,16 +127,10 @@ pub fn run(args: RunArgs) -> u8 {
         artifacts_dir: artifacts.as_ref().map(|a| a.dir().display().to_string()),
     };
     output.start(&run_id, info);
-
-    let session_config = SessionConfig {
-        max_turns: args.max_turns,
-        max_tool_rounds_per_input: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort.clone(),
-        ..SessionConfig::default()
-    };
+    let store = record(&args.data_dir, config.stored_session(&run_id, now()));
     let session = agent.session(&run_id, session_config);
 
-    let mut sinks = Sinks { events_file, artifacts: artifacts.as_mut(), output: &mut output, tally: Tally::default() };
+    let mut sinks = Sinks { events_file, artifacts: artifacts.as_mut(), store, output: &mut output, tally: Tally::default() };
     let mut signals =
         crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
@@ -161,6 +155,7 @@ pub fn run(args: RunArgs) -> u8 {
             eprintln!("warning: could not write the run's result: {e}");
         }
     }
+    sinks.finish_store(&end.exit_reason, &now());
     sinks.output.finish(&now(), &end);
     end.exit_code
 }
@@ -252,19 +247,42 @@ impl Tally {
     }
 }
 
+/// Opens the session store in `data_dir` and records `session` as started; a store that cannot
+/// be written is a warning, never the end of the run.
+fn record(data_dir: &Path, session: SessionInfo) -> Option<Recorder> {
+    Recorder::start(data_dir, session).map_err(|e| eprintln!("warning: the session store does not keep this session: {e}")).ok()
+}
+
 /// Where each event goes.
 struct Sinks<'a> {
     events_file: Option<BufWriter<File>>,
     artifacts: Option<&'a mut Artifacts>,
+    store: Option<Recorder>,
     output: &'a mut Output,
     tally: Tally,
 }
 
 impl Sinks<'_> {
+    /// Records in the store how its session ended, and stops writing it there.
+    fn finish_store(&mut self, exit_reason: &str, finished_at: &str) {
+        if let Some(mut store) = self.store.take() {
+            if let Err(e) = store.finish(exit_reason, finished_at) {
+                eprintln!("warning: the session store did not record how the session ended: {e}");
+            }
+        }
+    }
+
     fn event(&mut self, event: &SessionEvent) {
         self.tally.observe(event);
-        if self.events_file.is_some() || self.artifacts.is_some() {
+        if self.events_file.is_some() || self.artifacts.is_some() || self.store.is_some() {
             let line = serde_json::to_string(event).expect("events serialise");
+            // The store first: an event that shows in the events file is already committed there.
+            if let Some(store) = &mut self.store {
+                if let Err(e) = store.event(event, &line) {
+                    eprintln!("warning: the session store stopped keeping this session's events: {e}");
+                    self.store = None;
+                }
+            }
             if let Some(file) = &mut self.events_file {
                 // Flushed per line: a run killed mid-way keeps every event so far.
                 if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
