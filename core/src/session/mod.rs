@@ -556,6 +556,7 @@ impl Session {
         let inner = &self.inner;
         let mut request = inner.request.borrow_mut();
         request.reasoning_effort.clone_from(&config.reasoning_effort);
+        request.max_tokens = config.max_output_tokens;
         let tools = inner.tools.borrow();
         if inner.tools_generation.get() != Some(tools.generation()) {
             request.tools = tools.definitions();

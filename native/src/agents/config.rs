@@ -54,6 +54,9 @@ pub struct Limits {
     /// run fails with `no_result`.
     #[serde(default)]
     pub max_result_attempts: Option<usize>,
+    /// The most tokens one model response may have (the provider's default when absent).
+    #[serde(default)]
+    pub max_output_tokens: Option<u64>,
     /// A shell command's timeout when the model gives none, in milliseconds.
     #[serde(default)]
     pub command_timeout_ms: Option<u64>,

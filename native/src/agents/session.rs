@@ -20,8 +20,16 @@ impl AgentConfig {
         Rc::new(AgentProfile::new(base, provider, self.tools.as_deref(), self.limits.command_timeout_ms))
     }
 
+    /// The session `builder` makes, with the config's instructions and output schema, and only
+    /// the subagent tools its `tools` lists.
+    pub fn build(&self, builder: SessionBuilder) -> Session {
+        let session = self.configure(builder).build();
+        self.restrict(&session);
+        session
+    }
+
     /// The instructions and output schema on `builder`.
-    pub fn configure(&self, mut builder: SessionBuilder) -> SessionBuilder {
+    pub(super) fn configure(&self, mut builder: SessionBuilder) -> SessionBuilder {
         if let Some(instructions) = &self.instructions {
             builder = builder.user_instructions(instructions.clone());
         }
@@ -34,7 +42,7 @@ impl AgentConfig {
 
     /// Takes away the subagent tools the session added that the config's `tools` does not list
     /// (the profile's tools were already cut down).
-    pub fn restrict(&self, session: &Session) {
+    pub(super) fn restrict(&self, session: &Session) {
         let Some(allowed) = &self.tools else { return };
         for name in SUBAGENT_TOOLS.iter().filter(|name| !allowed.iter().any(|a| a == *name)) {
             session.unregister_tool(name);
@@ -47,6 +55,7 @@ impl AgentConfig {
         base.max_turns = limits.max_turns.unwrap_or(base.max_turns);
         base.max_tool_rounds_per_input = limits.max_tool_rounds.unwrap_or(base.max_tool_rounds_per_input);
         base.max_result_attempts = limits.max_result_attempts.unwrap_or(base.max_result_attempts);
+        base.max_output_tokens = limits.max_output_tokens.or(base.max_output_tokens);
         if let Some(timeout) = limits.command_timeout_ms {
             base.default_command_timeout_ms = timeout;
             // The session caps every command at its maximum: a longer default must raise it.

@@ -50,6 +50,7 @@ limits:
   max_turns: 8
   max_tool_rounds: 4
   max_result_attempts: 2
+  max_output_tokens: 512
   command_timeout_ms: 30000
 output:
   schema:
@@ -66,7 +67,13 @@ output:
     assert_eq!(config.tools, Some(vec!["read_file".into(), "grep".into(), "spawn_agent".into()]));
     assert_eq!(
         config.limits,
-        Limits { max_turns: Some(8), max_tool_rounds: Some(4), max_result_attempts: Some(2), command_timeout_ms: Some(30_000) }
+        Limits {
+            max_turns: Some(8),
+            max_tool_rounds: Some(4),
+            max_result_attempts: Some(2),
+            max_output_tokens: Some(512),
+            command_timeout_ms: Some(30_000)
+        }
     );
     let schema = config.output_schema().expect("an output schema");
     assert_eq!(schema["properties"]["severity"], json!({"enum": ["low", "high"]}));
@@ -113,7 +120,10 @@ fn unknown_keys_are_errors_at_every_level() {
     assert!(p.message.ends_with("`tools`, `limits`, `output`): remove it or correct its spelling"), "{p:?}");
     let p = problem(&with("limits:\n  max_turns: 3\n  max_trns: 3\n"));
     assert_eq!(at(&p), ("limits.max_trns", Some(8)));
-    assert!(p.message.contains("`max_turns`, `max_tool_rounds`, `max_result_attempts`, `command_timeout_ms`"), "{p:?}");
+    assert!(
+        p.message.contains("`max_turns`, `max_tool_rounds`, `max_result_attempts`, `max_output_tokens`, `command_timeout_ms`"),
+        "{p:?}"
+    );
     assert_eq!(problem(&with("output:\n  schma: {type: object}\n")).field, "output.schma");
     assert_eq!(problem(&with("id: b\n")).message, "is given twice: keep one");
 }
@@ -251,7 +261,7 @@ fn discover_lists_every_agent_directory_sorted_broken_ones_included() {
 #[test]
 fn a_config_shapes_the_session_tools_limits_and_result() {
     let text = with(
-        "instructions: Be terse.\ntools: [read_file, wait]\nlimits: {max_turns: 5, max_result_attempts: 2, command_timeout_ms: 900000}\n\
+        "instructions: Be terse.\ntools: [read_file, wait]\nlimits: {max_turns: 5, max_result_attempts: 2, max_output_tokens: 64, command_timeout_ms: 900000}\n\
          output:\n  schema: {type: object, properties: {a: {type: string}}}\n",
     );
     let config = parse(&text, "a").expect("valid");
@@ -264,12 +274,12 @@ fn a_config_shapes_the_session_tools_limits_and_result() {
 
     let limits = config.apply_limits(SessionConfig { max_tool_rounds_per_input: 7, ..SessionConfig::default() });
     assert_eq!((limits.max_turns, limits.max_tool_rounds_per_input, limits.max_result_attempts), (5, 7, 2));
+    assert_eq!(limits.max_output_tokens, Some(64));
     assert_eq!((limits.default_command_timeout_ms, limits.max_command_timeout_ms), (900_000, 900_000));
 
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
     let builder = Session::builder(profile, env, Rc::new(ScriptedClient::new(vec![])), runtime);
-    let session = config.configure(builder).build();
-    config.restrict(&session);
+    let session = config.build(builder);
     assert_eq!(session.tool_names(), ["read_file", "wait", "submit_result", "give_up"]);
 }
