@@ -23,6 +23,10 @@ pub struct RunConfig {
     pub max_turns: usize,
     pub max_tool_rounds: usize,
     pub reasoning_effort: Option<String>,
+    /// The agent config the run used (`--agent`), as loaded: its instructions, tools and output
+    /// schema change what the agent does. Absent without one, so such runs keep their fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Value>,
     /// Presentation only, like `stream` and `events_file`: kept for replay and debugging, left
     /// out of the fingerprint.
     pub output_mode: String,
@@ -124,6 +128,7 @@ mod tests {
             max_turns: 0,
             max_tool_rounds: 0,
             reasoning_effort: None,
+            agent: None,
             output_mode: "human".into(),
             stream: false,
             events_file: None,
@@ -141,6 +146,7 @@ mod tests {
             RunConfig { max_turns: 5, ..config() },
             RunConfig { task: "fix the other bug".into(), ..config() },
             RunConfig { reasoning_effort: Some("high".into()), ..config() },
+            RunConfig { agent: Some(json!({"id": "reviewer", "instructions": "Be terse."})), ..config() },
         ] {
             assert_ne!(changed.fingerprint(), human.fingerprint(), "{changed:?}");
         }

@@ -22,7 +22,7 @@ use futures::stream::{self, LocalBoxStream};
 use futures::StreamExt;
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
-use openagent_core::{Session, SessionConfig, SessionError};
+use openagent_core::{Session, SessionError};
 
 pub use agent::{Agent, AgentOptions};
 pub use artifacts::{Artifacts, RunConfig};
@@ -55,8 +55,10 @@ impl OutputMode {
 pub struct RunArgs {
     pub task: String,
     pub agent: AgentOptions,
-    pub max_turns: usize,
-    pub max_tool_rounds: usize,
+    /// `--max-turns`, over the agent config's; absent: the config's, else no limit.
+    pub max_turns: Option<usize>,
+    /// `--max-tool-rounds`, likewise.
+    pub max_tool_rounds: Option<usize>,
     pub reasoning_effort: Option<String>,
     pub output: OutputMode,
     /// Also write every internal event, as JSONL, to this file.
@@ -104,15 +106,17 @@ pub fn run(args: RunArgs) -> u8 {
         }
     };
 
+    let session_config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone());
     let config = RunConfig {
         task: args.task.clone(),
         provider: agent.settings.kind.name().into(),
         model: agent.model.clone(),
         base_url: agent.settings.base_url.clone(),
         working_directory: agent.cwd.display().to_string(),
-        max_turns: args.max_turns,
-        max_tool_rounds: args.max_tool_rounds,
+        max_turns: session_config.max_turns,
+        max_tool_rounds: session_config.max_tool_rounds_per_input,
         reasoning_effort: args.reasoning_effort.clone(),
+        agent: agent.config.as_ref().map(|config| serde_json::to_value(config).expect("a config serialises")),
         output_mode: args.output.as_str().into(),
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
@@ -128,12 +132,6 @@ pub fn run(args: RunArgs) -> u8 {
     };
     output.start(&run_id, info);
 
-    let session_config = SessionConfig {
-        max_turns: args.max_turns,
-        max_tool_rounds_per_input: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort.clone(),
-        ..SessionConfig::default()
-    };
     let session = agent.session(&run_id, session_config);
 
     let mut sinks = Sinks { events_file, artifacts: artifacts.as_mut(), output: &mut output, tally: Tally::default() };
