@@ -19,6 +19,7 @@
 //! let status = runtime.block_on(async { http.send(request).await.map(|r| r.status) });
 //! ```
 
+pub mod agents;
 mod http;
 mod local_env;
 pub mod run;

@@ -1,6 +1,7 @@
 //! `openagent`: the native command line. `openagent run "<task>"` runs one task to the end;
-//! `openagent` alone opens an interactive session; `openagent apply-patch` applies a v4a patch
-//! with the same tool the agent uses; `openagent sessions` reads the session store.
+//! `openagent` alone opens an interactive session; `openagent agents list` shows the agent
+//! configs of a directory; `openagent sessions` reads the session store; `openagent apply-patch`
+//! applies a v4a patch with the same tool the agent uses.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
+use openagent_native::agents;
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
 use openagent_native::sessions::{self, SessionsCommand};
@@ -29,6 +31,9 @@ struct Cli {
 enum Command {
     /// Run one task to the end, then exit (0 only on success).
     Run(RunFlags),
+    /// The agent configs of a directory (.openagent/agents/<id>/agent.yml).
+    #[command(subcommand)]
+    Agents(AgentsCommand),
     /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory: all of it or nothing.
     ApplyPatch {
         /// The patch; read from stdin when absent or `-`.
@@ -50,9 +55,26 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum AgentsCommand {
+    /// List the agent configs and check each one (exit 1 if any is broken).
+    List {
+        /// The directory whose .openagent/agents is listed; default: the current one.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// One JSON array: id, file, ok, config (as loaded) and problems of each agent.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 /// Which model, where, and with what limits.
 #[derive(Args, Clone)]
 struct SessionFlags {
+    /// Use the agent config .openagent/agents/<ID>/agent.yml of the working directory; the flags
+    /// given here override its provider, model and limits.
+    #[arg(long, value_name = "ID")]
+    agent: Option<String>,
     /// anthropic, openai, gemini or openai-compatible; default: the first whose key is set.
     #[arg(long)]
     provider: Option<String>,
@@ -65,12 +87,12 @@ struct SessionFlags {
     /// The directory the agent works in; default: the current one.
     #[arg(long)]
     cwd: Option<PathBuf>,
-    /// Model responses allowed in the whole run; 0 = no limit.
-    #[arg(long, default_value_t = 0)]
-    max_turns: usize,
-    /// Tool rounds allowed per input; 0 = no limit.
-    #[arg(long, default_value_t = 0)]
-    max_tool_rounds: usize,
+    /// Model responses allowed in the whole run; 0 = no limit (default: the agent's, else none).
+    #[arg(long)]
+    max_turns: Option<usize>,
+    /// Tool rounds allowed per input; 0 = no limit (default: the agent's, else none).
+    #[arg(long)]
+    max_tool_rounds: Option<usize>,
     #[arg(long, value_parser = ["low", "medium", "high"])]
     reasoning_effort: Option<String>,
     /// Where run artifacts and the session store are kept; default: $OPENAGENT_DATA_DIR, else
@@ -129,6 +151,16 @@ fn main() -> ExitCode {
             }))
         }
         Some(Command::Sessions { command, data_dir: dir }) => ExitCode::from(sessions::run(command, &data_dir(dir))),
+        Some(Command::Agents(AgentsCommand::List { cwd, json })) => {
+            let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {
+                Ok(cwd) => cwd,
+                Err(e) => {
+                    eprintln!("error: cannot read the current directory: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            ExitCode::from(agents::list::run(&cwd, json))
+        }
         Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
             Ok(summary) => {
@@ -149,6 +181,7 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         model: flags.model.clone(),
         base_url: flags.base_url.clone(),
         cwd: flags.cwd.clone(),
+        agent: flags.agent.clone(),
     }
 }
 

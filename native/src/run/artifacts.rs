@@ -27,6 +27,10 @@ pub struct RunConfig {
     pub max_turns: usize,
     pub max_tool_rounds: usize,
     pub reasoning_effort: Option<String>,
+    /// The agent config the run used (`--agent`), as loaded: its instructions, tools and output
+    /// schema change what the agent does. Absent without one, so such runs keep their fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Value>,
     /// Presentation only, like `stream` and `events_file`: kept for replay and debugging, left
     /// out of the fingerprint.
     pub output_mode: String,
@@ -46,6 +50,7 @@ impl RunConfig {
             max_turns: config.max_turns,
             max_tool_rounds: config.max_tool_rounds_per_input,
             reasoning_effort: config.reasoning_effort.clone(),
+            agent: agent.config.as_ref().map(|config| serde_json::to_value(config).expect("a config serialises")),
             output_mode: output_mode.to_owned(),
             stream: false,
             events_file: None,
@@ -164,6 +169,7 @@ mod tests {
             max_turns: 0,
             max_tool_rounds: 0,
             reasoning_effort: None,
+            agent: None,
             output_mode: "human".into(),
             stream: false,
             events_file: None,
@@ -181,6 +187,7 @@ mod tests {
             RunConfig { max_turns: 5, ..config() },
             RunConfig { task: "fix the other bug".into(), ..config() },
             RunConfig { reasoning_effort: Some("high".into()), ..config() },
+            RunConfig { agent: Some(json!({"id": "reviewer", "instructions": "Be terse."})), ..config() },
         ] {
             assert_ne!(changed.fingerprint(), human.fingerprint(), "{changed:?}");
         }

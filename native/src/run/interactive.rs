@@ -12,7 +12,7 @@ use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::future::{select, Either};
 use futures::stream::{self, StreamExt};
 use openagent_core::runtime::{format_rfc3339, Runtime};
-use openagent_core::{SessionConfig, SessionState};
+use openagent_core::SessionState;
 
 use super::{
     drive, pinned_runtime, record, signal_wakes, Agent, AgentOptions, ExitReason, Human, Output, RunConfig, Sinks, Tally, Wake,
@@ -21,8 +21,8 @@ use super::{
 /// The interactive session's settings.
 pub struct InteractiveArgs {
     pub agent: AgentOptions,
-    pub max_turns: usize,
-    pub max_tool_rounds: usize,
+    pub max_turns: Option<usize>,
+    pub max_tool_rounds: Option<usize>,
     pub reasoning_effort: Option<String>,
     /// Where the session store is.
     pub data_dir: PathBuf,
@@ -46,16 +46,12 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             return ExitReason::ConfigError.code();
         }
     };
-    let config = SessionConfig {
-        max_turns: args.max_turns,
-        max_tool_rounds_per_input: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort,
-        ..SessionConfig::default()
-    };
+    let config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort);
     let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone());
     let mut session = new_session();
     eprintln!(
-        "OpenAgent · {} · {} · {}\nType a task and press Enter. While it runs, type to steer it. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
+        "OpenAgent{} · {} · {} · {}\nType a task and press Enter. While it runs, type to steer it. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
+        agent.config.as_ref().map(|config| format!(" · agent {}", config.id)).unwrap_or_default(),
         agent.settings.kind,
         agent.model,
         agent.cwd.display()

@@ -22,7 +22,7 @@ use futures::stream::{self, LocalBoxStream};
 use futures::StreamExt;
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
-use openagent_core::{Session, SessionConfig, SessionError};
+use openagent_core::{Session, SessionError};
 
 pub use agent::{Agent, AgentOptions};
 pub use artifacts::{Artifacts, RunConfig};
@@ -57,8 +57,10 @@ impl OutputMode {
 pub struct RunArgs {
     pub task: String,
     pub agent: AgentOptions,
-    pub max_turns: usize,
-    pub max_tool_rounds: usize,
+    /// `--max-turns`, over the agent config's; absent: the config's, else no limit.
+    pub max_turns: Option<usize>,
+    /// `--max-tool-rounds`, likewise.
+    pub max_tool_rounds: Option<usize>,
     pub reasoning_effort: Option<String>,
     pub output: OutputMode,
     /// Also write every internal event, as JSONL, to this file.
@@ -106,12 +108,7 @@ pub fn run(args: RunArgs) -> u8 {
         }
     };
 
-    let session_config = SessionConfig {
-        max_turns: args.max_turns,
-        max_tool_rounds_per_input: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort.clone(),
-        ..SessionConfig::default()
-    };
+    let session_config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone());
     let config = RunConfig {
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
