@@ -95,6 +95,17 @@ impl ProviderKind {
         }
     }
 
+    /// The profile of this provider's model family for `model`: the general one for an
+    /// OpenAI-compatible server.
+    pub fn profile(self, model: &str) -> Rc<dyn ProviderProfile> {
+        match self {
+            Self::OpenAi => Rc::new(OpenAiProfile::new(model)),
+            Self::Anthropic => Rc::new(AnthropicProfile::new(model)),
+            Self::Gemini => Rc::new(GeminiProfile::new(model)),
+            Self::OpenAiCompatible => Rc::new(GeneralProfile::new(model)),
+        }
+    }
+
     /// Local servers usually take no key.
     pub fn needs_key(self) -> bool {
         self != Self::OpenAiCompatible
@@ -190,12 +201,7 @@ impl ProviderSettings {
 
     /// The profile of the provider's model family for `model`.
     pub fn profile(&self, model: &str) -> Rc<dyn ProviderProfile> {
-        match self.kind {
-            ProviderKind::OpenAi => Rc::new(OpenAiProfile::new(model)),
-            ProviderKind::Anthropic => Rc::new(AnthropicProfile::new(model)),
-            ProviderKind::Gemini => Rc::new(GeminiProfile::new(model)),
-            ProviderKind::OpenAiCompatible => Rc::new(GeneralProfile::new(model)),
-        }
+        self.kind.profile(model)
     }
 
     /// The header that carries the key, as this provider's API expects it; `None` without a key.

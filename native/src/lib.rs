@@ -19,13 +19,16 @@
 //! let status = runtime.block_on(async { http.send(request).await.map(|r| r.status) });
 //! ```
 
+pub mod agents;
 mod http;
 mod local_env;
 pub mod run;
 mod runtime;
 #[cfg(feature = "sandbox")]
 pub mod sandbox;
+pub mod sessions;
 mod signals;
+pub mod store;
 mod timer;
 mod web;
 

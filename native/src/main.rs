@@ -1,6 +1,8 @@
 //! `openagent`: the native command line. `openagent run "<task>"` runs one task to the end;
-//! `openagent` alone opens an interactive session; `openagent apply-patch` applies a v4a patch
-//! with the same tool the agent uses.
+//! `openagent` alone opens an interactive session; `openagent agents list` shows the agent
+//! configs of a directory; `openagent sessions` reads the session store; `openagent sandbox run`
+//! runs one task inside the WebAssembly sandbox (feature `sandbox`); `openagent apply-patch`
+//! applies a v4a patch with the same tool the agent uses.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -8,8 +10,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
+use openagent_native::agents;
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
+use openagent_native::sessions::{self, SessionsCommand};
 use openagent_native::{LocalEnvironment, NativeRuntime};
 use serde_json::json;
 
@@ -28,10 +32,21 @@ struct Cli {
 enum Command {
     /// Run one task to the end, then exit (0 only on success).
     Run(RunFlags),
+    /// The agent configs of a directory (.openagent/agents/<id>/agent.yml).
+    #[command(subcommand)]
+    Agents(AgentsCommand),
     /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory: all of it or nothing.
     ApplyPatch {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
+    },
+    /// What the session store holds: list the sessions, show one, its events or its result.
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+        /// Where the session store is; default: as for `run`.
+        #[arg(long, global = true)]
+        data_dir: Option<PathBuf>,
     },
     /// Run agents inside the WebAssembly sandbox (one directory, no processes, no network but the model).
     Sandbox {
@@ -46,9 +61,26 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum AgentsCommand {
+    /// List the agent configs and check each one (exit 1 if any is broken).
+    List {
+        /// The directory whose .openagent/agents is listed; default: the current one.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// One JSON array: id, file, ok, config (as loaded) and problems of each agent.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 /// Which model, where, and with what limits.
 #[derive(Args, Clone)]
 struct SessionFlags {
+    /// Use the agent config .openagent/agents/<ID>/agent.yml of the working directory; the flags
+    /// given here override its provider, model and limits.
+    #[arg(long, value_name = "ID")]
+    agent: Option<String>,
     /// anthropic, openai, gemini or openai-compatible; default: the first whose key is set.
     #[arg(long)]
     provider: Option<String>,
@@ -61,16 +93,16 @@ struct SessionFlags {
     /// The directory the agent works in; default: the current one.
     #[arg(long)]
     cwd: Option<PathBuf>,
-    /// Model responses allowed in the whole run; 0 = no limit.
-    #[arg(long, default_value_t = 0)]
-    max_turns: usize,
-    /// Tool rounds allowed per input; 0 = no limit.
-    #[arg(long, default_value_t = 0)]
-    max_tool_rounds: usize,
+    /// Model responses allowed in the whole run; 0 = no limit (default: the agent's, else none).
+    #[arg(long)]
+    max_turns: Option<usize>,
+    /// Tool rounds allowed per input; 0 = no limit (default: the agent's, else none).
+    #[arg(long)]
+    max_tool_rounds: Option<usize>,
     #[arg(long, value_parser = ["low", "medium", "high"])]
     reasoning_effort: Option<String>,
-    /// Where run artifacts are kept; default: $OPENAGENT_DATA_DIR, else $XDG_DATA_HOME/openagent,
-    /// else ~/.local/share/openagent.
+    /// Where run artifacts and the session store are kept; default: $OPENAGENT_DATA_DIR, else
+    /// $XDG_DATA_HOME/openagent, else ~/.local/share/openagent.
     #[arg(long)]
     data_dir: Option<PathBuf>,
 }
@@ -148,6 +180,17 @@ fn main() -> ExitCode {
         }
         Some(Command::Run(flags)) => ExitCode::from(run::run(run_args(flags.task, flags.session, flags.report))),
         Some(Command::Sandbox { command: SandboxCommand::Run(flags) }) => ExitCode::from(sandbox_run(flags)),
+        Some(Command::Sessions { command, data_dir: dir }) => ExitCode::from(sessions::run(command, &data_dir(dir))),
+        Some(Command::Agents(AgentsCommand::List { cwd, json })) => {
+            let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {
+                Ok(cwd) => cwd,
+                Err(e) => {
+                    eprintln!("error: cannot read the current directory: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            ExitCode::from(agents::list::run(&cwd, json))
+        }
         Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
             Ok(summary) => {
@@ -216,6 +259,7 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         model: flags.model.clone(),
         base_url: flags.base_url.clone(),
         cwd: flags.cwd.clone(),
+        agent: flags.agent.clone(),
     }
 }
 
@@ -225,6 +269,7 @@ fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
         max_turns: flags.max_turns,
         max_tool_rounds: flags.max_tool_rounds,
         reasoning_effort: flags.reasoning_effort,
+        data_dir: data_dir(flags.data_dir),
     }
 }
 

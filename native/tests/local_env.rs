@@ -4,10 +4,8 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::PathBuf;
 use std::pin::pin;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -15,49 +13,12 @@ use futures::executor::block_on;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult, ExecutionEnvironment, GrepOptions};
 use openagent_native::{EnvPolicy, LocalEnvironment};
 
-/// A fresh directory under the system's temp dir, removed when dropped.
-struct TempDir(PathBuf);
+mod common;
 
-impl TempDir {
-    fn new() -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let name = format!("openagent-local-env-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
-        let dir = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn env(&self) -> LocalEnvironment {
-        LocalEnvironment::new(&self.0).unwrap()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::{wait_until_gone, wait_until_group_gone, TempDir};
 
 fn exec(env: &LocalEnvironment, command: &str, timeout_ms: u64) -> ExecResult {
     block_on(env.exec_command(command, &ExecOptions { timeout_ms, ..ExecOptions::default() })).unwrap()
-}
-
-/// Whether a process is running. A killed process whose parent is gone may stay a zombie until
-/// PID 1 reaps it (containers often never do), so zombies do not count where /proc shows them.
-fn running(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')),
-        // SAFETY: signal 0 only checks that the process exists.
-        Err(_) => unsafe { libc::kill(pid, 0) == 0 },
-    }
-}
-
-fn wait_until_gone(pid: i32, within: Duration) -> bool {
-    let until = Instant::now() + within;
-    while running(pid) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    !running(pid)
 }
 
 #[test]
@@ -152,6 +113,35 @@ fn grep_honours_gitignore_and_skips_binary_files() {
 }
 
 #[test]
+fn grep_answers_as_a_search_line_by_line_and_file_by_file_whatever_the_limit() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    // Enough files for every core to search some, in an order that is not the walk's.
+    for i in (0..300).rev() {
+        block_on(env.write_file(&format!("many/f{i:03}.txt"), &format!("foo {i}\nbar\nfoo again {i}\n"))).unwrap();
+    }
+    for (path, text) in [("a/b.txt", "foo\n"), ("a.txt", "foo\n"), ("crlf.txt", "foo\r\nbar foo\r\n")] {
+        block_on(env.write_file(path, text)).unwrap();
+    }
+    let grep = |pattern: &str, max_results| {
+        block_on(env.grep(pattern, ".", &GrepOptions { max_results, ..GrepOptions::default() })).unwrap()
+    };
+    let all = grep("foo", usize::MAX);
+    let lines: Vec<&str> = all.lines().collect();
+    // Component by component: the directory `a` before `a.txt`.
+    assert_eq!(lines[..4], ["a/b.txt:1:foo", "a.txt:1:foo", "crlf.txt:1:foo", "crlf.txt:2:bar foo"]);
+    assert_eq!((lines.len(), lines[4], lines[603]), (604, "many/f000.txt:1:foo 0", "many/f299.txt:3:foo again 299"));
+    for limit in [1, 7, 450] {
+        assert_eq!(grep("foo", limit), lines[..limit].join("\n"), "limit {limit}");
+    }
+    // A line is matched without its ending, whatever the pattern says of line breaks and ends.
+    assert_eq!(grep("foo$", 9), "a/b.txt:1:foo\na.txt:1:foo\ncrlf.txt:1:foo\ncrlf.txt:2:bar foo");
+    assert_eq!(grep(r"(?-m)foo$", 9), grep("foo$", 9));
+    assert_eq!(grep(r"foo\n", 9), "");
+    assert_eq!(grep(r"\r", 9), "");
+}
+
+#[test]
 fn glob_lists_newest_first() {
     let dir = TempDir::new();
     let env = dir.env();
@@ -203,13 +193,32 @@ fn runs_commands_with_separate_streams_and_exit_codes() {
 
 #[test]
 fn hides_secrets_from_commands_but_keeps_path() {
-    // Set for this test binary only; no other test reads them.
-    std::env::set_var("OPENAGENT_TEST_API_KEY", "sk-secret");
+    // Set for this test binary only; no other test reads them. Every suffix, in any case.
+    let secrets = [
+        "OPENAGENT_TEST_API_KEY",
+        "openagent_test_my_api_key",
+        "OPENAGENT_TEST_TOKEN",
+        "OpenAgent_Test_Secret",
+        "OPENAGENT_TEST_PASSWORD",
+        "openagent_test_credential",
+    ];
+    for name in secrets {
+        std::env::set_var(name, "sk-secret");
+    }
     std::env::set_var("OPENAGENT_TEST_PLAIN", "visible");
     let dir = TempDir::new();
     let printed = exec(&dir.env(), "env", 10_000).stdout;
-    assert!(!printed.contains("OPENAGENT_TEST_API_KEY") && !printed.contains("sk-secret"), "{printed}");
+    assert!(!printed.contains("sk-secret"), "{printed}");
+    for name in secrets {
+        assert!(!printed.contains(name), "{name} reached the command:\n{printed}");
+    }
     assert!(printed.contains("OPENAGENT_TEST_PLAIN=visible"));
+    // The core variables are kept: those this test process has.
+    for name in ["PATH", "HOME", "USER", "LANG", "TERM", "TMPDIR", "CARGO_HOME", "RUSTUP_HOME"] {
+        if let Ok(value) = std::env::var(name) {
+            assert!(printed.lines().any(|line| line == format!("{name}={value}")), "{name} is missing:\n{printed}");
+        }
+    }
     assert!(printed.lines().any(|line| line.starts_with("PATH=")));
     let core = exec(&dir.env().with_env_policy(EnvPolicy::CoreOnly), "env", 10_000).stdout;
     assert!(!core.contains("OPENAGENT_TEST_PLAIN") && core.lines().any(|line| line.starts_with("PATH=")));
@@ -221,15 +230,17 @@ fn hides_secrets_from_commands_but_keeps_path() {
 fn a_timeout_kills_the_whole_group_and_keeps_partial_output() {
     let dir = TempDir::new();
     let started = Instant::now();
-    let result = exec(&dir.env(), "echo started; sleep 30 & echo $!; sleep 30", 1_000);
+    let result = exec(&dir.env(), "echo $$; sleep 30 & echo $!; sleep 30", 1_000);
     let elapsed = started.elapsed();
     assert!(result.timed_out && result.exit_code == 124, "{result:?}");
     assert!(elapsed < Duration::from_millis(3_500), "{elapsed:?}");
     assert!(result.duration_ms >= 1_000);
     let mut lines = result.stdout.lines();
-    assert_eq!(lines.next(), Some("started"));
+    // The shell leads the command's process group, so its pid is the group's id.
+    let group: i32 = lines.next().unwrap().parse().unwrap();
     let background: i32 = lines.next().unwrap().parse().unwrap();
     assert!(wait_until_gone(background, Duration::from_millis(500)), "background sleep {background} survived");
+    assert!(wait_until_group_gone(group, Duration::from_millis(500)), "a process of group {group} survived");
 }
 
 #[test]

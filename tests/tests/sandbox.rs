@@ -19,18 +19,19 @@ use futures::stream::{self, StreamExt};
 use openagent_core::provider::ProviderSettings;
 use openagent_core::session::{EventData, SessionEvent};
 use openagent_core::{Session, SessionConfig};
-use openagent_native::run::{drive, Projector, RunInfo, Wake};
-use openagent_native::sandbox::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
+use openagent_native::run::{drive, AgentOptions, OutputMode, Projector, RunArgs, RunInfo, Wake};
+use openagent_native::sandbox::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};
+use openagent_native::store::{SessionFilter, Status, Store};
 use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
 use openagent_tests::{MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
 const SECRET: &str = "outside-secret-7c1f";
 
-/// The guest module, built once per test process with the cargo running the tests.
-fn guest() -> &'static Sandbox {
-    static GUEST: OnceLock<Sandbox> = OnceLock::new();
-    GUEST.get_or_init(|| {
+/// The guest module's file, built once per test process with the cargo running the tests.
+fn guest_path() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
         let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
         cargo.args(["build", "--quiet", "--message-format=json", "-p", "openagent-sandbox-guest", "--release"]);
         cargo.args(["--target", "wasm32-wasip1"]).current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -45,16 +46,21 @@ fn guest() -> &'static Sandbox {
         }
         let output = cargo.stderr(Stdio::inherit()).output().expect("cargo runs");
         assert!(output.status.success(), "building the guest failed (its errors are above)");
-        let path = String::from_utf8_lossy(&output.stdout)
+        String::from_utf8_lossy(&output.stdout)
             .lines()
             .filter_map(|line| serde_json::from_str::<Value>(line).ok())
             .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "openagent-sandbox-guest")
             .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
             .filter_map(|f| f.as_str().map(PathBuf::from))
             .find(|f| f.extension().is_some_and(|e| e == "wasm"))
-            .expect("cargo reported the guest's .wasm");
-        Sandbox::load(&path).expect("the guest compiles")
+            .expect("cargo reported the guest's .wasm")
     })
+}
+
+/// The guest module, compiled once per test process.
+fn guest() -> &'static Sandbox {
+    static GUEST: OnceLock<Sandbox> = OnceLock::new();
+    GUEST.get_or_init(|| Sandbox::load(guest_path()).expect("the guest compiles"))
 }
 
 /// A directory for one test: `dir/` is the agent's, `secret.txt` sits beside it.
@@ -298,4 +304,67 @@ fn its_events_have_the_shape_of_a_native_runs() {
             .collect::<Vec<_>>()
     };
     assert_eq!(project(&sandbox_events), project(&native_events));
+}
+
+/// `openagent sandbox run` as the command line calls it, against `server` (an OpenAI-compatible
+/// server needs no key), keeping its artifacts and session store in `data_dir`.
+fn sandbox_cli(dir: &Path, server: &MockServer, task: &str, data_dir: &Path, agent: Option<&str>) -> u8 {
+    run_cli(SandboxArgs {
+        run: RunArgs {
+            task: task.into(),
+            agent: AgentOptions {
+                provider: Some("openai-compatible".into()),
+                model: Some("local-model".into()),
+                base_url: Some(format!("{}/v1", server.base_url())),
+                cwd: Some(dir.to_owned()),
+                agent: agent.map(str::to_owned),
+            },
+            max_turns: None,
+            max_tool_rounds: None,
+            reasoning_effort: None,
+            output: OutputMode::Json,
+            events: None,
+            stream: false,
+            data_dir: data_dir.to_owned(),
+        },
+        guest: Some(guest_path().to_owned()),
+        limits: SandboxLimits::default(),
+    })
+}
+
+#[test]
+fn a_sandboxed_run_is_a_session_in_the_store_with_its_events_and_result() {
+    let place = Place::new("store");
+    std::fs::write(place.dir().join("notes.txt"), "hello\n").unwrap();
+    let data_dir = place.0.join("data");
+    let server =
+        serve([calls(&[("read_file", json!({"file_path": "notes.txt"}))]), Step::reply(Reply::text("The notes say hello."))]);
+    assert_eq!(sandbox_cli(&place.dir(), &server, "summarise the notes", &data_dir, None), 0);
+
+    let store = Store::open(&data_dir).unwrap();
+    let sessions = store.sessions(&SessionFilter::default()).unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let session = &sessions[0];
+    assert_eq!((session.info.task.as_str(), session.info.provider.as_str()), ("summarise the notes", "openai-compatible"));
+    assert_eq!(session.info.working_directory, place.dir().display().to_string());
+    assert_eq!((session.status, session.exit_reason.as_deref()), (Status::Finished, Some("completed")));
+    let config = session.info.config.as_ref().expect("the run's config is kept");
+    assert_eq!(config["run_id"], json!(session.info.id));
+    // The same events as the run's artifacts, in the same order.
+    let stored: Vec<String> = store.events_after(&session.info.id, 0, None).unwrap().into_iter().map(|e| e.kind).collect();
+    let artifacts = std::fs::read_to_string(data_dir.join("runs").join(&session.info.id).join("events.jsonl")).unwrap();
+    let written: Vec<String> =
+        artifacts.lines().map(|line| serde_json::from_str::<Value>(line).unwrap()["kind"].as_str().unwrap().to_owned()).collect();
+    assert!(stored.contains(&"tool_call_end".to_owned()), "{stored:?}");
+    assert_eq!(stored, written);
+    assert_eq!(store.result(&session.info.id).unwrap().result_text, "The notes say hello.");
+}
+
+#[test]
+fn an_agent_config_is_refused_before_anything_is_written() {
+    let place = Place::new("agent");
+    let data_dir = place.0.join("data");
+    let server = serve([]);
+    assert_eq!(sandbox_cli(&place.dir(), &server, "review", &data_dir, Some("reviewer")), 2);
+    assert!(!data_dir.exists());
 }

@@ -38,8 +38,11 @@ fn script(f: Family) -> Vec<Step> {
         // 4. Truncation
         reply_calling(("read_file", json!({"file_path": "big.txt"}))),
         text("big.txt is 1000 lines of x."),
-        // 5. Steering: the steer arrives during the first tool round and the model adjusts.
-        reply_calling(("glob", json!({"pattern": "*.py"}))),
+        // 5. Steering: the steer arrives during the first tool round and the model adjusts. The
+        // first reply is late, so the steer (taken when the input event is seen) is queued while
+        // the model call is still running even on a loaded machine, where an instant reply could
+        // otherwise be consumed, tools and all, before the test's watcher is polled.
+        Step::slow_first_byte(200, Reply::default().with_tool_call("glob", json!({"pattern": "*.py"}))),
         reply_calling(f.create(
             "app.py",
             "from flask import Flask\napp = Flask(__name__)\n\n@app.route('/health')\ndef health():\n    return 'ok'\n",

@@ -40,6 +40,11 @@ struct Outcome<'a> {
     /// The model's last answer.
     text: String,
     usage: &'a openagent_core::llm::Usage,
+    /// The task's result (seed 003): its text, the validated structured result when the agent
+    /// has an `outputSchema` (`null` otherwise), and the typed outcome (seed 002).
+    result_text: String,
+    result_data: Option<serde_json::Value>,
+    outcome: Option<openagent_core::session::AgentOutcome>,
 }
 
 #[wasm_bindgen]
@@ -90,6 +95,10 @@ impl Agent {
         if let Some(id) = &options.session_id {
             builder = builder.id(id.clone());
         }
+        if let Some(schema) = &options.output_schema {
+            builder =
+                builder.output_schema(schema.clone()).map_err(|e| error(&format!("invalid Agent options: outputSchema: {e}")))?;
+        }
         let session = builder.build();
         let dispatcher = callbacks.on_event.map(|callback| Dispatcher::start(session.events(), callback));
         if let Some(signal) = callbacks.signal {
@@ -118,7 +127,16 @@ impl Agent {
                     _ => None,
                 })
                 .unwrap_or_default();
-            to_js(&Outcome { reason, state: session.state(), text, usage: &session.total_usage() })
+            let result = session.last_result();
+            to_js(&Outcome {
+                reason,
+                state: session.state(),
+                text,
+                usage: &session.total_usage(),
+                result_text: result.as_ref().map(|r| r.result_text.clone()).unwrap_or_default(),
+                result_data: result.as_ref().and_then(|r| r.result_data.clone()),
+                outcome: result.map(|r| r.outcome),
+            })
         })
     }
 

@@ -30,6 +30,9 @@ pub struct AgentOptions {
     pub working_directory: Option<String>,
     pub max_retries: Option<u32>,
     pub session_id: Option<String>,
+    /// A JSON Schema (an object schema) every task's result must follow: the agent then offers
+    /// `submit_result` and `give_up`, and `submit()` resolves with the validated `resultData`.
+    pub output_schema: Option<Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -40,6 +43,7 @@ pub struct Limits {
     default_command_timeout_ms: Option<u64>,
     max_command_timeout_ms: Option<u64>,
     max_subagent_depth: Option<usize>,
+    max_result_attempts: Option<usize>,
 }
 
 /// The options that are not data.
@@ -137,6 +141,7 @@ impl AgentOptions {
         config.default_command_timeout_ms = limits.default_command_timeout_ms.unwrap_or(config.default_command_timeout_ms);
         config.max_command_timeout_ms = limits.max_command_timeout_ms.unwrap_or(config.max_command_timeout_ms);
         config.max_subagent_depth = limits.max_subagent_depth.unwrap_or(config.max_subagent_depth);
+        config.max_result_attempts = limits.max_result_attempts.unwrap_or(config.max_result_attempts);
         config
     }
 

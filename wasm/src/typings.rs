@@ -13,7 +13,26 @@ export type Provider = "anthropic" | "openai" | "openai-compatible" | "gemini";
 export type ProfileName = "openai" | "anthropic" | "gemini" | "general";
 export type ReasoningEffort = "minimal" | "low" | "medium" | "high";
 export type SessionState = "idle" | "processing" | "awaiting_input" | "closed";
-export type StopReason = "completed" | "round_limit" | "turn_limit" | "aborted" | "interrupted" | "error";
+export type StopReason =
+  | "completed" | "round_limit" | "turn_limit" | "aborted" | "interrupted" | "gave_up" | "no_result" | "error";
+export type OutcomeStatus = "success" | "partial_success" | "give_up" | "timeout" | "failure" | "done";
+
+/** How a task ended, typed: see the outcome table in native/README.md. */
+export interface AgentOutcome {
+  status: OutcomeStatus;
+  summary: string;
+  evidence: {
+    kind: "self_assessment" | "tool_result" | "state_change" | "external_verification" | "stop_reason" | "evaluator";
+    description: string;
+    data: JsonValue | null;
+  }[];
+  metrics: {
+    turns: number; tool_calls: number; duration_ms: number; retries: number;
+    actions_succeeded: number; actions_failed: number;
+  };
+  /** RFC 3339, UTC. */
+  timestamp: string;
+}
 export type ErrorKind =
   | "authentication" | "access_denied" | "not_found" | "invalid_request" | "rate_limit" | "server"
   | "content_filter" | "context_length" | "quota_exceeded" | "request_timeout" | "abort" | "network"
@@ -36,6 +55,8 @@ export interface Limits {
   defaultCommandTimeoutMs?: number;
   maxCommandTimeoutMs?: number;
   maxSubagentDepth?: number;
+  /** With `outputSchema`: refused results (or answers without one) allowed per task; 3 by default. */
+  maxResultAttempts?: number;
 }
 
 export interface AgentOptions {
@@ -61,6 +82,12 @@ export interface AgentOptions {
   /** Retries of a failed model call (rate limits, server errors); 2 by default. */
   maxRetries?: number;
   sessionId?: string;
+  /**
+   * A JSON Schema (`"type": "object"` at the root) each task's result must follow. The agent then
+   * offers `submit_result` (these are its parameters) and `give_up`, corrects refused results, and
+   * `submit()` resolves with the validated `resultData`.
+   */
+  outputSchema?: { [key: string]: JsonValue };
   /** Every event, in order; all of a task's events have been delivered when `submit()` settles. */
   onEvent?: (event: AgentEvent) => void;
   /** Aborts the agent, as `abort()` does. */
@@ -87,6 +114,11 @@ export interface Outcome {
   text: string;
   /** Tokens used by the session so far. */
   usage: Usage;
+  /** The task's result: the model's answer, or why there is none. */
+  resultText: string;
+  /** The validated structured result with `outputSchema`; `null` otherwise. */
+  resultData: JsonValue | null;
+  outcome: AgentOutcome | null;
 }
 
 /** What `submit()` rejects with. */
@@ -133,6 +165,7 @@ export type AgentEvent =
       call_id: string; tool_name: string; output: string | null; error: string | null; duration_ms: number;
     }>
   | EventOf<"steering_injected", { content: string }>
+  | EventOf<"result", { result_text: string; result_data: JsonValue | null; outcome: AgentOutcome }>
   | EventOf<"turn_limit", { limit: string; count: number }>
   | EventOf<"loop_detection", { message: string }>
   | EventOf<"warning", { message: string }>

@@ -311,3 +311,35 @@ async fn discover_model_asks_an_openai_compatible_server() {
     assert_eq!(model.as_string().as_deref(), Some("qwen3-coder"));
     assert_eq!(requests(&fetch)[0]["url"], "http://fake.test/v1/models");
 }
+
+#[test]
+async fn an_output_schema_gives_a_validated_result_after_corrections() {
+    let schema = json!({"type": "object", "required": ["files"], "properties": {"files": {"type": "integer", "minimum": 0}}});
+    let replies = json!([
+        {"text": "", "toolCalls": [{"name": "submit_result", "arguments": {"files": "two"}}]},
+        {"text": "", "toolCalls": [{"name": "submit_result", "arguments": {"files": 2}}]},
+    ]);
+    let (agent, fetch) = agent_with(replies, json!({"outputSchema": schema}));
+    let outcome = data(&submit(&agent, "count the files").await.unwrap());
+    assert_eq!(outcome["reason"], "completed");
+    assert_eq!(outcome["resultData"], json!({"files": 2}));
+    assert_eq!(outcome["outcome"]["status"], "success");
+    assert_eq!(outcome["outcome"]["metrics"]["retries"], 1);
+    // The refusal named the problem, and the tool's parameters were the schema.
+    let second = &requests(&fetch)[1]["body"];
+    let refusal = second["messages"].as_array().unwrap().iter().find(|m| m["role"] == "tool").unwrap();
+    assert!(refusal["content"].as_str().unwrap().contains("/files"), "{refusal}");
+    let tools = second["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["function"]["name"] == "submit_result" && t["function"]["parameters"] == schema));
+
+    // Without a schema the result has no data and the outcome is `done`.
+    let (plain, _) = agent_with(json!([{"text": "All done."}]), json!({}));
+    let outcome = data(&submit(&plain, "hi").await.unwrap());
+    assert_eq!((outcome["resultText"].as_str(), &outcome["resultData"]), (Some("All done."), &Value::Null));
+    assert_eq!(outcome["outcome"]["status"], "done");
+
+    // A schema that is not an object schema is refused when the agent is made.
+    let fetch = scripted_fetch(js(json!([])));
+    let refused = Agent::new(options(&fetch, json!({"outputSchema": {"type": "string"}}))).err().expect("refused");
+    assert!(error_message(&refused).starts_with("invalid Agent options: outputSchema:"), "{}", error_message(&refused));
+}

@@ -58,11 +58,32 @@ export function chatEvent(event) {
     case "tool_call_end":
       finishTool(d);
       break;
+    case "result":
+      resultCard(d);
+      break;
     case "processing_end":
       if (d.reason === "interrupted" || d.reason === "aborted") note(`Stopped (${d.reason}).`);
       else if (d.reason === "turn_limit" || d.reason === "round_limit") note(`Stopped at the ${d.reason.replace("_", " ")}.`);
       break;
   }
+}
+
+/** How the task ended: its outcome, and the structured result when one was required. */
+function resultCard(d) {
+  const card = document.createElement("div");
+  const status = d.outcome.status;
+  card.className = `result ${status}`;
+  const head = document.createElement("div");
+  head.className = "result-head";
+  const badge = document.createElement("span");
+  badge.className = "badge";
+  badge.textContent = status.replace("_", " ");
+  const summary = document.createElement("span");
+  summary.textContent = d.outcome.summary;
+  head.append(badge, summary);
+  card.append(head);
+  if (d.result_data !== null) card.append(heading("Structured result"), pre(JSON.stringify(d.result_data, null, 2)));
+  add(card);
 }
 
 function toolCard(d) {

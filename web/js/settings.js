@@ -19,6 +19,7 @@ export function initSettings(onChange) {
   $("model").value = saved.model || "";
   $("base-url").value = saved.baseUrl || "";
   $("effort").value = saved.effort || "";
+  $("output-schema").value = saved.outputSchema || "";
   const storedKey = localStorage.getItem(SAVED_KEY);
   if (storedKey) {
     $("api-key").value = storedKey;
@@ -44,8 +45,8 @@ export function initSettings(onChange) {
 }
 
 function save() {
-  const { provider, model, baseUrl, effort } = readSettings();
-  localStorage.setItem(SAVED, JSON.stringify({ provider, model, baseUrl, effort }));
+  const { provider, model, baseUrl, effort, outputSchema } = readSettings();
+  localStorage.setItem(SAVED, JSON.stringify({ provider, model, baseUrl, effort, outputSchema }));
   if ($("remember-key").checked && $("api-key").value) localStorage.setItem(SAVED_KEY, $("api-key").value);
   else localStorage.removeItem(SAVED_KEY);
 }
@@ -57,6 +58,7 @@ export function readSettings() {
     apiKey: $("api-key").value.trim(),
     baseUrl: $("base-url").value.trim(),
     effort: $("effort").value,
+    outputSchema: $("output-schema").value.trim(),
   };
 }
 
@@ -67,5 +69,12 @@ export function agentOptions(settings) {
   if (settings.apiKey) options.apiKey = settings.apiKey;
   if (settings.baseUrl) options.baseUrl = settings.baseUrl;
   if (settings.effort) options.reasoningEffort = settings.effort;
+  if (settings.outputSchema) {
+    try {
+      options.outputSchema = JSON.parse(settings.outputSchema);
+    } catch (error) {
+      throw new Error(`The output schema is not valid JSON: ${error.message}`);
+    }
+  }
   return options;
 }

@@ -10,7 +10,7 @@ const GROUPS = {
   tool_call_start: "tool", tool_call_end: "tool", tool_decision: "tool", tool_call_output_delta: "tool",
   assistant_text_start: "text", assistant_text_delta: "text", assistant_text_end: "text",
   error: "error", provider_retry: "error", warning: "error", loop_detection: "error",
-  steering_injected: "steer", user_input: "steer",
+  steering_injected: "steer", user_input: "steer", result: "text",
 };
 
 function summary(event) {
@@ -26,6 +26,7 @@ function summary(event) {
     case "tool_decision": return `${d.tool_name}: ${d.decision}${d.reason ? ` (${d.reason})` : ""}`;
     case "tool_call_end": return `${d.tool_name}${d.error ? " failed: " + d.error : ""} · ${d.duration_ms} ms`;
     case "provider_retry": return `${d.error_kind}, retry ${d.attempt} in ${d.delay_ms} ms`;
+    case "result": return `${d.outcome.status}: ${d.outcome.summary}`;
     case "processing_end": return `${d.reason} → ${d.state}`;
     case "session_end": return d.reason;
     default: return d.message ?? JSON.stringify(d);

@@ -145,3 +145,24 @@ test("an unreachable server is explained, CORS included", async () => {
     await screenshot(page, "9-unreachable");
   }, "http://127.0.0.1:9/v1");
 });
+
+test("with an output schema the structured result and its outcome are shown", async () => {
+  const schema = { type: "object", required: ["greeting"], properties: { greeting: { type: "string", minLength: 5 } } };
+  const script = [
+    { reply: { tool_calls: [{ name: "submit_result", arguments: { greeting: "hi" } }] } },
+    { reply: { text: "Here it is.", tool_calls: [{ name: "submit_result", arguments: { greeting: "Hello there" } }] } },
+  ];
+  await scenario(script, async (page) => {
+    await page.fill("#output-schema", JSON.stringify(schema));
+    await page.dispatchEvent("#settings", "change");
+    await send(page, "Greet me");
+    await page.waitForSelector(".result.success");
+    await idle(page);
+    // The refused first attempt is a failed tool card naming the problem.
+    await page.click(".tool.failed[data-tool=submit_result] summary");
+    assert.match(await page.textContent(".tool.failed[data-tool=submit_result] .tool-output"), /\/greeting/);
+    assert.match(await page.textContent(".result.success .badge"), /success/);
+    assert.deepEqual(JSON.parse(await page.textContent(".result.success pre")), { greeting: "Hello there" });
+    await screenshot(page, "7-structured-result");
+  });
+});

@@ -6,6 +6,7 @@
 //! to [`ExecutionEnvironment::working_directory`].
 
 use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -102,10 +103,29 @@ impl Default for GrepOptions {
     }
 }
 
-/// Appends the matching lines of one file in the form [`ExecutionEnvironment::grep`] returns
-/// (`path:line:text`, 1-based), stopping at `max_results` lines in all. Returns false once the
-/// limit is reached, so that the caller stops searching. Shared by every environment so that
-/// they all answer in the same format.
+/// One match as [`ExecutionEnvironment::grep`] shows it: `path:line:text`, the line number
+/// 1-based and the text without its line ending. Shared by every environment so that they all
+/// answer in the same format.
+pub struct GrepMatch<'a> {
+    pub path: &'a str,
+    pub line_number: u64,
+    pub line: &'a str,
+}
+
+impl fmt::Display for GrepMatch<'_> {
+    /// Piece by piece rather than through a format string: a search may show a million matches.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.path)?;
+        f.write_char(':')?;
+        fmt::Display::fmt(&self.line_number, f)?;
+        f.write_char(':')?;
+        f.write_str(self.line)
+    }
+}
+
+/// Appends the matching lines of one file as [`GrepMatch`]es, stopping at
+/// `max_results` lines in all. Returns false once the limit is reached, so that the caller stops
+/// searching.
 pub fn push_grep_matches(
     found: &mut Vec<String>,
     shown_path: &str,
@@ -118,7 +138,7 @@ pub fn push_grep_matches(
             return false;
         }
         if is_match(line) {
-            found.push(format!("{shown_path}:{}:{line}", number + 1));
+            found.push(GrepMatch { path: shown_path, line_number: number as u64 + 1, line }.to_string());
         }
     }
     true

@@ -16,6 +16,9 @@ pub struct SessionConfig {
     pub max_command_timeout_ms: u64,
     /// `low`, `medium`, `high` (or a provider's own value); `None` = provider default.
     pub reasoning_effort: Option<String>,
+    /// The most tokens one model response may have; `None` = the provider's default. Small local
+    /// models can otherwise ramble until their context is full.
+    pub max_output_tokens: Option<u64>,
     /// Per-tool character limits, overriding the defaults of spec 5.2.
     pub tool_output_limits: BTreeMap<String, usize>,
     /// Per-tool line limits, overriding the defaults of spec 5.3.
@@ -37,6 +40,7 @@ impl Default for SessionConfig {
             default_command_timeout_ms: 10_000,
             max_command_timeout_ms: 600_000,
             reasoning_effort: None,
+            max_output_tokens: None,
             tool_output_limits: BTreeMap::new(),
             tool_line_limits: BTreeMap::new(),
             enable_loop_detection: true,

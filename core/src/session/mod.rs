@@ -32,8 +32,8 @@ pub use config::SessionConfig;
 pub use events::{Decision, EventData, SessionEvent, StopReason};
 pub use loop_detection::{detect_loop, signature};
 pub use outcome::{AgentOutcome, Evidence, EvidenceKind, OutcomeMetrics, OutcomeStatus};
-pub use results::{RunResult, GIVE_UP, SUBMIT_RESULT};
-pub use subagents::{SubAgentResult, SubAgentStatus};
+pub use results::{check_output_schema, RunResult, GIVE_UP, SUBMIT_RESULT};
+pub use subagents::{SubAgentResult, SubAgentStatus, SUBAGENT_TOOLS};
 pub use truncation::{
     default_char_limit, default_line_limit, truncate_lines, truncate_output, truncate_tool_output, TruncationMode,
 };
@@ -556,6 +556,7 @@ impl Session {
         let inner = &self.inner;
         let mut request = inner.request.borrow_mut();
         request.reasoning_effort.clone_from(&config.reasoning_effort);
+        request.max_tokens = config.max_output_tokens;
         let tools = inner.tools.borrow();
         if inner.tools_generation.get() != Some(tools.generation()) {
             request.tools = tools.definitions();

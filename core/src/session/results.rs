@@ -76,8 +76,10 @@ impl ToolExecutor for ResultTool {
     }
 }
 
-/// Checks that `schema` can be the parameters of `submit_result`: an object schema that compiles.
-pub(super) fn check_output_schema(schema: &Value) -> Result<(), SchemaError> {
+/// Checks that `schema` can be an output schema (the parameters of `submit_result`): an object
+/// schema that compiles. [`SessionBuilder::output_schema`](super::SessionBuilder::output_schema)
+/// checks the same; hosts call this to refuse a bad schema when they load it, before any session.
+pub fn check_output_schema(schema: &Value) -> Result<(), SchemaError> {
     let mut scratch = ToolRegistry::new();
     Session::register_result_tools(&mut scratch, &Weak::new(), schema)
 }

@@ -182,6 +182,11 @@ impl Session {
     }
 }
 
+/// The names of the subagent tools a session offers (spec 7.2), for hosts that choose which
+/// tools an agent gets.
+pub const SUBAGENT_TOOLS: [&str; 4] = ["spawn_agent", "send_input", "wait", "close_agent"];
+
+/// One of [`SUBAGENT_TOOLS`], in that order.
 #[derive(Clone, Copy)]
 enum Kind {
     Spawn,
@@ -192,9 +197,9 @@ enum Kind {
 
 impl Kind {
     fn definition(self) -> ToolDefinition {
-        let (name, description, parameters) = match self {
+        let name = SUBAGENT_TOOLS[self as usize];
+        let (description, parameters) = match self {
             Kind::Spawn => (
-                "spawn_agent",
                 "Start a subagent on a scoped task. It works on the same files with its own conversation and \
                  returns at once with an agent_id; call wait to get its result. Use it to work in parallel or \
                  to keep a side investigation out of your own context.",
@@ -207,19 +212,16 @@ impl Kind {
                 }, "required": ["task"], "additionalProperties": false}),
             ),
             Kind::SendInput => (
-                "send_input",
                 "Send a message to a subagent: steering while it runs, or a new request once it has finished.",
                 json!({"type": "object", "properties": {
                     "agent_id": {"type": "string"}, "message": {"type": "string"}
                 }, "required": ["agent_id", "message"], "additionalProperties": false}),
             ),
             Kind::Wait => (
-                "wait",
                 "Wait for a subagent to finish and get its result: its final answer, whether it succeeded, the turns it used, and its structured result (result_data) when it was given an output_schema.",
                 json!({"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}),
             ),
             Kind::Close => (
-                "close_agent",
                 "Stop a subagent and discard it.",
                 json!({"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}),
             ),

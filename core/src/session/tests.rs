@@ -597,6 +597,17 @@ fn reasoning_effort_is_passed_through_and_changes_take_effect_on_the_next_call()
     assert_eq!(efforts, [Some("low".into()), Some("high".into()), None]);
 }
 
+#[test]
+fn max_output_tokens_caps_every_response() {
+    let config = SessionConfig { max_output_tokens: Some(256), ..SessionConfig::default() };
+    let h = Harness::with(vec![ScriptStep::text("short")], config, |p| p);
+    h.submit("go").unwrap();
+    assert_eq!(h.client.requests()[0].max_tokens, Some(256));
+    let h = Harness::new(vec![ScriptStep::text("short")]);
+    h.submit("go").unwrap();
+    assert_eq!(h.client.requests()[0].max_tokens, None, "the provider's default unless set");
+}
+
 // ---- 9.10 Event system ----
 
 #[test]

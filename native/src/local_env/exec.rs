@@ -55,10 +55,24 @@ fn signal_group(pgid: libc::pid_t, signal: libc::c_int) {
     unsafe { libc::kill(-pgid, signal) };
 }
 
-/// Whether any process of the group (zombies included) still exists.
+/// Whether any process of the group is still running. Zombies do not count: a background
+/// process orphaned by the shell's death is reaped by PID 1 when PID 1 gets to it (a second or
+/// two later in some containers, never in others), and a zombie holds nothing open.
 fn group_alive(pgid: libc::pid_t) -> bool {
     // SAFETY: signal 0 only checks for existence.
-    unsafe { libc::kill(-pgid, 0) == 0 }
+    if unsafe { libc::kill(-pgid, 0) } != 0 {
+        return false;
+    }
+    // Where /proc cannot be read (not Linux), every member counts.
+    let Ok(processes) = std::fs::read_dir("/proc") else { return true };
+    processes.flatten().any(|process| {
+        let stat = std::fs::read_to_string(process.path().join("stat")).unwrap_or_default();
+        // `pid (name) state ppid pgrp ...`: the name may hold spaces and parentheses.
+        let mut fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|pgrp| pgrp.parse::<libc::pid_t>().ok());
+        pgrp == Some(pgid) && state != Some("Z")
+    })
 }
 
 pub(super) async fn run(

@@ -1,6 +1,6 @@
-//! The agent a native run drives: the provider resolved from flags and the environment, the
-//! model known, the working directory checked. Shared by `openagent run` and the interactive
-//! session.
+//! The agent a native run drives: the provider resolved from flags, the agent config (`--agent`)
+//! and the environment, the model known, the working directory checked. Shared by `openagent run`
+//! and the interactive session.
 
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -10,6 +10,7 @@ use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::provider::{discover_model, ProviderSettings};
 use openagent_core::{Session, SessionConfig, SessionError};
 
+use crate::agents::{self, AgentConfig};
 use crate::{LocalEnvironment, NativeHttpClient, NativeRuntime};
 
 /// What the user said about the agent (flags; the environment fills in the rest).
@@ -20,12 +21,17 @@ pub struct AgentOptions {
     pub base_url: Option<String>,
     /// The working directory; the current one when absent.
     pub cwd: Option<PathBuf>,
+    /// An agent config of the working directory (`--agent`): its provider and model stand where
+    /// the flags above say nothing.
+    pub agent: Option<String>,
 }
 
 pub struct Agent {
     pub settings: ProviderSettings,
     pub model: String,
     pub cwd: PathBuf,
+    /// The agent config, when the run names one.
+    pub config: Option<AgentConfig>,
     env: Rc<LocalEnvironment>,
     http: Rc<NativeHttpClient>,
     runtime: Rc<NativeRuntime>,
@@ -43,21 +49,39 @@ impl Agent {
             return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
         }
         let env = LocalEnvironment::new(&cwd).map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?;
+        let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
         let http = Rc::new(NativeHttpClient::new());
-        let (settings, model) = resolve_provider(options, &runtime, &*http)?;
-        Ok(Self { settings, model, cwd, env: Rc::new(env), http, runtime })
+        let (settings, model) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
+        Ok(Self { settings, model, cwd, config, env: Rc::new(env), http, runtime })
+    }
+
+    /// The session's settings: the agent config's limits, then the flags given on top.
+    pub fn session_config(
+        &self,
+        max_turns: Option<usize>,
+        max_tool_rounds: Option<usize>,
+        reasoning_effort: Option<String>,
+    ) -> SessionConfig {
+        session_config(self.config.as_ref(), max_turns, max_tool_rounds, reasoning_effort)
     }
 
     /// A new session on this agent, retrying transient model errors and reporting each retry.
+    /// With an agent config: its profile and tools, instructions and output schema.
     pub fn session(&self, id: &str, config: SessionConfig) -> Session {
         let http: Rc<dyn HttpClient> = self.http.clone();
         let client = self.settings.client(http, false);
-        let profile = self.settings.profile(&self.model);
-        Session::builder(profile, self.env.clone(), client, self.runtime.clone())
+        let profile = match &self.config {
+            Some(agent) => agent.profile(self.settings.kind, &self.model),
+            None => self.settings.profile(&self.model),
+        };
+        let builder = Session::builder(profile, self.env.clone(), client, self.runtime.clone())
             .id(id)
             .config(config)
-            .retries(RetryPolicy::default())
-            .build()
+            .retries(RetryPolicy::default());
+        match &self.config {
+            Some(agent) => agent.build(builder),
+            None => builder.build(),
+        }
     }
 
     /// The error as the user should read it: what went wrong and what to do.
@@ -66,18 +90,40 @@ impl Agent {
     }
 }
 
-/// The provider from `options` and the environment, and the model: the given one, the
-/// provider's default, or the first an OpenAI-compatible server lists.
+/// A session's settings: the agent config's limits (when there is one), then the flags given on
+/// top. Shared with the sandboxed run, which has no `Agent`.
+pub fn session_config(
+    agent: Option<&AgentConfig>,
+    max_turns: Option<usize>,
+    max_tool_rounds: Option<usize>,
+    reasoning_effort: Option<String>,
+) -> SessionConfig {
+    let base = SessionConfig { reasoning_effort, ..SessionConfig::default() };
+    let mut config = match agent {
+        Some(agent) => agent.apply_limits(base),
+        None => base,
+    };
+    config.max_turns = max_turns.unwrap_or(config.max_turns);
+    config.max_tool_rounds_per_input = max_tool_rounds.unwrap_or(config.max_tool_rounds_per_input);
+    config
+}
+
+/// The provider from `options`, the agent config's provider and model where the flags say
+/// nothing, and the environment; and the model: the given one, the provider's default, or the
+/// first an OpenAI-compatible server lists.
 pub fn resolve_provider(
     options: &AgentOptions,
+    agent: Option<&AgentConfig>,
     runtime: &NativeRuntime,
     http: &dyn HttpClient,
 ) -> Result<(ProviderSettings, String), String> {
-    let settings =
-        ProviderSettings::resolve(options.provider.as_deref(), options.model.as_deref(), options.base_url.as_deref(), |name| {
-            std::env::var(name).ok()
-        })
-        .map_err(|e| e.to_string())?;
+    let settings = ProviderSettings::resolve(
+        options.provider.as_deref().or(agent.map(|c| c.provider.as_str())),
+        options.model.as_deref().or(agent.map(|c| c.model.as_str())),
+        options.base_url.as_deref(),
+        |name| std::env::var(name).ok(),
+    )
+    .map_err(|e| e.to_string())?;
     let model = match &settings.model {
         Some(model) => model.clone(),
         None => runtime.block_on(discover_model(&settings, http)).map_err(|e| e.to_string())?,

@@ -1,16 +1,21 @@
 //! A run's artifacts, in a directory of their own under the data directory
 //! (`<data dir>/runs/<run id>/`): `config.json` (what the run was asked to do, with its
 //! `output_mode` and behaviour fingerprint), `events.jsonl` (every internal event, written as it
-//! happens) and `result.json` (how it ended).
+//! happens) and `result.json` (how it ended). The same config heads the run's row in the session
+//! store ([`RunConfig::stored_session`]).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use openagent_core::provider::ProviderSettings;
+use openagent_core::SessionConfig;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::projection::RunEnd;
+use super::Agent;
+use crate::store::SessionInfo;
 
 /// What a run was asked to do.
 #[derive(Debug, Clone, Serialize)]
@@ -23,6 +28,10 @@ pub struct RunConfig {
     pub max_turns: usize,
     pub max_tool_rounds: usize,
     pub reasoning_effort: Option<String>,
+    /// The agent config the run used (`--agent`), as loaded: its instructions, tools and output
+    /// schema change what the agent does. Absent without one, so such runs keep their fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Value>,
     /// Presentation only, like `stream` and `events_file`: kept for replay and debugging, left
     /// out of the fingerprint.
     pub output_mode: String,
@@ -31,6 +40,62 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// What `agent` is asked to do with `task` under `config`, shown as `output_mode`.
+    pub fn new(task: &str, agent: &Agent, config: &SessionConfig, output_mode: &str) -> Self {
+        Self {
+            agent: agent.config.as_ref().map(|config| serde_json::to_value(config).expect("a config serialises")),
+            ..Self::without_agent(task, &agent.settings, &agent.model, &agent.cwd, config, output_mode)
+        }
+    }
+
+    /// The same for a run with no agent config and no `Agent` (a sandboxed run): `model` on the
+    /// provider of `settings`, working in `working_directory`.
+    pub fn without_agent(
+        task: &str,
+        settings: &ProviderSettings,
+        model: &str,
+        working_directory: &Path,
+        config: &SessionConfig,
+        output_mode: &str,
+    ) -> Self {
+        Self {
+            task: task.to_owned(),
+            provider: settings.kind.name().into(),
+            model: model.to_owned(),
+            base_url: settings.base_url.clone(),
+            working_directory: working_directory.display().to_string(),
+            max_turns: config.max_turns,
+            max_tool_rounds: config.max_tool_rounds_per_input,
+            reasoning_effort: config.reasoning_effort.clone(),
+            agent: None,
+            output_mode: output_mode.to_owned(),
+            stream: false,
+            events_file: None,
+        }
+    }
+
+    /// The config as `config.json` and the session store keep it: with the run's id and fingerprint.
+    pub fn record(&self, run_id: &str) -> Value {
+        let mut record = serde_json::to_value(self).expect("a config serialises");
+        record["run_id"] = json!(run_id);
+        record["config_fingerprint"] = json!(self.fingerprint());
+        record
+    }
+
+    /// The run as the session store records it when it starts.
+    pub fn stored_session(&self, run_id: &str, created_at: String) -> SessionInfo {
+        SessionInfo {
+            id: run_id.to_owned(),
+            parent_id: None,
+            task: self.task.clone(),
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            working_directory: self.working_directory.clone(),
+            created_at,
+            config: Some(self.record(run_id)),
+        }
+    }
+
     /// A stable hash of everything that can change what the agent does: the same task, model and
     /// limits give the same fingerprint however the run is displayed.
     pub fn fingerprint(&self) -> String {
@@ -60,10 +125,7 @@ impl Artifacts {
     pub fn create(data_dir: &Path, run_id: &str, config: &RunConfig) -> io::Result<Self> {
         let dir = data_dir.join("runs").join(run_id);
         fs::create_dir_all(&dir).map_err(|e| annotate(e, &dir))?;
-        let mut record = serde_json::to_value(config).expect("a config serialises");
-        record["run_id"] = json!(run_id);
-        record["config_fingerprint"] = json!(config.fingerprint());
-        write_json(&dir.join("config.json"), &record)?;
+        write_json(&dir.join("config.json"), &config.record(run_id))?;
         let path = dir.join("events.jsonl");
         let events = BufWriter::new(File::create(&path).map_err(|e| annotate(e, &path))?);
         Ok(Self { dir, events })
@@ -124,6 +186,7 @@ mod tests {
             max_turns: 0,
             max_tool_rounds: 0,
             reasoning_effort: None,
+            agent: None,
             output_mode: "human".into(),
             stream: false,
             events_file: None,
@@ -141,6 +204,7 @@ mod tests {
             RunConfig { max_turns: 5, ..config() },
             RunConfig { task: "fix the other bug".into(), ..config() },
             RunConfig { reasoning_effort: Some("high".into()), ..config() },
+            RunConfig { agent: Some(json!({"id": "reviewer", "instructions": "Be terse."})), ..config() },
         ] {
             assert_ne!(changed.fingerprint(), human.fingerprint(), "{changed:?}");
         }

@@ -111,6 +111,12 @@ impl Human {
     pub fn finish(&mut self, end: &RunEnd) {
         self.end_line();
         self.stop_waiting();
+        if let Some(data) = &end.result_data {
+            // The structured result is the run's answer: stdout, pretty, after any text.
+            let pretty = serde_json::to_string_pretty(data).expect("a JSON value serialises");
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{pretty}").and_then(|()| out.flush());
+        }
         let tokens = end.usage.total_tokens;
         let summary = format!(
             "{} · {} turn{} · {} tool call{} · {tokens} tokens · {:.1}s",
@@ -123,7 +129,14 @@ impl Human {
         );
         match &end.error {
             None if end.ok() => self.note("32", "✓", &summary),
-            None => self.note("33", "■", &summary),
+            None => {
+                self.note("33", "■", &summary);
+                // Why a run without an error still failed: the give-up reason, the attempts spent.
+                let why = end.outcome.as_ref().map(|outcome| outcome.summary.as_str()).filter(|why| !why.is_empty());
+                if let Some(why) = why {
+                    self.note("33", " ", why);
+                }
+            }
             Some(error) => {
                 self.note("31", "✗", &summary);
                 self.note("31", " ", &format!("error: {error}"));
@@ -215,7 +228,7 @@ fn first_line(text: &str, max: usize) -> &str {
 
 /// The argument that best says what a call does (`command`, `path`, `pattern`, ...), for
 /// the tool line; the whole arguments when none is known.
-fn main_argument(arguments: &Value) -> String {
+pub(crate) fn main_argument(arguments: &Value) -> String {
     const KEYS: [&str; 8] = ["command", "file_path", "path", "pattern", "absolute_path", "dir_path", "query", "agent_id"];
     let found = KEYS.iter().find_map(|key| arguments.get(*key).and_then(Value::as_str));
     let text = found.map_or_else(|| arguments.to_string(), str::to_owned);

@@ -1,25 +1,31 @@
 //! `openagent` with no arguments (or `openagent run --tui "<task>"`): an interactive session in
 //! the terminal. Type a task and watch it stream; lines typed while it runs steer it; Ctrl-C
 //! stops the run and keeps the conversation; Ctrl-C twice, or Ctrl-D, quits. One session holds
-//! the history from one input to the next.
+//! the history from one input to the next, and is one session in the session store, created at
+//! its first input (its task) and finished when the person quits.
 
 use std::io::{BufRead, Write};
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::future::{select, Either};
 use futures::stream::{self, StreamExt};
-use openagent_core::runtime::Runtime;
-use openagent_core::{SessionConfig, SessionState};
+use openagent_core::runtime::{format_rfc3339, Runtime};
+use openagent_core::SessionState;
 
-use super::{drive, pinned_runtime, signal_wakes, Agent, AgentOptions, ExitReason, Human, Tally, Wake};
+use super::{
+    drive, pinned_runtime, record, signal_wakes, Agent, AgentOptions, ExitReason, Human, Output, Report, RunConfig, Wake,
+};
 
 /// The interactive session's settings.
 pub struct InteractiveArgs {
     pub agent: AgentOptions,
-    pub max_turns: usize,
-    pub max_tool_rounds: usize,
+    pub max_turns: Option<usize>,
+    pub max_tool_rounds: Option<usize>,
     pub reasoning_effort: Option<String>,
+    /// Where the session store is.
+    pub data_dir: PathBuf,
 }
 
 /// What the person did while no task was running.
@@ -40,16 +46,12 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             return ExitReason::ConfigError.code();
         }
     };
-    let config = SessionConfig {
-        max_turns: args.max_turns,
-        max_tool_rounds_per_input: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort,
-        ..SessionConfig::default()
-    };
+    let config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort);
     let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone());
     let mut session = new_session();
     eprintln!(
-        "OpenAgent · {} · {} · {}\nType a task and press Enter. While it runs, type to steer it. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
+        "OpenAgent{} · {} · {} · {}\nType a task and press Enter. While it runs, type to steer it. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
+        agent.config.as_ref().map(|config| format!(" · agent {}", config.id)).unwrap_or_default(),
         agent.settings.kind,
         agent.model,
         agent.cwd.display()
@@ -57,37 +59,21 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
 
     let mut lines = stdin_lines();
     let mut signals = crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will quit at once: {e}")).ok();
+    let mut report = Report::to(Output::Human(human));
+    let now = || format_rfc3339(runtime.now_ms());
+    // How the conversation's latest input ended; none before its first.
+    let mut last_exit: Option<String> = None;
     let mut pending = first_task;
-    loop {
-        let task = match pending.take() {
-            Some(task) => task,
-            None => match runtime.block_on(next_input(&mut lines, signals.as_mut())) {
-                Next::Task(task) => task,
-                Next::Interrupt => {
-                    eprintln!("(Ctrl-C again, or Ctrl-D, to quit)");
-                    match runtime.block_on(next_input(&mut lines, signals.as_mut())) {
-                        Next::Task(task) => task,
-                        Next::Interrupt | Next::Quit => return 0,
-                    }
-                }
-                Next::Quit => return 0,
-            },
-        };
-
+    while let Some(task) = pending.take().or_else(|| runtime.block_on(next_task(&mut lines, signals.as_mut()))) {
+        if last_exit.is_none() {
+            let stored = RunConfig::new(&task, &agent, &config, "interactive").stored_session(session.id(), now());
+            report.store = record(&args.data_dir, stored);
+        }
         let started = runtime.now_ms();
-        let mut tally = Tally::default();
         let mut presses = 0;
         let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Line));
         let result = runtime.block_on(drive(&session, &task, &runtime, outside.boxed_local(), |wake| match wake {
-            Wake::Event(event) => {
-                tally.observe(&event);
-                human.event(&event);
-            }
-            Wake::Tick => {
-                human.tick();
-            }
             Wake::Line(line) if !line.trim().is_empty() => session.steer(line),
-            Wake::Line(_) => {}
             Wake::Signal => {
                 presses += 1;
                 if presses > 1 {
@@ -95,12 +81,37 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
                 }
                 session.interrupt();
             }
+            wake => report.wake(wake),
         }));
-        human.finish(&tally.end(&result, &agent, &session, runtime.now_ms().saturating_sub(started)));
+        let end = std::mem::take(&mut report.tally).end(&result, &agent, &session, runtime.now_ms().saturating_sub(started));
+        report.output.finish(&now(), &end);
         if session.state() == SessionState::Closed {
             eprintln!("The session was closed by that error; the next task starts a new conversation.");
+            report.finish_store(&end.exit_reason, &now());
+            last_exit = None;
             session = new_session();
+        } else {
+            last_exit = Some(end.exit_reason);
         }
+    }
+    if let Some(exit_reason) = last_exit {
+        report.finish_store(&exit_reason, &now());
+    }
+    0
+}
+
+/// The next task; none when the person quits (Ctrl-D, or Ctrl-C twice in a row).
+async fn next_task(lines: &mut UnboundedReceiver<String>, mut signals: Option<&mut UnboundedReceiver<i32>>) -> Option<String> {
+    match next_input(lines, signals.as_deref_mut()).await {
+        Next::Task(task) => Some(task),
+        Next::Interrupt => {
+            eprintln!("(Ctrl-C again, or Ctrl-D, to quit)");
+            match next_input(lines, signals).await {
+                Next::Task(task) => Some(task),
+                Next::Interrupt | Next::Quit => None,
+            }
+        }
+        Next::Quit => None,
     }
 }
 

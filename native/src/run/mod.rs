@@ -1,7 +1,7 @@
 //! `openagent run "<task>"`: one task, start to finish, on the real filesystem. The session's
 //! events go to the chosen output (human text, or the `openagent.run_event.v1` JSONL contract),
-//! to `--events FILE` as internal JSONL, and to the run's artifacts; the exit code says how it
-//! ended ([`ExitReason`]).
+//! to `--events FILE` as internal JSONL, to the run's artifacts and to the session store; the
+//! exit code says how it ended ([`ExitReason`]).
 
 mod agent;
 mod artifacts;
@@ -12,7 +12,7 @@ pub mod projection;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::pin;
 use std::rc::Rc;
 
@@ -23,14 +23,16 @@ use futures::StreamExt;
 use openagent_core::llm::Usage;
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
-use openagent_core::{Session, SessionConfig, SessionError};
+use openagent_core::{Session, SessionError};
 
-pub use agent::{explain, resolve_provider, Agent, AgentOptions};
+pub use agent::{explain, resolve_provider, session_config, Agent, AgentOptions};
 pub use artifacts::{Artifacts, RunConfig};
 pub use exit::ExitReason;
+pub(crate) use human::main_argument;
 pub use human::Human;
 pub use projection::{Projector, RunEnd, RunInfo};
 
+use crate::store::{Recorder, SessionInfo};
 use crate::NativeRuntime;
 
 /// How a run reports on stdout.
@@ -56,15 +58,17 @@ impl OutputMode {
 pub struct RunArgs {
     pub task: String,
     pub agent: AgentOptions,
-    pub max_turns: usize,
-    pub max_tool_rounds: usize,
+    /// `--max-turns`, over the agent config's; absent: the config's, else no limit.
+    pub max_turns: Option<usize>,
+    /// `--max-tool-rounds`, likewise.
+    pub max_tool_rounds: Option<usize>,
     pub reasoning_effort: Option<String>,
     pub output: OutputMode,
     /// Also write every internal event, as JSONL, to this file.
     pub events: Option<PathBuf>,
     /// JSON mode: project text deltas too.
     pub stream: bool,
-    /// Where run artifacts go (`<data dir>/runs/<run id>/`).
+    /// Where run artifacts (`<data dir>/runs/<run id>/`) and the session store go.
     pub data_dir: PathBuf,
 }
 
@@ -88,27 +92,13 @@ pub fn run(args: RunArgs) -> u8 {
         Err(message) => return refuse(args.output, args.stream, now(), started, message),
     };
 
+    let session_config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone());
     let config = RunConfig {
-        task: args.task.clone(),
-        provider: agent.settings.kind.name().into(),
-        model: agent.model.clone(),
-        base_url: agent.settings.base_url.clone(),
-        working_directory: agent.cwd.display().to_string(),
-        max_turns: args.max_turns,
-        max_tool_rounds: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort.clone(),
-        output_mode: args.output.as_str().into(),
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
+        ..RunConfig::new(&args.task, &agent, &session_config, args.output.as_str())
     };
-    let mut report = Report::start(&run_id, &config, args.output, &args.data_dir, events_file);
-
-    let session_config = SessionConfig {
-        max_turns: args.max_turns,
-        max_tool_rounds_per_input: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort.clone(),
-        ..SessionConfig::default()
-    };
+    let mut report = Report::start(&run_id, &config, args.output, &args.data_dir, events_file, format_rfc3339(now()));
     let session = agent.session(&run_id, session_config);
 
     let mut signals =
@@ -268,25 +258,35 @@ impl Tally {
     }
 }
 
-/// Where a run's events go (the chosen output, `--events`, the run's artifacts) and what they
-/// add up to: everything of a run but driving it, so that `openagent run` and a sandboxed run
-/// report alike.
+/// Opens the session store in `data_dir` and records `session` as started; a store that cannot
+/// be written is a warning, never the end of the run.
+fn record(data_dir: &Path, session: SessionInfo) -> Option<Recorder> {
+    Recorder::start(data_dir, session).map_err(|e| eprintln!("warning: the session store does not keep this session: {e}")).ok()
+}
+
+/// Where a run's events go (the chosen output, `--events`, the run's artifacts, the session
+/// store) and what they add up to: everything of a run but driving it, so that `openagent run`,
+/// the interactive session and a sandboxed run report alike.
 pub struct Report {
+    /// The run's id, for its artifacts; empty for the interactive session, which keeps none.
     run_id: String,
     output: Output,
     events_file: Option<BufWriter<File>>,
     artifacts: Option<Artifacts>,
+    store: Option<Recorder>,
     tally: Tally,
 }
 
 impl Report {
-    /// Creates the run's artifacts and starts the output (`run_started` in JSON mode).
+    /// Creates the run's artifacts, starts the output (`run_started` in JSON mode) and records
+    /// the run in the session store as started at `created_at`.
     pub fn start(
         run_id: &str,
         config: &RunConfig,
         mode: OutputMode,
-        data_dir: &std::path::Path,
+        data_dir: &Path,
         events_file: Option<BufWriter<File>>,
+        created_at: String,
     ) -> Self {
         let mut output = Output::new(mode, config.stream);
         let artifacts = Artifacts::create(data_dir, run_id, config)
@@ -299,7 +299,13 @@ impl Report {
             artifacts_dir: artifacts.as_ref().map(|a| a.dir().display().to_string()),
         };
         output.start(run_id, info);
-        Self { run_id: run_id.to_owned(), output, events_file, artifacts, tally: Tally::default() }
+        let store = record(data_dir, config.stored_session(run_id, created_at));
+        Self { run_id: run_id.to_owned(), output, events_file, artifacts, store, tally: Tally::default() }
+    }
+
+    /// A report to `output` only; the interactive session adds its store when its first task comes.
+    fn to(output: Output) -> Self {
+        Self { run_id: String::new(), output, events_file: None, artifacts: None, store: None, tally: Tally::default() }
     }
 
     /// An event or a spinner tick (other wakes are the driver's business).
@@ -311,10 +317,26 @@ impl Report {
         }
     }
 
+    /// Records in the store how its session ended, and stops writing it there.
+    fn finish_store(&mut self, exit_reason: &str, finished_at: &str) {
+        if let Some(mut store) = self.store.take() {
+            if let Err(e) = store.finish(exit_reason, finished_at) {
+                eprintln!("warning: the session store did not record how the session ended: {e}");
+            }
+        }
+    }
+
     pub fn event(&mut self, event: &SessionEvent) {
         self.tally.observe(event);
-        if self.events_file.is_some() || self.artifacts.is_some() {
+        if self.events_file.is_some() || self.artifacts.is_some() || self.store.is_some() {
             let line = serde_json::to_string(event).expect("events serialise");
+            // The store first: an event that shows in the events file is already committed there.
+            if let Some(store) = &mut self.store {
+                if let Err(e) = store.event(event, &line) {
+                    eprintln!("warning: the session store stopped keeping this session's events: {e}");
+                    self.store = None;
+                }
+            }
             if let Some(file) = &mut self.events_file {
                 // Flushed per line: a run killed mid-way keeps every event so far.
                 if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
@@ -337,13 +359,15 @@ impl Report {
         &self.tally
     }
 
-    /// Writes the result artifact and the output's end (`run_finished`); gives the exit code.
+    /// Writes the result artifact, how the session ended to the store, and the output's end
+    /// (`run_finished`); gives the exit code.
     pub fn finish(mut self, ts: &str, end: RunEnd) -> u8 {
         if let Some(artifacts) = self.artifacts.as_mut() {
             if let Err(e) = artifacts.finish(&self.run_id, &end) {
                 eprintln!("warning: could not write the run's result: {e}");
             }
         }
+        self.finish_store(&end.exit_reason, ts);
         self.output.finish(ts, &end);
         end.exit_code
     }

@@ -1,6 +1,6 @@
 //! `openagent sandbox run --dir DIR "<task>"`: `openagent run`, with the agent inside the
-//! sandbox. Same flags, same human output, same `openagent.run_event.v1` JSON, same artifacts
-//! (the run's `Report`); only the driving differs.
+//! sandbox. Same flags (but `--agent`), same human output, same `openagent.run_event.v1` JSON,
+//! same artifacts and session store (the run's `Report`); only the driving differs.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,8 +13,8 @@ use openagent_sandbox_guest::GuestEnd;
 
 use super::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
 use crate::run::{
-    explain, fixed_run_id, new_run_id, open_events_file, pinned_runtime, refuse, resolve_provider, ExitReason, Report, RunArgs,
-    RunConfig, RunEnd,
+    explain, fixed_run_id, new_run_id, open_events_file, pinned_runtime, refuse, resolve_provider, session_config, ExitReason,
+    Report, RunArgs, RunConfig, RunEnd,
 };
 use crate::NativeHttpClient;
 
@@ -45,7 +45,13 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
         if !dir.is_dir() {
             return Err(format!("cannot use --dir {}: not a directory", dir.display()));
         }
-        let (settings, model) = resolve_provider(&args.agent, &runtime, &NativeHttpClient::new())?;
+        if let Some(id) = &args.agent.agent {
+            return Err(format!(
+                "the sandbox does not run agent configs yet (--agent {id}): their profile, tools and output schema are \
+                 the native host's; drop --agent"
+            ));
+        }
+        let (settings, model) = resolve_provider(&args.agent, None, &runtime, &NativeHttpClient::new())?;
         let guest = Sandbox::load(&find_guest(sandbox.guest.as_deref())?)?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
         Ok((run_id, dir, settings, model, guest, events))
@@ -56,25 +62,18 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
     };
     let run_id = run_id.unwrap_or_else(|| new_run_id(now()));
 
+    let session_config = session_config(None, args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone());
     let config = RunConfig {
-        task: args.task.clone(),
-        provider: settings.kind.name().into(),
-        model: model.clone(),
-        base_url: settings.base_url.clone(),
-        working_directory: dir.display().to_string(),
-        max_turns: args.max_turns,
-        max_tool_rounds: args.max_tool_rounds,
-        reasoning_effort: args.reasoning_effort.clone(),
-        output_mode: args.output.as_str().into(),
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
+        ..RunConfig::without_agent(&args.task, &settings, &model, &dir, &session_config, args.output.as_str())
     };
-    let mut report = Report::start(&run_id, &config, args.output, &args.data_dir, events_file);
+    let mut report = Report::start(&run_id, &config, args.output, &args.data_dir, events_file, format_rfc3339(now()));
     let mut run = SandboxRun::new(&dir, &args.task, settings.clone(), &model);
     run.config.session_id.clone_from(&run_id);
-    run.config.max_turns = args.max_turns;
-    run.config.max_tool_rounds = args.max_tool_rounds;
-    run.config.reasoning_effort.clone_from(&args.reasoning_effort);
+    run.config.max_turns = session_config.max_turns;
+    run.config.max_tool_rounds = session_config.max_tool_rounds_per_input;
+    run.config.reasoning_effort = session_config.reasoning_effort;
     let ended = guest.run(&run, &sandbox.limits, |wake| report.wake(wake));
 
     let duration_ms = now().saturating_sub(started);

@@ -2,11 +2,15 @@
 //! 127.0.0.1, a sandboxed working and data directory. This file holds the `openagent.run_event.v1`
 //! contract's integration tests, under the names its test plan gives them; `outcomes` holds the
 //! rest of the CLI's behaviour (human output, `--events`, artifacts, exit codes, retries, the
-//! interactive session). `support` says how the binary is found.
+//! interactive session); `sessions` the session store as `openagent sessions` reads it; `agents`
+//! the agent configs (`agents list`, `run --agent`, structured results). `support` says how the
+//! binary is found.
 
+mod agents;
 #[path = "../common/mod.rs"]
 mod common;
 mod outcomes;
+mod sessions;
 mod support;
 
 use std::collections::BTreeSet;

@@ -144,6 +144,13 @@ impl Sandbox {
         command
     }
 
+    /// `openagent sessions <args> --data-dir <data>`, to the end.
+    pub fn sessions(&self, args: &[&str]) -> Finished {
+        let mut command = self.bare(None, &[&["sessions"], args].concat());
+        command.arg("--data-dir").arg(self.data_dir());
+        Running::start(command).finish()
+    }
+
     /// `openagent run <task> --output json <extra>` against `server`, to the end.
     pub fn run_json(&self, server: &MockServer, task: &str, extra: &[&str]) -> Finished {
         let args = [&["run", task, "--output", "json"], extra].concat();

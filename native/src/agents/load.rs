@@ -1,0 +1,137 @@
+//! Finding and reading agent configs: `<cwd>/.openagent/agents/<id>/agent.yml`. A file is read,
+//! parsed by `yaml_serde` into [`AgentConfig`] (syntax, types, missing and unknown keys, each
+//! with its line), then checked as a whole (`validate.rs`).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::config::AgentConfig;
+use super::error::{AgentError, Problem};
+use super::validate::validate;
+
+/// Where agent configs live, relative to the working directory.
+pub const AGENTS_DIR: &str = ".openagent/agents";
+/// Each agent's file in its directory.
+pub const CONFIG_FILE: &str = "agent.yml";
+
+/// What a config must have, for messages about files that have none of it.
+const NEEDS: &str =
+    "an agent config is a YAML mapping with at least `schema: openagent.agent/1`, `id`, `name`, `provider` and `model`";
+
+/// An agent directory and what came of reading it.
+#[derive(Debug)]
+pub struct Found {
+    /// The directory's name, which the config's `id` must match.
+    pub id: String,
+    pub file: PathBuf,
+    pub config: Result<AgentConfig, AgentError>,
+}
+
+/// `<cwd>/.openagent/agents/<id>/agent.yml`.
+pub fn config_path(cwd: &Path, id: &str) -> PathBuf {
+    cwd.join(AGENTS_DIR).join(id).join(CONFIG_FILE)
+}
+
+/// The agent `id` of `cwd`, read and checked.
+pub fn load(cwd: &Path, id: &str) -> Result<AgentConfig, AgentError> {
+    let file = config_path(cwd, id);
+    // The id names a directory: nothing that could climb out of the agents directory.
+    let plain = !id.is_empty() && !id.starts_with('.') && !id.contains(['/', '\\']);
+    if !plain {
+        return Err(AgentError::file(&file, format!("`{id}` is not an agent id: use the name of a directory in {AGENTS_DIR}")));
+    }
+    if !file.is_file() {
+        let hint = format!(
+            "no agent `{id}` here: this file does not exist (`openagent agents list --cwd {}` shows the agents there)",
+            cwd.display()
+        );
+        return Err(AgentError::file(&file, hint));
+    }
+    read(&file, id)
+}
+
+/// Every directory in `<cwd>/.openagent/agents`, sorted by name, each read and checked. No such
+/// directory: no agents.
+pub fn discover(cwd: &Path) -> io::Result<Vec<Found>> {
+    let dir = cwd.join(AGENTS_DIR);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("cannot list {}: {e}", dir.display()))),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        if !entry.file_type()?.is_dir() {
+            continue;
+        }
+        let id = entry.file_name().to_string_lossy().into_owned();
+        let file = entry.path().join(CONFIG_FILE);
+        let config = if file.is_file() {
+            read(&file, &id)
+        } else {
+            Err(AgentError::file(&file, format!("missing: each directory in {AGENTS_DIR} holds its agent's {CONFIG_FILE}")))
+        };
+        found.push(Found { id, file, config });
+    }
+    found.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(found)
+}
+
+/// Reads `file`, the config of the directory `dir_name`.
+fn read(file: &Path, dir_name: &str) -> Result<AgentConfig, AgentError> {
+    let text = std::fs::read_to_string(file).map_err(|e| AgentError::file(file, format!("cannot read it: {e}")))?;
+    parse(&text, dir_name).map_err(|problems| AgentError { file: file.to_owned(), problems })
+}
+
+/// Parses and checks the text of the config of the directory `dir_name`.
+pub fn parse(text: &str, dir_name: &str) -> Result<AgentConfig, Vec<Problem>> {
+    if text.trim().is_empty() {
+        return Err(vec![Problem::new("", None, format!("the file is empty: {NEEDS}"))]);
+    }
+    let config: AgentConfig = yaml_serde::from_str(text).map_err(|e| vec![yaml_problem(&e)])?;
+    let problems = validate(&config, dir_name, text);
+    if problems.is_empty() {
+        Ok(config)
+    } else {
+        Err(problems)
+    }
+}
+
+/// A `yaml_serde` error as a problem. Its text is `PATH: MESSAGE at line L column C`, the path
+/// left out at the top level; the line comes from its location. serde's messages about keys
+/// are reworded to name the key as the field and say what to do.
+fn yaml_problem(error: &yaml_serde::Error) -> Problem {
+    let line = error.location().map(|at| at.line());
+    let text = error.to_string();
+    let text = match text.rfind(" at line ") {
+        Some(at) if line.is_some() => &text[..at],
+        _ => text.as_str(),
+    };
+    // A path has no spaces; a message before its first ": " always has some ("invalid type").
+    let (path, message) = match text.split_once(": ") {
+        Some((path, message)) if !path.contains(' ') => (path, message),
+        _ => ("", text),
+    };
+    let field = |key: &str| if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") };
+    let message = message.replace("expected usize", "expected a whole number").replace("expected u64", "expected a whole number");
+    match key_of(&message) {
+        Some(("missing field", key)) => Problem::new(field(key), line, "is missing: add it"),
+        Some(("duplicate field", key)) => Problem::new(field(key), line, "is given twice: keep one"),
+        Some(("unknown field", key)) => {
+            let known =
+                message.split_once("expected one of ").map_or(String::new(), |(_, keys)| format!(" (the keys here are {keys})"));
+            Problem::new(field(key), line, format!("is not a key of this format{known}: remove it or correct its spelling"))
+        }
+        _ if message.contains("expected struct AgentConfig") => Problem::new(path, line, format!("{message}: {NEEDS}")),
+        _ if path.is_empty() && !message.starts_with("invalid") => Problem::new(path, line, format!("not valid YAML: {message}")),
+        _ => Problem::new(path, line, message),
+    }
+}
+
+/// `("missing field", "model")` from "missing field `model`", and the like.
+fn key_of(message: &str) -> Option<(&str, &str)> {
+    let (what, rest) = message.split_once(" `")?;
+    let (key, _) = rest.split_once('`')?;
+    Some((what, key))
+}

@@ -1,0 +1,229 @@
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use openagent_core::session::{AgentOutcome, EventData, OutcomeStatus, SessionEvent, SessionState, StopReason};
+use rusqlite::params;
+use serde_json::json;
+
+use super::*;
+
+/// A data directory of its own, removed when dropped.
+struct DataDir(PathBuf);
+
+impl DataDir {
+    fn new() -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!("openagent-store-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::SeqCst));
+        Self(std::env::temp_dir().join(name))
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn new_session(id: &str, created_at: &str) -> SessionInfo {
+    SessionInfo {
+        id: id.into(),
+        parent_id: None,
+        task: "fix the bug".into(),
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        working_directory: "/work".into(),
+        created_at: created_at.into(),
+        config: Some(json!({"config_fingerprint": "fnv1a64:0123456789abcdef"})),
+    }
+}
+
+fn event(session_id: &str, second: u32, data: EventData) -> SessionEvent {
+    SessionEvent { timestamp: format!("2026-01-01T00:00:{second:02}.000Z"), session_id: session_id.into(), data }
+}
+
+fn result_event(session_id: &str, second: u32, text: &str, data: Option<serde_json::Value>) -> SessionEvent {
+    let outcome = AgentOutcome::new(OutcomeStatus::Done, "The model finished its answer.");
+    event(session_id, second, EventData::Result { result_text: text.into(), result_data: data, outcome })
+}
+
+fn append(store: &mut Store, seq: i64, event: &SessionEvent) {
+    let json = serde_json::to_string(event).unwrap();
+    store.append_event(&event.session_id, seq, event, &json).unwrap();
+}
+
+/// The pid of a process that has exited and been reaped.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn open_creates_the_versioned_schema_in_wal_mode_and_reopens_it_as_it_is() {
+    let dir = DataDir::new();
+    let mut store = Store::open(&dir.0.join("nested")).unwrap();
+    assert_eq!(store.path(), dir.0.join("nested").join(DATABASE));
+    let version: i64 = store.conn.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
+    let mode: String = store.conn.query_row("PRAGMA journal_mode", [], |row| row.get(0)).unwrap();
+    assert_eq!((version, mode.as_str()), (schema::VERSION, "wal"));
+    store.create_session(&new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
+    drop(store);
+
+    let store = Store::open(&dir.0.join("nested")).unwrap();
+    assert_eq!(store.session("r_1").unwrap().info.task, "fix the bug");
+}
+
+#[test]
+fn a_store_from_a_newer_openagent_is_refused() {
+    let dir = DataDir::new();
+    let store = Store::open(&dir.0).unwrap();
+    store.conn.pragma_update(None, "user_version", schema::VERSION + 1).unwrap();
+    drop(store);
+    let refused = Store::open(&dir.0).err();
+    assert_eq!(refused, Some(StoreError::TooNew { found: schema::VERSION + 1, known: schema::VERSION }));
+}
+
+#[test]
+fn events_are_read_back_in_order_from_any_seq() {
+    let dir = DataDir::new();
+    let mut store = Store::open(&dir.0).unwrap();
+    store.create_session(&new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
+    let events = [
+        event("r_1", 1, EventData::UserInput { content: "fix the bug".into() }),
+        event("r_1", 2, EventData::TurnStart { turn: 1 }),
+        event("r_1", 3, EventData::AssistantTextDelta { delta: "Done.".into() }),
+    ];
+    for (seq, event) in (1..).zip(&events) {
+        append(&mut store, seq, event);
+    }
+    let all = store.events_after("r_1", 0, None).unwrap();
+    assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(all[1].kind, "turn_start");
+    assert_eq!(all[1].timestamp, "2026-01-01T00:00:02.000Z");
+    let parsed: SessionEvent = serde_json::from_str(&all[2].data).unwrap();
+    assert_eq!(parsed, events[2]);
+    let tail = store.events_after("r_1", 1, Some(1)).unwrap();
+    assert_eq!((tail.len(), tail[0].seq), (1, 2));
+    assert!(store.events_after("r_1", 3, None).unwrap().is_empty());
+    assert_eq!(store.event_count("r_1").unwrap(), 3);
+    // A seq is written once: a second writer of the same event is refused, not duplicated.
+    let json = serde_json::to_string(&events[0]).unwrap();
+    assert!(matches!(store.append_event("r_1", 1, &events[0], &json), Err(StoreError::Database(_))));
+}
+
+#[test]
+fn the_result_is_given_only_for_a_finished_session_that_has_one() {
+    let dir = DataDir::new();
+    let mut store = Store::open(&dir.0).unwrap();
+    assert_eq!(store.result("r_none").err(), Some(StoreError::SessionNotFound("r_none".into())));
+
+    store.create_session(&new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
+    append(&mut store, 1, &result_event("r_1", 1, "first answer", None));
+    let not_finished = StoreError::NotFinished { id: "r_1".into(), status: Status::Running };
+    assert_eq!(store.result("r_1").err(), Some(not_finished));
+    // An interactive session's later input: the latest result is the session's.
+    append(&mut store, 2, &result_event("r_1", 2, "second answer", Some(json!({"files": 2}))));
+    store.finish_session("r_1", "completed", "2026-01-01T00:00:03.000Z").unwrap();
+    let result = store.result("r_1").unwrap();
+    assert_eq!((result.result_text.as_str(), result.result_data), ("second answer", Some(json!({"files": 2}))));
+    assert_eq!(result.outcome.status, OutcomeStatus::Done);
+
+    store.create_session(&new_session("r_2", "2026-01-01T00:00:00.000Z")).unwrap();
+    store.finish_session("r_2", "provider_error", "2026-01-01T00:00:01.000Z").unwrap();
+    assert_eq!(store.result("r_2").err(), Some(StoreError::NoResult("r_2".into())));
+}
+
+#[test]
+fn a_running_session_whose_writer_died_reads_as_interrupted_and_is_marked_so() {
+    let dir = DataDir::new();
+    let mut store = Store::open(&dir.0).unwrap();
+    for id in ["r_dead", "r_reused", "r_alive"] {
+        store.create_session(&new_session(id, "2026-01-01T00:00:00.000Z")).unwrap();
+    }
+    append(&mut store, 1, &event("r_dead", 7, EventData::TurnStart { turn: 1 }));
+    store.conn.execute("UPDATE sessions SET writer_pid = ?1 WHERE id = 'r_dead'", params![dead_pid()]).unwrap();
+    // This process's pid, but a start time it never had: the pid was reused.
+    store.conn.execute("UPDATE sessions SET writer_started = 1 WHERE id = 'r_reused'", []).unwrap();
+
+    let dead = store.session("r_dead").unwrap();
+    assert_eq!((dead.status, dead.finished_at.as_deref()), (Status::Interrupted, Some("2026-01-01T00:00:07.000Z")));
+    assert_eq!(store.session("r_reused").unwrap().status, Status::Interrupted);
+    assert_eq!(store.session("r_alive").unwrap().status, Status::Running);
+    let stored: String = store.conn.query_row("SELECT status FROM sessions WHERE id = 'r_dead'", [], |row| row.get(0)).unwrap();
+    assert_eq!(stored, "interrupted");
+    let interrupted = StoreError::NotFinished { id: "r_dead".into(), status: Status::Interrupted };
+    assert_eq!(store.result("r_dead").err(), Some(interrupted));
+}
+
+#[test]
+fn sessions_are_listed_newest_first_with_filters_and_found_by_a_unique_prefix() {
+    let dir = DataDir::new();
+    let mut store = Store::open(&dir.0).unwrap();
+    store.create_session(&new_session("r_a1", "2026-01-01T00:00:01.000Z")).unwrap();
+    store.create_session(&new_session("r_a2", "2026-01-01T00:00:02.000Z")).unwrap();
+    store.create_session(&new_session("r_b3", "2026-01-01T00:00:02.000Z")).unwrap();
+    store
+        .create_session(&SessionInfo {
+            parent_id: Some("r_a1".into()),
+            ..new_session("r_a1/agent_1", "2026-01-01T00:00:03.000Z")
+        })
+        .unwrap();
+    store.finish_session("r_a2", "completed", "2026-01-01T00:00:04.000Z").unwrap();
+
+    let ids = |filter: SessionFilter| store.sessions(&filter).unwrap().into_iter().map(|s| s.info.id).collect::<Vec<_>>();
+    assert_eq!(ids(SessionFilter::default()), ["r_b3", "r_a2", "r_a1"]);
+    assert_eq!(ids(SessionFilter { subagents: true, limit: Some(2), ..SessionFilter::default() }), ["r_a1/agent_1", "r_b3"]);
+    assert_eq!(ids(SessionFilter { status: Some(Status::Finished), ..SessionFilter::default() }), ["r_a2"]);
+    assert_eq!(store.subagents("r_a1").unwrap()[0].info.id, "r_a1/agent_1");
+    assert_eq!(store.session("r_a1").unwrap().info.config, Some(json!({"config_fingerprint": "fnv1a64:0123456789abcdef"})));
+
+    assert_eq!(store.resolve("r_b").unwrap(), "r_b3");
+    assert_eq!(store.resolve("r_a1").unwrap(), "r_a1", "an exact id wins over the longer ones it prefixes");
+    assert!(matches!(store.resolve("r_a"), Err(StoreError::Ambiguous { matches, .. }) if matches.len() == 3));
+    assert_eq!(store.resolve("r_c").err(), Some(StoreError::SessionNotFound("r_c".into())));
+}
+
+#[test]
+fn the_recorder_makes_subagents_sessions_of_their_own_under_their_parent() {
+    let dir = DataDir::new();
+    let mut recorder = Recorder::start(&dir.0, new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
+    let child = "r_1/agent_1";
+    let stream = [
+        event("r_1", 1, EventData::UserInput { content: "fix the bug".into() }),
+        event(
+            child,
+            2,
+            EventData::SessionStart {
+                provider: "anthropic".into(),
+                model: "claude-haiku-4-5".into(),
+                working_directory: "/work/sub".into(),
+            },
+        ),
+        event(child, 3, EventData::UserInput { content: "write the test".into() }),
+        event("r_1", 4, EventData::TurnStart { turn: 2 }),
+        result_event(child, 5, "wrote it", None),
+        event(child, 6, EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Completed }),
+        result_event("r_1", 7, "fixed", None),
+    ];
+    for event in &stream {
+        recorder.event(event, &serde_json::to_string(event).unwrap()).unwrap();
+    }
+    recorder.finish("completed", "2026-01-01T00:00:08.000Z").unwrap();
+
+    let store = Store::open(&dir.0).unwrap();
+    let SessionRecord { info, status, exit_reason, .. } = store.session(child).unwrap();
+    assert_eq!(info.parent_id.as_deref(), Some("r_1"));
+    assert_eq!(
+        (info.task.as_str(), info.model.as_str(), info.working_directory.as_str()),
+        ("write the test", "claude-haiku-4-5", "/work/sub")
+    );
+    assert_eq!((status, exit_reason.as_deref(), info.config), (Status::Finished, Some("completed"), None));
+    assert_eq!(store.result(child).unwrap().result_text, "wrote it");
+    assert_eq!(store.events_after(child, 0, None).unwrap().iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    assert_eq!(store.events_after("r_1", 0, None).unwrap().len(), 3);
+    let order: Vec<String> = store.events_with_subagents("r_1").unwrap().into_iter().map(|e| e.data).collect();
+    let written: Vec<String> = stream.iter().map(|e| serde_json::to_string(e).unwrap()).collect();
+    assert_eq!(order, written, "the whole stream, as it came");
+    assert_eq!(store.result("r_1").unwrap().result_text, "fixed");
+}
