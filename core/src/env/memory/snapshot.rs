@@ -97,7 +97,7 @@ impl MemoryEnvironment {
                 }
             }
         }
-        files.sort_by_key(|(stamp, _)| *stamp);
+        crate::sort::sort_by(&mut files, |(a, _), (b, _)| a.cmp(b));
         let snapshot = Snapshot {
             format: format_name(),
             version: VERSION,
