@@ -633,7 +633,10 @@ impl Session {
         if window == 0 || approx_tokens * 10 <= window * 8 {
             return false;
         }
-        let percent = (approx_tokens as f64 / window as f64 * 100.0).round();
+        // Rounded to the nearest percent in integers: printing an f64 would pull core's float
+        // formatter (14 KB) into the browser bundle for this one message.
+        let (tokens, window) = (approx_tokens as u64, window as u64);
+        let percent = (tokens * 200 + window) / (2 * window);
         self.emit(EventData::Warning { message: format!("Context usage at ~{percent}% of context window") });
         true
     }
