@@ -107,6 +107,7 @@ impl AgentOptions {
                     default_command_timeout_ms: limits.number("defaultCommandTimeoutMs")?,
                     max_command_timeout_ms: limits.number("maxCommandTimeoutMs")?,
                     max_subagent_depth: limits.number("maxSubagentDepth")?,
+                    max_result_attempts: limits.number("maxResultAttempts")?,
                 }
             }
         };
@@ -123,6 +124,7 @@ impl AgentOptions {
             working_directory: fields.text("workingDirectory")?,
             max_retries: fields.number("maxRetries")?,
             session_id: fields.text("sessionId")?,
+            output_schema: fields.0.get("outputSchema").filter(|schema| !schema.is_null()).cloned(),
         })
     }
 
@@ -205,10 +207,17 @@ const OPTION_FIELDS: &[&str] = &[
     "workingDirectory",
     "maxRetries",
     "sessionId",
+    "outputSchema",
 ];
 
-const LIMIT_FIELDS: &[&str] =
-    &["maxTurns", "maxToolRoundsPerInput", "defaultCommandTimeoutMs", "maxCommandTimeoutMs", "maxSubagentDepth"];
+const LIMIT_FIELDS: &[&str] = &[
+    "maxTurns",
+    "maxToolRoundsPerInput",
+    "defaultCommandTimeoutMs",
+    "maxCommandTimeoutMs",
+    "maxSubagentDepth",
+    "maxResultAttempts",
+];
 
 /// An options object whose fields are all among the known ones; absent and `null` fields read as `None`.
 struct Fields<'a>(&'a Map<String, Value>);
