@@ -20,9 +20,11 @@
 //! ```
 
 mod http;
+mod http_server;
 mod local_env;
 pub mod run;
 mod runtime;
+pub mod serve;
 pub mod sessions;
 mod signals;
 pub mod store;

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::provider::{discover_model, ProviderSettings};
+use openagent_core::session::SessionBuilder;
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::{LocalEnvironment, NativeHttpClient, NativeRuntime};
@@ -60,6 +61,11 @@ impl Agent {
 
     /// A new session on this agent, retrying transient model errors and reporting each retry.
     pub fn session(&self, id: &str, config: SessionConfig) -> Session {
+        self.builder(id, config).build()
+    }
+
+    /// What [`Agent::session`] builds, for a host that adds to it (an output schema).
+    pub fn builder(&self, id: &str, config: SessionConfig) -> SessionBuilder {
         let http: Rc<dyn HttpClient> = self.http.clone();
         let client = self.settings.client(http, false);
         let profile = self.settings.profile(&self.model);
@@ -67,7 +73,6 @@ impl Agent {
             .id(id)
             .config(config)
             .retries(RetryPolicy::default())
-            .build()
     }
 
     /// The error as the user should read it: what went wrong and what to do.
