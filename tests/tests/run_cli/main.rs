@@ -2,12 +2,15 @@
 //! 127.0.0.1, a sandboxed working and data directory. This file holds the `openagent.run_event.v1`
 //! contract's integration tests, under the names its test plan gives them; `outcomes` holds the
 //! rest of the CLI's behaviour (human output, `--events`, artifacts, exit codes, retries, the
-//! interactive session); `sessions` the session store as `openagent sessions` reads it. `support`
-//! says how the binary is found.
+//! interactive session); `sessions` the session store as `openagent sessions` reads it; `serve`
+//! the HTTP API of `openagent serve`, through the client in `api`. `support` says how the binary
+//! is found.
 
+mod api;
 #[path = "../common/mod.rs"]
 mod common;
 mod outcomes;
+mod serve;
 mod sessions;
 mod support;
 
