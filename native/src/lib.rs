@@ -21,9 +21,11 @@
 
 pub mod agents;
 mod http;
+mod http_server;
 mod local_env;
 pub mod run;
 mod runtime;
+pub mod serve;
 pub mod sessions;
 mod signals;
 pub mod store;

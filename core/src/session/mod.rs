@@ -340,6 +340,13 @@ impl Session {
         self.inner.steering.borrow_mut().push_back(message.into());
     }
 
+    /// Takes back the steering messages not injected yet: those queued after the input's last
+    /// tool round, which would otherwise wait for the start of the next input. A host that must
+    /// not let a message wait (a child's result for its parent) delivers them another way.
+    pub fn take_steering(&self) -> Vec<String> {
+        self.inner.steering.borrow_mut().drain(..).collect()
+    }
+
     /// Queues an input to process once the current one is done (spec 2.6).
     pub fn follow_up(&self, message: impl Into<String>) {
         self.inner.followups.borrow_mut().push_back(message.into());

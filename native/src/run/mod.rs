@@ -134,7 +134,7 @@ pub fn run(args: RunArgs) -> u8 {
     let result = runtime.block_on(drive(&session, &args.task, &runtime, signal_wakes(signals.as_mut()), |wake| match wake {
         Wake::Event(event) => sinks.event(&event),
         Wake::Tick => sinks.output.tick(),
-        Wake::Line(_) => {}
+        Wake::Outside(()) => {}
         Wake::Signal => {
             presses += 1;
             if presses > 1 {
@@ -157,25 +157,26 @@ pub fn run(args: RunArgs) -> u8 {
     end.exit_code
 }
 
-/// What wakes a running session's driver.
-pub enum Wake {
+/// What wakes a running session's driver; `T` is what comes from outside the session while it
+/// runs: a line typed in the terminal, a request over `openagent serve`'s API.
+pub enum Wake<T> {
     Event(SessionEvent),
     /// Time to redraw the spinner.
     Tick,
     /// Ctrl-C or SIGTERM.
     Signal,
-    /// A line typed while the run goes on.
-    Line(String),
+    /// A line typed, or a request made, while the run goes on.
+    Outside(T),
 }
 
 /// Submits `task` and hands every event, spinner tick and `outside` wake (signals, typed lines)
 /// to `on_wake` until the input is done, then the events that came with the end.
-pub async fn drive(
+pub async fn drive<T>(
     session: &Session,
     task: &str,
     runtime: &Rc<NativeRuntime>,
-    outside: LocalBoxStream<'_, Wake>,
-    mut on_wake: impl FnMut(Wake),
+    outside: LocalBoxStream<'_, Wake<T>>,
+    mut on_wake: impl FnMut(Wake<T>),
 ) -> Result<StopReason, SessionError> {
     let mut events = session.events();
     let ticks = stream::unfold(runtime.clone(), |runtime| async move {
@@ -200,7 +201,7 @@ pub async fn drive(
 }
 
 /// Signals as wakes; none when they could not be taken over.
-fn signal_wakes(signals: Option<&mut UnboundedReceiver<i32>>) -> LocalBoxStream<'_, Wake> {
+fn signal_wakes<'a, T: 'a>(signals: Option<&'a mut UnboundedReceiver<i32>>) -> LocalBoxStream<'a, Wake<T>> {
     match signals {
         Some(rx) => rx.map(|_| Wake::Signal).boxed_local(),
         None => stream::pending().boxed_local(),
@@ -209,14 +210,14 @@ fn signal_wakes(signals: Option<&mut UnboundedReceiver<i32>>) -> LocalBoxStream<
 
 /// What a run counts as its events pass.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     turns: usize,
     tool_calls: usize,
     final_output: String,
 }
 
 impl Tally {
-    fn observe(&mut self, event: &SessionEvent) {
+    pub(crate) fn observe(&mut self, event: &SessionEvent) {
         match &event.data {
             EventData::TurnStart { .. } => self.turns += 1,
             EventData::ToolCallStart { .. } => self.tool_calls += 1,
@@ -226,7 +227,13 @@ impl Tally {
     }
 
     /// How the input ended, once `result` is in.
-    fn end(self, result: &Result<StopReason, SessionError>, agent: &Agent, session: &Session, duration_ms: u64) -> RunEnd {
+    pub(crate) fn end(
+        self,
+        result: &Result<StopReason, SessionError>,
+        agent: &Agent,
+        session: &Session,
+        duration_ms: u64,
+    ) -> RunEnd {
         let reason = ExitReason::of(result);
         let last = session.last_result();
         RunEnd {
@@ -251,17 +258,17 @@ fn record(data_dir: &Path, session: SessionInfo) -> Option<Recorder> {
 }
 
 /// Where each event goes.
-struct Sinks<'a> {
-    events_file: Option<BufWriter<File>>,
-    artifacts: Option<&'a mut Artifacts>,
-    store: Option<Recorder>,
-    output: &'a mut Output,
-    tally: Tally,
+pub(crate) struct Sinks<'a> {
+    pub(crate) events_file: Option<BufWriter<File>>,
+    pub(crate) artifacts: Option<&'a mut Artifacts>,
+    pub(crate) store: Option<Recorder>,
+    pub(crate) output: &'a mut Output,
+    pub(crate) tally: Tally,
 }
 
 impl Sinks<'_> {
     /// Records in the store how its session ended, and stops writing it there.
-    fn finish_store(&mut self, exit_reason: &str, finished_at: &str) {
+    pub(crate) fn finish_store(&mut self, exit_reason: &str, finished_at: &str) {
         if let Some(mut store) = self.store.take() {
             if let Err(e) = store.finish(exit_reason, finished_at) {
                 eprintln!("warning: the session store did not record how the session ended: {e}");
@@ -269,7 +276,7 @@ impl Sinks<'_> {
         }
     }
 
-    fn event(&mut self, event: &SessionEvent) {
+    pub(crate) fn event(&mut self, event: &SessionEvent) {
         self.tally.observe(event);
         if self.events_file.is_some() || self.artifacts.is_some() || self.store.is_some() {
             let line = serde_json::to_string(event).expect("events serialise");
@@ -299,9 +306,14 @@ impl Sinks<'_> {
 }
 
 /// The chosen stdout format.
-enum Output {
+pub(crate) enum Output {
     Human(Human),
-    Json { projector: Option<Projector>, stream: bool },
+    Json {
+        projector: Option<Projector>,
+        stream: bool,
+    },
+    /// Nothing on stdout: `openagent serve`'s sessions are read over HTTP.
+    Silent,
 }
 
 impl Output {
@@ -322,7 +334,7 @@ impl Output {
         match self {
             Self::Human(human) => human.event(event),
             Self::Json { projector: Some(projector), .. } => projector.project(event).iter().for_each(|line| print_line(line)),
-            Self::Json { projector: None, .. } => {}
+            Self::Json { projector: None, .. } | Self::Silent => {}
         }
     }
 
@@ -342,6 +354,7 @@ impl Output {
                 };
                 line.iter().for_each(|line| print_line(line));
             }
+            Self::Silent => {}
         }
     }
 
@@ -352,6 +365,7 @@ impl Output {
                 print_line(&Projector::pre_run_failure(ts, end));
                 eprintln!("error: {}", end.error.as_deref().unwrap_or("the run could not start"));
             }
+            Self::Silent => {}
         }
     }
 }
@@ -378,7 +392,7 @@ fn open_events_file(path: &PathBuf) -> Result<BufWriter<File>, String> {
 
 /// The native runtime, its clock pinned when `OPENAGENT_PIN_CLOCK` (milliseconds since the
 /// epoch) asks for reproducible output.
-fn pinned_runtime() -> NativeRuntime {
+pub(crate) fn pinned_runtime() -> NativeRuntime {
     match std::env::var("OPENAGENT_PIN_CLOCK").ok().and_then(|v| v.parse().ok()) {
         Some(at) => NativeRuntime::new().with_pinned_clock(at),
         None => NativeRuntime::new(),
@@ -399,7 +413,7 @@ fn fixed_run_id() -> Result<Option<String>, String> {
 }
 
 /// `r_20261122T054859Z_3fa9c1`: sortable by start time, unique enough for one machine.
-fn new_run_id(now_ms: u64) -> String {
+pub(crate) fn new_run_id(now_ms: u64) -> String {
     let stamp: String = format_rfc3339(now_ms)[..19].chars().filter(|c| c.is_ascii_alphanumeric()).collect();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let salt = (u64::from(nanos) ^ (u64::from(std::process::id()) << 20)) & 0xff_ffff;
