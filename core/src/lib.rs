@@ -24,6 +24,7 @@ pub mod session;
 pub mod tools;
 
 mod id;
+mod sort;
 
 pub use abort::AbortSignal;
 pub use env::ExecutionEnvironment;

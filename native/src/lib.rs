@@ -21,11 +21,13 @@
 
 pub mod agents;
 mod http;
+mod http_server;
 mod local_env;
 pub mod run;
 mod runtime;
 #[cfg(feature = "sandbox")]
 pub mod sandbox;
+pub mod serve;
 pub mod sessions;
 mod signals;
 pub mod store;

@@ -1,8 +1,9 @@
 //! `openagent`: the native command line. `openagent run "<task>"` runs one task to the end;
 //! `openagent` alone opens an interactive session; `openagent agents list` shows the agent
-//! configs of a directory; `openagent sessions` reads the session store; `openagent sandbox run`
-//! runs one task inside the WebAssembly sandbox (feature `sandbox`); `openagent apply-patch`
-//! applies a v4a patch with the same tool the agent uses.
+//! configs of a directory; `openagent sessions` reads the session store; `openagent serve` offers
+//! the sessions over HTTP; `openagent sandbox run` runs one task inside the WebAssembly sandbox
+//! (feature `sandbox`); `openagent apply-patch` applies a v4a patch with the same tool the agent
+//! uses.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::agents;
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
+use openagent_native::serve;
 use openagent_native::sessions::{self, SessionsCommand};
 use openagent_native::{LocalEnvironment, NativeRuntime};
 use serde_json::json;
@@ -53,6 +55,8 @@ enum Command {
         #[command(subcommand)]
         command: SandboxCommand,
     },
+    /// Serve the sessions API on 127.0.0.1 (bearer token required) and print its URL.
+    Serve(ServeFlags),
     /// Serve the browser playground on 127.0.0.1 and print its URL.
     Web {
         /// The port; 0 picks a free one.
@@ -105,6 +109,22 @@ struct SessionFlags {
     /// $XDG_DATA_HOME/openagent, else ~/.local/share/openagent.
     #[arg(long)]
     data_dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ServeFlags {
+    /// The port; 0 picks a free one.
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// The bearer token requests must carry; default: $OPENAGENT_SERVE_TOKEN, else a new random one, printed.
+    #[arg(long)]
+    token: Option<String>,
+    /// Where the session store is; default: as for `run`.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// The directory the sessions work in; default: the current one.
+    #[arg(long)]
+    cwd: Option<PathBuf>,
 }
 
 /// How a one-task run reports (`run` and `sandbox run`).
@@ -191,6 +211,7 @@ fn main() -> ExitCode {
             };
             ExitCode::from(agents::list::run(&cwd, json))
         }
+        Some(Command::Serve(flags)) => serve(flags),
         Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
             Ok(summary) => {
@@ -295,6 +316,38 @@ fn web(port: u16) -> ExitCode {
         }
         Err(err) => {
             eprintln!("openagent web: cannot listen on 127.0.0.1:{port}: {err} (try --port 0)");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(flags: ServeFlags) -> ExitCode {
+    let given = flags.token.or_else(|| std::env::var("OPENAGENT_SERVE_TOKEN").ok().filter(|t| !t.is_empty()));
+    let (token, generated) = match given {
+        Some(token) => (token, false),
+        None => match serve::generate_token() {
+            Ok(token) => (token, true),
+            Err(e) => {
+                eprintln!("openagent serve: cannot generate a token ({e}); give one with --token or OPENAGENT_SERVE_TOKEN");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let options =
+        serve::ServeOptions { port: flags.port, token: token.clone(), data_dir: data_dir(flags.data_dir), cwd: flags.cwd };
+    match serve::Server::start(options) {
+        Ok(server) => {
+            println!("OpenAgent API: {}", server.url());
+            if generated {
+                println!("token: {token}");
+            }
+            println!("Send \"Authorization: Bearer <token>\" with every request; GET /openapi.json describes the API.");
+            loop {
+                std::thread::park();
+            }
+        }
+        Err(message) => {
+            eprintln!("openagent serve: {message}");
             ExitCode::FAILURE
         }
     }

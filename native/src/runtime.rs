@@ -71,13 +71,15 @@ impl Default for NativeRuntime {
     }
 }
 
+/// The system clock in milliseconds since the epoch; a clock set before 1970 reads as the epoch
+/// rather than failing.
+pub(crate) fn system_now_ms() -> EpochMillis {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as EpochMillis)
+}
+
 impl Runtime for NativeRuntime {
     fn now_ms(&self) -> EpochMillis {
-        if let Some(at) = self.pinned {
-            return at;
-        }
-        // A clock set before 1970 reads as the epoch rather than failing.
-        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as EpochMillis)
+        self.pinned.unwrap_or_else(system_now_ms)
     }
 
     fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use openagent_core::session::{EventData, SessionEvent};
+use openagent_core::session::{AgentOutcome, EventData, SessionEvent};
 use serde_json::{json, Value};
 
 use crate::run::main_argument;
@@ -108,19 +108,42 @@ fn list(store: &Store, filter: &SessionFilter, json: bool, out: &mut impl Write)
     Ok(())
 }
 
+/// `sessions show ID --json`, and `GET /sessions/{id}` of `openagent serve`: the session record
+/// with its event count, its latest outcome and its subagents' (child sessions') ids.
+pub fn session_json(store: &Store, id: &str) -> Result<Value, StoreError> {
+    let Shown { session, outcome, subagents, events } = Shown::load(store, id)?;
+    let mut record = serde_json::to_value(&session).expect("a session serialises");
+    record["events"] = json!(events);
+    record["outcome"] = json!(outcome);
+    record["subagents"] = json!(subagents.iter().map(|s| &s.info.id).collect::<Vec<_>>());
+    Ok(record)
+}
+
+/// What `show` says about a session.
+struct Shown {
+    session: SessionRecord,
+    outcome: Option<AgentOutcome>,
+    subagents: Vec<SessionRecord>,
+    events: i64,
+}
+
+impl Shown {
+    fn load(store: &Store, id: &str) -> Result<Self, StoreError> {
+        Ok(Self {
+            session: store.session(id)?,
+            outcome: store.last_result(id)?.map(|result| result.outcome),
+            subagents: store.subagents(id)?,
+            events: store.event_count(id)?,
+        })
+    }
+}
+
 fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> Result<(), StoreError> {
-    let session = store.session(id)?;
-    let outcome = store.last_result(id)?.map(|result| result.outcome);
-    let subagents = store.subagents(id)?;
-    let events = store.event_count(id)?;
     if json {
-        let mut record = serde_json::to_value(&session).expect("a session serialises");
-        record["events"] = json!(events);
-        record["outcome"] = json!(outcome);
-        record["subagents"] = json!(subagents.iter().map(|s| &s.info.id).collect::<Vec<_>>());
-        print(out, &record.to_string());
+        print(out, &session_json(store, id)?.to_string());
         return Ok(());
     }
+    let Shown { session, outcome, subagents, events } = Shown::load(store, id)?;
     let status = match &session.exit_reason {
         Some(reason) => format!("{} ({reason})", session.status),
         None => session.status.to_string(),

@@ -2,10 +2,15 @@
 //! under `/pkg/`) on 127.0.0.1. A small static file server on `std::net`, a thread per
 //! connection: the page talks to the model itself, so the server only hands out files.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
-use std::time::Duration;
+
+use crate::http_server::{self, Request};
+
+const TEXT: &str = "text/plain; charset=utf-8";
+/// The playground only GETs files: a body is read (so the client is not cut off) and ignored.
+const MAX_BODY: usize = 64 * 1024;
 
 /// Where the files come from.
 #[derive(Debug, Clone)]
@@ -34,12 +39,12 @@ impl WebServer {
     pub fn start(roots: WebRoots, port: u16) -> io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
-        std::thread::Builder::new().name("openagent-web".into()).spawn(move || {
-            for socket in listener.incoming().flatten() {
-                let roots = roots.clone();
-                // Without a thread this one request is lost; the browser retries.
-                let _ = std::thread::Builder::new().name("openagent-web-conn".into()).spawn(move || serve(socket, &roots));
-            }
+        http_server::spawn(listener, "openagent-web", MAX_BODY, move |request, out| {
+            // A failed write means the browser went away.
+            let _ = match request {
+                Ok(request) => serve(&request, out, &roots),
+                Err(bad) => respond(out, bad.status, TEXT, format!("{}\n", bad.message).as_bytes(), false),
+            };
         })?;
         Ok(Self { addr })
     }
@@ -49,31 +54,16 @@ impl WebServer {
     }
 }
 
-fn serve(socket: TcpStream, roots: &WebRoots) {
-    let _ = socket.set_read_timeout(Some(Duration::from_secs(30)));
-    let Ok(read_half) = socket.try_clone() else { return };
-    let mut reader = BufReader::new(read_half);
-    let mut out = socket;
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    // The headers say nothing a static server needs; read them so the client is not cut off.
-    let mut header = String::new();
-    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
-        header.clear();
-    }
-    let mut parts = line.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
-    // A failed write means the browser went away.
-    let _ = match (method, resolve(roots, target)) {
+fn serve(request: &Request, out: &mut TcpStream, roots: &WebRoots) -> io::Result<()> {
+    let (method, target) = (request.method.as_str(), request.target.as_str());
+    match (method, resolve(roots, target)) {
         ("GET" | "HEAD", Some(path)) => match std::fs::read(&path) {
-            Ok(body) => respond(&mut out, "200 OK", content_type(&path), &body, method == "HEAD"),
-            Err(_) => not_found(&mut out, target, roots),
+            Ok(body) => respond(out, 200, content_type(&path), &body, method == "HEAD"),
+            Err(_) => not_found(out, target, roots),
         },
-        ("GET" | "HEAD", None) => not_found(&mut out, target, roots),
-        _ => respond(&mut out, "405 Method Not Allowed", "text/plain; charset=utf-8", b"only GET and HEAD\n", false),
-    };
+        ("GET" | "HEAD", None) => not_found(out, target, roots),
+        _ => respond(out, 405, TEXT, b"only GET and HEAD\n", false),
+    }
 }
 
 /// The file a request path names: `/` is `index.html`, `/pkg/...` is in the package. Paths
@@ -99,21 +89,13 @@ fn not_found(out: &mut TcpStream, target: &str, roots: &WebRoots) -> io::Result<
     } else {
         ""
     };
-    respond(out, "404 Not Found", "text/plain; charset=utf-8", format!("not found: {target}{hint}").as_bytes(), false)
+    respond(out, 404, TEXT, format!("not found: {target}{hint}").as_bytes(), false)
 }
 
-fn respond(out: &mut TcpStream, status: &str, content_type: &str, body: &[u8], head_only: bool) -> io::Result<()> {
+fn respond(out: &mut TcpStream, status: u16, content_type: &str, body: &[u8], head_only: bool) -> io::Result<()> {
     // no-store: a rebuilt package must never be mixed with a cached one.
-    write!(
-        out,
-        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\ncache-control: no-store\r\n\
-         x-content-type-options: nosniff\r\nconnection: close\r\n\r\n",
-        body.len()
-    )?;
-    if !head_only {
-        out.write_all(body)?;
-    }
-    out.flush()
+    let headers = [("content-type", content_type), ("cache-control", "no-store")];
+    http_server::respond(out, status, &headers, body, head_only)
 }
 
 /// The MIME type by extension; browsers refuse modules and wasm served as anything else.
@@ -134,12 +116,13 @@ pub fn content_type(path: &Path) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Read;
+    use std::io::{Read, Write};
 
     use super::*;
 
-    fn roots() -> (WebRoots, PathBuf) {
-        let dir = std::env::temp_dir().join(format!("openagent-web-test-{}", std::process::id()));
+    /// Roots of their own for the test `name`: tests run in parallel, and each removes its roots.
+    fn roots(name: &str) -> (WebRoots, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("openagent-web-test-{}-{name}", std::process::id()));
         let roots = WebRoots { web: dir.join("web"), pkg: dir.join("pkg") };
         std::fs::create_dir_all(&roots.pkg).unwrap();
         std::fs::create_dir_all(roots.web.join("js")).unwrap();
@@ -159,7 +142,7 @@ mod tests {
 
     #[test]
     fn serves_the_page_its_modules_and_the_wasm_package_with_their_types() {
-        let (roots, dir) = roots();
+        let (roots, dir) = roots("serves");
         let server = WebServer::start(roots, 0).unwrap();
         assert!(server.url().starts_with("http://127.0.0.1:"));
         let index = get(&server, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -179,7 +162,7 @@ mod tests {
 
     #[test]
     fn refuses_paths_outside_the_roots_missing_files_and_other_methods() {
-        let (roots, dir) = roots();
+        let (roots, dir) = roots("refuses");
         let server = WebServer::start(roots.clone(), 0).unwrap();
         assert!(get(&server, "GET /../Cargo.toml HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
         assert!(get(&server, "GET /pkg/../web/index.html HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));

@@ -247,7 +247,7 @@ fn native(dir: &Path, server: &MockServer, task: &str) -> Vec<SessionEvent> {
     .config(SessionConfig::default())
     .build();
     let mut events = Vec::new();
-    let result = runtime.block_on(drive(&session, task, &runtime, stream::pending().boxed_local(), |wake| {
+    let result = runtime.block_on(drive(&session, task, &runtime, stream::pending().boxed_local(), |wake: Wake<()>| {
         if let Wake::Event(event) = wake {
             events.push(event);
         }

@@ -2,8 +2,9 @@
 //! JS `Error`s whose message says what to fix.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// A plain JS object (not a `Map`) for any serialisable value.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
@@ -12,7 +13,44 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 
 /// A JS value as JSON; `what` names it in the error (`"the snapshot"`, `"tool parameters"`).
 pub fn to_json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
-    serde_wasm_bindgen::from_value(value.clone()).map_err(|e| error(&format!("{what} is not JSON data: {e}")))
+    json_of(value).map_err(|e| error(&format!("{what} is not JSON data: {e}")))
+}
+
+/// Reads a JS value as JSON by hand. (serde-wasm-bindgen's deserializer would do it too, but it
+/// brings serde's deserialisation errors, and with them the float formatter, into the bundle.)
+/// `undefined` reads as `null`; whole numbers up to 2^53 read as integers.
+fn json_of(value: &JsValue) -> Result<Value, String> {
+    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+    if value.is_null() || value.is_undefined() {
+        return Ok(Value::Null);
+    }
+    if let Some(flag) = value.as_bool() {
+        return Ok(Value::Bool(flag));
+    }
+    if let Some(number) = value.as_f64() {
+        if number.fract() == 0.0 && number.abs() <= MAX_SAFE_INTEGER {
+            return Ok(Value::from(number as i64));
+        }
+        return Ok(Value::from(number));
+    }
+    if let Some(text) = value.as_string() {
+        return Ok(Value::String(text));
+    }
+    if js_sys::Array::is_array(value) {
+        let items: &js_sys::Array = value.unchecked_ref();
+        return items.iter().map(|item| json_of(&item)).collect::<Result<_, _>>().map(Value::Array);
+    }
+    if value.is_object() {
+        let mut map = Map::new();
+        for entry in js_sys::Object::entries(value.unchecked_ref()).iter() {
+            let entry: js_sys::Array = entry.unchecked_into();
+            let key = entry.get(0).as_string().unwrap_or_default();
+            let item = json_of(&entry.get(1)).map_err(|e| format!("`{key}`: {e}"))?;
+            map.insert(key, item);
+        }
+        return Ok(Value::Object(map));
+    }
+    Err(format!("a {} has no JSON form", value.js_typeof().as_string().unwrap_or_default()))
 }
 
 /// A JS `Error` with `message`.

@@ -3,13 +3,12 @@
 //! `ReadableStream`, so text streams to the page as the model writes it.
 
 use async_trait::async_trait;
-use futures::StreamExt;
 use js_sys::{Function, Uint8Array};
-use openagent_core::llm::http::{HttpClient, HttpError, HttpErrorKind, HttpRequest, HttpResponse, Method};
+use openagent_core::llm::http::{ByteStream, HttpClient, HttpError, HttpErrorKind, HttpRequest, HttpResponse, Method};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, RequestInit, Response};
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestInit, Response};
 
 /// Sends requests with the global `fetch`, or with the function the host gave (a proxy, a test double).
 pub struct FetchClient {
@@ -74,17 +73,35 @@ impl HttpClient for FetchClient {
             .dyn_into()
             .map_err(|_| HttpError::new(HttpErrorKind::Connect, "fetch() resolved to something that is not a Response"))?;
         let headers = header_pairs(&response.headers());
-        let body: openagent_core::llm::http::ByteStream = match response.body() {
+        let body: ByteStream = match response.body() {
             None => Box::pin(futures::stream::empty()),
-            Some(raw) => Box::pin(wasm_streams::ReadableStream::from_raw(raw).into_stream().map(move |chunk| {
-                let _keep_until_the_body_ends = &controller;
-                chunk
-                    .map(|bytes| Uint8Array::new(&bytes).to_vec())
-                    .map_err(|e| HttpError::new(HttpErrorKind::Body, format!("the response body broke off: {}", describe(&e))))
-            })),
+            Some(raw) => body_chunks(raw.get_reader().unchecked_into(), controller),
         };
         Ok(HttpResponse { status: response.status(), headers, body })
     }
+}
+
+/// The body's chunks, read with a `ReadableStreamDefaultReader` until it is done or fails. The
+/// controller lives as long as the reader: dropping the stream early (an abort) aborts the fetch,
+/// which also stops the download. (A hand-written loop rather than the `wasm-streams` crate, whose
+/// exported stream adapters cost the bundle more than this whole client.)
+fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop) -> ByteStream {
+    Box::pin(futures::stream::unfold(Some((reader, controller)), |state| async move {
+        let (reader, controller) = state?;
+        match JsFuture::from(reader.read()).await {
+            Ok(result) => {
+                let result: ReadableStreamReadResult = result.unchecked_into();
+                if result.get_done().unwrap_or_default() {
+                    return None;
+                }
+                Some((Ok(Uint8Array::new(&result.get_value()).to_vec()), Some((reader, controller))))
+            }
+            Err(e) => {
+                let message = format!("the response body broke off: {}", describe(&e));
+                Some((Err(HttpError::new(HttpErrorKind::Body, message)), None))
+            }
+        }
+    }))
 }
 
 fn header_pairs(headers: &Headers) -> Vec<(String, String)> {

@@ -1,4 +1,4 @@
-//! `AgentOptions` from JS: the data fields through serde (so a misspelt field is an error that
+//! `AgentOptions` from JS: the data fields read from their JSON (a misspelt field is an error that
 //! names it), the functions and the `AbortSignal` read beside them.
 
 use std::collections::BTreeMap;
@@ -6,16 +6,14 @@ use std::collections::BTreeMap;
 use js_sys::Function;
 use openagent_core::provider::{ProviderKind, ProviderSettings};
 use openagent_core::SessionConfig;
-use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::convert::{error, function_property, property};
 
-/// The data part of the options (see the `AgentOptions` typings).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// The data part of the options (see the `AgentOptions` typings). Read by hand rather than with a
+/// derived `Deserialize`, which costs the browser bundle several times as much.
 pub struct AgentOptions {
     pub provider: String,
     pub model: Option<String>,
@@ -23,7 +21,6 @@ pub struct AgentOptions {
     pub base_url: Option<String>,
     pub profile: Option<String>,
     pub reasoning_effort: Option<String>,
-    #[serde(default)]
     pub limits: Limits,
     pub instructions: Option<String>,
     pub files: Option<Value>,
@@ -35,8 +32,7 @@ pub struct AgentOptions {
     pub output_schema: Option<Value>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Default)]
 pub struct Limits {
     max_turns: Option<usize>,
     max_tool_rounds_per_input: Option<usize>,
@@ -82,9 +78,9 @@ pub fn parse(options: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
     for name in CALLBACKS {
         js_sys::Reflect::delete_property(&data, &name.into())?;
     }
-    // Through JSON: serde-wasm-bindgen reads only the fields it knows, and a misspelt one must not pass silently.
+    // Through JSON, so that every field is seen and a misspelt one does not pass silently.
     let data = crate::convert::to_json(&data.into(), "the options")?;
-    let options: AgentOptions = serde_json::from_value(data).map_err(|e| invalid(&e.to_string()))?;
+    let options = AgentOptions::from_json(&data).map_err(|e| invalid(&e))?;
     if let Some(effort) = &options.reasoning_effort {
         check_effort(effort)?;
     }
@@ -99,6 +95,39 @@ pub fn check_effort(effort: &str) -> Result<(), JsValue> {
 }
 
 impl AgentOptions {
+    fn from_json(data: &Value) -> Result<Self, String> {
+        let fields = Fields::of(data, OPTION_FIELDS)?;
+        let limits = match fields.0.get("limits") {
+            None | Some(Value::Null) => Limits::default(),
+            Some(limits) => {
+                let limits = Fields::of(limits, LIMIT_FIELDS).map_err(|e| format!("limits: {e}"))?;
+                Limits {
+                    max_turns: limits.number("maxTurns")?,
+                    max_tool_rounds_per_input: limits.number("maxToolRoundsPerInput")?,
+                    default_command_timeout_ms: limits.number("defaultCommandTimeoutMs")?,
+                    max_command_timeout_ms: limits.number("maxCommandTimeoutMs")?,
+                    max_subagent_depth: limits.number("maxSubagentDepth")?,
+                    max_result_attempts: limits.number("maxResultAttempts")?,
+                }
+            }
+        };
+        Ok(Self {
+            provider: fields.text("provider")?.ok_or("missing field `provider`")?,
+            model: fields.text("model")?,
+            api_key: fields.text("apiKey")?,
+            base_url: fields.text("baseUrl")?,
+            profile: fields.text("profile")?,
+            reasoning_effort: fields.text("reasoningEffort")?,
+            limits,
+            instructions: fields.text("instructions")?,
+            files: fields.0.get("files").filter(|files| !files.is_null()).cloned(),
+            working_directory: fields.text("workingDirectory")?,
+            max_retries: fields.number("maxRetries")?,
+            session_id: fields.text("sessionId")?,
+            output_schema: fields.0.get("outputSchema").filter(|schema| !schema.is_null()).cloned(),
+        })
+    }
+
     /// The provider, with the key from `apiKey`; with `getApiKey` instead, a stand-in that is
     /// replaced before any request (see `KeyedClient`).
     pub fn settings(&self, has_key_callback: bool) -> Result<ProviderSettings, JsValue> {
@@ -161,6 +190,65 @@ impl AgentOptions {
                 Ok(Some(Files::Text(files)))
             }
             Some(_) => Err(invalid("`files` must be a snapshot (from fs.snapshot()) or an object of { path: text }")),
+        }
+    }
+}
+
+const OPTION_FIELDS: &[&str] = &[
+    "provider",
+    "model",
+    "apiKey",
+    "baseUrl",
+    "profile",
+    "reasoningEffort",
+    "limits",
+    "instructions",
+    "files",
+    "workingDirectory",
+    "maxRetries",
+    "sessionId",
+    "outputSchema",
+];
+
+const LIMIT_FIELDS: &[&str] = &[
+    "maxTurns",
+    "maxToolRoundsPerInput",
+    "defaultCommandTimeoutMs",
+    "maxCommandTimeoutMs",
+    "maxSubagentDepth",
+    "maxResultAttempts",
+];
+
+/// An options object whose fields are all among the known ones; absent and `null` fields read as `None`.
+struct Fields<'a>(&'a Map<String, Value>);
+
+impl<'a> Fields<'a> {
+    fn of(value: &'a Value, known: &[&str]) -> Result<Self, String> {
+        let Value::Object(map) = value else { return Err("expected an object".into()) };
+        if let Some(unknown) = map.keys().find(|key| !known.contains(&key.as_str())) {
+            let expected: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
+            return Err(format!("unknown field `{unknown}`, expected one of {}", expected.join(", ")));
+        }
+        Ok(Self(map))
+    }
+
+    fn text(&self, name: &str) -> Result<Option<String>, String> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(other) => Err(format!("`{name}` must be a string, not {other}")),
+        }
+    }
+
+    /// A whole number that fits `T`.
+    fn number<T: TryFrom<u64>>(&self, name: &str) -> Result<Option<T>, String> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value
+                .as_u64()
+                .and_then(|n| T::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| format!("`{name}` must be a whole number from 0, not {value}")),
         }
     }
 }

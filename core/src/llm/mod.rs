@@ -9,6 +9,7 @@ mod error;
 mod from_env;
 pub mod gemini;
 pub mod http;
+mod json;
 pub mod openai_chat;
 pub mod openai_responses;
 mod retry;

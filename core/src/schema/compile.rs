@@ -87,7 +87,7 @@ impl<'a> Compiler<'a> {
         let additional = self.subschema(object, "additionalProperties", base, pointer)?;
         if named.is_some() || patterns.is_some() || additional.is_some() {
             let mut named = named.unwrap_or_default();
-            named.sort_by(|(a, _), (b, _)| a.cmp(b));
+            crate::sort::sort_by(&mut named, |(a, _), (b, _)| a.cmp(b));
             let patterns = patterns.unwrap_or_default();
             keywords.push(Keyword::Properties(Box::new(Properties { named, patterns, additional })));
         }

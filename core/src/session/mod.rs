@@ -340,6 +340,13 @@ impl Session {
         self.inner.steering.borrow_mut().push_back(message.into());
     }
 
+    /// Takes back the steering messages not injected yet: those queued after the input's last
+    /// tool round, which would otherwise wait for the start of the next input. A host that must
+    /// not let a message wait (a child's result for its parent) delivers them another way.
+    pub fn take_steering(&self) -> Vec<String> {
+        self.inner.steering.borrow_mut().drain(..).collect()
+    }
+
     /// Queues an input to process once the current one is done (spec 2.6).
     pub fn follow_up(&self, message: impl Into<String>) {
         self.inner.followups.borrow_mut().push_back(message.into());
@@ -633,7 +640,10 @@ impl Session {
         if window == 0 || approx_tokens * 10 <= window * 8 {
             return false;
         }
-        let percent = (approx_tokens as f64 / window as f64 * 100.0).round();
+        // Rounded to the nearest percent in integers: printing an f64 would pull core's float
+        // formatter (14 KB) into the browser bundle for this one message.
+        let (tokens, window) = (approx_tokens as u64, window as u64);
+        let percent = (tokens * 200 + window) / (2 * window);
         self.emit(EventData::Warning { message: format!("Context usage at ~{percent}% of context window") });
         true
     }

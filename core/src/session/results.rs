@@ -102,14 +102,16 @@ impl Session {
             name: GIVE_UP.into(),
             description: "Stop without a result because the task cannot be done. Say why, and what you did manage, if anything."
                 .into(),
-            parameters: json!({
+            parameters: crate::tools::schema(
+                r#"{
                 "type": "object",
                 "properties": {
                     "reason": {"type": "string", "minLength": 1, "description": "Why the task cannot be done."},
                     "completed": {"type": "string", "description": "What part of the task was done, if any."}
                 },
                 "required": ["reason"]
-            }),
+            }"#,
+            ),
         };
         registry.register(RegisteredTool::new(submit, Rc::new(ResultTool { session: session.clone(), give_up: false }))?);
         registry.register(RegisteredTool::new(give_up, Rc::new(ResultTool { session: session.clone(), give_up: true }))?);

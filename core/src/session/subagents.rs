@@ -195,6 +195,9 @@ enum Kind {
     Close,
 }
 
+/// The parameters of `wait` and `close_agent`.
+const AGENT_ID_ONLY: &str = r#"{"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}"#;
+
 impl Kind {
     fn definition(self) -> ToolDefinition {
         let name = SUBAGENT_TOOLS[self as usize];
@@ -203,27 +206,27 @@ impl Kind {
                 "Start a subagent on a scoped task. It works on the same files with its own conversation and \
                  returns at once with an agent_id; call wait to get its result. Use it to work in parallel or \
                  to keep a side investigation out of your own context.",
-                json!({"type": "object", "properties": {
+                crate::tools::schema(r#"{"type": "object", "properties": {
                     "task": {"type": "string", "description": "What the subagent should do, with everything it needs to know."},
                     "working_dir": {"type": "string", "description": "A subdirectory to scope the subagent to."},
                     "model": {"type": "string", "description": "A model to use instead of yours."},
                     "max_turns": {"type": "integer", "minimum": 0, "description": "Most model responses it may use (0: no limit)."},
                     "output_schema": {"type": "object", "description": "A JSON Schema (an object schema) its result must follow; wait then returns the validated result as result_data."}
-                }, "required": ["task"], "additionalProperties": false}),
+                }, "required": ["task"], "additionalProperties": false}"#),
             ),
             Kind::SendInput => (
                 "Send a message to a subagent: steering while it runs, or a new request once it has finished.",
-                json!({"type": "object", "properties": {
+                crate::tools::schema(r#"{"type": "object", "properties": {
                     "agent_id": {"type": "string"}, "message": {"type": "string"}
-                }, "required": ["agent_id", "message"], "additionalProperties": false}),
+                }, "required": ["agent_id", "message"], "additionalProperties": false}"#),
             ),
             Kind::Wait => (
                 "Wait for a subagent to finish and get its result: its final answer, whether it succeeded, the turns it used, and its structured result (result_data) when it was given an output_schema.",
-                json!({"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}),
+                crate::tools::schema(AGENT_ID_ONLY),
             ),
             Kind::Close => (
                 "Stop a subagent and discard it.",
-                json!({"type": "object", "properties": {"agent_id": {"type": "string"}}, "required": ["agent_id"], "additionalProperties": false}),
+                crate::tools::schema(AGENT_ID_ONLY),
             ),
         };
         ToolDefinition { name: name.into(), description: description.into(), parameters }

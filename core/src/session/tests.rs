@@ -555,6 +555,19 @@ fn steer_while_idle_is_delivered_on_the_next_submit() {
 }
 
 #[test]
+fn steering_left_after_the_last_tool_round_can_be_taken_back() {
+    let h = Harness::new(vec![ScriptStep::text("done"), ScriptStep::text("again")]);
+    h.submit("hello").unwrap();
+    // Queued after the input's last round: it would open the next input.
+    h.session.steer("too late");
+    assert_eq!(h.session.take_steering(), ["too late"]);
+    assert!(h.session.take_steering().is_empty());
+    h.submit("next").unwrap();
+    let texts: Vec<String> = h.client.requests()[1].messages.iter().map(Message::text).collect();
+    assert!(!texts.iter().any(|text| text == "too late"), "{texts:?}");
+}
+
+#[test]
 fn follow_up_is_processed_after_the_current_input_completes() {
     let h = Harness::new(vec![
         ScriptStep::tool_call("echo", json!({"text": "1"})),

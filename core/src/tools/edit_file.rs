@@ -4,12 +4,12 @@
 use std::ops::Range;
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::args::{optional_bool, required_str};
 use super::edit_match;
 use super::read_file::explain_read_error;
-use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -19,7 +19,8 @@ pub fn definition() -> ToolDefinition {
             indentation, and must occur exactly once unless replace_all is true; include enough surrounding \
             lines to make it unique. Read the file first. To create a file or rewrite all of it, use write_file."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the working directory."},
@@ -29,7 +30,8 @@ pub fn definition() -> ToolDefinition {
             },
             "required": ["file_path", "old_string", "new_string"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 

@@ -1,10 +1,10 @@
 //! `glob` (spec 3.3): find files by path pattern, newest first, through the environment.
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::args::{optional_str, required_str};
-use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -13,7 +13,8 @@ pub fn definition() -> ToolDefinition {
         description: "Find files whose path matches a glob pattern such as `**/*.rs` or `src/*.ts`, relative \
             to path (default: the working directory). Returns one path per line, most recently modified first."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "description": "Glob pattern; `**` matches any number of directories."},
@@ -21,7 +22,8 @@ pub fn definition() -> ToolDefinition {
             },
             "required": ["pattern"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 

@@ -6,10 +6,10 @@
 //! their own schemas over this executor.
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::args::{optional_bool, optional_str, optional_usize, required_str};
-use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::GrepOptions;
 use crate::llm::ToolDefinition;
 
@@ -25,7 +25,8 @@ pub fn definition() -> ToolDefinition {
             `path:line:text`. Searches the working directory unless path names a directory or file; \
             glob_filter narrows the files searched (e.g. `*.rs`)."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "description": "Regular expression to search for."},
@@ -36,7 +37,8 @@ pub fn definition() -> ToolDefinition {
             },
             "required": ["pattern"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 

@@ -3,10 +3,10 @@
 use std::fmt::Write;
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::args::{optional_usize, required_str};
-use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::EnvError;
 use crate::llm::{MediaData, ToolDefinition};
 
@@ -22,7 +22,8 @@ pub fn definition() -> ToolDefinition {
             offset to read next. Image files (png, jpg, jpeg, gif, webp) are returned as images. \
             Read a file before you edit it."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the working directory."},
@@ -31,7 +32,8 @@ pub fn definition() -> ToolDefinition {
             },
             "required": ["file_path"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 

@@ -4,10 +4,10 @@
 //! (codex's name), which the OpenAI profile's schema offers.
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::args::{optional_str, optional_u64, required_str};
-use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::{ExecOptions, ExecResult};
 use crate::llm::ToolDefinition;
 
@@ -19,7 +19,8 @@ pub fn definition() -> ToolDefinition {
             pass timeout_ms for longer builds or test runs. Prefer read_file, grep and glob for reading and \
             searching files."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "command": {"type": "string", "description": "The command line to run."},
@@ -28,7 +29,8 @@ pub fn definition() -> ToolDefinition {
             },
             "required": ["command"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 

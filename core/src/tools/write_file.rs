@@ -1,10 +1,10 @@
 //! `write_file` (spec 3.3): replace a file's whole content, creating it and its directories.
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::args::required_str;
-use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -13,7 +13,8 @@ pub fn definition() -> ToolDefinition {
         description: "Write a file with the given content, replacing everything in it. Creates the file and \
             any missing parent directories. To change part of an existing file, prefer edit_file."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the working directory."},
@@ -21,7 +22,8 @@ pub fn definition() -> ToolDefinition {
             },
             "required": ["file_path", "content"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 

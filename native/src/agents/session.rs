@@ -29,7 +29,7 @@ impl AgentConfig {
     }
 
     /// The instructions and output schema on `builder`.
-    pub(super) fn configure(&self, mut builder: SessionBuilder) -> SessionBuilder {
+    pub(crate) fn configure(&self, mut builder: SessionBuilder) -> SessionBuilder {
         if let Some(instructions) = &self.instructions {
             builder = builder.user_instructions(instructions.clone());
         }
@@ -42,7 +42,7 @@ impl AgentConfig {
 
     /// Takes away the subagent tools the session added that the config's `tools` does not list
     /// (the profile's tools were already cut down).
-    pub(super) fn restrict(&self, session: &Session) {
+    pub(crate) fn restrict(&self, session: &Session) {
         let Some(allowed) = &self.tools else { return };
         for name in SUBAGENT_TOOLS.iter().filter(|name| !allowed.iter().any(|a| a == *name)) {
             session.unregister_tool(name);

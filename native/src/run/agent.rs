@@ -8,6 +8,7 @@ use std::rc::Rc;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::provider::{discover_model, ProviderSettings};
+use openagent_core::session::SessionBuilder;
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::agents::{self, AgentConfig};
@@ -68,6 +69,15 @@ impl Agent {
     /// A new session on this agent, retrying transient model errors and reporting each retry.
     /// With an agent config: its profile and tools, instructions and output schema.
     pub fn session(&self, id: &str, config: SessionConfig) -> Session {
+        let session = self.builder(id, config).build();
+        if let Some(agent) = &self.config {
+            agent.restrict(&session);
+        }
+        session
+    }
+
+    /// What [`Agent::session`] builds, for a host that adds to it (an output schema).
+    pub fn builder(&self, id: &str, config: SessionConfig) -> SessionBuilder {
         let http: Rc<dyn HttpClient> = self.http.clone();
         let client = self.settings.client(http, false);
         let profile = match &self.config {
@@ -79,8 +89,8 @@ impl Agent {
             .config(config)
             .retries(RetryPolicy::default());
         match &self.config {
-            Some(agent) => agent.build(builder),
-            None => builder.build(),
+            Some(agent) => agent.configure(builder),
+            None => builder,
         }
     }
 

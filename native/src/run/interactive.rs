@@ -59,7 +59,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
 
     let mut lines = stdin_lines();
     let mut signals = crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will quit at once: {e}")).ok();
-    let mut report = Report::to(Output::Human(human));
+    let mut report = Report::to(Output::Human(human), None);
     let now = || format_rfc3339(runtime.now_ms());
     // How the conversation's latest input ended; none before its first.
     let mut last_exit: Option<String> = None;
@@ -71,9 +71,9 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         }
         let started = runtime.now_ms();
         let mut presses = 0;
-        let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Line));
+        let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Outside));
         let result = runtime.block_on(drive(&session, &task, &runtime, outside.boxed_local(), |wake| match wake {
-            Wake::Line(line) if !line.trim().is_empty() => session.steer(line),
+            Wake::Outside(line) if !line.trim().is_empty() => session.steer(line),
             Wake::Signal => {
                 presses += 1;
                 if presses > 1 {
@@ -117,7 +117,7 @@ async fn next_task(lines: &mut UnboundedReceiver<String>, mut signals: Option<&m
 
 /// Waits for the next task, Ctrl-C, or the end of input. Blank lines are skipped.
 async fn next_input(lines: &mut UnboundedReceiver<String>, signals: Option<&mut UnboundedReceiver<i32>>) -> Next {
-    let mut signals = signal_wakes(signals);
+    let mut signals = signal_wakes::<String>(signals);
     loop {
         prompt();
         match select(lines.next(), signals.next()).await {

@@ -104,17 +104,18 @@ pub fn run(args: RunArgs) -> u8 {
     let mut signals =
         crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
-    let result = runtime.block_on(drive(&session, &args.task, &runtime, signal_wakes(signals.as_mut()), |wake| match wake {
-        Wake::Signal => {
-            presses += 1;
-            if presses > 1 {
-                // The run did not stop on the first Ctrl-C: leave now.
-                std::process::exit(i32::from(ExitReason::Interrupted.code()));
+    let result =
+        runtime.block_on(drive(&session, &args.task, &runtime, signal_wakes(signals.as_mut()), |wake: Wake<()>| match wake {
+            Wake::Signal => {
+                presses += 1;
+                if presses > 1 {
+                    // The run did not stop on the first Ctrl-C: leave now.
+                    std::process::exit(i32::from(ExitReason::Interrupted.code()));
+                }
+                session.abort();
             }
-            session.abort();
-        }
-        wake => report.wake(wake),
-    }));
+            wake => report.wake(wake),
+        }));
 
     let end = report.tally.end(&result, &agent, &session, now().saturating_sub(started));
     report.finish(&format_rfc3339(now()), end)
@@ -142,25 +143,26 @@ pub fn refuse(mode: OutputMode, stream: bool, now_ms: u64, started_ms: u64, mess
     end.exit_code
 }
 
-/// What wakes a running session's driver.
-pub enum Wake {
+/// What wakes a running session's driver; `T` is what comes from outside the session while it
+/// runs: a line typed in the terminal, a request over `openagent serve`'s API.
+pub enum Wake<T> {
     Event(SessionEvent),
     /// Time to redraw the spinner.
     Tick,
     /// Ctrl-C or SIGTERM.
     Signal,
-    /// A line typed while the run goes on.
-    Line(String),
+    /// A line typed, or a request made, while the run goes on.
+    Outside(T),
 }
 
 /// Submits `task` and hands every event, spinner tick and `outside` wake (signals, typed lines)
 /// to `on_wake` until the input is done, then the events that came with the end.
-pub async fn drive(
+pub async fn drive<T>(
     session: &Session,
     task: &str,
     runtime: &Rc<NativeRuntime>,
-    outside: LocalBoxStream<'_, Wake>,
-    mut on_wake: impl FnMut(Wake),
+    outside: LocalBoxStream<'_, Wake<T>>,
+    mut on_wake: impl FnMut(Wake<T>),
 ) -> Result<StopReason, SessionError> {
     let mut events = session.events();
     let ticks = stream::unfold(runtime.clone(), |runtime| async move {
@@ -185,7 +187,7 @@ pub async fn drive(
 }
 
 /// Signals as wakes; none when they could not be taken over.
-fn signal_wakes(signals: Option<&mut UnboundedReceiver<i32>>) -> LocalBoxStream<'_, Wake> {
+fn signal_wakes<'a, T: 'a>(signals: Option<&'a mut UnboundedReceiver<i32>>) -> LocalBoxStream<'a, Wake<T>> {
     match signals {
         Some(rx) => rx.map(|_| Wake::Signal).boxed_local(),
         None => stream::pending().boxed_local(),
@@ -203,7 +205,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn observe(&mut self, event: &SessionEvent) {
+    pub(crate) fn observe(&mut self, event: &SessionEvent) {
         match &event.data {
             EventData::TurnStart { .. } => self.turns += 1,
             EventData::ToolCallStart { .. } => self.tool_calls += 1,
@@ -216,7 +218,13 @@ impl Tally {
     }
 
     /// How the input ended, once `result` is in.
-    fn end(&self, result: &Result<StopReason, SessionError>, agent: &Agent, session: &Session, duration_ms: u64) -> RunEnd {
+    pub(crate) fn end(
+        &self,
+        result: &Result<StopReason, SessionError>,
+        agent: &Agent,
+        session: &Session,
+        duration_ms: u64,
+    ) -> RunEnd {
         let last = session.last_result();
         self.run_end(
             ExitReason::of(result),
@@ -266,15 +274,18 @@ fn record(data_dir: &Path, session: SessionInfo) -> Option<Recorder> {
 
 /// Where a run's events go (the chosen output, `--events`, the run's artifacts, the session
 /// store) and what they add up to: everything of a run but driving it, so that `openagent run`,
-/// the interactive session and a sandboxed run report alike.
+/// the interactive session, `openagent serve`'s sessions and a sandboxed run report alike.
 pub struct Report {
-    /// The run's id, for its artifacts; empty for the interactive session, which keeps none.
+    /// The run's id, for its artifacts; empty where there are none (the interactive session, serve).
     run_id: String,
     output: Output,
     events_file: Option<BufWriter<File>>,
     artifacts: Option<Artifacts>,
-    store: Option<Recorder>,
-    tally: Tally,
+    /// The session's row in the store; a host that keeps a session open across inputs (serve)
+    /// finishes and resumes it itself.
+    pub(crate) store: Option<Recorder>,
+    /// What the events of the current input add up to; taken at each input's end.
+    pub(crate) tally: Tally,
 }
 
 impl Report {
@@ -303,22 +314,23 @@ impl Report {
         Self { run_id: run_id.to_owned(), output, events_file, artifacts, store, tally: Tally::default() }
     }
 
-    /// A report to `output` only; the interactive session adds its store when its first task comes.
-    fn to(output: Output) -> Self {
-        Self { run_id: String::new(), output, events_file: None, artifacts: None, store: None, tally: Tally::default() }
+    /// A report to `output` and `store` only, with no artifacts: for a session that takes
+    /// input after input (the interactive session adds its store when its first task comes).
+    pub(crate) fn to(output: Output, store: Option<Recorder>) -> Self {
+        Self { run_id: String::new(), output, events_file: None, artifacts: None, store, tally: Tally::default() }
     }
 
     /// An event or a spinner tick (other wakes are the driver's business).
-    pub fn wake(&mut self, wake: Wake) {
+    pub fn wake<T>(&mut self, wake: Wake<T>) {
         match wake {
             Wake::Event(event) => self.event(&event),
             Wake::Tick => self.output.tick(),
-            Wake::Line(_) | Wake::Signal => {}
+            Wake::Outside(_) | Wake::Signal => {}
         }
     }
 
     /// Records in the store how its session ended, and stops writing it there.
-    fn finish_store(&mut self, exit_reason: &str, finished_at: &str) {
+    pub(crate) fn finish_store(&mut self, exit_reason: &str, finished_at: &str) {
         if let Some(mut store) = self.store.take() {
             if let Err(e) = store.finish(exit_reason, finished_at) {
                 eprintln!("warning: the session store did not record how the session ended: {e}");
@@ -374,9 +386,14 @@ impl Report {
 }
 
 /// The chosen stdout format.
-enum Output {
+pub(crate) enum Output {
     Human(Human),
-    Json { projector: Option<Projector>, stream: bool },
+    Json {
+        projector: Option<Projector>,
+        stream: bool,
+    },
+    /// Nothing on stdout: `openagent serve`'s sessions are read over HTTP.
+    Silent,
 }
 
 impl Output {
@@ -397,7 +414,7 @@ impl Output {
         match self {
             Self::Human(human) => human.event(event),
             Self::Json { projector: Some(projector), .. } => projector.project(event).iter().for_each(|line| print_line(line)),
-            Self::Json { projector: None, .. } => {}
+            Self::Json { projector: None, .. } | Self::Silent => {}
         }
     }
 
@@ -417,6 +434,7 @@ impl Output {
                 };
                 line.iter().for_each(|line| print_line(line));
             }
+            Self::Silent => {}
         }
     }
 
@@ -427,6 +445,7 @@ impl Output {
                 print_line(&Projector::pre_run_failure(ts, end));
                 eprintln!("error: {}", end.error.as_deref().unwrap_or("the run could not start"));
             }
+            Self::Silent => {}
         }
     }
 }
@@ -453,7 +472,7 @@ pub fn open_events_file(path: &PathBuf) -> Result<BufWriter<File>, String> {
 
 /// The native runtime, its clock pinned when `OPENAGENT_PIN_CLOCK` (milliseconds since the
 /// epoch) asks for reproducible output.
-pub fn pinned_runtime() -> NativeRuntime {
+pub(crate) fn pinned_runtime() -> NativeRuntime {
     match std::env::var("OPENAGENT_PIN_CLOCK").ok().and_then(|v| v.parse().ok()) {
         Some(at) => NativeRuntime::new().with_pinned_clock(at),
         None => NativeRuntime::new(),
@@ -474,7 +493,7 @@ pub fn fixed_run_id() -> Result<Option<String>, String> {
 }
 
 /// `r_20261122T054859Z_3fa9c1`: sortable by start time, unique enough for one machine.
-pub fn new_run_id(now_ms: u64) -> String {
+pub(crate) fn new_run_id(now_ms: u64) -> String {
     let stamp: String = format_rfc3339(now_ms)[..19].chars().filter(|c| c.is_ascii_alphanumeric()).collect();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let salt = (u64::from(nanos) ^ (u64::from(std::process::id()) << 20)) & 0xff_ffff;

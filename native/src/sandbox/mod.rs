@@ -217,7 +217,7 @@ impl Sandbox {
 
     /// Runs `run` to its end, on a thread of its own; `on_wake` gets every event the guest
     /// emits, and a [`Wake::Tick`] now and then, on the caller's thread.
-    pub fn run(&self, run: &SandboxRun, limits: &SandboxLimits, mut on_wake: impl FnMut(Wake)) -> SandboxEnd {
+    pub fn run(&self, run: &SandboxRun, limits: &SandboxLimits, mut on_wake: impl FnMut(Wake<()>)) -> SandboxEnd {
         let (tx, rx) = mpsc::channel();
         let sandbox = self.clone();
         let (run, limits) = (run.clone(), limits.clone());

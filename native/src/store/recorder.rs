@@ -46,6 +46,12 @@ impl Recorder {
         Ok(())
     }
 
+    /// Takes the host's session up again after it finished: another input for a session that
+    /// stayed open (`openagent serve`'s `messages`).
+    pub fn resume(&mut self) -> Result<(), StoreError> {
+        self.store.resume_session(&self.root.id)
+    }
+
     /// Records how the host's session ended.
     pub fn finish(&mut self, exit_reason: &str, finished_at: &str) -> Result<(), StoreError> {
         self.store.finish_session(&self.root.id, exit_reason, finished_at)

@@ -3,13 +3,15 @@
 //! contract's integration tests, under the names its test plan gives them; `outcomes` holds the
 //! rest of the CLI's behaviour (human output, `--events`, artifacts, exit codes, retries, the
 //! interactive session); `sessions` the session store as `openagent sessions` reads it; `agents`
-//! the agent configs (`agents list`, `run --agent`, structured results). `support` says how the
-//! binary is found.
+//! the agent configs (`agents list`, `run --agent`, structured results); `serve` the HTTP API of
+//! `openagent serve`, through the client in `api`. `support` says how the binary is found.
 
 mod agents;
+mod api;
 #[path = "../common/mod.rs"]
 mod common;
 mod outcomes;
+mod serve;
 mod sessions;
 mod support;
 

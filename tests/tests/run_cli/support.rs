@@ -226,15 +226,16 @@ impl Running {
         self.stdin = None;
     }
 
-    /// Reads output until a line of `pipe` satisfies `wanted`.
-    pub fn wait_for_line(&mut self, pipe: Pipe, wanted: impl Fn(&str) -> bool) {
+    /// Reads output until a line of `pipe` satisfies `wanted`; returns that line.
+    pub fn wait_for_line(&mut self, pipe: Pipe, wanted: impl Fn(&str) -> bool) -> String {
         loop {
             match self.lines.recv_timeout(DEADLINE.saturating_sub(self.started.elapsed())) {
                 Ok((from, line)) => {
-                    let found = from == pipe && wanted(&String::from_utf8_lossy(&line));
+                    let text = String::from_utf8_lossy(&line).into_owned();
+                    let found = from == pipe && wanted(&text);
                     self.keep(from, line);
                     if found {
-                        return;
+                        return text;
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => panic!("the output ended before the line awaited: {}", self.so_far()),

@@ -3,8 +3,8 @@
 //!
 //! The format is documented on [`MemoryEnvironment::snapshot`].
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::fs::{as_text, resolve, Kind, Stamp, Tree};
 use super::{MemoryEnvironment, DEFAULT_WORKING_DIRECTORY, SCRATCH_DIRECTORY};
@@ -16,38 +16,81 @@ use std::rc::Rc;
 const FORMAT: &str = "openagent-memory-environment";
 const VERSION: u64 = 1;
 
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Written with a derived `Serialize`, read by hand ([`Snapshot::read`]): a derived `Deserialize`
+/// costs the browser bundle several times as much.
+#[derive(Serialize)]
 struct Snapshot {
-    #[serde(default = "format_name")]
     format: String,
     version: u64,
-    #[serde(default = "default_working_directory")]
     working_directory: String,
-    #[serde(default)]
     files: Vec<FileEntry>,
-    #[serde(default)]
     directories: Vec<String>,
 }
 
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Serialize)]
 struct FileEntry {
     path: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     base64: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     modified_ms: Option<EpochMillis>,
 }
 
-fn format_name() -> String {
-    FORMAT.to_owned()
+impl Snapshot {
+    /// Reads a snapshot whose version is already checked. Unknown fields are refused; `format`
+    /// and `working_directory` may be left out, and so may lists that would be empty.
+    fn read(value: &Value) -> Result<Self, EnvError> {
+        let map = fields(value, &["format", "version", "working_directory", "files", "directories"])?;
+        let mut files = Vec::new();
+        for entry in list(map, "files")? {
+            let entry = fields(entry, &["path", "text", "base64", "modified_ms"])?;
+            let modified_ms = match entry.get("modified_ms") {
+                None | Some(Value::Null) => None,
+                Some(ms) => Some(ms.as_u64().ok_or_else(|| invalid(format!("invalid type: modified_ms {ms} is not a time")))?),
+            };
+            files.push(FileEntry {
+                path: text(entry, "path")?.ok_or_else(|| invalid("missing field `path`"))?,
+                text: text(entry, "text")?,
+                base64: text(entry, "base64")?,
+                modified_ms,
+            });
+        }
+        let directories = list(map, "directories")?.iter().map(|dir| string(dir, "directories")).collect::<Result<_, _>>()?;
+        Ok(Self {
+            format: text(map, "format")?.unwrap_or_else(|| FORMAT.to_owned()),
+            version: VERSION,
+            working_directory: text(map, "working_directory")?.unwrap_or_else(|| DEFAULT_WORKING_DIRECTORY.to_owned()),
+            files,
+            directories,
+        })
+    }
 }
 
-fn default_working_directory() -> String {
-    DEFAULT_WORKING_DIRECTORY.to_owned()
+/// `value` as an object with no fields but `known`.
+fn fields<'a>(value: &'a Value, known: &[&str]) -> Result<&'a Map<String, Value>, EnvError> {
+    let map = value.as_object().ok_or_else(|| invalid(format!("invalid type: {value} is not an object")))?;
+    match map.keys().find(|key| !known.contains(&key.as_str())) {
+        Some(key) => Err(invalid(format!("unknown field `{key}`, expected one of {}", known.join(", ")))),
+        None => Ok(map),
+    }
+}
+
+fn list<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a [Value], EnvError> {
+    match map.get(key) {
+        None => Ok(&[]),
+        Some(Value::Array(items)) => Ok(items),
+        Some(other) => Err(invalid(format!("invalid type: {key} must be an array, not {other}"))),
+    }
+}
+
+fn text(map: &Map<String, Value>, key: &str) -> Result<Option<String>, EnvError> {
+    map.get(key).filter(|value| !value.is_null()).map(|value| string(value, key)).transpose()
+}
+
+fn string(value: &Value, what: &str) -> Result<String, EnvError> {
+    value.as_str().map(str::to_owned).ok_or_else(|| invalid(format!("invalid type: {what} must be a string, not {value}")))
 }
 
 fn invalid(reason: impl Into<String>) -> EnvError {
@@ -97,9 +140,9 @@ impl MemoryEnvironment {
                 }
             }
         }
-        files.sort_by_key(|(stamp, _)| *stamp);
+        crate::sort::sort_by(&mut files, |(a, _), (b, _)| a.cmp(b));
         let snapshot = Snapshot {
-            format: format_name(),
+            format: FORMAT.to_owned(),
             version: VERSION,
             working_directory: self.working_dir(),
             files: files.into_iter().map(|(_, entry)| entry).collect(),
@@ -137,7 +180,7 @@ fn build(value: &Value, now: EpochMillis) -> Result<(Tree, String), EnvError> {
             )))
         }
     }
-    let snapshot: Snapshot = serde_json::from_value(value.clone()).map_err(|err| invalid(err.to_string()))?;
+    let snapshot = Snapshot::read(value)?;
     if snapshot.format != FORMAT {
         return Err(invalid(format!("format \"{}\" is not \"{FORMAT}\"", snapshot.format)));
     }

@@ -48,7 +48,8 @@ impl Conversation {
                 content.extend(blocks);
                 // The API wants a turn's tool results first; a user message that came between a
                 // call and its result (a steering message, say) must not break that.
-                content.sort_by_key(|block| block.get("type").and_then(Value::as_str) != Some("tool_result"));
+                let later = |block: &Value| block.get("type").and_then(Value::as_str) != Some("tool_result");
+                crate::sort::sort_by(content, |a, b| later(a).cmp(&later(b)));
                 return Ok(());
             }
         }

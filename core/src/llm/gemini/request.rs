@@ -2,10 +2,10 @@
 
 use serde_json::{Map, Value};
 
-use super::wire::object;
 use super::{is_synthetic_call_id, schema, PROVIDER};
 use crate::llm::base64;
 use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::json::object;
 use crate::llm::types::{
     ContentPart, MediaData, Message, Request, ResponseFormat, Role, ThinkingData, ToolCall, ToolChoice, ToolDefinition,
     ToolResult,

@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value};
 
-use super::wire::object;
+use crate::llm::json::object;
 
 /// Keywords Gemini's schema has, copied as they are.
 const KEPT: [&str; 15] = [

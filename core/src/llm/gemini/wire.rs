@@ -5,20 +5,11 @@
 //! The body is read as a `serde_json::Value` through small accessors rather than derived serde
 //! structs: derived deserializers cost several times more in the browser bundle (DESIGN.md).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{is_synthetic_call_id, synthetic_call_id};
 use crate::llm::base64;
 use crate::llm::types::{ContentPart, FinishReason, MediaData, Reason, ToolCall, Usage};
-
-/// A JSON object from its fields (the codec's cheap stand-in for `json!`).
-pub(super) fn object(fields: Vec<(&str, Value)>) -> Value {
-    let mut map = Map::new();
-    for (key, value) in fields {
-        map.insert(key.to_owned(), value);
-    }
-    Value::Object(map)
-}
 
 /// A string field: absent is `None`, another type is an error.
 pub(super) fn text<'a>(value: &'a Value, key: &str) -> Result<Option<&'a str>, String> {

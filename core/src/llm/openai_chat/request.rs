@@ -1,10 +1,11 @@
 //! Unified [`Request`] -> Chat Completions body (spec 7.2, 7.3 and 7.4 for Chat Completions).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::options::ChatOptions;
 use crate::llm::base64;
 use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::json::object;
 use crate::llm::types::{ContentPart, MediaData, Message, Request, ResponseFormat, Role, ToolCall, ToolChoice};
 
 /// The JSON body for `request`, streamed or not.
@@ -14,7 +15,7 @@ use crate::llm::types::{ContentPart, MediaData, Message, Request, ResponseFormat
 /// when wanted.
 pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool) -> Result<Value, LlmError> {
     let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
+    body.insert("model".into(), request.model.as_str().into());
     let mut messages = Vec::with_capacity(request.messages.len());
     for message in &request.messages {
         translate_message(message, options, &mut messages)?;
@@ -23,15 +24,15 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     if !request.tools.is_empty() {
         let tools = request.tools.iter().map(|tool| {
             let mut function = Map::new();
-            function.insert("name".into(), json!(tool.name));
+            function.insert("name".into(), tool.name.as_str().into());
             if !tool.description.is_empty() {
-                function.insert("description".into(), json!(tool.description));
+                function.insert("description".into(), tool.description.as_str().into());
             }
             function.insert("parameters".into(), tool.parameters.clone());
             if options.strict_tools {
-                function.insert("strict".into(), json!(true));
+                function.insert("strict".into(), true.into());
             }
-            json!({"type": "function", "function": function})
+            object(vec![("type", "function".into()), ("function", Value::Object(function))])
         });
         body.insert("tools".into(), tools.collect());
         // A tool choice without tools is rejected by OpenAI and means nothing anyway.
@@ -41,26 +42,26 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     }
     if let Some(max) = request.max_tokens {
         let key = if options.max_completion_tokens { "max_completion_tokens" } else { "max_tokens" };
-        body.insert(key.into(), json!(max));
+        body.insert(key.into(), max.into());
     }
     if let Some(t) = request.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), t.into());
     }
     if let Some(p) = request.top_p {
-        body.insert("top_p".into(), json!(p));
+        body.insert("top_p".into(), p.into());
     }
     if !request.stop_sequences.is_empty() {
-        body.insert("stop".into(), json!(request.stop_sequences));
+        body.insert("stop".into(), request.stop_sequences.clone().into());
     }
     if let Some(effort) = &request.reasoning_effort {
-        body.insert("reasoning_effort".into(), json!(effort));
+        body.insert("reasoning_effort".into(), effort.as_str().into());
     }
     if let Some(format) = &request.response_format {
         body.insert("response_format".into(), response_format(format));
     }
     if stream {
         // Without include_usage OpenAI sends no token counts in a stream.
-        body.insert("stream_options".into(), json!({"include_usage": true}));
+        body.insert("stream_options".into(), object(vec![("include_usage", true.into())]));
     }
     for (key, value) in &options.passthrough {
         match value {
@@ -70,7 +71,7 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     }
     // Whether the answer is streamed decides how it is read: not the options' call.
     if stream {
-        body.insert("stream".into(), json!(true));
+        body.insert("stream".into(), true.into());
     } else {
         body.remove("stream");
         body.remove("stream_options");
@@ -98,31 +99,31 @@ fn translate_message(message: &Message, options: &ChatOptions, out: &mut Vec<Val
         for result in results.by_ref() {
             any = true;
             // Chat tool messages are text only: an image result has nowhere to go.
-            out.push(json!({"role": "tool", "tool_call_id": result.tool_call_id, "content": result.content}));
+            out.push(tool_message(&result.tool_call_id, &result.content));
         }
         if !any {
             let Some(id) = &message.tool_call_id else {
                 return Err(invalid("a tool message needs a tool result part or a tool_call_id"));
             };
-            out.push(json!({"role": "tool", "tool_call_id": id, "content": message.text()}));
+            out.push(tool_message(id, &message.text()));
         }
         return Ok(());
     }
     let mut wire = Map::new();
-    wire.insert("role".into(), json!(role));
+    wire.insert("role".into(), role.into());
     if message.role == Role::Assistant {
         assistant_fields(message, options, &mut wire);
     } else {
         wire.insert("content".into(), content(message)?);
     }
     if let Some(name) = &message.name {
-        wire.insert("name".into(), json!(name));
+        wire.insert("name".into(), name.as_str().into());
     }
     out.push(Value::Object(wire));
     // Tool results placed in another role's message (as Anthropic-shaped histories do) still
     // become tool messages, after it.
     for result in results {
-        out.push(json!({"role": "tool", "tool_call_id": result.tool_call_id, "content": result.content}));
+        out.push(tool_message(&result.tool_call_id, &result.content));
     }
     Ok(())
 }
@@ -131,7 +132,7 @@ fn assistant_fields(message: &Message, options: &ChatOptions, wire: &mut Map<Str
     let text = message.text();
     let calls: Vec<Value> = message.tool_calls().map(tool_call).collect();
     // `null` content is the API's way to say "only tool calls".
-    wire.insert("content".into(), if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) });
+    wire.insert("content".into(), if text.is_empty() && !calls.is_empty() { Value::Null } else { text.into() });
     if !calls.is_empty() {
         wire.insert("tool_calls".into(), Value::Array(calls));
     }
@@ -145,9 +146,13 @@ fn assistant_fields(message: &Message, options: &ChatOptions, wire: &mut Map<Str
             })
             .collect();
         if !reasoning.is_empty() {
-            wire.insert("reasoning_content".into(), json!(reasoning));
+            wire.insert("reasoning_content".into(), reasoning.into());
         }
     }
+}
+
+fn tool_message(tool_call_id: &str, content: &str) -> Value {
+    object(vec![("role", "tool".into()), ("tool_call_id", tool_call_id.into()), ("content", content.into())])
 }
 
 fn tool_call(call: &ToolCall) -> Value {
@@ -158,7 +163,8 @@ fn tool_call(call: &ToolCall) -> Value {
         (None, Value::Null) => "{}".to_owned(),
         (None, value) => value.to_string(),
     };
-    json!({"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments}})
+    let function = object(vec![("name", call.name.as_str().into()), ("arguments", arguments.into())]);
+    object(vec![("id", call.id.as_str().into()), ("type", "function".into()), ("function", function)])
 }
 
 /// A string when the message is text only (every server reads that), else content parts.
@@ -166,12 +172,12 @@ fn content(message: &Message) -> Result<Value, LlmError> {
     let media_only =
         |p: &ContentPart| matches!(p, ContentPart::Image { .. } | ContentPart::Audio { .. } | ContentPart::Document { .. });
     if !message.content.iter().any(media_only) {
-        return Ok(json!(message.text()));
+        return Ok(message.text().into());
     }
     let mut parts = Vec::new();
     for part in &message.content {
         match part {
-            ContentPart::Text { text } => parts.push(json!({"type": "text", "text": text})),
+            ContentPart::Text { text } => parts.push(object(vec![("type", "text".into()), ("text", text.as_str().into())])),
             ContentPart::Image { image } => parts.push(image_part(image)?),
             ContentPart::Audio { audio } => parts.push(audio_part(audio)?),
             ContentPart::Document { document } => parts.push(document_part(document)?),
@@ -189,11 +195,11 @@ fn image_part(image: &MediaData) -> Result<Value, LlmError> {
         (None, None) => return Err(invalid("an image part needs a url or data")),
     };
     let mut image_url = Map::new();
-    image_url.insert("url".into(), json!(url));
+    image_url.insert("url".into(), url.into());
     if let Some(detail) = &image.detail {
-        image_url.insert("detail".into(), json!(detail));
+        image_url.insert("detail".into(), detail.as_str().into());
     }
-    Ok(json!({"type": "image_url", "image_url": image_url}))
+    Ok(object(vec![("type", "image_url".into()), ("image_url", Value::Object(image_url))]))
 }
 
 fn audio_part(audio: &MediaData) -> Result<Value, LlmError> {
@@ -205,7 +211,8 @@ fn audio_part(audio: &MediaData) -> Result<Value, LlmError> {
         "audio/mpeg" | "audio/mp3" => "mp3",
         other => return Err(invalid(&format!("Chat Completions takes wav or mp3 audio, not {other}"))),
     };
-    Ok(json!({"type": "input_audio", "input_audio": {"data": base64::encode(data), "format": format}}))
+    let input_audio = object(vec![("data", base64::encode(data).into()), ("format", format.into())]);
+    Ok(object(vec![("type", "input_audio".into()), ("input_audio", input_audio)]))
 }
 
 fn document_part(document: &MediaData) -> Result<Value, LlmError> {
@@ -214,11 +221,11 @@ fn document_part(document: &MediaData) -> Result<Value, LlmError> {
         return Err(invalid("Chat Completions takes documents only inline: send the bytes, not a URL"));
     };
     let mut file = Map::new();
-    file.insert("file_data".into(), json!(data_uri(document.media_type.as_deref().unwrap_or("application/pdf"), data)));
+    file.insert("file_data".into(), data_uri(document.media_type.as_deref().unwrap_or("application/pdf"), data).into());
     if let Some(name) = &document.file_name {
-        file.insert("filename".into(), json!(name));
+        file.insert("filename".into(), name.as_str().into());
     }
-    Ok(json!({"type": "file", "file": file}))
+    Ok(object(vec![("type", "file".into()), ("file", Value::Object(file))]))
 }
 
 fn data_uri(media_type: &str, data: &[u8]) -> String {
@@ -227,10 +234,12 @@ fn data_uri(media_type: &str, data: &[u8]) -> String {
 
 fn tool_choice(choice: &ToolChoice) -> Value {
     match choice {
-        ToolChoice::Auto => json!("auto"),
-        ToolChoice::None => json!("none"),
-        ToolChoice::Required => json!("required"),
-        ToolChoice::Named { tool_name } => json!({"type": "function", "function": {"name": tool_name}}),
+        ToolChoice::Auto => "auto".into(),
+        ToolChoice::None => "none".into(),
+        ToolChoice::Required => "required".into(),
+        ToolChoice::Named { tool_name } => {
+            object(vec![("type", "function".into()), ("function", object(vec![("name", tool_name.as_str().into())]))])
+        }
     }
 }
 
@@ -239,8 +248,8 @@ fn tool_choice(choice: &ToolChoice) -> Value {
 /// confused).
 fn response_format(format: &ResponseFormat) -> Value {
     match format {
-        ResponseFormat::Text => json!({"type": "text"}),
-        ResponseFormat::Json => json!({"type": "json_object"}),
+        ResponseFormat::Text => object(vec![("type", "text".into())]),
+        ResponseFormat::Json => object(vec![("type", "json_object".into())]),
         ResponseFormat::JsonSchema { json_schema, strict } => {
             let mut wrapper = match json_schema {
                 Value::Object(o)
@@ -250,13 +259,13 @@ fn response_format(format: &ResponseFormat) -> Value {
                 }
                 schema => {
                     let mut wrapper = Map::new();
-                    wrapper.insert("name".into(), json!("response"));
+                    wrapper.insert("name".into(), "response".into());
                     wrapper.insert("schema".into(), schema.clone());
                     wrapper
                 }
             };
-            wrapper.insert("strict".into(), json!(strict));
-            json!({"type": "json_schema", "json_schema": wrapper})
+            wrapper.insert("strict".into(), (*strict).into());
+            object(vec![("type", "json_schema".into()), ("json_schema", Value::Object(wrapper))])
         }
     }
 }
@@ -272,6 +281,7 @@ mod tests {
 
     use super::*;
     use crate::llm::types::{ThinkingData, ToolDefinition, ToolResult};
+    use serde_json::json;
 
     fn body(request: &Request, options: &ChatOptions, stream: bool) -> Value {
         build_body(request, options, stream).unwrap()

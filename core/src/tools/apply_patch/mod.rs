@@ -31,12 +31,12 @@ mod tests;
 use std::fmt::Write;
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use self::apply::{apply_chunks, ChunkError, Miss};
 use self::parse::{parse, Chunk, Op};
 use super::args::required_str;
-use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::{EnvError, ExecutionEnvironment};
 use crate::llm::ToolDefinition;
 
@@ -54,14 +54,16 @@ pub fn definition() -> ToolDefinition {
             order, and end a hunk that reaches the end of the file with `*** End of File`. Paths are relative to \
             the working directory. Either the whole patch applies or no file is changed."
             .into(),
-        parameters: json!({
+        parameters: schema(
+            r#"{
             "type": "object",
             "properties": {
                 "patch": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}
             },
             "required": ["patch"],
             "additionalProperties": false
-        }),
+        }"#,
+        ),
     }
 }
 

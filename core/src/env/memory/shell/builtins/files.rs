@@ -5,9 +5,10 @@ use std::cmp::Ordering;
 use crate::env::memory::fs::{join, parent, Kind, Node, Stamp, Tree};
 use crate::env::EnvError;
 use crate::runtime::{format_rfc3339, EpochMillis};
+use crate::sort::sorted_order;
 
 use super::super::describe;
-use super::{lines, sorted_order, Call, Flags};
+use super::{lines, Call, Flags};
 
 /// An operand's absolute path, or the status after reporting why it has none.
 fn path_of(c: &mut Call, operand: &str, action: &str) -> Result<String, i32> {

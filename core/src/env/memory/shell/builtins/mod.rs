@@ -30,8 +30,6 @@ mod print;
 mod sed;
 mod text;
 
-use std::cmp::Ordering;
-
 use futures::future::LocalBoxFuture;
 
 use super::{describe, Output, Shell};
@@ -298,14 +296,6 @@ pub(super) fn unescape(text: &str) -> (String, bool) {
         }
     }
     (out, false)
-}
-
-/// The order that sorts `len` items by `compare`, stably. Both sorts (`ls` and `sort`) go through
-/// here so that the bundle holds one copy of the standard library's sort, not one per comparator.
-pub(super) fn sorted_order(len: usize, compare: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..len).collect();
-    order.sort_by(|a, b| compare(*a, *b));
-    order
 }
 
 /// Splits text into lines that keep their `\n`.

@@ -2,7 +2,8 @@
 
 use std::cmp::Ordering;
 
-use super::{lines, sorted_order, unescape, Call};
+use super::{lines, unescape, Call};
+use crate::sort::sorted_order;
 
 /// Which part of the input `head`/`tail` keep.
 enum Span {

@@ -1,0 +1,100 @@
+//! `openagent serve`: the session store and the agent over HTTP on 127.0.0.1. Start a session
+//! (`POST /sessions`), list and show sessions, stream a session's events as server-sent events,
+//! read its result (seed 003's `GET /sessions/{id}/result`), steer it, abort it, or give an open
+//! session its next input. A session started with a `parent_id` reports each finished input to
+//! its parent as an `<agent-callback>` message. `GET /openapi.json` describes it all.
+//!
+//! Every request needs `Authorization: Bearer <token>`. The server is `std::net` and a thread per
+//! connection, like `openagent web` ([`crate::http_server`]); each session runs on a thread of its
+//! own ([`runs`]), so no async runtime is needed here either.
+
+mod auth;
+mod callback;
+mod routes;
+mod runs;
+mod sse;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+pub use auth::generate_token;
+use routes::{Api, Reply};
+use runs::Runs;
+
+use crate::http_server::{self, respond, BadRequest, Request};
+use crate::store::Store;
+
+/// The largest request body taken: a task, an output schema or a message is far smaller.
+const MAX_BODY: usize = 1024 * 1024;
+
+/// How `openagent serve` was started.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// 0 picks a free port.
+    pub port: u16,
+    /// What `Authorization: Bearer` must carry.
+    pub token: String,
+    /// Where the session store is.
+    pub data_dir: PathBuf,
+    /// Where the sessions work; the current directory when `None`.
+    pub cwd: Option<PathBuf>,
+}
+
+/// A running API server; it serves until the process ends.
+pub struct Server {
+    addr: SocketAddr,
+}
+
+impl Server {
+    /// Checks the options (a token, a store that opens, a directory that exists), listens on
+    /// 127.0.0.1 and serves from a background thread. The error says what to change.
+    pub fn start(options: ServeOptions) -> Result<Self, String> {
+        if options.token.trim().is_empty() {
+            return Err(
+                "the token is empty: give one with --token or OPENAGENT_SERVE_TOKEN, or neither for a generated one".into()
+            );
+        }
+        Store::open(&options.data_dir).map_err(|e| e.to_string())?;
+        if let Some(cwd) = options.cwd.as_ref().filter(|cwd| !cwd.is_dir()) {
+            return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
+        }
+        let port = options.port;
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port 0)"))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let api = Api::new(Runs::new(options.data_dir.clone(), options.cwd), options.data_dir);
+        let token = options.token;
+        http_server::spawn(listener, "openagent-serve", MAX_BODY, move |request, out| answer(request, out, &api, &token))
+            .map_err(|e| format!("cannot start the server's thread: {e}"))?;
+        Ok(Self { addr })
+    }
+
+    /// `http://127.0.0.1:PORT`, to which the routes' paths are added.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// Answers one request: refused when it could not be read or lacks the token, else the API's.
+fn answer(request: Result<Request, BadRequest>, out: &mut TcpStream, api: &Api, token: &str) {
+    // A failed write means the client went away: there is nobody left to tell.
+    let _ = match request {
+        Err(bad) => send_json(out, bad.status, &[], &json!({ "error": bad.message })),
+        Ok(request) if !auth::authorized(request.header("authorization"), token) => {
+            let error = json!({ "error": "missing or wrong bearer token: send Authorization: Bearer <the token openagent serve printed or was given>" });
+            send_json(out, 401, &[("www-authenticate", "Bearer")], &error)
+        }
+        Ok(request) => match api.handle(&request) {
+            Reply::Json(status, body) => send_json(out, status, &[], &body),
+            Reply::Events { store, id, after } => sse::stream(out, &store, &id, after),
+        },
+    };
+}
+
+fn send_json(out: &mut TcpStream, status: u16, headers: &[(&str, &str)], body: &Value) -> std::io::Result<()> {
+    let mut all = vec![("content-type", "application/json"), ("cache-control", "no-store")];
+    all.extend_from_slice(headers);
+    respond(out, status, &all, body.to_string().as_bytes(), false)
+}

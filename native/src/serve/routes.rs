@@ -1,0 +1,394 @@
+//! The API's routes: which handler a method and path reach, what each reads from the request,
+//! and the status and JSON each answers with. Errors are `{"error": "..."}` with a status that
+//! says whose the fault is: 400 a request that cannot work as given, 404 no such session, 409 a
+//! session not in a state to do it, 500 the server's own failure.
+
+use std::path::PathBuf;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::runs::{NewRun, Refusal, Runs, StartError};
+use crate::http_server::{percent_decode, Request};
+use crate::run::AgentOptions;
+use crate::sessions::session_json;
+use crate::store::{SessionFilter, SessionResult, Status, Store, StoreError};
+
+/// The OpenAPI 3.1 document of this API, served at `GET /openapi.json`.
+pub const OPENAPI: &str = include_str!("openapi.json");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    OpenApi,
+    CreateSession,
+    ListSessions,
+    ShowSession,
+    SessionEvents,
+    SessionResult,
+    Steer,
+    Abort,
+    Messages,
+}
+
+/// Every route: its method and path, written as the OpenAPI document writes them (`{id}` is one
+/// path segment; a subagent's id holds a `/`, sent as `%2F`).
+pub const ROUTES: [(&str, &str, Route); 9] = [
+    ("GET", "/openapi.json", Route::OpenApi),
+    ("POST", "/sessions", Route::CreateSession),
+    ("GET", "/sessions", Route::ListSessions),
+    ("GET", "/sessions/{id}", Route::ShowSession),
+    ("GET", "/sessions/{id}/events", Route::SessionEvents),
+    ("GET", "/sessions/{id}/result", Route::SessionResult),
+    ("POST", "/sessions/{id}/steer", Route::Steer),
+    ("POST", "/sessions/{id}/abort", Route::Abort),
+    ("POST", "/sessions/{id}/messages", Route::Messages),
+];
+
+/// What a request gets.
+pub enum Reply {
+    Json(u16, Value),
+    /// The session's events as server-sent events, after number `after`.
+    Events {
+        store: Store,
+        id: String,
+        after: i64,
+    },
+}
+
+/// A request refused: the status and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: u16,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: u16, message: impl Into<String>) -> Self {
+        Self { status, message: message.into() }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        let status = match error {
+            StoreError::SessionNotFound(_) | StoreError::NoResult(_) => 404,
+            // Seed 003: a session still at work, or whose writer died, has no result yet.
+            StoreError::NotFinished { .. } | StoreError::Ambiguous { .. } => 400,
+            StoreError::Open { .. } | StoreError::TooNew { .. } | StoreError::Database(_) => 500,
+        };
+        Self::new(status, error.to_string())
+    }
+}
+
+/// The API over the open sessions and the store.
+pub struct Api {
+    runs: Runs,
+    data_dir: PathBuf,
+}
+
+impl Api {
+    pub fn new(runs: Runs, data_dir: PathBuf) -> Self {
+        Self { runs, data_dir }
+    }
+
+    /// Answers an authorised request.
+    pub fn handle(&self, request: &Request) -> Reply {
+        self.route(request).unwrap_or_else(|error| Reply::Json(error.status, json!({ "error": error.message })))
+    }
+
+    fn route(&self, request: &Request) -> Result<Reply, ApiError> {
+        let path = request.path();
+        let (route, id) = find(&request.method, path)?;
+        let id = match id {
+            Some(raw) => Some(percent_decode(raw).ok_or_else(|| {
+                ApiError::new(400, format!("the session id {raw:?} in the path is not valid percent-encoded UTF-8"))
+            })?),
+            None => None,
+        };
+        let id = id.as_deref().unwrap_or_default();
+        match route {
+            Route::OpenApi => {
+                Ok(Reply::Json(200, serde_json::from_str(OPENAPI).expect("openapi.json is JSON (a unit test reads it)")))
+            }
+            Route::CreateSession => self.create(request),
+            Route::ListSessions => self.list(request),
+            Route::ShowSession => {
+                let mut record = session_json(&self.store()?, id)?;
+                record["open"] = json!(self.runs.is_open(id));
+                Ok(Reply::Json(200, record))
+            }
+            Route::SessionEvents => {
+                let store = self.store()?;
+                store.session(id)?;
+                Ok(Reply::Events { store, id: id.to_owned(), after: events_after(request)? })
+            }
+            Route::SessionResult => {
+                let result = SessionResult::from(self.store()?.result(id)?);
+                Ok(Reply::Json(200, serde_json::to_value(result).expect("a result serialises")))
+            }
+            Route::Steer => self.control(id, || Ok(self.runs.steer(id, message(request)?))),
+            Route::Messages => self.control(id, || Ok(self.runs.message(id, message(request)?))),
+            Route::Abort => self.control(id, || Ok(self.runs.abort(id))),
+        }
+    }
+
+    fn store(&self) -> Result<Store, ApiError> {
+        Ok(Store::open(&self.data_dir)?)
+    }
+
+    fn create(&self, request: &Request) -> Result<Reply, ApiError> {
+        let body: NewSessionBody = parse(&request.body)?;
+        let run = body.into_run()?;
+        match self.runs.start(run) {
+            Ok(id) => Ok(Reply::Json(201, json!({ "id": id, "status": Status::Running }))),
+            Err(StartError::Refused(message)) => Err(ApiError::new(400, message)),
+            Err(StartError::Failed(message)) => Err(ApiError::new(500, message)),
+        }
+    }
+
+    fn list(&self, request: &Request) -> Result<Reply, ApiError> {
+        let mut filter = SessionFilter { limit: Some(20), ..SessionFilter::default() };
+        for (name, value) in request.query() {
+            match name.as_str() {
+                "limit" => {
+                    let limit: usize =
+                        value.parse().map_err(|_| ApiError::new(400, format!("limit {value:?} is not a whole number")))?;
+                    filter.limit = (limit > 0).then_some(limit);
+                }
+                "status" => {
+                    let status = Status::parse(&value).ok_or_else(|| {
+                        ApiError::new(400, format!("status {value:?} is not one of running, finished, interrupted"))
+                    })?;
+                    filter.status = Some(status);
+                }
+                "subagents" => filter.subagents = flag(&value)?,
+                _ => {
+                    return Err(ApiError::new(400, format!("unknown query parameter {name:?}; known: limit, status, subagents")))
+                }
+            }
+        }
+        let sessions = self.store()?.sessions(&filter)?;
+        Ok(Reply::Json(200, serde_json::to_value(sessions).expect("sessions serialise")))
+    }
+
+    /// Steer, messages, abort: a 404 for a session never stored, else what its thread says.
+    fn control(&self, id: &str, ask: impl FnOnce() -> Result<Result<(), Refusal>, ApiError>) -> Result<Reply, ApiError> {
+        self.store()?.session(id)?;
+        match ask()? {
+            Ok(()) => Ok(Reply::Json(202, json!({ "id": id }))),
+            Err(Refusal::NotOpen) => Err(ApiError::new(
+                409,
+                format!("session {id} is not open in this server: it was closed, or another process ran it"),
+            )),
+            Err(Refusal::Running) => Err(ApiError::new(
+                409,
+                format!("session {id} is running an input: steer it (POST /sessions/{{id}}/steer), or send the message once the input is finished"),
+            )),
+            Err(Refusal::NotRunning) => Err(ApiError::new(
+                409,
+                format!("session {id} is not running: give it a new input with POST /sessions/{{id}}/messages"),
+            )),
+            Err(Refusal::NoAnswer) => Err(ApiError::new(503, format!("session {id} did not answer in time; try again"))),
+        }
+    }
+}
+
+/// The route `method` and `path` reach, and the raw `{id}` segment if the route has one.
+fn find<'a>(method: &str, path: &'a str) -> Result<(Route, Option<&'a str>), ApiError> {
+    let mut allowed = Vec::new();
+    for (route_method, pattern, route) in ROUTES {
+        if let Some(id) = matches(pattern, path) {
+            if route_method == method {
+                return Ok((route, id));
+            }
+            allowed.push(route_method);
+        }
+    }
+    match allowed.as_slice() {
+        [] => Err(ApiError::new(404, format!("no route {path}; GET /openapi.json lists them"))),
+        _ => Err(ApiError::new(405, format!("{path} takes {}, not {method}", allowed.join(" or ")))),
+    }
+}
+
+/// Whether `path` fits `pattern`; `Some(id)` with the segment that stood for `{id}`, if any.
+fn matches<'a>(pattern: &str, path: &'a str) -> Option<Option<&'a str>> {
+    let (mut wanted, mut given) = (pattern.split('/'), path.split('/'));
+    let mut id = None;
+    loop {
+        match (wanted.next(), given.next()) {
+            (None, None) => return Some(id),
+            (Some("{id}"), Some(segment)) if !segment.is_empty() => id = Some(segment),
+            (Some(literal), Some(segment)) if literal == segment => {}
+            _ => return None,
+        }
+    }
+}
+
+/// `POST /sessions`'s body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewSessionBody {
+    task: String,
+    provider: Option<String>,
+    model: Option<String>,
+    base_url: Option<String>,
+    max_turns: Option<usize>,
+    max_tool_rounds: Option<usize>,
+    reasoning_effort: Option<String>,
+    output_schema: Option<Value>,
+    /// An agent config of the server's working directory (`.openagent/agents/<id>/agent.yml`).
+    agent: Option<String>,
+    parent_id: Option<String>,
+}
+
+impl NewSessionBody {
+    fn into_run(self) -> Result<NewRun, ApiError> {
+        if self.task.trim().is_empty() {
+            return Err(ApiError::new(400, "task is empty: say what the agent should do"));
+        }
+        if let Some(effort) = self.reasoning_effort.as_deref().filter(|e| !["low", "medium", "high"].contains(e)) {
+            return Err(ApiError::new(400, format!("reasoning_effort {effort:?} is not one of low, medium, high")));
+        }
+        if self.output_schema.as_ref().is_some_and(|schema| !schema.is_object()) {
+            return Err(ApiError::new(400, "output_schema must be a JSON Schema object"));
+        }
+        Ok(NewRun {
+            task: self.task,
+            agent: AgentOptions {
+                provider: self.provider,
+                model: self.model,
+                base_url: self.base_url,
+                cwd: None,
+                agent: self.agent,
+            },
+            max_turns: self.max_turns,
+            max_tool_rounds: self.max_tool_rounds,
+            reasoning_effort: self.reasoning_effort,
+            output_schema: self.output_schema,
+            parent_id: self.parent_id,
+        })
+    }
+}
+
+/// The body of steer and messages.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MessageBody {
+    message: String,
+}
+
+fn message(request: &Request) -> Result<String, ApiError> {
+    let body: MessageBody = parse(&request.body)?;
+    if body.message.trim().is_empty() {
+        return Err(ApiError::new(400, "message is empty"));
+    }
+    Ok(body.message)
+}
+
+/// The body as the JSON object a route takes; the error says what is wrong with it.
+fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    if body.is_empty() {
+        return Err(ApiError::new(400, "the request has no body; this route takes a JSON object (see GET /openapi.json)"));
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::new(400, format!("invalid body: {e}")))
+}
+
+/// Where an event stream starts: after `Last-Event-ID` (a reconnecting client), or `?after=`.
+fn events_after(request: &Request) -> Result<i64, ApiError> {
+    let query = request.query();
+    let given = request
+        .header("last-event-id")
+        .map(|value| ("Last-Event-ID", value.to_owned()))
+        .or_else(|| query.into_iter().find(|(name, _)| name == "after").map(|(_, value)| ("after", value)));
+    match given {
+        None => Ok(0),
+        Some((name, value)) => value
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|seq| *seq >= 0)
+            .ok_or_else(|| ApiError::new(400, format!("{name} {value:?} is not an event number (0 or more)"))),
+    }
+}
+
+fn flag(value: &str) -> Result<bool, ApiError> {
+    match value {
+        "true" | "1" | "" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(ApiError::new(400, format!("subagents {value:?} is not true or false"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn the_openapi_document_describes_every_route_and_no_other() {
+        let document: Value = serde_json::from_str(OPENAPI).expect("openapi.json is JSON");
+        assert_eq!(document["openapi"].as_str().map(|v| &v[..4]), Some("3.1."));
+        let mut documented = BTreeSet::new();
+        for (path, operations) in document["paths"].as_object().expect("paths") {
+            for (method, operation) in operations.as_object().expect("operations") {
+                if method == "parameters" {
+                    continue;
+                }
+                documented.insert((method.to_uppercase(), path.clone()));
+                assert!(operation["responses"]["401"].is_object(), "{method} {path} documents the 401");
+            }
+        }
+        let routed: BTreeSet<_> = ROUTES.iter().map(|(method, path, _)| ((*method).to_owned(), (*path).to_owned())).collect();
+        assert_eq!(documented, routed);
+        assert_eq!(document["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
+        assert_eq!(document["security"], json!([{"bearer": []}]));
+    }
+
+    #[test]
+    fn paths_reach_their_route_with_the_raw_id() {
+        assert_eq!(find("GET", "/sessions"), Ok((Route::ListSessions, None)));
+        assert_eq!(find("POST", "/sessions"), Ok((Route::CreateSession, None)));
+        assert_eq!(find("GET", "/sessions/r_1%2Fagent_1/result"), Ok((Route::SessionResult, Some("r_1%2Fagent_1"))));
+        assert_eq!(find("POST", "/sessions/r_1/steer"), Ok((Route::Steer, Some("r_1"))));
+        assert_eq!(find("GET", "/sessions/r_1/steer").map_err(|e| e.status), Err(405));
+        assert_eq!(find("DELETE", "/sessions").map_err(|e| e.status), Err(405));
+        for unknown in ["/", "/session", "/sessions/", "/sessions//result", "/sessions/r_1/agent_1/result", "/sessions/r_1/x"] {
+            assert_eq!(find("GET", unknown).map_err(|e| e.status), Err(404), "{unknown}");
+        }
+    }
+
+    #[test]
+    fn a_new_session_body_is_checked_field_by_field() {
+        let error =
+            |body: &str| parse::<NewSessionBody>(body.as_bytes()).and_then(NewSessionBody::into_run).expect_err(body).message;
+        assert!(error("").contains("no body"));
+        assert!(error("{").starts_with("invalid body: EOF"));
+        assert!(error(r#"{"model": "m"}"#).contains("missing field `task`"));
+        assert!(error(r#"{"task": "x", "max_turns": -1}"#).contains("invalid value: integer `-1`"));
+        assert!(error(r#"{"task": "x", "tusk": 1}"#).contains("unknown field `tusk`"));
+        assert!(error(r#"{"task": " "}"#).contains("task is empty"));
+        assert!(error(r#"{"task": "x", "reasoning_effort": "max"}"#).contains("not one of low, medium, high"));
+        assert!(error(r#"{"task": "x", "output_schema": "object"}"#).contains("JSON Schema object"));
+        let run = parse::<NewSessionBody>(br#"{"task": "x", "max_turns": 3, "model": "m", "parent_id": "r_1"}"#)
+            .and_then(NewSessionBody::into_run)
+            .expect("valid");
+        assert_eq!((run.max_turns, run.agent.model.as_deref(), run.parent_id.as_deref()), (Some(3), Some("m"), Some("r_1")));
+    }
+
+    #[test]
+    fn an_event_stream_starts_after_last_event_id_or_after() {
+        let request = |target: &str, header: Option<&str>| Request {
+            method: "GET".into(),
+            target: target.into(),
+            headers: header.map(|v| ("Last-Event-ID".to_owned(), v.to_owned())).into_iter().collect(),
+            body: Vec::new(),
+        };
+        assert_eq!(events_after(&request("/sessions/r/events", None)), Ok(0));
+        assert_eq!(events_after(&request("/sessions/r/events?after=4", None)), Ok(4));
+        assert_eq!(events_after(&request("/sessions/r/events?after=4", Some("9"))), Ok(9));
+        assert_eq!(events_after(&request("/sessions/r/events", Some("-1"))).map_err(|e| e.status), Err(400));
+        assert_eq!(events_after(&request("/sessions/r/events?after=x", None)).map_err(|e| e.status), Err(400));
+    }
+}

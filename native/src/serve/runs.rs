@@ -1,0 +1,329 @@
+//! The sessions `openagent serve` runs. A core `Session` is not `Send`, so each lives on a thread
+//! of its own with its own [`NativeRuntime`], and the HTTP threads reach it through a channel:
+//! steer it, give it a new input, abort it, or hand it a child's result. The run thread writes
+//! every event and how each input ended to the session store through the same [`Report`] as
+//! `openagent run`, so the store is the one place readers (`GET /sessions/...`, the SSE
+//! streams) look.
+//!
+//! A session stays open after an input ends: it waits for the next one (`messages`) until it is
+//! aborted or an error closes it; then its thread ends and it is no longer in [`Runs`].
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
+use futures::StreamExt;
+use openagent_core::runtime::{format_rfc3339, Runtime};
+use openagent_core::{Session, SessionState};
+use serde_json::Value;
+
+use super::callback::callback_message;
+use crate::run::{drive, new_run_id, pinned_runtime, Agent, AgentOptions, ExitReason, Output, Report, RunConfig, Wake};
+use crate::runtime::system_now_ms;
+use crate::store::{Recorder, SessionResult};
+use crate::NativeRuntime;
+
+/// A run thread answers a request as soon as its executor polls again, which is at once unless
+/// it is stuck; past this the request is refused rather than left hanging.
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+/// What `POST /sessions` asks for.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    pub task: String,
+    pub agent: AgentOptions,
+    /// Limits and effort asked for; an agent config's apply where these are absent.
+    pub max_turns: Option<usize>,
+    pub max_tool_rounds: Option<usize>,
+    pub reasoning_effort: Option<String>,
+    pub output_schema: Option<Value>,
+    /// A session of this server that gets this one's results.
+    pub parent_id: Option<String>,
+}
+
+/// Why a session could not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartError {
+    /// The request cannot work as given (no provider configured, a bad schema, no such
+    /// parent): the message says what to change.
+    Refused(String),
+    /// The server could not do its part (the store, a thread).
+    Failed(String),
+}
+
+/// Why a running session refused a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No open session has that id here: it was closed, or another process ran it.
+    NotOpen,
+    /// It is working on an input (a new input must wait).
+    Running,
+    /// It is waiting for an input (there is nothing to steer).
+    NotRunning,
+    /// Its thread did not answer in time.
+    NoAnswer,
+}
+
+type Answer = mpsc::Sender<Result<(), Refusal>>;
+
+/// What the HTTP threads ask of a run thread.
+enum Control {
+    Steer(String, Answer),
+    Input(String, Answer),
+    Abort(Answer),
+    /// A child's result: steering while the session runs, a new input when it waits.
+    Callback(String),
+}
+
+/// The open sessions of this server. Cheap to clone; clones share the sessions.
+#[derive(Clone)]
+pub struct Runs {
+    open: Arc<Mutex<HashMap<String, UnboundedSender<Control>>>>,
+    data_dir: PathBuf,
+    cwd: Option<PathBuf>,
+}
+
+impl Runs {
+    /// Sessions stored in `data_dir`, working in `cwd` (the current directory when `None`).
+    pub fn new(data_dir: PathBuf, cwd: Option<PathBuf>) -> Self {
+        Self { open: Arc::default(), data_dir, cwd }
+    }
+
+    /// Starts `run` on a thread of its own and returns its id once the session is in the
+    /// store, so every read that follows finds it.
+    pub fn start(&self, run: NewRun) -> Result<String, StartError> {
+        if let Some(parent) = &run.parent_id {
+            if !self.is_open(parent) {
+                return Err(StartError::Refused(format!(
+                    "parent_id: no open session {parent} in this server (a parent must be a session this server runs, not closed)"
+                )));
+            }
+        }
+        let (tx, rx) = unbounded();
+        let id = self.reserve_id(tx);
+        let (ready_tx, ready) = mpsc::channel();
+        let thread = {
+            let (runs, id) = (self.clone(), id.clone());
+            std::thread::Builder::new().name(format!("openagent-session-{id}")).spawn(move || runs.run(&id, run, rx, &ready_tx))
+        };
+        let started = match thread {
+            Ok(_) => {
+                ready.recv().unwrap_or_else(|_| Err(StartError::Failed("the session's thread ended before it started".into())))
+            }
+            Err(e) => Err(StartError::Failed(format!("cannot start a thread for the session: {e}"))),
+        };
+        match started {
+            Ok(()) => Ok(id),
+            Err(error) => {
+                self.forget(&id);
+                Err(error)
+            }
+        }
+    }
+
+    /// Whether `id` is open in this server (running, or waiting for its next input).
+    pub fn is_open(&self, id: &str) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// Queues `message` for the running session, injected after its current tool round.
+    pub fn steer(&self, id: &str, message: String) -> Result<(), Refusal> {
+        self.ask(id, |answer| Control::Steer(message, answer))
+    }
+
+    /// Gives the waiting session its next input.
+    pub fn message(&self, id: &str, message: String) -> Result<(), Refusal> {
+        self.ask(id, |answer| Control::Input(message, answer))
+    }
+
+    /// Stops the session's model call and commands and closes it.
+    pub fn abort(&self, id: &str) -> Result<(), Refusal> {
+        self.ask(id, Control::Abort)
+    }
+
+    /// Sends a request to the session's thread and waits for its answer.
+    fn ask(&self, id: &str, request: impl FnOnce(Answer) -> Control) -> Result<(), Refusal> {
+        let (answer, answered) = mpsc::channel();
+        let sent = self.lock().get(id).map(|tx| tx.unbounded_send(request(answer)).is_ok());
+        if sent != Some(true) {
+            return Err(Refusal::NotOpen);
+        }
+        match answered.recv_timeout(ANSWER_WITHIN) {
+            Ok(answer) => answer,
+            Err(RecvTimeoutError::Timeout) => Err(Refusal::NoAnswer),
+            // The thread ended (the session closed) with the request still queued.
+            Err(RecvTimeoutError::Disconnected) => Err(Refusal::NotOpen),
+        }
+    }
+
+    /// A fresh id, kept for the caller's session so no other start takes it.
+    fn reserve_id(&self, control: UnboundedSender<Control>) -> String {
+        let mut open = self.lock();
+        let mut id = new_run_id(system_now_ms());
+        // An id is the second and a salt from the clock's nanoseconds: two starts could meet.
+        while open.contains_key(&id) {
+            id = new_run_id(system_now_ms());
+        }
+        open.insert(id.clone(), control);
+        id
+    }
+
+    fn forget(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, UnboundedSender<Control>>> {
+        // The map is only inserted into and removed from: a panic cannot leave it half-changed.
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The run thread: starts the session, tells `ready`, then runs input after input until the
+    /// session closes.
+    fn run(&self, id: &str, run: NewRun, mut control: UnboundedReceiver<Control>, ready: &mpsc::Sender<Result<(), StartError>>) {
+        let runtime = Rc::new(pinned_runtime());
+        let now = || format_rfc3339(runtime.now_ms());
+        let (agent, session, recorder) = match self.prepare(id, &run, &runtime, now()) {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                let _ = ready.send(Err(error));
+                return;
+            }
+        };
+        let _ = ready.send(Ok(()));
+        let mut report = Report::to(Output::Silent, Some(recorder));
+        let mut input = Some(run.task);
+        while let Some(text) = input.take() {
+            let started = runtime.now_ms();
+            let outside = control.by_ref().map(Wake::Outside).boxed_local();
+            let result = runtime.block_on(drive(&session, &text, &runtime, outside, |wake| match wake {
+                Wake::Outside(request) => while_running(&session, request),
+                wake => report.wake(wake),
+            }));
+            // Steering that came after the input's last tool round opens the next input at once:
+            // a child's result must not wait for someone to send the parent a message.
+            let late = session.take_steering();
+            if !late.is_empty() && session.state() != SessionState::Closed {
+                input = Some(late.join("\n\n"));
+                continue;
+            }
+            let end = std::mem::take(&mut report.tally).end(&result, &agent, &session, runtime.now_ms().saturating_sub(started));
+            if let Some(store) = &mut report.store {
+                if let Err(e) = store.finish(&end.exit_reason, &now()) {
+                    eprintln!("warning: the session store did not record how {id}'s input ended: {e}");
+                }
+            }
+            if let (Some(parent), Some(result)) = (&run.parent_id, session.last_result()) {
+                let completed = end.exit_reason == ExitReason::Completed.as_str();
+                self.report_to_parent(parent, callback_message(id, completed, &SessionResult::from(result)));
+            }
+            if session.state() == SessionState::Closed {
+                break;
+            }
+            input = next_input(&runtime, &mut control, &session, &mut report);
+        }
+        self.forget(id);
+    }
+
+    /// The agent, its session and the session's row in the store; the error says what to change.
+    fn prepare(
+        &self,
+        id: &str,
+        run: &NewRun,
+        runtime: &Rc<NativeRuntime>,
+        created_at: String,
+    ) -> Result<(Agent, Session, Recorder), StartError> {
+        let options = AgentOptions { cwd: run.agent.cwd.clone().or_else(|| self.cwd.clone()), ..run.agent.clone() };
+        let agent = Agent::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
+        let config = agent.session_config(run.max_turns, run.max_tool_rounds, run.reasoning_effort.clone());
+        let mut builder = agent.builder(id, config.clone());
+        if let Some(schema) = &run.output_schema {
+            builder = builder.output_schema(schema.clone()).map_err(|e| StartError::Refused(format!("output_schema: {e}")))?;
+        }
+        let session = builder.build();
+        if let Some(config) = &agent.config {
+            config.restrict(&session);
+        }
+        let mut stored = RunConfig::new(&run.task, &agent, &config, "serve").stored_session(id, created_at);
+        stored.parent_id.clone_from(&run.parent_id);
+        let recorder = Recorder::start(&self.data_dir, stored).map_err(|e| StartError::Failed(e.to_string()))?;
+        Ok((agent, session, recorder))
+    }
+
+    /// Hands a child's callback to its parent; a parent closed meanwhile cannot take it, and the
+    /// child's result stays in the store.
+    fn report_to_parent(&self, parent: &str, message: String) {
+        let sent = self.lock().get(parent).is_some_and(|tx| tx.unbounded_send(Control::Callback(message)).is_ok());
+        if !sent {
+            eprintln!("warning: the parent session {parent} is closed; its child's result stays in the store");
+        }
+    }
+}
+
+/// A request that came while the session works on an input.
+fn while_running(session: &Session, request: Control) {
+    // An answer nobody waits for any more (the HTTP client gave up) is dropped.
+    match request {
+        Control::Steer(message, answer) => {
+            session.steer(message);
+            let _ = answer.send(Ok(()));
+        }
+        Control::Input(_, answer) => {
+            let _ = answer.send(Err(Refusal::Running));
+        }
+        Control::Abort(answer) => {
+            session.abort();
+            let _ = answer.send(Ok(()));
+        }
+        Control::Callback(message) => session.steer(message),
+    }
+}
+
+/// Waits for the session's next input; `None` once it is aborted.
+fn next_input(
+    runtime: &NativeRuntime,
+    control: &mut UnboundedReceiver<Control>,
+    session: &Session,
+    report: &mut Report,
+) -> Option<String> {
+    loop {
+        // The server keeps a sender for as long as the session is open: `None` cannot come first.
+        match runtime.block_on(control.next())? {
+            Control::Input(message, answer) => {
+                // Running in the store before the caller hears back, so that a result read after
+                // the answer is this input's, not the last one's.
+                resume(report);
+                let _ = answer.send(Ok(()));
+                return Some(message);
+            }
+            Control::Callback(message) => {
+                resume(report);
+                return Some(message);
+            }
+            Control::Steer(_, answer) => {
+                let _ = answer.send(Err(Refusal::NotRunning));
+            }
+            Control::Abort(answer) => {
+                // Closing an idle session emits its `session_end` at once; it goes to the store too.
+                let mut events = session.events();
+                session.abort();
+                while let Ok(event) = events.try_recv() {
+                    report.event(&event);
+                }
+                let _ = answer.send(Ok(()));
+                return None;
+            }
+        }
+    }
+}
+
+fn resume(report: &mut Report) {
+    if let Some(store) = &mut report.store {
+        if let Err(e) = store.resume() {
+            eprintln!("warning: the session store did not record the new input: {e}");
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! `GET /sessions/{id}/events`: a session's events as server-sent events, first those already
+//! stored, then the new ones as its run thread stores them, until the session stops running and
+//! every event is sent. The stream reads the store, not the session: the store is the one source
+//! of truth, a reader never slows the run down, and a reader of a session that another process
+//! runs (`openagent run`) is served the same way.
+//!
+//! Each event is `id: <seq>`, `event: <kind>`, `data: <the internal event as JSON>`. A client
+//! that reconnects with `Last-Event-ID: <seq>` (or `?after=<seq>`) gets what came after it.
+
+use std::io::{self, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::http_server::write_head;
+use crate::store::{Status, Store, StoreError, StoredEvent};
+
+/// How often the store is asked for new events: short enough to feel live, long enough that an
+/// idle stream costs nothing worth measuring.
+const POLL: Duration = Duration::from_millis(50);
+
+/// A comment is sent after this much silence, so that a client that went away is noticed (the
+/// write fails) and its thread ends, and proxies do not close a quiet stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Events read from the store at once; a long history is sent in slices of this many.
+const BATCH: usize = 500;
+
+/// Streams session `id`'s events after number `after` to `out`. The session exists: the caller
+/// checked, and answered 404 otherwise.
+pub fn stream(out: &mut TcpStream, store: &Store, id: &str, after: i64) -> io::Result<()> {
+    write_head(out, 200, &[("content-type", "text/event-stream"), ("cache-control", "no-store")], None)?;
+    let mut last = after;
+    let mut quiet_since = Instant::now();
+    loop {
+        let sent = match send_new(out, store, id, &mut last) {
+            Ok(sent) => sent,
+            Err(Failure::Io(e)) => return Err(e),
+            Err(Failure::Store(e)) => return send_error(out, &e),
+        };
+        if sent > 0 {
+            quiet_since = Instant::now();
+            continue;
+        }
+        let status = match store.session(id) {
+            Ok(session) => session.status,
+            Err(e) => return send_error(out, &e),
+        };
+        if status != Status::Running {
+            // Events stored between the last read and the status check come first: the run
+            // thread stores every event of an input before it records how the input ended.
+            return match send_new(out, store, id, &mut last) {
+                Ok(_) => Ok(()),
+                Err(Failure::Io(e)) => Err(e),
+                Err(Failure::Store(e)) => send_error(out, &e),
+            };
+        }
+        if quiet_since.elapsed() >= KEEP_ALIVE {
+            out.write_all(b": keep-alive\n\n")?;
+            out.flush()?;
+            quiet_since = Instant::now();
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+enum Failure {
+    Io(io::Error),
+    Store(StoreError),
+}
+
+/// Sends the events after `last` (one batch), moving `last` on; returns how many were sent.
+fn send_new(out: &mut TcpStream, store: &Store, id: &str, last: &mut i64) -> Result<usize, Failure> {
+    let events = store.events_after(id, *last, Some(BATCH)).map_err(Failure::Store)?;
+    for event in &events {
+        out.write_all(frame(event).as_bytes()).map_err(Failure::Io)?;
+        *last = event.seq;
+    }
+    out.flush().map_err(Failure::Io)?;
+    Ok(events.len())
+}
+
+/// One event in the SSE format. The data is one line of JSON; were it ever more, each line
+/// would be its own `data:` field, as the format wants.
+fn frame(event: &StoredEvent) -> String {
+    let data: String = event.data.lines().map(|line| format!("data: {line}\n")).collect();
+    format!("id: {}\nevent: {}\n{data}\n", event.seq, event.kind)
+}
+
+/// The store failed mid-stream: the client is told why in an `error` event, and the stream ends.
+fn send_error(out: &mut TcpStream, error: &StoreError) -> io::Result<()> {
+    let data = json!({ "error": error.to_string() });
+    write!(out, "event: error\ndata: {data}\n\n")?;
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_is_its_seq_kind_and_data() {
+        let event = StoredEvent {
+            session_id: "r_1".into(),
+            seq: 7,
+            kind: "turn_start".into(),
+            timestamp: "2026-01-01T00:00:00.000Z".into(),
+            data: r#"{"kind":"turn_start","data":{"turn":1}}"#.into(),
+        };
+        assert_eq!(frame(&event), "id: 7\nevent: turn_start\ndata: {\"kind\":\"turn_start\",\"data\":{\"turn\":1}}\n\n");
+        let two_lines = StoredEvent { data: "{\n}".into(), ..event };
+        assert_eq!(frame(&two_lines), "id: 7\nevent: turn_start\ndata: {\ndata: }\n\n");
+    }
+}

@@ -1,0 +1,337 @@
+//! `openagent serve`: the real binary on a free port with a fixed token, the mock LLM server
+//! behind it, driven over HTTP as a client would: auth, starting a session and reading its
+//! result (seed 003's statuses), the event stream live, steering, aborting, the next input of an
+//! open session, and a child's result reaching its parent.
+
+use openagent_native::store::{SessionInfo, Store};
+use openagent_tests::{Api, Reply, Step};
+use serde_json::{json, Value};
+
+use super::{call, read_notes_then_answer, sandbox_with_notes, ANSWER, NOTES, TASK};
+use crate::api::{encode, Serve, TOKEN};
+use crate::common::{serve, KEY};
+use crate::support::{eventually, Sandbox};
+
+/// The routes the OpenAPI document must describe.
+const ROUTES: [(&str, &str); 9] = [
+    ("get", "/openapi.json"),
+    ("post", "/sessions"),
+    ("get", "/sessions"),
+    ("get", "/sessions/{id}"),
+    ("get", "/sessions/{id}/events"),
+    ("get", "/sessions/{id}/result"),
+    ("post", "/sessions/{id}/steer"),
+    ("post", "/sessions/{id}/abort"),
+    ("post", "/sessions/{id}/messages"),
+];
+
+/// A model answer that takes `ms` to start.
+fn slow(ms: u64, reply: Reply) -> Step {
+    Step::slow_first_byte(ms, reply)
+}
+
+/// The `data` of every stored event of `id` whose kind is `kind`, read over the API's stream.
+fn event_data(api: &Serve, id: &str, kind: &str) -> Vec<Value> {
+    api.events(id, "").rest().into_iter().filter(|f| f.event == kind).map(|f| f.data["data"].clone()).collect()
+}
+
+#[test]
+fn every_request_needs_the_bearer_token() {
+    let sandbox = Sandbox::new();
+    let api = Serve::start(&sandbox, None, &[]);
+    for (authorization, path) in [(None, "/openapi.json"), (Some("Bearer wrong"), "/sessions"), (Some(TOKEN), "/sessions")] {
+        let refused = api.call_as(authorization, "GET", path, None);
+        assert_eq!(refused.status, 401, "{authorization:?}: {refused:?}");
+        assert!(refused.head.contains("www-authenticate: Bearer"), "{refused:?}");
+        assert!(refused.error().contains("bearer token"), "{refused:?}");
+    }
+    let refused = api.call_as(None, "POST", "/sessions", Some(r#"{"task": "x"}"#));
+    assert_eq!(refused.status, 401, "a session is not started without the token: {refused:?}");
+    assert_eq!(api.call("GET", "/sessions", None).json(), json!([]));
+}
+
+#[test]
+fn the_openapi_document_lists_every_route() {
+    let sandbox = Sandbox::new();
+    let api = Serve::start(&sandbox, None, &[]);
+    let document = api.call("GET", "/openapi.json", None).json();
+    let mut listed: Vec<(String, String)> = Vec::new();
+    for (path, operations) in document["paths"].as_object().expect("paths") {
+        listed.extend(
+            operations.as_object().expect("operations").keys().filter(|m| *m != "parameters").map(|m| (m.clone(), path.clone())),
+        );
+    }
+    listed.sort();
+    let mut expected: Vec<(String, String)> = ROUTES.iter().map(|(m, p)| ((*m).to_owned(), (*p).to_owned())).collect();
+    expected.sort();
+    assert_eq!(listed, expected);
+    assert_eq!(document["components"]["securitySchemes"]["bearer"]["type"], "http");
+}
+
+#[test]
+fn a_session_runs_its_task_to_the_end_and_is_listed_with_its_result() {
+    let sandbox = sandbox_with_notes();
+    let mock = serve(read_notes_then_answer());
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let created = api.call("POST", "/sessions", Some(&json!({"task": TASK, "max_turns": 5})));
+    assert_eq!((created.status, &created.json()["status"]), (201, &json!("running")), "{created:?}");
+    let id = created.json()["id"].as_str().expect("an id").to_owned();
+
+    assert_eq!(api.wait_for_result(&id), json!({"result_text": ANSWER, "result_data": null}));
+    let shown = api.show(&id);
+    assert_eq!(
+        [&shown["task"], &shown["status"], &shown["exit_reason"], &shown["open"], &shown["outcome"]["status"]],
+        [&json!(TASK), &json!("finished"), &json!("completed"), &json!(true), &json!("done")],
+        "{shown}"
+    );
+    assert_eq!(shown["config"]["max_turns"], 5, "{shown}");
+    let listed = api.call("GET", "/sessions?limit=5", None).json();
+    assert_eq!(listed.as_array().map(|all| all.iter().map(|s| s["id"].clone()).collect::<Vec<_>>()), Some(vec![json!(id)]));
+    assert_eq!(mock.requests().len(), 2, "the tool round and the answer");
+    // The store is the CLI's too.
+    let cli = sandbox.sessions(&["result", &id]);
+    assert_eq!(cli.stdout.trim(), format!(r#"{{"result_text":"{ANSWER}","result_data":null}}"#));
+}
+
+#[test]
+fn the_result_is_404_for_no_session_400_while_running_and_404_when_there_is_none() {
+    let sandbox = Sandbox::new();
+    let mock = serve([slow(1500, Reply::text(ANSWER))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let unknown = api.result("r_nowhere");
+    assert_eq!((unknown.status, unknown.error()), (404, "session not found: r_nowhere".to_owned()));
+
+    let id = api.start_session(&json!({"task": TASK}));
+    let running = api.result(&id);
+    assert_eq!(running.status, 400, "{running:?}");
+    assert!(running.error().starts_with("session not finished"), "{running:?}");
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+
+    // A session finished without a result: only a store written otherwise has one.
+    let mut store = Store::open(&sandbox.data_dir()).expect("the store");
+    let info = SessionInfo {
+        id: "r_resultless".into(),
+        parent_id: None,
+        task: "nothing".into(),
+        provider: "anthropic".into(),
+        model: "m".into(),
+        working_directory: "/".into(),
+        created_at: "2026-01-01T00:00:00.000Z".into(),
+        config: None,
+    };
+    store.create_session(&info).expect("created");
+    store.finish_session("r_resultless", "completed", "2026-01-01T00:00:01.000Z").expect("finished");
+    let none = api.result("r_resultless");
+    assert_eq!(none.status, 404, "{none:?}");
+    assert!(none.error().starts_with("no result"), "{none:?}");
+}
+
+#[test]
+fn the_event_stream_sends_the_history_then_live_events_until_the_input_ends() {
+    let sandbox = sandbox_with_notes();
+    let mock = serve([call("toolu_read", "read_file", json!({"file_path": NOTES})), slow(1000, Reply::text(ANSWER))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": TASK}));
+    // Connected while the model still thinks over its second answer.
+    eventually("the second model call", || mock.requests().len() == 2);
+    assert_eq!(api.result(&id).status, 400, "still running when the stream opens");
+    let frames = api.events(&id, "").rest();
+
+    let ids: Vec<i64> = frames.iter().map(|f| f.id.expect("an id")).collect();
+    assert_eq!(ids, (1..=frames.len() as i64).collect::<Vec<_>>(), "ids are the seqs, in order, without gaps");
+    let kinds: Vec<&str> = frames.iter().map(|f| f.event.as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"session_start"));
+    assert_eq!(&kinds[kinds.len() - 2..], ["result", "processing_end"], "{kinds:?}");
+    assert!(kinds.contains(&"tool_call_end") && kinds.contains(&"assistant_text_delta"), "{kinds:?}");
+    for frame in &frames {
+        assert_eq!(
+            (frame.data["kind"].as_str(), frame.data["session_id"].as_str()),
+            (Some(frame.event.as_str()), Some(id.as_str()))
+        );
+    }
+    assert_eq!(frames[frames.len() - 2].data["data"]["result_text"], ANSWER);
+    let stored: Vec<Value> =
+        sandbox.sessions(&["events", &id, "--json"]).stdout.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!(frames.iter().map(|f| f.data.clone()).collect::<Vec<_>>(), stored, "the stream is the store");
+
+    // Reconnecting after an event gives only what came after it.
+    let resumed = api.events(&id, "Last-Event-ID: 3\r\n").rest();
+    assert_eq!(resumed.first().and_then(|f| f.id), Some(4));
+    assert_eq!(resumed.len(), frames.len() - 3);
+}
+
+#[test]
+fn steering_while_running_reaches_the_models_next_request() {
+    let sandbox = sandbox_with_notes();
+    let mock = serve([
+        slow(1500, Reply::default().with_tool_call("read_file", json!({"file_path": NOTES}))),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": TASK}));
+    let path = format!("/sessions/{}/steer", encode(&id));
+    let steered = api.call("POST", &path, Some(&json!({"message": "count the lines too"})));
+    assert_eq!((steered.status, steered.json()), (202, json!({"id": id})), "{steered:?}");
+    api.wait_for_result(&id);
+
+    let second = &mock.requests()[1].body;
+    assert!(second.to_string().contains("count the lines too"), "the steering is in the next request: {second}");
+    assert_eq!(event_data(&api, &id, "steering_injected"), [json!({"content": "count the lines too"})]);
+    let idle = api.call("POST", &path, Some(&json!({"message": "too late"})));
+    assert_eq!(idle.status, 409, "{idle:?}");
+    assert!(idle.error().contains("is not running"), "{idle:?}");
+}
+
+/// The model answers without a tool round while the steering comes: it is not left for some later
+/// input but opens the next one at once.
+#[test]
+fn a_steer_after_the_last_tool_round_opens_the_next_input() {
+    let sandbox = Sandbox::new();
+    let mock = serve([slow(1500, Reply::text("Hello.")), Step::reply(Reply::text(ANSWER))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": "say hello"}));
+    let steered = api.call("POST", &format!("/sessions/{id}/steer"), Some(&json!({"message": "then summarise"})));
+    assert_eq!(steered.status, 202, "{steered:?}");
+    eventually("the steering is answered", || mock.requests().len() == 2);
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+    let inputs = event_data(&api, &id, "user_input");
+    assert_eq!(inputs, [json!({"content": "say hello"}), json!({"content": "then summarise"})]);
+    assert!(event_data(&api, &id, "steering_injected").is_empty(), "delivered once, as the input");
+}
+
+#[test]
+fn abort_stops_a_long_run_and_closes_the_session() {
+    let sandbox = Sandbox::new();
+    let mock = serve([slow(30_000, Reply::text("too late"))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": TASK}));
+    eventually("the model is called", || mock.requests().len() == 1);
+    let started = std::time::Instant::now();
+    let aborted = api.call("POST", &format!("/sessions/{id}/abort"), None);
+    assert_eq!(aborted.status, 202, "{aborted:?}");
+    api.wait_for_result(&id);
+    assert!(started.elapsed().as_secs() < 10, "the abort did not wait for the model");
+    let shown = api.show(&id);
+    assert_eq!(
+        [&shown["status"], &shown["exit_reason"], &shown["open"]],
+        [&json!("finished"), &json!("interrupted"), &json!(false)]
+    );
+    for (action, body) in [("abort", None), ("messages", Some(json!({"message": "again"})))] {
+        let closed = api.call("POST", &format!("/sessions/{id}/{action}"), body.as_ref());
+        assert_eq!(closed.status, 409, "{action}: {closed:?}");
+        assert!(closed.error().contains("not open in this server"), "{closed:?}");
+    }
+}
+
+#[test]
+fn an_open_session_takes_its_next_input_with_the_history_kept() {
+    let sandbox = Sandbox::new();
+    let mock = serve([Step::reply(Reply::text("Hello.")), slow(500, Reply::text(ANSWER))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": "say hello"}));
+    assert_eq!(api.wait_for_result(&id)["result_text"], "Hello.");
+    let sent = api.call("POST", &format!("/sessions/{id}/messages"), Some(&json!({"message": "now summarise"})));
+    assert_eq!(sent.status, 202, "{sent:?}");
+    // Running before the answer came: no stale result is read.
+    assert_eq!(api.result(&id).status, 400);
+    let busy = api.call("POST", &format!("/sessions/{id}/messages"), Some(&json!({"message": "and again"})));
+    assert_eq!(busy.status, 409, "{busy:?}");
+    assert!(busy.error().contains("is running"), "{busy:?}");
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+    let second = mock.requests()[1].body.to_string();
+    assert!(second.contains("say hello") && second.contains("Hello.") && second.contains("now summarise"), "{second}");
+    assert_eq!(event_data(&api, &id, "user_input").len(), 2);
+}
+
+/// The child's result comes to its idle parent as a new input: the callback of seed 003, with
+/// the child's structured result.
+#[test]
+fn a_childs_result_reaches_its_idle_parent_as_its_next_input() {
+    let sandbox = Sandbox::new();
+    let mock = serve([
+        Step::reply(Reply::text("I will wait for the count.")),
+        Step::reply(Reply::text("Counted.").with_tool_call("submit_result", json!({"notes": 2}))),
+        Step::reply(Reply::text("The child counted two notes.")),
+    ]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let parent = api.start_session(&json!({"task": "orchestrate the count"}));
+    api.wait_for_result(&parent);
+    let schema = json!({"type": "object", "properties": {"notes": {"type": "integer"}}, "required": ["notes"]});
+    let child = api.start_session(&json!({"task": "count the notes", "parent_id": parent, "output_schema": schema}));
+    assert_eq!(api.wait_for_result(&child), json!({"result_text": "Counted.", "result_data": {"notes": 2}}));
+
+    let callback = format!(
+        "<agent-callback session=\"{child}\" status=\"completed\">\n## Child Result\n\nCounted.\n\n## Structured Data\n\n```json\n{{\n  \"notes\": 2\n}}\n```\n</agent-callback>"
+    );
+    eventually("the parent answers the callback", || mock.requests().len() == 3);
+    assert_eq!(api.wait_for_result(&parent)["result_text"], "The child counted two notes.");
+    let inputs = event_data(&api, &parent, "user_input");
+    assert_eq!(inputs, [json!({"content": "orchestrate the count"}), json!({"content": callback})]);
+    assert_eq!(api.show(&parent)["subagents"], json!([child]));
+    assert_eq!(api.show(&child)["parent_id"], json!(parent));
+    let top = api.call("GET", "/sessions", None).json();
+    assert_eq!(top.as_array().map(Vec::len), Some(1), "a child is listed under its parent only: {top}");
+    assert_eq!(api.call("GET", "/sessions?subagents=true", None).json().as_array().map(Vec::len), Some(2));
+}
+
+/// The parent talks to OpenAI and the child to Anthropic, so the mock's script can tell their
+/// requests apart whichever comes first.
+#[test]
+fn a_childs_result_steers_its_running_parent() {
+    let sandbox = sandbox_with_notes();
+    let mock = serve([
+        slow(3000, Reply::default().with_tool_call("read_file", json!({"file_path": NOTES}))).expecting(Api::OpenAiResponses),
+        Step::reply(Reply::text("Two notes.")).expecting(Api::Anthropic),
+        Step::reply(Reply::text(ANSWER)).expecting(Api::OpenAiResponses),
+    ]);
+    let openai = [("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &format!("{}/v1", mock.base_url()))];
+    let api = Serve::start(&sandbox, Some(&mock), &openai);
+    let parent = api.start_session(&json!({"task": TASK, "provider": "openai"}));
+    let child = api.start_session(&json!({"task": "count the notes", "provider": "anthropic", "parent_id": parent}));
+    assert_eq!(api.wait_for_result(&child)["result_text"], "Two notes.");
+    assert_eq!(api.wait_for_result(&parent)["result_text"], ANSWER);
+
+    let callback =
+        format!("<agent-callback session=\"{child}\" status=\"completed\">\n## Child Result\n\nTwo notes.\n</agent-callback>");
+    assert_eq!(event_data(&api, &parent, "steering_injected"), [json!({"content": callback})]);
+    let last = mock.requests().into_iter().rfind(|r| r.api == Some(Api::OpenAiResponses)).expect("the parent's second call");
+    assert!(last.body.to_string().contains("agent-callback"), "{:?}", last.body);
+    assert_eq!(event_data(&api, &parent, "user_input").len(), 1, "one input: the callback came as steering");
+}
+
+#[test]
+fn bad_requests_get_400_with_what_is_wrong() {
+    let sandbox = Sandbox::new();
+    let mock = serve(Vec::new());
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    for (body, wanted) in [
+        ("", "no body"),
+        ("{not json", "invalid body"),
+        (r#"{"model": "m"}"#, "missing field `task`"),
+        (r#"{"task": "x", "max_turns": "5"}"#, "invalid type"),
+        (r#"{"task": "x", "colour": "red"}"#, "unknown field `colour`"),
+        (r#"{"task": "x", "parent_id": "r_nowhere"}"#, "no open session r_nowhere"),
+        (r#"{"task": "x", "output_schema": {"type": "string"}}"#, "output_schema"),
+    ] {
+        let refused = api.call_as(Some(&format!("Bearer {TOKEN}")), "POST", "/sessions", Some(body));
+        assert_eq!(refused.status, 400, "{body}: {refused:?}");
+        assert!(refused.error().contains(wanted), "{body}: {refused:?}");
+    }
+    let huge = format!(r#"{{"task": "{}"}}"#, "x".repeat(2 << 20));
+    assert_eq!(api.call_as(Some(&format!("Bearer {TOKEN}")), "POST", "/sessions", Some(&huge)).status, 413);
+    assert_eq!(api.call("GET", "/sessions?limit=many", None).status, 400);
+    assert_eq!(api.call("GET", "/nowhere", None).status, 404);
+    assert_eq!(api.call("DELETE", "/sessions", None).status, 405);
+    assert_eq!(api.call("POST", "/sessions/r_nowhere/steer", Some(&json!({"message": "x"}))).status, 404);
+    assert!(mock.requests().is_empty(), "no session started");
+}
+
+#[test]
+fn a_session_without_a_provider_is_refused_with_what_to_set() {
+    let sandbox = Sandbox::new();
+    let api = Serve::start(&sandbox, None, &[]);
+    let refused = api.call("POST", "/sessions", Some(&json!({"task": TASK})));
+    assert_eq!(refused.status, 400, "{refused:?}");
+    assert!(refused.error().contains("ANTHROPIC_API_KEY"), "{refused:?}");
+    assert_eq!(api.call("GET", "/sessions", None).json(), json!([]), "nothing was stored");
+}
