@@ -207,8 +207,9 @@ fn the_key_stays_in_the_host_and_other_hosts_are_refused() {
     assert!(other.requests().is_empty(), "the other host was reached");
 }
 
-fn probe(wat: &str, limits: &SandboxLimits) -> (SandboxEnd, Duration) {
-    let place = Place::new("probe");
+/// Runs the module `wat` as the guest; `name` names its directory (tests run at once: each its own).
+fn probe(name: &str, wat: &str, limits: &SandboxLimits) -> (SandboxEnd, Duration) {
+    let place = Place::new(name);
     let server = serve([]);
     let run = SandboxRun::new(place.dir(), "t", settings(&server), "m");
     let started = Instant::now();
@@ -219,7 +220,7 @@ fn probe(wat: &str, limits: &SandboxLimits) -> (SandboxEnd, Duration) {
 #[test]
 fn a_guest_stuck_in_a_loop_is_stopped_by_the_time_cap() {
     let limits = SandboxLimits { timeout: Duration::from_millis(300), ..SandboxLimits::default() };
-    let (end, took) = probe(r#"(module (memory (export "memory") 1) (func (export "_start") (loop (br 0))))"#, &limits);
+    let (end, took) = probe("loop", r#"(module (memory (export "memory") 1) (func (export "_start") (loop (br 0))))"#, &limits);
     assert_eq!(end, SandboxEnd::TimedOut(limits.timeout));
     assert!(took < Duration::from_secs(5), "stopped after {took:?}");
 }
@@ -229,7 +230,7 @@ fn a_guest_that_allocates_without_end_is_stopped_by_the_memory_cap() {
     let limits = SandboxLimits { memory_bytes: 16 << 20, ..SandboxLimits::default() };
     let wat = r#"(module (memory (export "memory") 1)
         (func (export "_start") (loop (drop (memory.grow (i32.const 16))) (br 0))))"#;
-    let (end, _) = probe(wat, &limits);
+    let (end, _) = probe("grow", wat, &limits);
     assert_eq!(end, SandboxEnd::OutOfMemory(16 << 20));
 }
 
