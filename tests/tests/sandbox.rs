@@ -369,3 +369,36 @@ fn an_agent_config_is_refused_before_anything_is_written() {
     assert_eq!(sandbox_cli(&place.dir(), &server, "review", &data_dir, Some("reviewer")), 2);
     assert!(!data_dir.exists());
 }
+
+/// Sets `stop` after `after`, from another thread, as Ctrl-C does.
+fn stop_later(stop: std::sync::Arc<std::sync::atomic::AtomicBool>, after: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(after);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+}
+
+#[test]
+fn a_stop_request_ends_a_guest_computing_or_waiting_for_the_model() {
+    // Computing: the busy loop the time cap stops, stopped long before the cap.
+    let place = Place::new("stop-loop");
+    let server = serve([]);
+    let run = SandboxRun::new(place.dir(), "t", settings(&server), "m");
+    stop_later(run.stop.clone(), Duration::from_millis(200));
+    let started = Instant::now();
+    let wat = r#"(module (memory (export "memory") 1) (func (export "_start") (loop (br 0))))"#;
+    let end = Sandbox::from_bytes(wat.as_bytes()).unwrap().run(&run, &SandboxLimits::default(), |_| {});
+    assert_eq!(end, SandboxEnd::Stopped);
+    assert!(started.elapsed() < Duration::from_secs(5), "stopped after {:?}", started.elapsed());
+
+    // Waiting: the real agent on a model that takes 30 s to answer.
+    let place = Place::new("stop-wait");
+    let server = serve([Step::slow_first_byte(30_000, Reply::text("too late"))]);
+    let run = SandboxRun::new(place.dir(), "say hello", settings(&server), "claude-test");
+    let guest = guest(); // compiled (once, for every test) before the clock starts
+    stop_later(run.stop.clone(), Duration::from_millis(500));
+    let started = Instant::now();
+    let end = guest.run(&run, &SandboxLimits::default(), |_| {});
+    assert_eq!(end, SandboxEnd::Stopped);
+    assert!(started.elapsed() < Duration::from_secs(10), "stopped after {:?}", started.elapsed());
+}

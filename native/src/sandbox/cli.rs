@@ -74,7 +74,19 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
     run.config.max_turns = session_config.max_turns;
     run.config.max_tool_rounds = session_config.max_tool_rounds_per_input;
     run.config.reasoning_effort = session_config.reasoning_effort;
-    let ended = guest.run(&run, &sandbox.limits, |wake| report.wake(wake));
+    // Ctrl-C or SIGTERM stops the guest; the run still ends with its one `run_finished`. A
+    // second signal leaves at once.
+    let mut signals =
+        crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
+    let stop = run.stop.clone();
+    let ended = guest.run(&run, &sandbox.limits, |wake| {
+        if let Some(Ok(_)) = signals.as_mut().map(|rx| rx.try_recv()) {
+            if stop.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                std::process::exit(i32::from(ExitReason::Interrupted.code()));
+            }
+        }
+        report.wake(wake)
+    });
 
     let duration_ms = now().saturating_sub(started);
     let ts = format_rfc3339(now());
@@ -88,6 +100,10 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
             let message =
                 format!("the sandboxed agent asked for more than its memory cap of {} MB; raise --memory-mb", cap >> 20);
             capped(&report, ExitReason::SandboxError, OutcomeStatus::Failure, message, duration_ms, &ts)
+        }
+        SandboxEnd::Stopped => {
+            let message = "the run was stopped (Ctrl-C or SIGTERM)".to_owned();
+            capped(&report, ExitReason::Interrupted, OutcomeStatus::Failure, message, duration_ms, &ts)
         }
         SandboxEnd::Failed(message) => {
             capped(&report, ExitReason::SandboxError, OutcomeStatus::Failure, message, duration_ms, &ts)

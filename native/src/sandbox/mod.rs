@@ -83,6 +83,9 @@ pub struct SandboxRun {
     pub settings: ProviderSettings,
     /// What the guest is told (no key in it).
     pub config: GuestConfig,
+    /// Set from any thread to stop the run at once (Ctrl-C): the guest is interrupted as the
+    /// time cap interrupts it, and the run ends as [`SandboxEnd::Stopped`].
+    pub stop: Arc<AtomicBool>,
 }
 
 impl SandboxRun {
@@ -97,7 +100,7 @@ impl SandboxRun {
             max_tool_rounds: 0,
             reasoning_effort: None,
         };
-        Self { dir: dir.into(), settings, config }
+        Self { dir: dir.into(), settings, config, stop: Arc::default() }
     }
 }
 
@@ -110,6 +113,8 @@ pub enum SandboxEnd {
     TimedOut(Duration),
     /// It asked for more memory than the cap.
     OutOfMemory(usize),
+    /// [`SandboxRun::stop`] was set.
+    Stopped,
     /// It could not start, trapped, or exited without reporting an end.
     Failed(String),
 }
@@ -126,6 +131,8 @@ pub struct Sandbox {
 enum Cap {
     Time,
     Memory,
+    /// The host asked the run to stop.
+    Stop,
 }
 
 impl std::fmt::Display for Cap {
@@ -133,6 +140,7 @@ impl std::fmt::Display for Cap {
         f.write_str(match self {
             Self::Time => "the sandbox's time cap was reached",
             Self::Memory => "the sandbox's memory cap was reached",
+            Self::Stop => "the sandboxed run was stopped",
         })
     }
 }
@@ -146,6 +154,7 @@ struct Host {
     model: ModelGate,
     messages: mpsc::Sender<Message>,
     deadline: Instant,
+    stop: Arc<AtomicBool>,
 }
 
 /// What the guest's thread tells the caller's.
@@ -265,12 +274,16 @@ impl Sandbox {
             model: ModelGate::new(&run.settings),
             messages,
             deadline,
+            stop: run.stop.clone(),
         };
         let mut store = Store::new(&self.engine, host);
         store.limiter(|host| &mut host.memory);
         store.set_epoch_deadline(1);
+        let stop = run.stop.clone();
         store.epoch_deadline_callback(move |_| {
-            if Instant::now() >= deadline {
+            if stop.load(Ordering::Relaxed) {
+                Err(wasmtime::Error::new(Cap::Stop))
+            } else if Instant::now() >= deadline {
                 Err(wasmtime::Error::new(Cap::Time))
             } else {
                 Ok(UpdateDeadline::Continue(1))
@@ -294,6 +307,7 @@ impl Sandbox {
             Err(error) => Some(match error.downcast_ref::<Cap>() {
                 Some(Cap::Time) => SandboxEnd::TimedOut(limits.timeout),
                 Some(Cap::Memory) => SandboxEnd::OutOfMemory(limits.memory_bytes),
+                Some(Cap::Stop) => SandboxEnd::Stopped,
                 None => match error.downcast_ref::<wasmtime_wasi::I32Exit>() {
                     Some(exit) if exit.0 == 0 => return None,
                     Some(exit) => SandboxEnd::Failed(format!("the sandboxed agent exited with status {}", exit.0)),

@@ -2,9 +2,10 @@
 //! [`NativeHttpClient`] only to the provider's base URL, with the API key added here.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use openagent_core::llm::http::{is_secret_header, HttpClient, HttpError, HttpErrorKind, HttpRequest, Method};
@@ -17,6 +18,8 @@ use crate::NativeHttpClient;
 
 /// Response chunks in flight per request, as in `NativeHttpClient`.
 const CHANNEL_DEPTH: usize = 8;
+/// How long a wait for the model runs before it looks at the stop flag again.
+const STOP_CHECK: Duration = Duration::from_millis(50);
 
 /// The model requests of one guest.
 pub struct ModelGate {
@@ -100,15 +103,28 @@ impl ModelGate {
 
     /// Up to `max` bytes of the response, waiting until `deadline` for them: `Ok(None)` at the
     /// end, `Err` with the error's kind on failure.
-    fn read(&mut self, handle: i32, max: usize, deadline: Instant) -> Result<Result<Option<Vec<u8>>, ModelErrorKind>, Cap> {
+    /// Waits in short slices so that a stop request is seen while the model is slow.
+    fn read(
+        &mut self,
+        handle: i32,
+        max: usize,
+        deadline: Instant,
+        stop: &AtomicBool,
+    ) -> Result<Result<Option<Vec<u8>>, ModelErrorKind>, Cap> {
         let Some(exchange) = self.exchanges.get_mut(&handle) else { return Ok(Err(ModelErrorKind::BadHandle)) };
-        if exchange.pending.is_empty() && exchange.error.is_none() {
+        while exchange.pending.is_empty() && exchange.error.is_none() {
+            if stop.load(Ordering::Relaxed) {
+                return Err(Cap::Stop);
+            }
             let wait = deadline.saturating_duration_since(Instant::now());
-            match exchange.chunks.recv_timeout(wait) {
+            if wait.is_zero() {
+                return Err(Cap::Time);
+            }
+            match exchange.chunks.recv_timeout(wait.min(STOP_CHECK)) {
                 Ok(Ok(bytes)) => exchange.pending = bytes,
                 Ok(Err(error)) => exchange.error = Some(error),
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(Ok(None)),
-                Err(mpsc::RecvTimeoutError::Timeout) => return Err(Cap::Time),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
         }
         if let Some(error) = &exchange.error {
@@ -164,8 +180,8 @@ pub(super) fn add_to_linker(linker: &mut Linker<Host>) -> wasmtime::Result<()> {
         Ok(caller.data_mut().model.start(request))
     })?;
     linker.func_wrap(abi::MODULE, abi::MODEL_READ, |mut caller: Caller<'_, Host>, handle: i32, ptr: i32, len: i32| {
-        let deadline = caller.data().deadline;
-        let read = caller.data_mut().model.read(handle, len.max(0) as usize, deadline).map_err(wasmtime::Error::new)?;
+        let (deadline, stop) = (caller.data().deadline, caller.data().stop.clone());
+        let read = caller.data_mut().model.read(handle, len.max(0) as usize, deadline, &stop).map_err(wasmtime::Error::new)?;
         match read {
             Ok(Some(bytes)) => Ok(write_guest(&mut caller, ptr, len, &bytes)? as i32),
             Ok(None) => Ok(0),
