@@ -212,8 +212,11 @@ fn probe(name: &str, wat: &str, limits: &SandboxLimits) -> (SandboxEnd, Duration
     let place = Place::new(name);
     let server = serve([]);
     let run = SandboxRun::new(place.dir(), "t", settings(&server), "m");
+    // Compiled before the clock starts: wasmtime compiles on a shared thread pool, where this
+    // module can wait behind the agent guest another test is compiling.
+    let sandbox = Sandbox::from_bytes(wat.as_bytes()).unwrap();
     let started = Instant::now();
-    let end = Sandbox::from_bytes(wat.as_bytes()).unwrap().run(&run, limits, |_| {});
+    let end = sandbox.run(&run, limits, |_| {});
     (end, started.elapsed())
 }
 
@@ -384,10 +387,12 @@ fn a_stop_request_ends_a_guest_computing_or_waiting_for_the_model() {
     let place = Place::new("stop-loop");
     let server = serve([]);
     let run = SandboxRun::new(place.dir(), "t", settings(&server), "m");
+    let wat = r#"(module (memory (export "memory") 1) (func (export "_start") (loop (br 0))))"#;
+    // Compiled before the clock starts (see `probe`).
+    let looping = Sandbox::from_bytes(wat.as_bytes()).unwrap();
     stop_later(run.stop.clone(), Duration::from_millis(200));
     let started = Instant::now();
-    let wat = r#"(module (memory (export "memory") 1) (func (export "_start") (loop (br 0))))"#;
-    let end = Sandbox::from_bytes(wat.as_bytes()).unwrap().run(&run, &SandboxLimits::default(), |_| {});
+    let end = looping.run(&run, &SandboxLimits::default(), |_| {});
     assert_eq!(end, SandboxEnd::Stopped);
     assert!(started.elapsed() < Duration::from_secs(5), "stopped after {:?}", started.elapsed());
 
