@@ -14,6 +14,7 @@
 
 pub mod abort;
 pub mod env;
+pub mod id;
 pub mod llm;
 pub mod profile;
 pub mod profiles;
@@ -23,7 +24,6 @@ pub mod schema;
 pub mod session;
 pub mod tools;
 
-mod id;
 mod sort;
 
 pub use abort::AbortSignal;

@@ -492,10 +492,9 @@ pub fn fixed_run_id() -> Result<Option<String>, String> {
     }
 }
 
-/// `r_20261122T054859Z_3fa9c1`: sortable by start time, unique enough for one machine.
+/// `r_20261122T054859Z_3fa9c1`: sortable by start time, its suffix random.
 pub(crate) fn new_run_id(now_ms: u64) -> String {
     let stamp: String = format_rfc3339(now_ms)[..19].chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let salt = (u64::from(nanos) ^ (u64::from(std::process::id()) << 20)) & 0xff_ffff;
-    format!("r_{stamp}Z_{salt:06x}")
+    // Six hex digits of the core's random id: two runs started in the same second still differ.
+    format!("r_{stamp}Z_{}", &openagent_core::id::random_uuid()[..6])
 }
