@@ -427,12 +427,12 @@ impl Output {
     fn finish(&mut self, ts: &str, end: &RunEnd) {
         match self {
             Self::Human(human) => human.finish(end),
+            // A JSON run always has its projector by now: one that could not start goes
+            // through `pre_run_failure` instead.
             Self::Json { projector, .. } => {
-                let line = match projector {
-                    Some(projector) => projector.finish(ts, end),
-                    None => Some(Projector::pre_run_failure(ts, end)),
-                };
-                line.iter().for_each(|line| print_line(line));
+                if let Some(line) = projector.as_mut().and_then(|projector| projector.finish(ts, end)) {
+                    print_line(&line);
+                }
             }
             Self::Silent => {}
         }
