@@ -32,6 +32,7 @@ use openagent_core::llm::{ApiKey, HttpLlmClient, ProviderConfig, RetryPolicy, Re
 use openagent_core::profile::PromptContext;
 use openagent_core::runtime::{format_rfc3339, VirtualRuntime};
 use openagent_core::schema::Schema;
+use openagent_core::session::SessionSnapshot;
 use openagent_core::tools::{apply_patch, register_core_tools, ApplyPatchTool};
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 use openagent_core::{
@@ -193,8 +194,9 @@ impl ToolExecutor for EchoTool {
 
 /// Runs a whole `Session` (core tools and apply_patch, `MemoryEnvironment`, built-in shell) against a script given
 /// as JSON: an array of tool calls `{"name", "arguments"}`, then a closing text. Restores the
-/// environment from its own snapshot, as the browser's file tree does. Returns the snapshot's
-/// length, or -1 for a script that does not parse, -2 if the run failed.
+/// environment from its own snapshot, as the browser's file tree does, and the session from its
+/// snapshot (read back from JSON), which then compacts. Returns the snapshots' length, or -1 for
+/// a script that does not parse, -2 if the run failed.
 ///
 /// # Safety
 /// `(script_ptr, script_len)` and `(task_ptr, task_len)` must be readable buffers.
@@ -218,16 +220,23 @@ pub unsafe extern "C" fn probe_session(script_ptr: *const u8, script_len: usize,
         Err(_) => return -1,
     }
     let profile = Rc::new(CoreProfile::new("probe-model", registry));
-    let session = Session::builder(profile, env.clone(), client, runtime).config(SessionConfig::default()).build();
+    let builder = || Session::builder(profile.clone(), env.clone(), client.clone(), runtime.clone());
+    let session = builder().config(SessionConfig::default()).build();
     let mut events = session.events();
     let outcome = block_on(session.submit(input(task_ptr, task_len)));
+    let saved = session.snapshot().to_json();
+    let restored = match SessionSnapshot::from_json(&saved) {
+        Ok(snapshot) => builder().restore(snapshot).build(),
+        Err(_) => return -2,
+    };
+    let compacted = block_on(restored.compact()).is_ok();
     let mut lines = 0;
     while let Ok(event) = events.try_recv() {
         lines += serde_json::to_string(&event).map_or(0, |_| 1);
     }
     let snapshot = env.snapshot();
     match outcome {
-        Ok(_) if lines > 0 && env.restore(&snapshot).is_ok() => count(snapshot.to_string().len()),
+        Ok(_) if compacted && lines > 0 && env.restore(&snapshot).is_ok() => count(snapshot.to_string().len() + saved.len()),
         _ => -2,
     }
 }

@@ -32,4 +32,4 @@ pub use llm::LlmClient;
 pub use profile::{CoreProfile, ProviderProfile};
 pub use profiles::{AnthropicProfile, GeminiProfile, GeneralProfile, OpenAiProfile};
 pub use runtime::Runtime;
-pub use session::{Session, SessionConfig, SessionError, SessionEvent, SessionState};
+pub use session::{Session, SessionConfig, SessionError, SessionEvent, SessionStatus};

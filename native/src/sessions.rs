@@ -224,6 +224,13 @@ fn summary(data: &EventData) -> String {
             None => format!("{tool_name} ok · {duration_ms} ms · {}", output.as_deref().unwrap_or_default()),
         },
         EventData::Result { outcome, .. } => format!("{}: {}", word(&outcome.status), outcome.summary),
+        EventData::CompactionStart { reason, tokens_before, context_window } => {
+            format!("{}: ~{tokens_before} of {context_window} tokens", word(reason))
+        }
+        EventData::CompactionEnd { summarized_turns, tokens_before, tokens_after, error, .. } => match error {
+            Some(error) => format!("no summary: {error}"),
+            None => format!("{summarized_turns} turns summarised · ~{tokens_before} -> ~{tokens_after} tokens"),
+        },
         EventData::TurnLimit { limit, count } => format!("{limit} reached ({count})"),
         EventData::LoopDetection { message } | EventData::Warning { message } | EventData::Error { message, .. } => {
             message.clone()

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use openagent_core::llm::{ScriptStep, ScriptedClient};
 use openagent_core::session::{EventData, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
-use openagent_core::{CoreProfile, Session, SessionState};
+use openagent_core::{CoreProfile, Session, SessionStatus};
 use openagent_native::NativeRuntime;
 use serde_json::{json, Value};
 
@@ -87,7 +87,7 @@ fn aborting_the_session_mid_command_kills_the_command_and_its_children_promptly(
     };
     let (stop, (printed, aborted)) = runtime.block_on(join(session.submit("sleep"), abort_while_running));
     assert_eq!(stop, Ok(StopReason::Aborted));
-    assert_eq!(session.state(), SessionState::Closed);
+    assert_eq!(session.status(), SessionStatus::Closed);
     let (group, child) = pids(&printed);
     // SIGTERM at once; the 2 s grace before SIGKILL is not needed by `sleep`.
     assert_all_gone(group, child, Duration::from_secs(2));

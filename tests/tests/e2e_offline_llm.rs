@@ -18,7 +18,7 @@ use openagent_core::llm::openai_responses::OpenAiResponses;
 use openagent_core::llm::{ErrorKind, HttpLlmClient, LlmClient, ProviderConfig};
 use openagent_core::session::{EventData, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
-use openagent_core::{CoreProfile, ExecutionEnvironment, GeneralProfile, Session, SessionConfig, SessionError, SessionState};
+use openagent_core::{CoreProfile, ExecutionEnvironment, GeneralProfile, Session, SessionConfig, SessionError, SessionStatus};
 use openagent_native::{NativeHttpClient, NativeHttpConfig, NativeRuntime};
 
 fn server() -> Option<String> {
@@ -144,7 +144,7 @@ fn the_smoke_inputs_run_through_the_general_profile_against_a_real_server() {
             // usable (spec 9.11), not a crash.
             Err(SessionError::Llm(e)) if e.kind == ErrorKind::ContextLength => {
                 println!("general profile: {input:?} -> context length error, as expected here: {e}");
-                assert_eq!(session.state(), SessionState::Idle);
+                assert_eq!(session.status(), SessionStatus::Idle);
                 continue;
             }
             Err(e) => panic!("{input:?}: {e}"),

@@ -16,7 +16,7 @@ use openagent_core::llm::{ErrorKind, LlmClient, LlmError, Message, Request, Resp
 use openagent_core::runtime::{Runtime, VirtualRuntime};
 use openagent_core::session::{EventData, SessionError, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
-use openagent_core::{CoreProfile, Session, SessionState};
+use openagent_core::{CoreProfile, Session, SessionStatus};
 use openagent_native::{NativeHttpClient, NativeHttpConfig};
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
@@ -221,7 +221,7 @@ fn a_session_over_a_401_closes_with_an_authentication_error_event() {
         let mut receiver = session.events();
         let result = block_on(session.submit("hi"));
         assert!(matches!(&result, Err(SessionError::Llm(e)) if e.kind == ErrorKind::Authentication), "{api}: {result:?}");
-        assert_eq!(session.state(), SessionState::Closed, "{api}");
+        assert_eq!(session.status(), SessionStatus::Closed, "{api}");
         let events = drain(&mut receiver);
         assert_eq!(error_events(&events), [Some(ErrorKind::Authentication)], "{api}");
         let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
@@ -259,10 +259,10 @@ fn a_session_reports_a_dropped_stream_and_takes_the_next_input() {
         let mut receiver = session.events();
         let result = block_on(session.submit("first"));
         assert!(matches!(&result, Err(SessionError::Llm(e)) if e.kind == ErrorKind::Stream), "{api}: {result:?}");
-        assert_eq!(session.state(), SessionState::Idle, "{api}");
+        assert_eq!(session.status(), SessionStatus::Idle, "{api}");
         let events = drain(&mut receiver);
         assert_eq!(error_events(&events), [Some(ErrorKind::Stream)], "{api}");
-        let end = EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Error };
+        let end = EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Error };
         assert_eq!(events.last().map(|e| &e.data), Some(&end), "{api}");
 
         assert_eq!(block_on(session.submit("second")).expect("usable again"), StopReason::Completed, "{api}");

@@ -12,7 +12,7 @@ use futures::executor::block_on;
 use openagent_core::env::MemoryEnvironment;
 use openagent_core::session::{EventData, SessionEvent, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
-use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionState};
+use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionStatus};
 use openagent_native::NativeRuntime;
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
@@ -81,7 +81,7 @@ fn tool_call_ids(api: Api, events: &[SessionEvent]) -> Vec<(String, String)> {
 fn check_write_edit_read_answer(api: Api, streaming: bool) {
     let what = format!("{api} streaming={streaming}");
     let r = run(api, streaming, write_edit_read_answer(), "Write a note, fix it, then read it back.");
-    assert_eq!((r.stop, r.session.state()), (StopReason::Completed, SessionState::Idle), "{what}");
+    assert_eq!((r.stop, r.session.status()), (StopReason::Completed, SessionStatus::Idle), "{what}");
     assert_eq!(block_on(r.env.read_file(NOTE, None, None)).expect("the note exists"), NOTE_TEXT, "{what}");
 
     // Events: three tool calls that succeeded, the text as deltas, a completed end.
@@ -110,7 +110,7 @@ fn check_write_edit_read_answer(api: Api, streaming: bool) {
     assert_eq!(deltas.concat(), format!("{FIRST_TEXT}{LAST_TEXT}"), "{what}");
     assert!(!streaming || deltas.len() > 2, "{what}: a stream delivers text in pieces: {deltas:?}");
     let last = &r.events.last().expect("events").data;
-    assert_eq!(*last, EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Completed }, "{what}");
+    assert_eq!(*last, EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Completed }, "{what}");
 
     // Requests: four, all to this API, streamed as the profile says, carrying the key.
     let requests = r.server.requests();

@@ -8,7 +8,7 @@ use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{LlmClient, RetryPolicy};
 use openagent_core::provider::{discover_model, ProviderSettings};
 use openagent_core::session::{SessionError, StopReason, Turn};
-use openagent_core::{Session, SessionState};
+use openagent_core::{Session, SessionStatus};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -36,7 +36,7 @@ pub struct Agent {
 #[serde(rename_all = "camelCase")]
 struct Outcome<'a> {
     reason: StopReason,
-    state: SessionState,
+    state: SessionStatus,
     /// The model's last answer.
     text: String,
     usage: &'a openagent_core::llm::Usage,
@@ -130,7 +130,7 @@ impl Agent {
             let result = session.last_result();
             to_js(&Outcome {
                 reason,
-                state: session.state(),
+                state: session.status(),
                 text,
                 usage: &session.total_usage(),
                 result_text: result.as_ref().map(|r| r.result_text.clone()).unwrap_or_default(),
@@ -210,7 +210,7 @@ impl Agent {
 
     #[wasm_bindgen(getter, unchecked_return_type = "SessionState")]
     pub fn state(&self) -> JsValue {
-        to_js(&self.session.state()).unwrap_or(JsValue::UNDEFINED)
+        to_js(&self.session.status()).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Tokens used by every model call so far.

@@ -30,6 +30,14 @@ pub struct SessionConfig {
     /// With an output schema: refused submissions and answers without one allowed per input
     /// before it fails.
     pub max_result_attempts: usize,
+    /// The model's context window in tokens, instead of the profile's (a local server's own
+    /// `n_ctx`, say).
+    pub context_window: Option<usize>,
+    /// Compact once the next request is estimated past this share of the window, in percent;
+    /// 0 turns compaction off.
+    pub compaction_threshold_percent: usize,
+    /// How much recent history compaction keeps whole, in tokens; `None` = a quarter of the window.
+    pub compaction_keep_recent_tokens: Option<usize>,
 }
 
 impl Default for SessionConfig {
@@ -47,6 +55,9 @@ impl Default for SessionConfig {
             loop_detection_window: 10,
             max_subagent_depth: 1,
             max_result_attempts: 3,
+            context_window: None,
+            compaction_threshold_percent: 80,
+            compaction_keep_recent_tokens: None,
         }
     }
 }

@@ -8,8 +8,9 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use super::compaction::CompactionReason;
 use super::outcome::AgentOutcome;
-use super::SessionState;
+use super::SessionStatus;
 use crate::llm::{ErrorKind, Usage};
 
 /// What happened. The variant is the event's `kind`; its fields are the `data`.
@@ -23,7 +24,7 @@ pub enum EventData {
     },
     /// The session closed; `reason` says why (`closed`, `aborted`, `error`).
     SessionEnd {
-        state: SessionState,
+        state: SessionStatus,
         reason: String,
     },
     UserInput {
@@ -31,7 +32,7 @@ pub enum EventData {
     },
     /// The input is handled; `state` is where the session is now.
     ProcessingEnd {
-        state: SessionState,
+        state: SessionStatus,
         reason: StopReason,
     },
     /// A model call is about to be made; `turn` counts the session's model calls from 1.
@@ -89,6 +90,23 @@ pub enum EventData {
     },
     SteeringInjected {
         content: String,
+    },
+    /// Older history is about to be summarised; `tokens_before` is the estimate of the next
+    /// request, against `context_window`.
+    CompactionStart {
+        reason: CompactionReason,
+        tokens_before: u64,
+        context_window: u64,
+    },
+    /// The summary replaced `summarized_turns` turns (0: nothing was old enough, or `error`
+    /// says why no summary could be written); `kept_turns` stay whole after it.
+    CompactionEnd {
+        reason: CompactionReason,
+        tokens_before: u64,
+        tokens_after: u64,
+        summarized_turns: usize,
+        kept_turns: usize,
+        error: Option<String>,
     },
     /// How the input ended: the result text, the accepted submission (`null` without an output
     /// schema) and the typed outcome. Emitted once per input, just before `processing_end`.
@@ -160,6 +178,8 @@ impl EventData {
             Self::ToolCallOutputDelta { .. } => "tool_call_output_delta",
             Self::ToolCallEnd { .. } => "tool_call_end",
             Self::SteeringInjected { .. } => "steering_injected",
+            Self::CompactionStart { .. } => "compaction_start",
+            Self::CompactionEnd { .. } => "compaction_end",
             Self::Result { .. } => "result",
             Self::TurnLimit { .. } => "turn_limit",
             Self::LoopDetection { .. } => "loop_detection",

@@ -133,7 +133,7 @@ impl Session {
 
     /// The message for a refused submission: every problem, and the attempts left.
     pub(super) fn refused_submission(&self, problems: &[String]) -> String {
-        let max = self.inner.config.borrow().max_result_attempts;
+        let max = self.inner.state.borrow().config.max_result_attempts;
         let attempt = {
             let mut state = self.inner.input.borrow_mut();
             state.misses += 1;
@@ -150,7 +150,7 @@ impl Session {
             Some(StopReason::Completed)
         } else if state.gave_up.is_some() {
             Some(StopReason::GaveUp)
-        } else if self.requires_result() && state.misses >= self.inner.config.borrow().max_result_attempts {
+        } else if self.requires_result() && state.misses >= self.inner.state.borrow().config.max_result_attempts {
             Some(StopReason::NoResult)
         } else {
             None
@@ -163,7 +163,7 @@ impl Session {
         if !self.requires_result() {
             return Some(StopReason::Completed);
         }
-        let max = self.inner.config.borrow().max_result_attempts;
+        let max = self.inner.state.borrow().config.max_result_attempts;
         let misses = {
             let mut state = self.inner.input.borrow_mut();
             state.misses += 1;
@@ -186,7 +186,7 @@ impl Session {
     pub(super) fn finish_input(&self, reason: StopReason, final_text: &str, error: Option<&LlmError>) {
         let state = std::mem::take(&mut *self.inner.input.borrow_mut());
         let now = self.now();
-        let max_turns = self.inner.config.borrow().max_turns;
+        let max_turns = self.inner.state.borrow().config.max_turns;
         let (mut outcome, result_data, result_text) = match reason {
             StopReason::Completed => match state.submitted {
                 Some(data) => {
@@ -264,7 +264,7 @@ impl Session {
             result_data: result.result_data.clone(),
             outcome: result.outcome.clone(),
         });
-        *self.inner.last_result.borrow_mut() = Some(result);
+        self.inner.state.borrow_mut().last_result = Some(result);
     }
 }
 

@@ -13,7 +13,8 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{Inner, Session, StopReason, Turn};
+use super::state::SubAgentRecord;
+use super::{Inner, Session, SessionSnapshot, StopReason, Turn};
 use crate::abort::AbortSignal;
 use crate::llm::ToolDefinition;
 use crate::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
@@ -47,6 +48,10 @@ pub(super) struct SubAgent {
     id: String,
     session: Session,
     run: RefCell<Rc<Run>>,
+    /// How it was started, for a snapshot to start it again.
+    working_dir: Option<String>,
+    model: Option<String>,
+    output_schema: Option<Value>,
 }
 
 /// One run of a child: its result once it ended, and the flag that says so.
@@ -83,27 +88,106 @@ impl Session {
         if task.trim().is_empty() {
             return Err(ToolError::new("task must describe what the subagent should do"));
         }
+        let mut config = self.config();
+        config.max_turns = args["max_turns"].as_u64().unwrap_or(0) as usize;
+        let agent_id = format!("agent_{}", self.inner.subagents.borrow().len() + 1);
+        let str_arg = |key: &str| args[key].as_str().map(str::to_owned);
+        let (working_dir, model, output_schema) = (str_arg("working_dir"), str_arg("model"), args.get("output_schema").cloned());
+        let builder = self.child_builder(&agent_id, working_dir.as_deref(), model.clone(), output_schema.clone())?;
+        let session = builder.config(config).build();
+        let agent = SubAgent { id: agent_id.clone(), session, run: RefCell::default(), working_dir, model, output_schema };
+        self.start_run(&agent, task.to_owned());
+        self.inner.subagents.borrow_mut().push(agent);
+        Ok(json!({"agent_id": agent_id, "status": "running"}).to_string())
+    }
+
+    /// A builder for the child `agent_id`: this session's seams, one level deeper, reporting
+    /// into this session's events under the id `<this id>/<agent id>`.
+    pub(super) fn child_builder(
+        &self,
+        agent_id: &str,
+        working_dir: Option<&str>,
+        model: Option<String>,
+        output_schema: Option<Value>,
+    ) -> Result<super::SessionBuilder, ToolError> {
         let inner = &self.inner;
-        let env = match args["working_dir"].as_str() {
+        let env = match working_dir {
             Some(dir) => inner.env.scoped(dir)?,
             None => inner.env.clone(),
         };
-        let mut config = inner.config.borrow().clone();
-        config.max_turns = args["max_turns"].as_u64().unwrap_or(0) as usize;
-        let agent_id = format!("agent_{}", inner.subagents.borrow().len() + 1);
         let mut builder = Session::builder(inner.profile.clone(), env, inner.client.clone(), inner.runtime.clone())
-            .config(config)
             .id(format!("{}/{agent_id}", inner.id));
         builder.depth = inner.depth + 1;
         builder.emitter = Some(inner.emitter.clone());
-        builder.model = args["model"].as_str().map(str::to_owned);
-        if let Some(schema) = args.get("output_schema") {
-            builder = builder.output_schema(schema.clone()).map_err(|e| ToolError::new(format!("output_schema: {e}")))?;
+        builder.model = model;
+        if let Some(schema) = output_schema {
+            builder = builder.output_schema(schema).map_err(|e| ToolError::new(format!("output_schema: {e}")))?;
         }
-        let agent = SubAgent { id: agent_id.clone(), session: builder.build(), run: RefCell::default() };
-        self.start_run(&agent, task.to_owned());
-        inner.subagents.borrow_mut().push(agent);
-        Ok(json!({"agent_id": agent_id, "status": "running"}).to_string())
+        Ok(builder)
+    }
+
+    /// The children as a snapshot keeps them.
+    pub(super) fn subagent_records(&self) -> Vec<SubAgentRecord> {
+        let agents = self.inner.subagents.borrow();
+        let record = |agent: &SubAgent| SubAgentRecord {
+            agent_id: agent.id.clone(),
+            working_dir: agent.working_dir.clone(),
+            model: agent.model.clone(),
+            output_schema: agent.output_schema.clone(),
+            state: agent.session.snapshot().state,
+            result: agent.run.borrow().result.borrow().clone(),
+        };
+        agents.iter().map(record).collect()
+    }
+
+    /// Brings back the children of a restored session, idle. One that was still running when
+    /// the snapshot was taken is reported by `wait` as stopped; `send_input` starts it again.
+    pub(super) fn restore_subagents(&self, records: Vec<SubAgentRecord>) {
+        for record in records {
+            let builder = self.child_builder(
+                &record.agent_id,
+                record.working_dir.as_deref(),
+                record.model.clone(),
+                record.output_schema.clone(),
+            );
+            let builder = match builder {
+                Ok(builder) => builder,
+                Err(e) => {
+                    let message = format!("Subagent {} was not restored: {e}", record.agent_id);
+                    self.inner.pending_warnings.borrow_mut().push(message);
+                    continue;
+                }
+            };
+            let snapshot = SessionSnapshot {
+                schema: SessionSnapshot::SCHEMA.to_owned(),
+                session_id: String::new(),
+                provider: self.inner.profile.id().to_owned(),
+                model: String::new(),
+                state: record.state,
+                environment: None,
+            };
+            let result = record.result.unwrap_or_else(|| SubAgentResult {
+                agent_id: record.agent_id.clone(),
+                status: SubAgentStatus::Failed,
+                output: "stopped before finishing: it was still running when the session was saved".to_owned(),
+                success: false,
+                turns_used: 0,
+                result_text: String::new(),
+                result_data: None,
+            });
+            let run = Run::default();
+            *run.result.borrow_mut() = Some(result);
+            run.finished.abort();
+            let agent = SubAgent {
+                id: record.agent_id,
+                session: builder.restore(snapshot).build(),
+                run: RefCell::new(Rc::new(run)),
+                working_dir: record.working_dir,
+                model: record.model,
+                output_schema: record.output_schema,
+            };
+            self.inner.subagents.borrow_mut().push(agent);
+        }
     }
 
     /// Runs `input` on the child in a task of its own; the result lands in a fresh `Run`.
@@ -111,9 +195,9 @@ impl Session {
         let run = Rc::new(Run::default());
         let (session, agent_id, shared) = (agent.session.clone(), agent.id.clone(), run.clone());
         self.inner.runtime.spawn_local(Box::pin(async move {
-            let before = session.inner.assistant_turns.get();
+            let before = session.inner.state.borrow().turns;
             let stop = session.submit(input).await;
-            let answer = session.inner.history.borrow().iter().rev().find_map(|turn| match turn {
+            let answer = session.inner.state.borrow().history.iter().rev().find_map(|turn| match turn {
                 Turn::Assistant { message, .. } => Some(message.text()),
                 _ => None,
             });
@@ -129,7 +213,7 @@ impl Session {
                 status: if success { SubAgentStatus::Completed } else { SubAgentStatus::Failed },
                 output,
                 success,
-                turns_used: session.inner.assistant_turns.get() - before,
+                turns_used: session.inner.state.borrow().turns - before,
                 result_text: result.as_ref().map(|r| r.result_text.clone()).unwrap_or_default(),
                 result_data: result.and_then(|r| r.result_data),
             });
@@ -157,7 +241,7 @@ impl Session {
             if agent.run.borrow().result.borrow().is_none() {
                 agent.session.steer(message);
                 "delivered: the subagent sees it after its current tool round".to_owned()
-            } else if agent.session.state() == super::SessionState::Closed {
+            } else if agent.session.status() == super::SessionStatus::Closed {
                 format!("{} is closed; spawn a new agent", agent.id)
             } else {
                 self.start_run(agent, message);

@@ -9,7 +9,7 @@ use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
-use super::super::{EventData, Session, SessionConfig, SessionEvent, SessionState, StopReason, Turn};
+use super::super::{EventData, Session, SessionConfig, SessionEvent, SessionStatus, StopReason, Turn};
 use crate::env::{ExecutionEnvironment, MemoryEnvironment};
 use crate::llm::{ScriptStep, ScriptedClient, ToolResult};
 use crate::profile::CoreProfile;
@@ -192,10 +192,10 @@ fn close_agent_and_parent_abort_close_the_children() {
     });
     let (stop, ()) = w.pool.run_until(futures::future::join(w.session.submit("go"), abort_when_child_calls));
     assert_eq!(stop.unwrap(), StopReason::Aborted);
-    assert_eq!(w.session.state(), SessionState::Closed);
+    assert_eq!(w.session.status(), SessionStatus::Closed);
     let child = w.session.inner.subagents.borrow()[0].session.clone();
     w.pool.run_until_stalled();
-    assert_eq!(child.state(), SessionState::Closed);
+    assert_eq!(child.status(), SessionStatus::Closed);
 }
 
 #[test]

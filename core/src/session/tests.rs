@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::env::MemoryEnvironment;
-use crate::llm::{ContentPart, ErrorKind, Role, ScriptStep, ScriptedClient};
+use crate::llm::{ContentPart, ErrorKind, Message, Role, ScriptStep, ScriptedClient};
 use crate::profile::CoreProfile;
 use crate::runtime::VirtualRuntime;
 use crate::tools::{ToolContext, ToolError, ToolExecutor, ToolOutput};
@@ -94,7 +94,7 @@ fn tool_results(history: &[Turn]) -> Vec<crate::llm::ToolResult> {
 fn session_is_created_with_a_profile_and_an_environment() {
     let h = Harness::new(vec![]);
     assert_eq!(h.session.id(), "s1");
-    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.session.status(), SessionStatus::Idle);
     assert!(h.session.tool_names().contains(&"read_file".to_owned()));
 }
 
@@ -111,7 +111,7 @@ fn process_input_loops_llm_then_tools_until_natural_completion() {
     let results = tool_results(&h.session.history());
     assert_eq!(results.len(), 2);
     assert!(results[1].content.contains("hello"), "{:?}", results[1]);
-    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.session.status(), SessionStatus::Idle);
 }
 
 #[test]
@@ -194,7 +194,7 @@ fn abort_signal_cancels_running_tools_and_closes_the_session() {
     let result = act_when(h.session.submit("run forever"), || started.get(), || h.session.abort());
     assert_eq!(result.unwrap(), StopReason::Aborted);
     assert!(dropped.get(), "the running tool's future must be dropped");
-    assert_eq!(h.session.state(), SessionState::Closed);
+    assert_eq!(h.session.status(), SessionStatus::Closed);
     let kinds = h.kinds();
     assert_eq!(&kinds[kinds.len() - 2..], ["processing_end", "session_end"]);
     assert_eq!(h.submit("more").unwrap_err(), SessionError::Closed);
@@ -205,14 +205,14 @@ fn abort_signal_cancels_the_llm_call() {
     let h = Harness::new(vec![ScriptStep::Hang]);
     let result = act_when(h.session.submit("hang"), || h.client.calls() == 1, || h.session.abort());
     assert_eq!(result.unwrap(), StopReason::Aborted);
-    assert_eq!(h.session.state(), SessionState::Closed);
+    assert_eq!(h.session.status(), SessionStatus::Closed);
 }
 
 #[test]
 fn abort_when_idle_closes_at_once() {
     let h = Harness::new(vec![]);
     h.session.abort();
-    assert_eq!(h.session.state(), SessionState::Closed);
+    assert_eq!(h.session.status(), SessionStatus::Closed);
     assert_eq!(h.kinds(), ["session_start", "session_end"]);
 }
 
@@ -238,11 +238,11 @@ fn interrupt_stops_a_tool_round_answers_its_calls_and_keeps_the_session() {
     let result = act_when(h.session.submit("run forever"), || started.get(), || h.session.interrupt());
     assert_eq!(result.unwrap(), StopReason::Interrupted);
     assert!(dropped.get(), "the running tool's future must be dropped");
-    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.session.status(), SessionStatus::Idle);
     assert!(h
         .drain()
         .iter()
-        .any(|e| e.data == EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Interrupted }));
+        .any(|e| e.data == EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Interrupted }));
 
     // The next input continues the same history, and the cut-short call has its answer.
     assert_eq!(h.submit("never mind").unwrap(), StopReason::Completed);
@@ -259,9 +259,9 @@ fn interrupt_cancels_the_llm_call_and_a_later_input_runs() {
     let result = act_when(h.session.submit("hang"), || h.client.calls() == 1, || h.session.interrupt());
     assert_eq!(result.unwrap(), StopReason::Interrupted);
     assert_eq!(h.submit("again").unwrap(), StopReason::Completed);
-    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.session.status(), SessionStatus::Idle);
     h.session.interrupt(); // idle: nothing to stop, and the next input is not affected
-    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.session.status(), SessionStatus::Idle);
 }
 
 #[test]
@@ -354,9 +354,9 @@ fn multiple_sequential_inputs_work() {
 fn a_question_leaves_the_session_awaiting_input() {
     let h = Harness::new(vec![ScriptStep::text("Which file should I change?"), ScriptStep::text("Done.")]);
     h.submit("fix it").unwrap();
-    assert_eq!(h.session.state(), SessionState::AwaitingInput);
+    assert_eq!(h.session.status(), SessionStatus::AwaitingInput);
     h.submit("main.rs").unwrap();
-    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.session.status(), SessionStatus::Idle);
 }
 
 // ---- 9.3 Tool execution ----
@@ -535,6 +535,7 @@ fn steer_is_injected_after_the_current_tool_round_as_a_user_message() {
             Turn::ToolResults { .. } => "tool_results",
             Turn::Steering { .. } => "steering",
             Turn::System { .. } => "system",
+            Turn::Summary { .. } => "summary",
         })
         .collect();
     assert_eq!(kinds, ["user", "assistant", "tool_results", "steering", "assistant"]);
@@ -719,7 +720,7 @@ fn authentication_errors_surface_at_once_and_close_the_session() {
     let err = h.submit("hi").unwrap_err();
     assert!(matches!(err, SessionError::Llm(ref e) if e.kind == ErrorKind::Authentication));
     assert_eq!(h.client.calls(), 1, "never retried");
-    assert_eq!(h.session.state(), SessionState::Closed);
+    assert_eq!(h.session.status(), SessionStatus::Closed);
     let kinds = h.kinds();
     assert!(kinds.contains(&"error"));
     assert_eq!(kinds.last(), Some(&"session_end"));
@@ -729,7 +730,7 @@ fn authentication_errors_surface_at_once_and_close_the_session() {
 fn a_transient_error_ends_the_input_but_not_the_session() {
     let h = Harness::new(vec![ScriptStep::fail(ErrorKind::Server, "overloaded"), ScriptStep::text("back")]);
     assert!(h.submit("hi").is_err());
-    assert_eq!(h.session.state(), SessionState::Idle);
+    assert_eq!(h.session.status(), SessionStatus::Idle);
     assert_eq!(h.submit("again").unwrap(), StopReason::Completed);
 }
 

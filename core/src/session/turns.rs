@@ -33,7 +33,16 @@ pub enum Turn {
         content: String,
         timestamp: EpochMillis,
     },
+    /// What compaction wrote in place of `summarized_turns` older turns. Sent as a user message.
+    Summary {
+        content: String,
+        summarized_turns: usize,
+        timestamp: EpochMillis,
+    },
 }
+
+/// How a summary introduces itself to the model.
+const SUMMARY_HEADING: &str = "[The earlier part of this conversation was compacted to fit the context window. Its summary:]\n";
 
 impl Turn {
     /// Every tool result in `history`, in order.
@@ -50,6 +59,7 @@ impl Turn {
         match self {
             Turn::User { content, .. } | Turn::Steering { content, .. } => out.push(Message::user(content.clone())),
             Turn::System { content, .. } => out.push(Message::system(content.clone())),
+            Turn::Summary { content, .. } => out.push(Message::user(format!("{SUMMARY_HEADING}{content}"))),
             Turn::Assistant { message, .. } => out.push(message.clone()),
             Turn::ToolResults { results, .. } => out.extend(results.iter().cloned().map(Message::tool_result)),
         }
@@ -59,6 +69,7 @@ impl Turn {
     pub fn approx_chars(&self) -> usize {
         match self {
             Turn::User { content, .. } | Turn::Steering { content, .. } | Turn::System { content, .. } => content.len(),
+            Turn::Summary { content, .. } => SUMMARY_HEADING.len() + content.len(),
             Turn::Assistant { message, .. } => message
                 .content
                 .iter()

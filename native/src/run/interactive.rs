@@ -12,7 +12,7 @@ use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::future::{select, Either};
 use futures::stream::{self, StreamExt};
 use openagent_core::runtime::{format_rfc3339, Runtime};
-use openagent_core::SessionState;
+use openagent_core::SessionStatus;
 
 use super::{
     drive, pinned_runtime, record, signal_wakes, Agent, AgentOptions, ExitReason, Human, Output, Report, RunConfig, Wake,
@@ -85,7 +85,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         }));
         let end = std::mem::take(&mut report.tally).end(&result, &agent, &session, runtime.now_ms().saturating_sub(started));
         report.output.finish(&now(), &end);
-        if session.state() == SessionState::Closed {
+        if session.status() == SessionStatus::Closed {
             eprintln!("The session was closed by that error; the next task starts a new conversation.");
             report.finish_store(&end.exit_reason, &now());
             last_exit = None;

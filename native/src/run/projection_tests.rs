@@ -2,7 +2,7 @@
 //! whole stream against the mock LLM server).
 
 use openagent_core::llm::ErrorKind;
-use openagent_core::session::SessionState;
+use openagent_core::session::SessionStatus;
 use serde_json::json;
 
 use super::*;
@@ -69,7 +69,7 @@ fn unmapped_kinds_produce_nothing() {
         EventData::Warning { message: "careful".into() },
         EventData::SteeringInjected { content: "also".into() },
         EventData::ToolCallOutputDelta { call_id: "c".into(), delta: "x".into() },
-        EventData::ProcessingEnd { state: SessionState::Idle, reason: openagent_core::session::StopReason::Completed },
+        EventData::ProcessingEnd { state: SessionStatus::Idle, reason: openagent_core::session::StopReason::Completed },
     ] {
         assert!(projector.project(&event(data)).is_empty());
     }

@@ -18,7 +18,7 @@ use std::time::Duration;
 use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
 use futures::StreamExt;
 use openagent_core::runtime::{format_rfc3339, Runtime};
-use openagent_core::{Session, SessionState};
+use openagent_core::{Session, SessionStatus};
 use serde_json::Value;
 
 use super::callback::callback_message;
@@ -206,7 +206,7 @@ impl Runs {
             // Steering that came after the input's last tool round opens the next input at once:
             // a child's result must not wait for someone to send the parent a message.
             let late = session.take_steering();
-            if !late.is_empty() && session.state() != SessionState::Closed {
+            if !late.is_empty() && session.status() != SessionStatus::Closed {
                 input = Some(late.join("\n\n"));
                 continue;
             }
@@ -220,7 +220,7 @@ impl Runs {
                 let completed = end.exit_reason == ExitReason::Completed.as_str();
                 self.report_to_parent(parent, callback_message(id, completed, &SessionResult::from(result)));
             }
-            if session.state() == SessionState::Closed {
+            if session.status() == SessionStatus::Closed {
                 break;
             }
             input = next_input(&runtime, &mut control, &session, &mut report);

@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use openagent_core::session::{AgentOutcome, EventData, OutcomeStatus, SessionEvent, SessionState, StopReason};
+use openagent_core::session::{AgentOutcome, EventData, OutcomeStatus, SessionEvent, SessionStatus, StopReason};
 use rusqlite::params;
 use serde_json::json;
 
@@ -203,7 +203,7 @@ fn the_recorder_makes_subagents_sessions_of_their_own_under_their_parent() {
         event(child, 3, EventData::UserInput { content: "write the test".into() }),
         event("r_1", 4, EventData::TurnStart { turn: 2 }),
         result_event(child, 5, "wrote it", None),
-        event(child, 6, EventData::ProcessingEnd { state: SessionState::Idle, reason: StopReason::Completed }),
+        event(child, 6, EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Completed }),
         result_event("r_1", 7, "fixed", None),
     ];
     for event in &stream {

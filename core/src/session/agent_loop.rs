@@ -1,0 +1,428 @@
+//! The loop of spec 2.5, top to bottom: `process_input` runs model calls and tool rounds until
+//! the model answers without tools (or a limit, an abort, an error ends the input); `call_model`
+//! makes one call; the tool round looks each call up, validates it, runs it and truncates what
+//! the model gets back (spec 3.8). Every failure of a tool becomes an error result the model sees.
+
+use std::rc::Rc;
+
+use futures::future::join_all;
+use futures::StreamExt;
+
+use super::compaction::CompactionReason;
+use super::events::{Decision, EventData};
+use super::loop_detection::{detect_loop, signature};
+use super::truncation::truncate_tool_output;
+use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
+use crate::abort::AbortSignal;
+use crate::llm::{ErrorKind, LlmError, Message, Response, StreamAccumulator, StreamEvent, ToolCall, ToolChoice, ToolResult};
+use crate::profile::PromptContext;
+use crate::runtime::format_rfc3339;
+use crate::tools::{ToolContext, ToolExecutor};
+
+impl Session {
+    /// Spec 2.5 `process_input`, for one input.
+    pub(super) async fn process_input(&self, input: String) -> Result<StopReason, SessionError> {
+        let inner = &self.inner;
+        inner.status.set(SessionStatus::Processing);
+        *inner.interrupt.borrow_mut() = AbortSignal::new();
+        *inner.input.borrow_mut() = results::InputState { started_ms: self.now(), ..Default::default() };
+        self.push_turn(Turn::User { content: input.clone(), timestamp: self.now() });
+        self.emit(EventData::UserInput { content: input });
+        self.drain_steering();
+        self.refresh_system_prompt().await;
+
+        let mut rounds = 0;
+        let mut warned_context = false;
+        let mut overflowed = false;
+        // The history length at which a compaction found nothing to summarise: not tried again
+        // until the history grows.
+        let mut futile_at = None;
+        let mut final_text = String::new();
+        let reason = loop {
+            let config = inner.state.borrow().config.clone();
+            if config.max_tool_rounds_per_input > 0 && rounds >= config.max_tool_rounds_per_input {
+                self.emit(EventData::TurnLimit { limit: "max_tool_rounds_per_input".into(), count: rounds });
+                break StopReason::RoundLimit;
+            }
+            let turns = inner.state.borrow().turns;
+            if config.max_turns > 0 && turns >= config.max_turns {
+                self.emit(EventData::TurnLimit { limit: "max_turns".into(), count: turns });
+                break StopReason::TurnLimit;
+            }
+            if let Some(reason) = self.cancelled() {
+                break reason;
+            }
+
+            self.refresh_request(&config);
+            let length = inner.state.borrow().history.len();
+            if futile_at != Some(length) && self.needs_compaction(&config) {
+                // A failed summary is reported in `compaction_end`; the call is still tried.
+                match self.guard(self.compact_history(CompactionReason::Threshold)).await {
+                    None => break self.cancelled().unwrap_or(StopReason::Aborted),
+                    Some(Ok(0)) => futile_at = Some(length),
+                    Some(_) => {}
+                }
+            }
+            self.emit(EventData::TurnStart { turn: turns + 1 });
+            let response = match self.guard(self.call_model()).await {
+                None => break self.cancelled().unwrap_or(StopReason::Aborted),
+                Some(Ok(response)) => response,
+                // Spec appendix B: the request did not fit. Compact once and call again.
+                Some(Err(error)) if error.kind == ErrorKind::ContextLength && !overflowed => {
+                    overflowed = true;
+                    match self.guard(self.compact_history(CompactionReason::Overflow)).await {
+                        None => break self.cancelled().unwrap_or(StopReason::Aborted),
+                        Some(Ok(summarized)) if summarized > 0 => continue,
+                        Some(_) => return Err(self.fail(error, &final_text)),
+                    }
+                }
+                Some(Err(error)) => return Err(self.fail(error, &final_text)),
+            };
+            overflowed = false;
+            let tool_calls = response.tool_calls();
+            self.record_response(response, &mut final_text);
+            if !warned_context {
+                warned_context = self.check_context_usage(&config);
+            }
+            if tool_calls.is_empty() {
+                match self.answer_without_result() {
+                    Some(reason) => break reason,
+                    None => continue,
+                }
+            }
+
+            rounds += 1;
+            let Some(results) = self.guard(self.execute_tool_calls(&tool_calls, &config)).await else {
+                if !inner.abort.is_aborted() {
+                    let message = "Interrupted by the user before this tool call finished.";
+                    let results = tool_calls.iter().map(|call| ToolResult::new(call.id.clone(), message, true)).collect();
+                    self.push_turn(Turn::ToolResults { results, timestamp: self.now() });
+                }
+                break self.cancelled().unwrap_or(StopReason::Aborted);
+            };
+            self.push_turn(Turn::ToolResults { results, timestamp: self.now() });
+            if let Some(reason) = self.delivery_stop() {
+                break reason;
+            }
+            self.drain_steering();
+            if config.enable_loop_detection {
+                self.detect_loop(&tool_calls, config.loop_detection_window);
+            }
+        };
+        self.finish_input(reason, &final_text, None);
+
+        if reason == StopReason::Aborted {
+            self.emit(EventData::ProcessingEnd { state: SessionStatus::Closed, reason });
+            self.shut_down("aborted");
+            return Ok(reason);
+        }
+        let status = if reason == StopReason::Completed && final_text.trim_end().ends_with('?') {
+            SessionStatus::AwaitingInput
+        } else {
+            SessionStatus::Idle
+        };
+        inner.status.set(status);
+        self.emit(EventData::ProcessingEnd { state: status, reason });
+        Ok(reason)
+    }
+
+    /// Why the current input must stop now, if it must.
+    fn cancelled(&self) -> Option<StopReason> {
+        if self.inner.abort.is_aborted() {
+            Some(StopReason::Aborted)
+        } else if self.inner.interrupt.borrow().is_aborted() {
+            Some(StopReason::Interrupted)
+        } else {
+            None
+        }
+    }
+
+    /// Runs `work` unless the session is aborted or the input interrupted first.
+    async fn guard<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
+        let interrupt = self.inner.interrupt.borrow().clone();
+        self.inner.abort.guard(interrupt.guard(work)).await.flatten()
+    }
+
+    /// Adds `turn` to the history and to the kept request.
+    pub(super) fn push_turn(&self, turn: Turn) {
+        self.inner.cache.borrow_mut().push(&turn);
+        self.inner.state.borrow_mut().history.push(turn);
+    }
+
+    fn drain_steering(&self) {
+        loop {
+            let Some(content) = self.inner.state.borrow_mut().steering.pop_front() else { break };
+            self.push_turn(Turn::Steering { content: content.clone(), timestamp: self.now() });
+            self.emit(EventData::SteeringInjected { content });
+        }
+    }
+
+    async fn refresh_system_prompt(&self) {
+        let inner = &self.inner;
+        let today = format_rfc3339(self.now())[..10].to_owned();
+        let ctx = PromptContext { env: &*inner.env, today, user_instructions: inner.user_instructions.as_deref() };
+        let prompt = inner.profile.build_system_prompt(&ctx).await + self.result_instructions();
+        let mut cache = inner.cache.borrow_mut();
+        cache.request.messages[0] = Message::system(prompt);
+        cache.refresh_fixed();
+    }
+
+    /// Brings the kept request up to date with settings that may change between calls.
+    fn refresh_request(&self, config: &SessionConfig) {
+        let inner = &self.inner;
+        let mut cache = inner.cache.borrow_mut();
+        cache.request.reasoning_effort.clone_from(&config.reasoning_effort);
+        cache.request.max_tokens = config.max_output_tokens;
+        let tools = inner.tools.borrow();
+        if cache.tools_generation != Some(tools.generation()) {
+            cache.request.tools = tools.definitions();
+            cache.request.tool_choice = (!cache.request.tools.is_empty()).then_some(ToolChoice::Auto);
+            cache.tools_generation = Some(tools.generation());
+            cache.refresh_fixed();
+        }
+    }
+
+    /// One model call, streamed when the profile streams, with text deltas forwarded as events.
+    // The request is borrowed across the call instead of cloned (a clone costs as much as the
+    // history). Safe: only the loop itself, which is suspended here, ever borrows it mutably.
+    #[allow(clippy::await_holding_refcell_ref)]
+    async fn call_model(&self) -> Result<Response, LlmError> {
+        let inner = &self.inner;
+        let cache = inner.cache.borrow();
+        let request = &cache.request;
+        let provider = inner.client.provider().to_owned();
+        if !inner.profile.supports_streaming() {
+            let response = inner.client.complete(request).await?;
+            let text = response.text();
+            if !text.is_empty() {
+                self.emit(EventData::AssistantTextStart { response_id: Some(response.id.clone()) });
+                self.emit(EventData::AssistantTextDelta { delta: text });
+            }
+            return Ok(response);
+        }
+        let mut events = inner.client.stream(request).await?;
+        let mut acc = StreamAccumulator::new();
+        let (mut response_id, mut text_started) = (None, false);
+        while let Some(event) = events.next().await {
+            match &event {
+                StreamEvent::StreamStart { id, .. } => response_id.clone_from(id),
+                StreamEvent::TextDelta { delta, .. } => {
+                    if !text_started {
+                        text_started = true;
+                        self.emit(EventData::AssistantTextStart { response_id: response_id.clone() });
+                    }
+                    self.emit(EventData::AssistantTextDelta { delta: delta.clone() });
+                }
+                _ => {}
+            }
+            acc.push(&event);
+        }
+        acc.finish(&provider)
+    }
+
+    fn record_response(&self, response: Response, final_text: &mut String) {
+        let inner = &self.inner;
+        let text = response.text();
+        let reasoning = response.reasoning();
+        let tool_call_count = response.message.tool_calls().count();
+        let total_usage = {
+            let mut state = inner.state.borrow_mut();
+            state.total_usage += &response.usage;
+            state.turns += 1;
+            state.total_usage.clone()
+        };
+        inner.cache.borrow_mut().known_usage(response.usage.input_tokens);
+        inner.input.borrow_mut().turns += 1;
+        let usage = response.usage.clone();
+        self.push_turn(Turn::Assistant {
+            message: response.message,
+            usage: response.usage,
+            response_id: (!response.id.is_empty()).then_some(response.id),
+            timestamp: self.now(),
+        });
+        final_text.clone_from(&text);
+        self.emit(EventData::AssistantTextEnd { text, reasoning, tool_call_count, usage, total_usage });
+    }
+
+    /// Spec 5.5: warns once per input when the history nears the context window. Returns
+    /// whether it warned. With compaction on, the session compacts before it gets there.
+    fn check_context_usage(&self, config: &SessionConfig) -> bool {
+        let window = self.context_window(config);
+        let tokens = (self.inner.cache.borrow().history_chars / 4) as u64;
+        if window == 0 || tokens * 10 <= window * 8 {
+            return false;
+        }
+        // Rounded to the nearest percent in integers: printing an f64 would pull core's float
+        // formatter (14 KB) into the browser bundle for this one message.
+        let percent = (tokens * 200 + window) / (2 * window);
+        self.emit(EventData::Warning { message: format!("Context usage at ~{percent}% of context window") });
+        true
+    }
+
+    fn detect_loop(&self, calls: &[ToolCall], window: usize) {
+        let detected = {
+            let mut state = self.inner.state.borrow_mut();
+            let recent = &mut state.recent_calls;
+            for call in calls {
+                recent.push_back(signature(call));
+                if recent.len() > window {
+                    recent.pop_front();
+                }
+            }
+            let detected = detect_loop(recent, window);
+            if detected {
+                // Start counting afresh so the warning is not repeated every round.
+                recent.clear();
+            }
+            detected
+        };
+        if detected {
+            let message =
+                format!("Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach.");
+            self.push_turn(Turn::Steering { content: message.clone(), timestamp: self.now() });
+            self.emit(EventData::LoopDetection { message });
+        }
+    }
+
+    /// An LLM error ends the input. Unrecoverable ones (authentication, access, configuration,
+    /// bad requests) close the session; an over-long context is a warning (spec appendix B).
+    fn fail(&self, error: LlmError, final_text: &str) -> SessionError {
+        let closes = !error.retryable && error.kind != ErrorKind::ContextLength;
+        if error.kind == ErrorKind::ContextLength {
+            self.emit(EventData::Warning {
+                message: format!("The conversation no longer fits the model's context window: {error}"),
+            });
+        } else {
+            self.emit(EventData::Error { message: error.to_string(), error_kind: Some(error.kind) });
+        }
+        self.finish_input(StopReason::Error, final_text, Some(&error));
+        if closes {
+            self.emit(EventData::ProcessingEnd { state: SessionStatus::Closed, reason: StopReason::Error });
+            self.shut_down("error");
+        } else {
+            self.inner.status.set(SessionStatus::Idle);
+            self.emit(EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Error });
+        }
+        SessionError::Llm(error)
+    }
+
+    /// Runs one round of tool calls, concurrently when the profile allows it. Results come back
+    /// in call order either way.
+    async fn execute_tool_calls(&self, calls: &[ToolCall], config: &SessionConfig) -> Vec<ToolResult> {
+        if self.inner.profile.supports_parallel_tool_calls() && calls.len() > 1 {
+            join_all(calls.iter().map(|call| self.execute_single_tool(call, config))).await
+        } else {
+            let mut results = Vec::with_capacity(calls.len());
+            for call in calls {
+                results.push(self.execute_single_tool(call, config).await);
+            }
+            results
+        }
+    }
+
+    async fn execute_single_tool(&self, call: &ToolCall, config: &SessionConfig) -> ToolResult {
+        let started = self.now();
+        self.emit(EventData::ToolCallStart {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+        self.inner.input.borrow_mut().tool_calls += 1;
+        let error = |message: String| {
+            self.inner.input.borrow_mut().failed += 1;
+            self.emit(EventData::ToolCallEnd {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                output: None,
+                error: Some(message.clone()),
+                duration_ms: self.now().saturating_sub(started),
+            });
+            ToolResult::new(call.id.clone(), message, true)
+        };
+
+        let decision = |decision: Decision, reason: Option<String>, source: &str| {
+            self.emit(EventData::ToolDecision {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                decision,
+                reason,
+                source: source.to_owned(),
+            })
+        };
+        let executor = match self.checked_executor(call) {
+            Ok(executor) => {
+                decision(Decision::Allow, None, "schema");
+                executor
+            }
+            Err((source, message)) => {
+                decision(Decision::Deny, Some(message.clone()), source);
+                return error(message);
+            }
+        };
+
+        let on_output: Rc<dyn Fn(&str)> = {
+            let session = self.clone();
+            let call_id = call.id.clone();
+            Rc::new(move |delta: &str| {
+                session.emit(EventData::ToolCallOutputDelta { call_id: call_id.clone(), delta: delta.to_owned() })
+            })
+        };
+        let ctx = ToolContext {
+            env: &*self.inner.env,
+            default_command_timeout_ms: self
+                .inner
+                .profile
+                .default_command_timeout_ms()
+                .unwrap_or(config.default_command_timeout_ms),
+            max_command_timeout_ms: config.max_command_timeout_ms,
+            on_output: Some(on_output),
+        };
+        match executor.execute(&call.arguments, &ctx).await {
+            Ok(output) => {
+                let content = truncate_tool_output(&output.text, &call.name, config);
+                let mut result = ToolResult::new(call.id.clone(), content, false);
+                if let Some(image) = output.image {
+                    result.image_media_type = image.media_type;
+                    result.image_data = image.data;
+                }
+                self.inner.input.borrow_mut().succeeded += 1;
+                self.emit(EventData::ToolCallEnd {
+                    call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    output: Some(output.text),
+                    error: None,
+                    duration_ms: self.now().saturating_sub(started),
+                });
+                result
+            }
+            Err(e) => error(format!("Tool error ({}): {e}", call.name)),
+        }
+    }
+
+    /// Looks the tool up and validates the arguments against its schema, while the registry is
+    /// borrowed (both are synchronous): only the executor is kept, never a copy of the tool. A
+    /// refusal says which check refused (the `source` of the `tool_decision` event) and why.
+    fn checked_executor(&self, call: &ToolCall) -> Result<Rc<dyn ToolExecutor>, (&'static str, String)> {
+        let tools = self.inner.tools.borrow();
+        let Some(tool) = tools.get(&call.name) else {
+            return Err(("registry", format!("Unknown tool: {}. Available tools: {}.", call.name, tools.names().join(", "))));
+        };
+        if call.arguments.is_null() {
+            let raw = call.raw_arguments.as_deref().unwrap_or("");
+            let reason = serde_json::from_str::<serde_json::Value>(raw).err().map_or_else(String::new, |e| format!(" ({e})"));
+            let message = format!(
+                "Invalid arguments for tool {}: the arguments are not a valid JSON object{reason}. Send the arguments as one JSON object.",
+                call.name
+            );
+            return Err(("arguments", message));
+        }
+        if let Err(problems) = tool.schema().validate(&call.arguments) {
+            let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+            if call.name == super::SUBMIT_RESULT && self.requires_result() {
+                return Err(("schema", self.refused_submission(&list)));
+            }
+            return Err(("schema", format!("Invalid arguments for tool {}:\n{}", call.name, list.join("\n"))));
+        }
+        Ok(tool.executor.clone())
+    }
+}

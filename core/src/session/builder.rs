@@ -1,0 +1,212 @@
+//! [`SessionBuilder`]: a session from its seams, new or restored from a snapshot.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use serde_json::Value;
+
+use super::events::{Emitter, EventData};
+use super::snapshot::{complete_len, drop_signatures};
+use super::state::{LoopCache, SessionState};
+use super::{results, Inner, Session, SessionConfig, SessionSnapshot, SessionStatus};
+use crate::abort::AbortSignal;
+use crate::env::ExecutionEnvironment;
+use crate::llm::{LlmClient, LlmError, Message, Request, RetryPolicy, RetryingClient};
+use crate::profile::ProviderProfile;
+use crate::runtime::Runtime;
+use crate::schema::SchemaError;
+
+/// Builds a [`Session`] from its seams.
+pub struct SessionBuilder {
+    profile: Rc<dyn ProviderProfile>,
+    env: Rc<dyn ExecutionEnvironment>,
+    client: Rc<dyn LlmClient>,
+    runtime: Rc<dyn Runtime>,
+    /// Set by [`config`](Self::config); a restored session keeps its own otherwise.
+    config: Option<SessionConfig>,
+    id: Option<String>,
+    user_instructions: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) depth: usize,
+    /// A subagent reports into its parent's event stream.
+    pub(super) emitter: Option<Rc<Emitter>>,
+    retries: Option<RetryPolicy>,
+    output_schema: Option<Value>,
+    restore: Option<SessionSnapshot>,
+}
+
+impl SessionBuilder {
+    pub(super) fn new(
+        profile: Rc<dyn ProviderProfile>,
+        env: Rc<dyn ExecutionEnvironment>,
+        client: Rc<dyn LlmClient>,
+        runtime: Rc<dyn Runtime>,
+    ) -> Self {
+        Self {
+            profile,
+            env,
+            client,
+            runtime,
+            config: None,
+            id: None,
+            user_instructions: None,
+            model: None,
+            depth: 0,
+            emitter: None,
+            retries: None,
+            output_schema: None,
+            restore: None,
+        }
+    }
+
+    /// A model to use instead of the profile's.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The limits and settings; for a restored session they replace the ones it was saved with.
+    pub fn config(mut self, config: SessionConfig) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// A fixed session id: a restored session's own id otherwise, else a random UUID. A fork
+    /// is a restore with a new id.
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Instructions appended last to the system prompt (spec 6.1, layer 5).
+    pub fn user_instructions(mut self, text: impl Into<String>) -> Self {
+        self.user_instructions = Some(text.into());
+        self
+    }
+
+    /// Requires a structured result of every input: the session offers `submit_result` with
+    /// `schema` as its parameters (and `give_up`), and an input succeeds only with a submission
+    /// that validates. Fails when `schema` is not an object schema that compiles.
+    pub fn output_schema(mut self, schema: Value) -> Result<Self, SchemaError> {
+        results::check_output_schema(&schema)?;
+        self.output_schema = Some(schema);
+        Ok(self)
+    }
+
+    /// Retries failed model calls with `policy` (above the client, which should then not retry
+    /// itself), reporting each retry as a `provider_retry` event.
+    pub fn retries(mut self, policy: RetryPolicy) -> Self {
+        self.retries = Some(policy);
+        self
+    }
+
+    /// Continues a saved session: its history, usage, counters, queues, limits and subagents.
+    /// The session starts idle. When the snapshot was made with another provider family, its
+    /// reasoning parts and signatures are dropped (they only go back to the family that made
+    /// them) and the session says so in a `warning` when it starts.
+    pub fn restore(mut self, snapshot: SessionSnapshot) -> Self {
+        self.restore = Some(snapshot);
+        self
+    }
+
+    pub fn build(self) -> Session {
+        let mut warnings = Vec::new();
+        let (mut state, saved_id) = match self.restore {
+            Some(snapshot) => {
+                let mut state = snapshot.state;
+                state.history.truncate(complete_len(&state.history));
+                if snapshot.provider != self.profile.id() {
+                    let dropped = drop_signatures(&mut state);
+                    warnings.push(format!(
+                        "This session was saved with provider {}; it goes on with {}. {dropped} reasoning part(s) and \
+                         signature(s) of {} were dropped, not replayed.",
+                        snapshot.provider,
+                        self.profile.id(),
+                        snapshot.provider
+                    ));
+                }
+                if let Some(config) = self.config {
+                    state.config = config;
+                }
+                (state, Some(snapshot.session_id))
+            }
+            None => (SessionState::new(self.config.unwrap_or_default()), None),
+        };
+        let records = std::mem::take(&mut state.subagents);
+        let request = Request {
+            model: self.model.unwrap_or_else(|| self.profile.model().to_owned()),
+            messages: vec![Message::system(String::new())],
+            provider: Some(self.profile.id().to_owned()),
+            provider_options: self.profile.provider_options(),
+            ..Request::default()
+        };
+        let mut cache = LoopCache::new(request);
+        cache.rebuild(&state.history);
+        let max_depth = state.config.max_subagent_depth;
+        let inner = Rc::new_cyclic(|session| {
+            let mut tools = self.profile.tool_registry().clone();
+            if self.depth < max_depth {
+                Session::register_subagent_tools(&mut tools, session);
+            }
+            if let Some(schema) = &self.output_schema {
+                // Checked by `output_schema`, so this cannot fail.
+                let _ = Session::register_result_tools(&mut tools, session, schema);
+            }
+            let client = match self.retries {
+                Some(policy) => retrying(self.client, policy, session.clone(), self.runtime.clone()),
+                None => self.client,
+            };
+            Inner {
+                id: self.id.or(saved_id).unwrap_or_else(crate::id::random_uuid),
+                profile: self.profile,
+                env: self.env,
+                client,
+                runtime: self.runtime,
+                user_instructions: self.user_instructions,
+                output_schema: self.output_schema,
+                depth: self.depth,
+                tools: RefCell::new(tools),
+                status: Cell::new(SessionStatus::Idle),
+                started: Cell::new(false),
+                state: RefCell::new(state),
+                cache: RefCell::new(cache),
+                input: RefCell::default(),
+                abort: AbortSignal::new(),
+                interrupt: RefCell::new(AbortSignal::new()),
+                emitter: self.emitter.unwrap_or_default(),
+                last_timestamp: RefCell::new((0, String::new())),
+                subagents: RefCell::new(Vec::new()),
+                pending_warnings: RefCell::new(warnings),
+            }
+        });
+        let session = Session { inner };
+        session.restore_subagents(records);
+        session
+    }
+}
+
+/// `client` retried by `policy`, each retry reported on the session's event stream.
+fn retrying(
+    client: Rc<dyn LlmClient>,
+    mut policy: RetryPolicy,
+    session: Weak<Inner>,
+    runtime: Rc<dyn Runtime>,
+) -> Rc<dyn LlmClient> {
+    let host_callback = policy.on_retry.take();
+    policy.on_retry = Some(Rc::new(move |error: &LlmError, attempt: u32, seconds: f64| {
+        if let Some(inner) = session.upgrade() {
+            let data = EventData::ProviderRetry {
+                attempt,
+                delay_ms: (seconds * 1000.0).round() as u64,
+                error_kind: error.kind,
+                message: error.to_string(),
+            };
+            inner.input.borrow_mut().retries += 1;
+            Session { inner }.emit(data);
+        }
+        if let Some(callback) = &host_callback {
+            callback(error, attempt, seconds);
+        }
+    }));
+    Rc::new(RetryingClient::new(client, policy, runtime))
+}

@@ -1,0 +1,199 @@
+//! Compaction: when the next request nears the model's context window, the model summarises the
+//! older turns and the session goes on with that summary and its recent turns kept whole.
+//!
+//! - **When:** before a model call, once [`LoopCache::estimate_tokens`] passes
+//!   `compaction_threshold_percent` of the window; when the provider answers `context_length`
+//!   (once, then the call is retried); and when the host asks ([`Session::compact`]).
+//! - **What is kept:** the most recent turns whose size fits `compaction_keep_recent_tokens` (a
+//!   quarter of the window by default), cut only before a user, steering or assistant turn, never
+//!   between a tool call and its result. Kept turns are not touched, so reasoning signatures
+//!   replay as they came.
+//! - **The summary** is written by the same model from a plain-text transcript of the older turns
+//!   (bounded to fit the window, long tool outputs shortened): the request carries no tool calls
+//!   or reasoning parts, so it is valid whatever the provider.
+
+use serde::{Deserialize, Serialize};
+
+use super::state::LoopCache;
+use super::truncation::{truncate_output, TruncationMode};
+use super::{EventData, Session, SessionConfig, Turn};
+use crate::llm::{ContentPart, LlmError, Message, Request};
+
+/// Why a compaction ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionReason {
+    /// The estimate passed the threshold.
+    Threshold,
+    /// The provider said the request did not fit.
+    Overflow,
+    /// The host asked.
+    Manual,
+}
+
+const SUMMARY_PROMPT: &str = "You compact the history of a coding agent's session so that the agent can go on \
+working from your summary alone. Write a concise, factual summary of the conversation you are given: the user's \
+goals and requests, decisions and constraints, the files read, created or changed (with paths) and their current \
+state, commands run and what they showed, errors met and how they were solved, and what remains to be done. Keep \
+exact names, paths, identifiers and numbers. Do not invent anything, do not address the user, and do not call tools.";
+
+/// Characters of one tool output or argument list kept in the transcript.
+const TRANSCRIPT_PART_CHARS: usize = 2_000;
+
+impl Session {
+    /// The context window in force, 0 when unknown.
+    pub(super) fn context_window(&self, config: &SessionConfig) -> u64 {
+        config.context_window.unwrap_or_else(|| self.inner.profile.context_window_size()) as u64
+    }
+
+    /// Whether the next request's estimate passed the threshold.
+    pub(super) fn needs_compaction(&self, config: &SessionConfig) -> bool {
+        let window = self.context_window(config);
+        let percent = config.compaction_threshold_percent as u64;
+        window > 0 && percent > 0 && self.inner.cache.borrow().estimate_tokens() * 100 > window * percent
+    }
+
+    /// Replaces the older turns with a summary written by the model. Returns how many turns
+    /// were summarised (0: nothing old enough to summarise). Emits `compaction_start` and
+    /// `compaction_end` (with the error, if the summary could not be written).
+    pub(super) async fn compact_history(&self, reason: CompactionReason) -> Result<usize, LlmError> {
+        let config = self.inner.state.borrow().config.clone();
+        let window = self.context_window(&config);
+        let tokens_before = self.inner.cache.borrow().estimate_tokens();
+        self.emit(EventData::CompactionStart { reason, tokens_before, context_window: window });
+        let end = |summarized_turns: usize, error: Option<String>| {
+            let tokens_after = self.inner.cache.borrow().estimate_tokens();
+            let kept_turns = self.inner.state.borrow().history.len() - usize::from(summarized_turns > 0);
+            self.emit(EventData::CompactionEnd { reason, tokens_before, tokens_after, summarized_turns, kept_turns, error });
+        };
+
+        let keep = config.compaction_keep_recent_tokens.map_or(window / 4, |t| t as u64);
+        let (cut, request) = {
+            let state = self.inner.state.borrow();
+            let cut = cut_point(&state.history, keep);
+            if cut == 0 || matches!(&state.history[..cut], [Turn::Summary { .. }]) {
+                drop(state);
+                end(0, None);
+                return Ok(0);
+            }
+            let request = self.summary_request(&state.history[..cut], window, &config);
+            (cut, request)
+        };
+        let response = match self.inner.client.complete(&request).await {
+            Ok(response) => response,
+            Err(error) => {
+                end(0, Some(error.to_string()));
+                return Err(error);
+            }
+        };
+        let mut summary = response.text();
+        {
+            let mut state = self.inner.state.borrow_mut();
+            state.total_usage += &response.usage;
+            // A current request summarised away is kept word for word: the model must not lose its task.
+            let kept_user = state.history[cut..].iter().any(|turn| matches!(turn, Turn::User { .. }));
+            let current = state.history[..cut].iter().rev().find_map(|turn| match turn {
+                Turn::User { content, .. } => Some(content.clone()),
+                _ => None,
+            });
+            if let (false, Some(current)) = (kept_user, current) {
+                summary.push_str("\n\nThe request being worked on now, word for word:\n");
+                summary.push_str(&current);
+            }
+            let turn = Turn::Summary { content: summary, summarized_turns: cut, timestamp: self.now() };
+            state.history.splice(..cut, [turn]);
+            state.compactions += 1;
+            self.inner.cache.borrow_mut().rebuild(&state.history);
+        }
+        end(cut, None);
+        Ok(cut)
+    }
+
+    /// The request that asks for the summary: instructions, then the older turns as text.
+    fn summary_request(&self, older: &[Turn], window: u64, config: &SessionConfig) -> Request {
+        let max_tokens = (window / 8).clamp(256, 8_192);
+        // What is left of the window for the transcript, in characters (a token is ~4).
+        let room = (window.saturating_sub(max_tokens + 1_000) * 4) as usize;
+        let transcript = truncate_output(&transcript(older), room.max(4_000), TruncationMode::HeadTail);
+        let ask = "Summarise this conversation as instructed. It continues after your summary with its most recent turns.";
+        let cache = self.inner.cache.borrow();
+        Request {
+            model: cache.request.model.clone(),
+            messages: vec![Message::system(SUMMARY_PROMPT), Message::user(format!("{transcript}\n\n{ask}"))],
+            provider: cache.request.provider.clone(),
+            provider_options: cache.request.provider_options.clone(),
+            max_tokens: Some(config.max_output_tokens.map_or(max_tokens, |m| m.min(max_tokens))),
+            reasoning_effort: config.reasoning_effort.clone(),
+            ..Request::default()
+        }
+    }
+}
+
+/// Where the kept turns begin: the earliest point whose turns fit `keep_tokens`, or the latest
+/// point at all when even the last exchange does not fit. A point is never just before tool
+/// results (their call would be summarised away). 0: everything fits, nothing to summarise.
+pub(super) fn cut_point(history: &[Turn], keep_tokens: u64) -> usize {
+    let mut kept = 0u64;
+    let mut cut = None;
+    for (at, turn) in history.iter().enumerate().rev() {
+        kept += turn.approx_chars().div_ceil(4) as u64;
+        let point = at > 0 && !matches!(turn, Turn::ToolResults { .. });
+        match cut {
+            _ if kept <= keep_tokens => cut = if point { Some(at) } else { cut },
+            Some(cut) => return cut,
+            None if point => return at,
+            None => {}
+        }
+    }
+    0
+}
+
+/// The turns as plain text, long parts shortened.
+fn transcript(turns: &[Turn]) -> String {
+    let short = |text: &str| truncate_output(text, TRANSCRIPT_PART_CHARS, TruncationMode::HeadTail);
+    let mut out = String::new();
+    for turn in turns {
+        match turn {
+            Turn::User { content, .. } => out += &format!("[user]\n{content}\n\n"),
+            Turn::Steering { content, .. } => out += &format!("[user, while the agent worked]\n{content}\n\n"),
+            Turn::System { content, .. } => out += &format!("[system]\n{content}\n\n"),
+            Turn::Summary { content, .. } => out += &format!("[summary of the conversation before this point]\n{content}\n\n"),
+            Turn::Assistant { message, .. } => {
+                out += "[assistant]\n";
+                for part in &message.content {
+                    match part {
+                        ContentPart::Text { text } => out += &format!("{text}\n"),
+                        ContentPart::ToolCall { tool_call } => {
+                            let args = tool_call.raw_arguments.clone().unwrap_or_else(|| tool_call.arguments.to_string());
+                            out += &format!("(called {} with {})\n", tool_call.name, short(&args));
+                        }
+                        _ => {}
+                    }
+                }
+                out += "\n";
+            }
+            Turn::ToolResults { results, .. } => {
+                for result in results {
+                    let what = if result.is_error { "tool error" } else { "tool result" };
+                    out += &format!("[{what}]\n{}\n\n", short(&result.content));
+                }
+            }
+        }
+    }
+    out
+}
+
+impl LoopCache {
+    /// Re-reads the size of the system prompt and the tool definitions after either changed.
+    pub fn refresh_fixed(&mut self) {
+        let request = &self.request;
+        let system = request.messages.first().map_or(0, |m| m.text().len());
+        let tools: usize =
+            request.tools.iter().map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len()).sum();
+        self.fixed_chars = system + tools;
+    }
+}
+
+#[cfg(test)]
+#[path = "compaction_tests.rs"]
+mod tests;

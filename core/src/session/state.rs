@@ -1,0 +1,122 @@
+//! What a session's loop mutates, kept apart from the handle hosts share: the state a snapshot
+//! saves ([`SessionState`]) and what the loop derives from it and rebuilds on restore
+//! ([`LoopCache`]).
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::results::RunResult;
+use super::subagents::SubAgentResult;
+use super::{SessionConfig, Turn};
+use crate::llm::{Message, Request, Usage};
+
+/// The loop's state: plain data, serialisable, everything a saved session needs to go on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionState {
+    pub history: Vec<Turn>,
+    /// Token usage summed over every model call, compaction's included.
+    pub total_usage: Usage,
+    /// Model responses over the whole session (what `max_turns` limits).
+    pub turns: usize,
+    /// Steering not injected yet, and inputs queued after the current one.
+    pub steering: VecDeque<String>,
+    pub followups: VecDeque<String>,
+    /// The reasoning effort and limits in force.
+    pub config: SessionConfig,
+    /// How the last input ended.
+    pub last_result: Option<RunResult>,
+    /// Signatures of the most recent tool calls, oldest first, at most the detection window.
+    pub recent_calls: VecDeque<u64>,
+    /// How many times older history was replaced by a summary.
+    pub compactions: usize,
+    pub subagents: Vec<SubAgentRecord>,
+}
+
+impl SessionState {
+    pub fn new(config: SessionConfig) -> Self {
+        Self {
+            history: Vec::new(),
+            total_usage: Usage::default(),
+            turns: 0,
+            steering: VecDeque::new(),
+            followups: VecDeque::new(),
+            config,
+            last_result: None,
+            recent_calls: VecDeque::new(),
+            compactions: 0,
+            subagents: Vec::new(),
+        }
+    }
+}
+
+/// A subagent as a snapshot keeps it: how it was started, its own state, and its last run's
+/// result (`None` while it ran).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubAgentRecord {
+    pub agent_id: String,
+    pub working_dir: Option<String>,
+    pub model: Option<String>,
+    pub output_schema: Option<Value>,
+    pub state: SessionState,
+    pub result: Option<SubAgentResult>,
+}
+
+/// What the loop derives from the state: the next request, kept in step with the history and
+/// only appended to (so a round costs the same at the 10th as at the 2000th), and the figures
+/// the context estimate reads. Never saved; rebuilt from the state.
+pub(super) struct LoopCache {
+    /// A system message, then the history as messages.
+    pub request: Request,
+    /// The registry generation `request.tools` was last built from.
+    pub tools_generation: Option<u64>,
+    /// Characters of the system prompt and the tool definitions.
+    pub fixed_chars: usize,
+    pub history_chars: usize,
+    /// The last response's real `input_tokens`, and the history characters added since.
+    pub known_input_tokens: Option<u64>,
+    pub chars_since_known: usize,
+}
+
+impl LoopCache {
+    pub fn new(request: Request) -> Self {
+        Self { request, tools_generation: None, fixed_chars: 0, history_chars: 0, known_input_tokens: None, chars_since_known: 0 }
+    }
+
+    /// Appends `turn`'s messages to the request.
+    pub fn push(&mut self, turn: &Turn) {
+        let chars = turn.approx_chars();
+        self.history_chars += chars;
+        self.chars_since_known += chars;
+        turn.append_messages(&mut self.request.messages);
+    }
+
+    /// Rebuilds the request's messages after the history was replaced (a restore, a compaction).
+    pub fn rebuild(&mut self, history: &[Turn]) {
+        let system = self.request.messages.first().cloned().unwrap_or_else(|| Message::system(String::new()));
+        self.request.messages = vec![system];
+        self.history_chars = 0;
+        self.known_input_tokens = None;
+        for turn in history {
+            self.push(turn);
+        }
+    }
+
+    /// The next request's size in tokens: the larger of the last response's real input count
+    /// plus a quarter of the characters added since, and a quarter of every character. The
+    /// larger, so a server that reports no usage (or a wrong one) cannot hide the growth.
+    pub fn estimate_tokens(&self) -> u64 {
+        let by_chars = ((self.fixed_chars + self.history_chars) / 4) as u64;
+        match self.known_input_tokens {
+            Some(known) if known > 0 => by_chars.max(known + (self.chars_since_known / 4) as u64),
+            _ => by_chars,
+        }
+    }
+
+    /// Records a response's real input count; the response itself is added by `push` next.
+    pub fn known_usage(&mut self, input_tokens: u64) {
+        self.known_input_tokens = Some(input_tokens);
+        self.chars_since_known = 0;
+    }
+}
