@@ -16,7 +16,7 @@ use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::openai_chat::OpenAiChat;
 use openagent_core::llm::openai_responses::OpenAiResponses;
 use openagent_core::llm::{ErrorKind, HttpLlmClient, LlmClient, ProviderConfig};
-use openagent_core::session::{EventData, StopReason};
+use openagent_core::session::{EventData, StopReason, Turn};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, GeneralProfile, Session, SessionConfig, SessionError, SessionStatus};
 use openagent_native::{NativeHttpClient, NativeHttpConfig, NativeRuntime};
@@ -164,4 +164,52 @@ fn the_smoke_inputs_run_through_the_general_profile_against_a_real_server() {
     }
     let files: Vec<String> = env.list_all_files();
     println!("general profile: files afterwards {files:?}");
+}
+
+/// Compaction against the real model, in a window of 4096 tokens (the server's own `n_ctx` in
+/// the README's command): long inputs fill the window, the session has the model summarise the
+/// older turns, and the next answer still comes without an error.
+#[test]
+fn a_small_window_compacts_with_the_real_model_and_the_next_answer_still_works() {
+    let Some(url) = server() else { return };
+    let http: Rc<dyn HttpClient> = Rc::new(NativeHttpClient::with_config(NativeHttpConfig {
+        read_timeout: std::time::Duration::from_secs(180),
+        ..NativeHttpConfig::default()
+    }));
+    let runtime = Rc::new(NativeRuntime::new());
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let client = Rc::new(HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), http));
+    let profile = Rc::new(CoreProfile::new("local", ToolRegistry::new()).with_context_window_size(4096));
+    let config = SessionConfig { max_output_tokens: Some(120), ..SessionConfig::default() };
+    let session = Session::builder(profile, env, client, runtime.clone()).config(config).build();
+    let mut events = session.events();
+    let filler = "The build runs on two cores, the tests run in Node and in Chromium, and every release is \
+                  checked against the bundle budget before it ships. ";
+    let notes = ["Kestrel", "Marmot", "Heron", "Otter", "Lynx"].map(|name| {
+        format!("Project note about the {name} module. {}Reply with one short sentence that names the module.", filler.repeat(16))
+    });
+    for note in notes.iter().chain([&"In one sentence: which modules did the notes mention?".to_owned()]) {
+        let stop = runtime.block_on(session.submit(note.as_str())).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stop, StopReason::Completed);
+    }
+    let (mut compactions, mut answer) = (Vec::new(), String::new());
+    while let Ok(event) = events.try_recv() {
+        match event.data {
+            EventData::CompactionEnd { reason, tokens_before, tokens_after, summarized_turns, error, .. } => {
+                assert!(error.is_none(), "the summary failed: {error:?}");
+                compactions.push((reason, tokens_before, tokens_after, summarized_turns));
+            }
+            EventData::AssistantTextEnd { text, .. } => answer = text,
+            _ => {}
+        }
+    }
+    println!("compactions (reason, tokens before, after, turns summarised): {compactions:?}");
+    println!("last answer: {answer:?}");
+    let summary = session.history().iter().find_map(|turn| match turn {
+        Turn::Summary { content, .. } => Some(content.clone()),
+        _ => None,
+    });
+    println!("summary: {summary:?}");
+    assert!(compactions.iter().any(|c| c.3 > 0), "no compaction in a 4096-token window");
+    assert!(!answer.trim().is_empty(), "no answer after compaction");
 }

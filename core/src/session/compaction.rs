@@ -50,7 +50,9 @@ impl Session {
     pub(super) fn needs_compaction(&self, config: &SessionConfig) -> bool {
         let window = self.context_window(config);
         let percent = config.compaction_threshold_percent as u64;
-        window > 0 && percent > 0 && self.inner.cache.borrow().estimate_tokens() * 100 > window * percent
+        window > 0
+            && percent > 0
+            && self.inner.cache.borrow().estimate_tokens().saturating_mul(100) > window.saturating_mul(percent)
     }
 
     /// Replaces the older turns with a summary written by the model. Returns how many turns

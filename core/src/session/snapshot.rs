@@ -78,7 +78,7 @@ impl SessionSnapshot {
                 _ => SnapshotError::NotASnapshot(format!("its schema is {schema:?}, not {:?}", Self::SCHEMA)),
             });
         }
-        super::snapshot_read::snapshot(&value)
+        super::snapshot_read::snapshot(value)
     }
 }
 

@@ -188,6 +188,20 @@ fn a_damaged_snapshot_is_refused_saying_what_is_wrong() {
         let error = SessionSnapshot::from_json(&text).unwrap_err();
         assert!(is(&error) && error.to_string().contains(says), "{text:?}: {error}");
     }
+
+    let session = build("openai", Rc::new(ScriptedClient::new([ScriptStep::text("hi")])), None).build();
+    block_on(session.submit("hello")).unwrap();
+    let good = session.snapshot().to_json();
+    for (from, to, says) in [
+        (r#""type":"user""#, r#""type":"robot""#, "unknown turn type `robot` at state.history[0].type"),
+        (r#""content":"hello""#, r#""content":7"#, "invalid type: expected a string, found a number at state.history[0].content"),
+        (r#""role":"assistant""#, r#""role":"narrator""#, "unknown variant `narrator` at state.history[1].message.role"),
+        (r#""kind":"text""#, r#""kind":"smell""#, "unknown content kind `smell` at state.history[1].message.content[0].kind"),
+    ] {
+        assert!(good.contains(from), "{good}");
+        let error = SessionSnapshot::from_json(&good.replacen(from, to, 1)).unwrap_err();
+        assert_eq!(error.to_string(), format!("the session snapshot is damaged: {says}"));
+    }
 }
 
 #[test]
