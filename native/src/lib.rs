@@ -23,6 +23,7 @@ pub mod agents;
 mod http;
 mod http_server;
 mod local_env;
+pub mod resume;
 pub mod run;
 mod runtime;
 #[cfg(feature = "sandbox")]

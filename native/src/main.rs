@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::agents;
+use openagent_native::resume::ResumeFrom;
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
 use openagent_native::serve;
@@ -109,6 +110,23 @@ struct SessionFlags {
     /// $XDG_DATA_HOME/openagent, else ~/.local/share/openagent.
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Continue the stored session with this id (or unique id prefix): its history, its
+    /// provider, model and directory unless flags say otherwise. `openagent sessions list` shows them.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// Continue the latest session of the working directory (--cwd).
+    #[arg(long = "continue", conflicts_with = "resume")]
+    continue_latest: bool,
+}
+
+impl SessionFlags {
+    fn resume_from(&self) -> Option<ResumeFrom> {
+        match (&self.resume, self.continue_latest) {
+            (Some(id), _) => Some(ResumeFrom::Id(id.clone())),
+            (None, true) => Some(ResumeFrom::Latest),
+            (None, false) => None,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -183,6 +201,11 @@ struct SandboxRunFlags {
     guest: Option<PathBuf>,
 }
 
+/// Why the sandbox does not take `--resume`/`--continue` (native/README.md says more).
+#[cfg(feature = "sandbox")]
+const SANDBOX_RESUME: &str = "error: `openagent sandbox run` cannot resume a session yet (the guest has no way to receive \
+                              or return a snapshot); resume it natively with `openagent run --resume ID` in the same directory";
+
 /// The fixed text for a combination the JSON contract forbids.
 const TUI_WITH_JSON: &str =
     "error: --tui cannot be combined with --output json (JSON output is for non-interactive runs; drop one of them)";
@@ -233,6 +256,10 @@ fn sandbox_run(flags: SandboxRunFlags) -> u8 {
         eprintln!("error: `openagent sandbox run` works in --dir; drop --cwd");
         return 2;
     }
+    if flags.session.resume_from().is_some() {
+        eprintln!("{SANDBOX_RESUME}");
+        return 2;
+    }
     if !(flags.timeout.is_finite() && flags.timeout > 0.0) {
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;
@@ -262,6 +289,7 @@ fn sandbox_run(_: SandboxRunFlags) -> u8 {
 
 fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> RunArgs {
     RunArgs {
+        resume: session.resume_from(),
         task,
         agent: agent_options(&session),
         max_turns: session.max_turns,
@@ -286,6 +314,7 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
 
 fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
     interactive::InteractiveArgs {
+        resume: flags.resume_from(),
         agent: agent_options(&flags),
         max_turns: flags.max_turns,
         max_tool_rounds: flags.max_tool_rounds,

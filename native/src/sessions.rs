@@ -1,7 +1,7 @@
 //! `openagent sessions`: what the session store holds, read back. `list` the sessions, `show`
 //! one, print its `events` (one line each, or the JSONL `--events` writes) or its `result`
-//! (seed 003's `{result_text, result_data}`). A session is named by its id or any unique prefix
-//! of it.
+//! (seed 003's `{result_text, result_data}`), or `fork` it. A session is named by its id or any
+//! unique prefix of it.
 
 use std::io::Write;
 use std::path::Path;
@@ -9,7 +9,10 @@ use std::path::Path;
 use openagent_core::session::{AgentOutcome, EventData, SessionEvent};
 use serde_json::{json, Value};
 
-use crate::run::main_argument;
+use openagent_core::runtime::format_rfc3339;
+
+use crate::resume;
+use crate::run::{main_argument, new_run_id};
 use crate::store::{SessionFilter, SessionRecord, SessionResult, Status, Store, StoreError, StoredEvent};
 
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -52,13 +55,22 @@ pub enum SessionsCommand {
         /// The session's id, or a unique prefix of it.
         id: String,
     },
+    /// A new session from a stored one's snapshot (its latest, or the latest at or before an
+    /// event); prints the new id, to resume with `openagent run --resume ID`. The model is not called.
+    Fork {
+        /// The session's id, or a unique prefix of it.
+        id: String,
+        /// Fork from the latest snapshot at or before this event (its `seq`, as `sessions events` numbers it).
+        #[arg(long, value_name = "SEQUENCE")]
+        at: Option<i64>,
+    },
 }
 
 /// Runs `command` on the store in `data_dir`; returns the exit code: 0, 1 when the store fails
 /// or the session has no result (yet), 2 for a session that is not there.
 pub fn run(command: SessionsCommand, data_dir: &Path) -> u8 {
     let mut out = std::io::stdout().lock();
-    let done = Store::open(data_dir).and_then(|store| match command {
+    let done = Store::open(data_dir).and_then(|mut store| match command {
         SessionsCommand::List { limit, status, subagents, json } => {
             let filter = SessionFilter {
                 status: status.as_deref().and_then(Status::parse),
@@ -74,14 +86,22 @@ pub fn run(command: SessionsCommand, data_dir: &Path) -> u8 {
             print(&mut out, &serde_json::to_string(&result).expect("a result serialises"));
             Ok(())
         }
+        SessionsCommand::Fork { id, at } => {
+            let now = crate::runtime::system_now_ms();
+            let forked = resume::fork(&mut store, &id, at, &new_run_id(now), &format_rfc3339(now))?;
+            eprintln!("forked {} after its event {} as:", forked.forked_from, forked.at);
+            print(&mut out, &forked.id);
+            Ok(())
+        }
     });
     match done {
         Ok(()) => 0,
         Err(error) => {
-            eprintln!("error: {error}");
-            match error {
-                StoreError::SessionNotFound(_) | StoreError::Ambiguous { .. } => 2,
-                _ => 1,
+            eprintln!("error: {}", resume::explain(&error));
+            if resume::names_no_session(&error) {
+                2
+            } else {
+                1
             }
         }
     }
@@ -162,6 +182,9 @@ fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> Result<(),
         ("events", events.to_string()),
     ];
     lines.extend(info.parent_id.clone().map(|parent| ("parent", parent)));
+    if let (Some(from), Some(at)) = (&session.forked_from, session.forked_at) {
+        lines.push(("forked", format!("from {from} after its event {at}")));
+    }
     let subagent = |s: &SessionRecord| format!("{} · {} · {}", s.info.id, s.status, one_line(&s.info.task, 80));
     lines.extend(subagents.iter().map(|s| ("subagent", subagent(s))));
     for (label, value) in lines {
@@ -224,14 +247,17 @@ fn summary(data: &EventData) -> String {
             None => format!("{tool_name} ok · {duration_ms} ms · {}", output.as_deref().unwrap_or_default()),
         },
         EventData::Result { outcome, .. } => format!("{}: {}", word(&outcome.status), outcome.summary),
-        EventData::CompactionStart { reason, tokens_before, context_window } => {
-            format!("{}: ~{tokens_before} of {context_window} tokens", word(reason))
-        }
-        EventData::CompactionEnd { summarized_turns, tokens_before, tokens_after, error, .. } => match error {
-            Some(error) => format!("no summary: {error}"),
-            None => format!("{summarized_turns} turns summarised · ~{tokens_before} -> ~{tokens_after} tokens"),
-        },
         EventData::TurnLimit { limit, count } => format!("{limit} reached ({count})"),
+        EventData::CompactionStart { reason, tokens_before, context_window } => {
+            format!("{} · {tokens_before} of {context_window} tokens", word(reason))
+        }
+        EventData::CompactionEnd { reason, error: Some(error), .. } => format!("{} · failed: {error}", word(reason)),
+        EventData::CompactionEnd { reason, tokens_before, tokens_after, summarized_turns, kept_turns, error: None } => {
+            format!(
+                "{} · {tokens_before} → {tokens_after} tokens · {summarized_turns} summarised, {kept_turns} kept",
+                word(reason)
+            )
+        }
         EventData::LoopDetection { message } | EventData::Warning { message } | EventData::Error { message, .. } => {
             message.clone()
         }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::provider::{discover_model, ProviderSettings};
-use openagent_core::session::SessionBuilder;
+use openagent_core::session::{SessionBuilder, SessionSnapshot};
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::agents::{self, AgentConfig};
@@ -42,13 +42,7 @@ impl Agent {
     /// Resolves the provider and model and opens the working directory. The error says what to
     /// change.
     pub fn prepare(options: &AgentOptions, runtime: Rc<NativeRuntime>) -> Result<Self, String> {
-        let cwd = match &options.cwd {
-            Some(dir) => dir.canonicalize().map_err(|e| format!("cannot use --cwd {}: {e}", dir.display()))?,
-            None => std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?,
-        };
-        if !cwd.is_dir() {
-            return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
-        }
+        let cwd = working_directory(options)?;
         let env = LocalEnvironment::new(&cwd).map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?;
         let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
         let http = Rc::new(NativeHttpClient::new());
@@ -56,20 +50,31 @@ impl Agent {
         Ok(Self { settings, model, cwd, config, env: Rc::new(env), http, runtime })
     }
 
-    /// The session's settings: the agent config's limits, then the flags given on top.
+    /// The session's settings: the agent config's limits, or for a session `resumed` the ones
+    /// in force when its snapshot was taken; then the flags given on top.
     pub fn session_config(
         &self,
         max_turns: Option<usize>,
         max_tool_rounds: Option<usize>,
         reasoning_effort: Option<String>,
+        resumed: Option<&SessionSnapshot>,
     ) -> SessionConfig {
-        session_config(self.config.as_ref(), max_turns, max_tool_rounds, reasoning_effort)
+        match resumed {
+            Some(snapshot) => with_flags(snapshot.state.config.clone(), max_turns, max_tool_rounds, reasoning_effort),
+            None => session_config(self.config.as_ref(), max_turns, max_tool_rounds, reasoning_effort),
+        }
     }
 
-    /// A new session on this agent, retrying transient model errors and reporting each retry.
-    /// With an agent config: its profile and tools, instructions and output schema.
-    pub fn session(&self, id: &str, config: SessionConfig) -> Session {
-        let session = self.builder(id, config).build();
+    /// A session on this agent, retrying transient model errors and reporting each retry: a new
+    /// one, or one that continues `restore`'s history. With an agent config: its profile and
+    /// tools, instructions and output schema.
+    pub fn session(&self, id: &str, config: SessionConfig, restore: Option<SessionSnapshot>) -> Session {
+        let builder = self.builder(id, config);
+        let session = match restore {
+            Some(snapshot) => builder.restore(snapshot),
+            None => builder,
+        }
+        .build();
         if let Some(agent) = &self.config {
             agent.restrict(&session);
         }
@@ -108,14 +113,40 @@ pub fn session_config(
     max_tool_rounds: Option<usize>,
     reasoning_effort: Option<String>,
 ) -> SessionConfig {
-    let base = SessionConfig { reasoning_effort, ..SessionConfig::default() };
-    let mut config = match agent {
-        Some(agent) => agent.apply_limits(base),
-        None => base,
+    let base = match agent {
+        Some(agent) => agent.apply_limits(SessionConfig::default()),
+        None => SessionConfig::default(),
     };
+    with_flags(base, max_turns, max_tool_rounds, reasoning_effort)
+}
+
+/// `config` with the limits and effort the flags give, where they give them: over the agent
+/// config's for a new session, over those in force for a resumed one.
+pub fn with_flags(
+    mut config: SessionConfig,
+    max_turns: Option<usize>,
+    max_tool_rounds: Option<usize>,
+    reasoning_effort: Option<String>,
+) -> SessionConfig {
     config.max_turns = max_turns.unwrap_or(config.max_turns);
     config.max_tool_rounds_per_input = max_tool_rounds.unwrap_or(config.max_tool_rounds_per_input);
+    if reasoning_effort.is_some() {
+        config.reasoning_effort = reasoning_effort;
+    }
     config
+}
+
+/// The directory `options` name (`--cwd`, else the current one), canonical; the error says what
+/// to change.
+pub fn working_directory(options: &AgentOptions) -> Result<PathBuf, String> {
+    let cwd = match &options.cwd {
+        Some(dir) => dir.canonicalize().map_err(|e| format!("cannot use --cwd {}: {e}", dir.display()))?,
+        None => std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    if !cwd.is_dir() {
+        return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
+    }
+    Ok(cwd)
 }
 
 /// The provider from `options`, the agent config's provider and model where the flags say

@@ -32,6 +32,17 @@ pub struct RunConfig {
     /// schema change what the agent does. Absent without one, so such runs keep their fingerprint.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<Value>,
+    /// The JSON Schema a result must validate against, given without an agent config
+    /// (`openagent serve`'s `output_schema`); kept so a resumed session is held to it still.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// The stored session the run continues (`--resume`, `--continue`): its history changes what
+    /// the agent does. Absent for a new session, so such runs keep their fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_from: Option<String>,
+    /// The session the resumed one was forked from (`openagent sessions fork`), if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
     /// Presentation only, like `stream` and `events_file`: kept for replay and debugging, left
     /// out of the fingerprint.
     pub output_mode: String,
@@ -68,6 +79,9 @@ impl RunConfig {
             max_tool_rounds: config.max_tool_rounds_per_input,
             reasoning_effort: config.reasoning_effort.clone(),
             agent: None,
+            output_schema: None,
+            resumed_from: None,
+            forked_from: None,
             output_mode: output_mode.to_owned(),
             stream: false,
             events_file: None,
@@ -153,6 +167,7 @@ impl Artifacts {
             "error": end.error,
             "turns": end.turns,
             "tool_calls": end.tool_calls,
+            "compactions": end.compactions,
             "usage": end.usage,
             "duration_ms": end.duration_ms,
             "outcome": end.outcome,
@@ -187,6 +202,9 @@ mod tests {
             max_tool_rounds: 0,
             reasoning_effort: None,
             agent: None,
+            output_schema: None,
+            resumed_from: None,
+            forked_from: None,
             output_mode: "human".into(),
             stream: false,
             events_file: None,
@@ -205,6 +223,8 @@ mod tests {
             RunConfig { task: "fix the other bug".into(), ..config() },
             RunConfig { reasoning_effort: Some("high".into()), ..config() },
             RunConfig { agent: Some(json!({"id": "reviewer", "instructions": "Be terse."})), ..config() },
+            RunConfig { resumed_from: Some("r_earlier".into()), ..config() },
+            RunConfig { output_schema: Some(json!({"type": "object"})), ..config() },
         ] {
             assert_ne!(changed.fingerprint(), human.fingerprint(), "{changed:?}");
         }

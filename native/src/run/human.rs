@@ -103,6 +103,21 @@ impl Human {
             EventData::TurnLimit { limit, count } => self.note("33", "■", &format!("stopped: {limit} reached ({count})")),
             EventData::LoopDetection { message } | EventData::Warning { message } => self.note("33", "!", message),
             EventData::SteeringInjected { content } => self.note("35", "→", &format!("steering: {content}")),
+            EventData::CompactionStart { .. } => self.wait("compacting the conversation"),
+            EventData::CompactionEnd { tokens_before, tokens_after, summarized_turns, kept_turns, error, .. } => {
+                self.stop_waiting();
+                match error {
+                    Some(error) => self.note("33", "!", &format!("the conversation was not compacted: {error}")),
+                    None if *summarized_turns == 0 => self.note("36", "⇣", "nothing old enough to compact yet"),
+                    None => self.note(
+                        "36",
+                        "⇣",
+                        &format!(
+                            "compacted: {tokens_before} → {tokens_after} tokens ({summarized_turns} turns summarised, {kept_turns} kept)"
+                        ),
+                    ),
+                }
+            }
             _ => {}
         }
     }

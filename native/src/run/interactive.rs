@@ -2,7 +2,8 @@
 //! the terminal. Type a task and watch it stream; lines typed while it runs steer it; Ctrl-C
 //! stops the run and keeps the conversation; Ctrl-C twice, or Ctrl-D, quits. One session holds
 //! the history from one input to the next, and is one session in the session store, created at
-//! its first input (its task) and finished when the person quits.
+//! its first input (its task) and finished when the person quits. `--resume ID` (or
+//! `--continue`) takes a stored session up again instead; `/compact` compacts the conversation.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -15,8 +16,10 @@ use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::SessionStatus;
 
 use super::{
-    drive, pinned_runtime, record, signal_wakes, Agent, AgentOptions, ExitReason, Human, Output, Report, RunConfig, Wake,
+    drive, load_resumed, pinned_runtime, prepare_agent, record, signal_wakes, AgentOptions, ExitReason, Human, Output, Report,
+    RunConfig, Wake,
 };
+use crate::resume::ResumeFrom;
 
 /// The interactive session's settings.
 pub struct InteractiveArgs {
@@ -26,6 +29,8 @@ pub struct InteractiveArgs {
     pub reasoning_effort: Option<String>,
     /// Where the session store is.
     pub data_dir: PathBuf,
+    /// Continue a stored session (`--resume`, `--continue`) instead of starting one.
+    pub resume: Option<ResumeFrom>,
 }
 
 /// What the person did while no task was running.
@@ -35,44 +40,69 @@ enum Next {
     Quit,
 }
 
+/// The line that compacts the conversation instead of being a task.
+const COMPACT: &str = "/compact";
+
 /// Runs the session until the person quits; returns the exit code.
 pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     let runtime = Rc::new(pinned_runtime());
     let mut human = Human::detect();
-    let agent = match Agent::prepare(&args.agent, runtime.clone()) {
-        Ok(agent) => agent,
+    let prepared = args
+        .resume
+        .as_ref()
+        .map(|from| load_resumed(from, &args.data_dir, &args.agent))
+        .transpose()
+        .and_then(|resumed| Ok((prepare_agent(&args.agent, resumed.as_ref(), &runtime)?, resumed)));
+    let (agent, resumed) = match prepared {
+        Ok(prepared) => prepared,
         Err(message) => {
             human.fatal(&message);
             return ExitReason::ConfigError.code();
         }
     };
-    let config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort);
-    let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone());
-    let mut session = new_session();
+    let snapshot = resumed.as_ref().map(|resumed| &resumed.snapshot);
+    let config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort, snapshot);
+    let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone(), None);
+    let mut session = match &resumed {
+        Some(resumed) => agent.session(resumed.id(), config.clone(), Some(resumed.snapshot.clone())),
+        None => new_session(),
+    };
     eprintln!(
-        "OpenAgent{} · {} · {} · {}\nType a task and press Enter. While it runs, type to steer it. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
+        "OpenAgent{} · {} · {} · {}{}\nType a task and press Enter. While it runs, type to steer it. {COMPACT} compacts the \
+         conversation. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
         agent.config.as_ref().map(|config| format!(" · agent {}", config.id)).unwrap_or_default(),
         agent.settings.kind,
         agent.model,
-        agent.cwd.display()
+        agent.cwd.display(),
+        resumed.as_ref().map(|resumed| format!("\nResuming session {}.", resumed.id())).unwrap_or_default(),
     );
 
     let mut lines = stdin_lines();
     let mut signals = crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will quit at once: {e}")).ok();
     let mut report = Report::to(Output::Human(human), None);
     let now = || format_rfc3339(runtime.now_ms());
-    // How the conversation's latest input ended; none before its first.
-    let mut last_exit: Option<String> = None;
+    // The session's row is written at its first task (a resumed one's taken up again then), so
+    // a session opened and left without a task leaves no trace. `stored` says it was written.
+    let mut stored = false;
+    let mut resuming = resumed.is_some();
+    // How the conversation's latest input ended: for a resumed session, how it last ended.
+    let mut last_exit = resumed.and_then(|resumed| resumed.record.exit_reason);
     let mut pending = first_task;
     while let Some(task) = pending.take().or_else(|| runtime.block_on(next_task(&mut lines, signals.as_mut()))) {
-        if last_exit.is_none() {
-            let stored = RunConfig::new(&task, &agent, &config, "interactive").stored_session(session.id(), now());
-            report.store = record(&args.data_dir, stored);
+        let compact = task.trim() == COMPACT;
+        if compact && !stored && !resuming {
+            eprintln!("Nothing to compact yet: give the session a task first.");
+            continue;
+        }
+        if !stored {
+            let info = RunConfig::new(&task, &agent, &config, "interactive").stored_session(session.id(), now());
+            report.store = record(&args.data_dir, info, std::mem::take(&mut resuming));
+            stored = true;
         }
         let started = runtime.now_ms();
         let mut presses = 0;
         let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Outside));
-        let result = runtime.block_on(drive(&session, &task, &runtime, outside.boxed_local(), |wake| match wake {
+        let on_wake = |wake: Wake<String>| match wake {
             Wake::Outside(line) if !line.trim().is_empty() => session.steer(line),
             Wake::Signal => {
                 presses += 1;
@@ -81,21 +111,30 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
                 }
                 session.interrupt();
             }
-            wake => report.wake(wake),
-        }));
+            wake => report.wake_on(wake, &session),
+        };
+        if compact {
+            if let Err(error) = runtime.block_on(drive(&session, session.compact(), &runtime, outside.boxed_local(), on_wake)) {
+                eprintln!("The conversation was not compacted: {}", agent.explain(&error));
+            }
+            report.checkpoint(&session, true, &now());
+            continue;
+        }
+        let result = runtime.block_on(drive(&session, session.submit(task), &runtime, outside.boxed_local(), on_wake));
         let end = std::mem::take(&mut report.tally).end(&result, &agent, &session, runtime.now_ms().saturating_sub(started));
         report.output.finish(&now(), &end);
+        report.checkpoint(&session, true, &now());
         if session.status() == SessionStatus::Closed {
             eprintln!("The session was closed by that error; the next task starts a new conversation.");
             report.finish_store(&end.exit_reason, &now());
-            last_exit = None;
+            (stored, last_exit) = (false, None);
             session = new_session();
         } else {
             last_exit = Some(end.exit_reason);
         }
     }
-    if let Some(exit_reason) = last_exit {
-        report.finish_store(&exit_reason, &now());
+    if stored {
+        report.finish_store(last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now());
     }
     0
 }

@@ -11,6 +11,7 @@ pub mod interactive;
 pub mod projection;
 
 use std::fs::File;
+use std::future::Future;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::pin::pin;
@@ -25,14 +26,15 @@ use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
 use openagent_core::{Session, SessionError};
 
-pub use agent::{explain, resolve_provider, session_config, Agent, AgentOptions};
+pub use agent::{explain, resolve_provider, session_config, working_directory, Agent, AgentOptions};
 pub use artifacts::{Artifacts, RunConfig};
 pub use exit::ExitReason;
 pub(crate) use human::main_argument;
 pub use human::Human;
 pub use projection::{Projector, RunEnd, RunInfo};
 
-use crate::store::{Recorder, SessionInfo};
+use crate::resume::{self, ResumeFrom, Resumed};
+use crate::store::{Recorder, SessionInfo, Store};
 use crate::NativeRuntime;
 
 /// How a run reports on stdout.
@@ -70,6 +72,8 @@ pub struct RunArgs {
     pub stream: bool,
     /// Where run artifacts (`<data dir>/runs/<run id>/`) and the session store go.
     pub data_dir: PathBuf,
+    /// Continue a stored session instead of starting one (`--resume`, `--continue`).
+    pub resume: Option<ResumeFrom>,
 }
 
 /// Runs the task and returns the process exit code.
@@ -83,29 +87,39 @@ pub fn run(args: RunArgs) -> u8 {
     // Everything that can refuse the run is checked before anything is written, so a bad
     // invocation never truncates an events file from an earlier run.
     let prepared = fixed_run_id().and_then(|run_id| {
-        let agent = Agent::prepare(&args.agent, runtime.clone())?;
+        let resumed = args.resume.as_ref().map(|from| load_resumed(from, &args.data_dir, &args.agent)).transpose()?;
+        let agent = prepare_agent(&args.agent, resumed.as_ref(), &runtime)?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
-        Ok((run_id, agent, events))
+        Ok((run_id, resumed, agent, events))
     });
-    let (run_id, agent, events_file) = match prepared {
-        Ok((run_id, agent, events)) => (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), agent, events),
+    let (run_id, resumed, agent, events_file) = match prepared {
+        Ok((run_id, resumed, agent, events)) => (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), resumed, agent, events),
         Err(message) => return refuse(args.output, args.stream, now(), started, message),
     };
 
-    let session_config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone());
+    let snapshot = resumed.as_ref().map(|resumed| &resumed.snapshot);
+    let session_config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone(), snapshot);
     let config = RunConfig {
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
+        resumed_from: resumed.as_ref().map(|resumed| resumed.id().to_owned()),
+        forked_from: resumed.as_ref().and_then(|resumed| resumed.record.forked_from.clone()),
         ..RunConfig::new(&args.task, &agent, &session_config, args.output.as_str())
     };
     let mut report = Report::start(&run_id, &config, args.output, &args.data_dir, events_file, format_rfc3339(now()));
-    let session = agent.session(&run_id, session_config);
+    // A resumed session keeps its id; a new one is named after its first run.
+    let session_id = config.resumed_from.as_deref().unwrap_or(&run_id);
+    let session = agent.session(session_id, session_config, resumed.map(|resumed| resumed.snapshot));
 
     let mut signals =
         crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
-    let result =
-        runtime.block_on(drive(&session, &args.task, &runtime, signal_wakes(signals.as_mut()), |wake: Wake<()>| match wake {
+    let result = runtime.block_on(drive(
+        &session,
+        session.submit(args.task.clone()),
+        &runtime,
+        signal_wakes(signals.as_mut()),
+        |wake: Wake<()>| match wake {
             Wake::Signal => {
                 presses += 1;
                 if presses > 1 {
@@ -114,11 +128,34 @@ pub fn run(args: RunArgs) -> u8 {
                 }
                 session.abort();
             }
-            wake => report.wake(wake),
-        }));
+            wake => report.wake_on(wake, &session),
+        },
+    ));
 
     let end = report.tally.end(&result, &agent, &session, now().saturating_sub(started));
+    report.checkpoint(&session, true, &format_rfc3339(now()));
     report.finish(&format_rfc3339(now()), end)
+}
+
+/// The agent `flags` ask for; for a `resumed` session, the one it had where they say nothing.
+pub(crate) fn prepare_agent(
+    flags: &AgentOptions,
+    resumed: Option<&Resumed>,
+    runtime: &Rc<NativeRuntime>,
+) -> Result<Agent, String> {
+    let Some(resumed) = resumed else { return Agent::prepare(flags, runtime.clone()) };
+    Agent::prepare(&resumed.options(flags), runtime.clone()).map_err(|e| match &flags.cwd {
+        Some(_) => e,
+        None => format!("{e} (the directory session {} worked in; give --cwd to resume it in another)", resumed.id()),
+    })
+}
+
+/// The stored session `from` names, with its snapshot; the error says what is wrong and, for a
+/// session not found, how to list them.
+pub(crate) fn load_resumed(from: &ResumeFrom, data_dir: &Path, flags: &AgentOptions) -> Result<Resumed, String> {
+    let cwd = working_directory(flags)?;
+    let store = Store::open(data_dir).map_err(|e| e.to_string())?;
+    Resumed::load(&store, from, &cwd).map_err(|e| resume::explain(&e))
 }
 
 /// Reports a run that could not start (`message` says why) and gives its exit code.
@@ -155,15 +192,16 @@ pub enum Wake<T> {
     Outside(T),
 }
 
-/// Submits `task` and hands every event, spinner tick and `outside` wake (signals, typed lines)
-/// to `on_wake` until the input is done, then the events that came with the end.
-pub async fn drive<T>(
+/// Runs `work` (an input, `session.submit(task)`, or a compaction) and hands every event,
+/// spinner tick and `outside` wake (signals, typed lines) to `on_wake` until it is done, then
+/// the events that came with the end.
+pub async fn drive<T, R>(
     session: &Session,
-    task: &str,
+    work: impl Future<Output = Result<R, SessionError>>,
     runtime: &Rc<NativeRuntime>,
     outside: LocalBoxStream<'_, Wake<T>>,
     mut on_wake: impl FnMut(Wake<T>),
-) -> Result<StopReason, SessionError> {
+) -> Result<R, SessionError> {
     let mut events = session.events();
     let ticks = stream::unfold(runtime.clone(), |runtime| async move {
         runtime.sleep(human::SPINNER_TICK.as_millis() as u64).await;
@@ -171,12 +209,12 @@ pub async fn drive<T>(
     });
     let result = {
         let mut incoming = stream::select(stream::select(events.by_ref().map(Wake::Event), outside), ticks.boxed_local());
-        let mut submit = pin!(session.submit(task.to_owned()));
+        let mut work = pin!(work);
         loop {
-            match select(submit.as_mut(), incoming.next()).await {
+            match select(work.as_mut(), incoming.next()).await {
                 Either::Left((result, _)) => break result,
                 Either::Right((Some(wake), _)) => on_wake(wake),
-                Either::Right((None, _)) => break submit.await,
+                Either::Right((None, _)) => break work.await,
             }
         }
     };
@@ -199,6 +237,8 @@ fn signal_wakes<'a, T: 'a>(signals: Option<&'a mut UnboundedReceiver<i32>>) -> L
 pub struct Tally {
     turns: usize,
     tool_calls: usize,
+    /// Compactions that summarised older turns (manual, by threshold, or on overflow).
+    compactions: usize,
     final_output: String,
     /// The session's running total, as the last response reported it.
     usage: Usage,
@@ -209,6 +249,7 @@ impl Tally {
         match &event.data {
             EventData::TurnStart { .. } => self.turns += 1,
             EventData::ToolCallStart { .. } => self.tool_calls += 1,
+            EventData::CompactionEnd { summarized_turns, error: None, .. } if *summarized_turns > 0 => self.compactions += 1,
             EventData::AssistantTextEnd { text, total_usage, .. } => {
                 self.final_output.clone_from(text);
                 self.usage.clone_from(total_usage);
@@ -258,6 +299,7 @@ impl Tally {
             error,
             turns: self.turns,
             tool_calls: self.tool_calls,
+            compactions: self.compactions,
             usage,
             duration_ms,
             outcome,
@@ -266,10 +308,11 @@ impl Tally {
     }
 }
 
-/// Opens the session store in `data_dir` and records `session` as started; a store that cannot
-/// be written is a warning, never the end of the run.
-fn record(data_dir: &Path, session: SessionInfo) -> Option<Recorder> {
-    Recorder::start(data_dir, session).map_err(|e| eprintln!("warning: the session store does not keep this session: {e}")).ok()
+/// Opens the session store in `data_dir` and records `session` as started, or as taken up again
+/// when it is `resumed`; a store that cannot be written is a warning, never the end of the run.
+fn record(data_dir: &Path, session: SessionInfo, resumed: bool) -> Option<Recorder> {
+    let recorder = if resumed { Recorder::reopen(data_dir, session) } else { Recorder::start(data_dir, session) };
+    recorder.map_err(|e| eprintln!("warning: the session store does not keep this session: {e}")).ok()
 }
 
 /// Where a run's events go (the chosen output, `--events`, the run's artifacts, the session
@@ -308,9 +351,14 @@ impl Report {
             output_mode: mode.as_str().into(),
             config_fingerprint: config.fingerprint(),
             artifacts_dir: artifacts.as_ref().map(|a| a.dir().display().to_string()),
+            resumed_from: config.resumed_from.clone(),
+            forked_from: config.forked_from.clone(),
         };
         output.start(run_id, info);
-        let store = record(data_dir, config.stored_session(run_id, created_at));
+        // A resumed session's run has an id (and artifacts) of its own; its events go on in the
+        // session it continues.
+        let session_id = config.resumed_from.as_deref().unwrap_or(run_id);
+        let store = record(data_dir, config.stored_session(session_id, created_at), config.resumed_from.is_some());
         Self { run_id: run_id.to_owned(), output, events_file, artifacts, store, tally: Tally::default() }
     }
 
@@ -326,6 +374,25 @@ impl Report {
             Wake::Event(event) => self.event(&event),
             Wake::Tick => self.output.tick(),
             Wake::Outside(_) | Wake::Signal => {}
+        }
+    }
+
+    /// [`Report::wake`], and at each turn's start the rolling snapshot of `session` (which holds
+    /// its subagents), so that a run killed mid-input resumes from its last complete turn. The
+    /// snapshot goes first: a turn seen started (in the store, `--events`, the output) has it kept.
+    pub(crate) fn wake_on<T>(&mut self, wake: Wake<T>, session: &Session) {
+        if let Wake::Event(SessionEvent { data: EventData::TurnStart { .. }, timestamp, .. }) = &wake {
+            self.checkpoint(session, false, timestamp);
+        }
+        self.wake(wake);
+    }
+
+    /// Keeps `session`'s snapshot in the store, after the last event written: `input_end` at
+    /// the end of an input (kept), else the rolling one of the input in progress.
+    pub(crate) fn checkpoint(&mut self, session: &Session, input_end: bool, at: &str) {
+        let Some(store) = &mut self.store else { return };
+        if let Err(e) = store.snapshot(&session.snapshot().to_json(), input_end, at) {
+            eprintln!("warning: the session store did not keep the session's snapshot (it resumes from an earlier one): {e}");
         }
     }
 

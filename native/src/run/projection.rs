@@ -55,6 +55,10 @@ pub struct RunInfo {
     pub output_mode: String,
     pub config_fingerprint: String,
     pub artifacts_dir: Option<String>,
+    /// The stored session the run continues; `None` for a new one.
+    pub resumed_from: Option<String>,
+    /// The session that one was forked from, if it was.
+    pub forked_from: Option<String>,
 }
 
 /// How the run ended, for `run_finished`.
@@ -66,6 +70,8 @@ pub struct RunEnd {
     pub error: Option<String>,
     pub turns: usize,
     pub tool_calls: usize,
+    /// How often the session's history was compacted during the run.
+    pub compactions: usize,
     pub usage: Usage,
     pub duration_ms: u64,
     /// The typed outcome of the run (seed 002).
@@ -200,6 +206,8 @@ fn run_started(state: &mut State, event: &EventData, out: &mut Vec<(&'static str
             "output_mode": info.output_mode,
             "config_fingerprint": info.config_fingerprint,
             "artifacts_dir": info.artifacts_dir,
+            "resumed_from": info.resumed_from,
+            "forked_from": info.forked_from,
             "truncated": original.is_some(),
             "original_bytes": original,
         }),
@@ -307,6 +315,7 @@ fn run_finished_data(end: &RunEnd, artifacts_dir: Option<&str>) -> Value {
         "error": end.error.as_deref().map(|error| bound(error).0),
         "turns": end.turns,
         "tool_calls": end.tool_calls,
+        "compactions": end.compactions,
         "usage": {
             "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens,

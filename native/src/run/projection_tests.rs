@@ -2,7 +2,7 @@
 //! whole stream against the mock LLM server).
 
 use openagent_core::llm::ErrorKind;
-use openagent_core::session::SessionStatus;
+use openagent_core::session::{CompactionReason, SessionStatus};
 use serde_json::json;
 
 use super::*;
@@ -70,6 +70,16 @@ fn unmapped_kinds_produce_nothing() {
         EventData::SteeringInjected { content: "also".into() },
         EventData::ToolCallOutputDelta { call_id: "c".into(), delta: "x".into() },
         EventData::ProcessingEnd { state: SessionStatus::Idle, reason: openagent_core::session::StopReason::Completed },
+        // v1's types are fixed: a compaction is counted in `run_finished` (`compactions`) instead.
+        EventData::CompactionStart { reason: CompactionReason::Threshold, tokens_before: 30_000, context_window: 32_000 },
+        EventData::CompactionEnd {
+            reason: CompactionReason::Threshold,
+            tokens_before: 30_000,
+            tokens_after: 6_000,
+            summarized_turns: 40,
+            kept_turns: 4,
+            error: None,
+        },
     ] {
         assert!(projector.project(&event(data)).is_empty());
     }
@@ -179,4 +189,15 @@ fn run_finished_is_written_once_and_a_pre_run_failure_has_no_run_id() {
     let line: Value = serde_json::from_str(&Projector::pre_run_failure("t", &failed)).unwrap();
     assert_eq!((line["run_id"].as_str(), line["sequence"].as_u64()), (Some(""), Some(1)));
     assert_eq!((line["data"]["ok"].as_bool(), line["data"]["error"].as_str()), (Some(false), Some("no provider")));
+}
+
+#[test]
+fn run_started_says_which_session_a_run_resumes_and_where_it_was_forked_from() {
+    let session_start =
+        || EventData::SessionStart { provider: "anthropic".into(), model: "m".into(), working_directory: "/w".into() };
+    let new = records(&mut Projector::new("r_1", RunInfo::default(), false), session_start());
+    assert!(new[0]["data"]["resumed_from"].is_null() && new[0]["data"]["forked_from"].is_null(), "{}", new[0]);
+    let info = RunInfo { resumed_from: Some("r_fork".into()), forked_from: Some("r_origin".into()), ..RunInfo::default() };
+    let resumed = records(&mut Projector::new("r_2", info, false), session_start());
+    assert_eq!((&resumed[0]["data"]["resumed_from"], &resumed[0]["data"]["forked_from"]), (&json!("r_fork"), &json!("r_origin")));
 }

@@ -5,13 +5,16 @@
 
 use std::path::PathBuf;
 
+use openagent_core::runtime::format_rfc3339;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::runs::{NewRun, Refusal, Runs, StartError};
 use crate::http_server::{percent_decode, Request};
-use crate::run::AgentOptions;
+use crate::resume;
+use crate::run::{new_run_id, AgentOptions};
+use crate::runtime::system_now_ms;
 use crate::sessions::session_json;
 use crate::store::{SessionFilter, SessionResult, Status, Store, StoreError};
 
@@ -29,11 +32,12 @@ pub enum Route {
     Steer,
     Abort,
     Messages,
+    Fork,
 }
 
 /// Every route: its method and path, written as the OpenAPI document writes them (`{id}` is one
 /// path segment; a subagent's id holds a `/`, sent as `%2F`).
-pub const ROUTES: [(&str, &str, Route); 9] = [
+pub const ROUTES: [(&str, &str, Route); 10] = [
     ("GET", "/openapi.json", Route::OpenApi),
     ("POST", "/sessions", Route::CreateSession),
     ("GET", "/sessions", Route::ListSessions),
@@ -43,6 +47,7 @@ pub const ROUTES: [(&str, &str, Route); 9] = [
     ("POST", "/sessions/{id}/steer", Route::Steer),
     ("POST", "/sessions/{id}/abort", Route::Abort),
     ("POST", "/sessions/{id}/messages", Route::Messages),
+    ("POST", "/sessions/{id}/fork", Route::Fork),
 ];
 
 /// What a request gets.
@@ -72,7 +77,13 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         let status = match error {
-            StoreError::SessionNotFound(_) | StoreError::NoResult(_) => 404,
+            StoreError::SessionNotFound(_) | StoreError::NoResult(_) | StoreError::NoSessionIn(_) => 404,
+            // The session is there, but not in a state to be taken up again.
+            StoreError::NoSnapshot { .. }
+            | StoreError::BadSnapshot { .. }
+            | StoreError::StillRunning(_)
+            | StoreError::OpenElsewhere { .. }
+            | StoreError::Subagent { .. } => 409,
             // Seed 003: a session still at work, or whose writer died, has no result yet.
             StoreError::NotFinished { .. } | StoreError::Ambiguous { .. } => 400,
             StoreError::Open { .. } | StoreError::TooNew { .. } | StoreError::Database(_) => 500,
@@ -128,7 +139,8 @@ impl Api {
                 Ok(Reply::Json(200, serde_json::to_value(result).expect("a result serialises")))
             }
             Route::Steer => self.control(id, || Ok(self.runs.steer(id, message(request)?))),
-            Route::Messages => self.control(id, || Ok(self.runs.message(id, message(request)?))),
+            Route::Messages => self.message(id, request),
+            Route::Fork => self.fork(id, request),
             Route::Abort => self.control(id, || Ok(self.runs.abort(id))),
         }
     }
@@ -142,8 +154,7 @@ impl Api {
         let run = body.into_run()?;
         match self.runs.start(run) {
             Ok(id) => Ok(Reply::Json(201, json!({ "id": id, "status": Status::Running }))),
-            Err(StartError::Refused(message)) => Err(ApiError::new(400, message)),
-            Err(StartError::Failed(message)) => Err(ApiError::new(500, message)),
+            Err(error) => Err(start_error(error)),
         }
     }
 
@@ -172,6 +183,30 @@ impl Api {
         Ok(Reply::Json(200, serde_json::to_value(sessions).expect("sessions serialise")))
     }
 
+    /// The next input of an open session; a stored session not open here is taken up again
+    /// from its latest snapshot with it.
+    fn message(&self, id: &str, request: &Request) -> Result<Reply, ApiError> {
+        let text = message(request)?;
+        self.control(id, || match self.runs.message(id, text.clone()) {
+            Err(Refusal::NotOpen) => match self.runs.resume(id, text) {
+                Ok(true) => Ok(Ok(())),
+                // Another message opened it meanwhile: it is running that one.
+                Ok(false) => Ok(Err(Refusal::Running)),
+                Err(error) => Err(start_error(error)),
+            },
+            answer => Ok(answer),
+        })
+    }
+
+    /// A new session from the stored one's snapshot (the latest, or at or before `at`); the
+    /// model is not called.
+    fn fork(&self, id: &str, request: &Request) -> Result<Reply, ApiError> {
+        let body: ForkBody = if request.body.is_empty() { ForkBody::default() } else { parse(&request.body)? };
+        let now = system_now_ms();
+        let forked = resume::fork(&mut self.store()?, id, body.at, &new_run_id(now), &format_rfc3339(now))?;
+        Ok(Reply::Json(201, json!({ "id": forked.id, "forked_from": forked.forked_from, "at": forked.at })))
+    }
+
     /// Steer, messages, abort: a 404 for a session never stored, else what its thread says.
     fn control(&self, id: &str, ask: impl FnOnce() -> Result<Result<(), Refusal>, ApiError>) -> Result<Reply, ApiError> {
         self.store()?.session(id)?;
@@ -191,6 +226,15 @@ impl Api {
             )),
             Err(Refusal::NoAnswer) => Err(ApiError::new(503, format!("session {id} did not answer in time; try again"))),
         }
+    }
+}
+
+/// A session that could not start, as the API answers.
+fn start_error(error: StartError) -> ApiError {
+    match error {
+        StartError::Refused(message) => ApiError::new(400, message),
+        StartError::Failed(message) => ApiError::new(500, message),
+        StartError::Stored(error) => error.into(),
     }
 }
 
@@ -267,8 +311,17 @@ impl NewSessionBody {
             reasoning_effort: self.reasoning_effort,
             output_schema: self.output_schema,
             parent_id: self.parent_id,
+            resume: None,
         })
     }
+}
+
+/// `POST /sessions/{id}/fork`'s body, which may be left out.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ForkBody {
+    /// Fork from the latest snapshot at or before this event; the latest of all when absent.
+    at: Option<i64>,
 }
 
 /// The body of steer and messages.

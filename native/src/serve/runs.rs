@@ -6,10 +6,12 @@
 //! streams) look.
 //!
 //! A session stays open after an input ends: it waits for the next one (`messages`) until it is
-//! aborted or an error closes it; then its thread ends and it is no longer in [`Runs`].
+//! aborted or an error closes it; then its thread ends and it is no longer in [`Runs`]. A
+//! message to a stored session that is not open here takes it up again from its latest
+//! snapshot ([`Runs::resume`]), on a thread of its own like any other.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,9 +24,10 @@ use openagent_core::{Session, SessionStatus};
 use serde_json::Value;
 
 use super::callback::callback_message;
+use crate::resume::{ResumeFrom, Resumed};
 use crate::run::{drive, new_run_id, pinned_runtime, Agent, AgentOptions, ExitReason, Output, Report, RunConfig, Wake};
 use crate::runtime::system_now_ms;
-use crate::store::{Recorder, SessionResult};
+use crate::store::{Recorder, SessionResult, Store, StoreError};
 use crate::NativeRuntime;
 
 /// A run thread answers a request as soon as its executor polls again, which is at once unless
@@ -43,16 +46,20 @@ pub struct NewRun {
     pub output_schema: Option<Value>,
     /// A session of this server that gets this one's results.
     pub parent_id: Option<String>,
+    /// A stored session this one continues, under its id: `task` is its next input.
+    pub resume: Option<Resumed>,
 }
 
 /// Why a session could not start.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum StartError {
     /// The request cannot work as given (no provider configured, a bad schema, no such
     /// parent): the message says what to change.
     Refused(String),
     /// The server could not do its part (the store, a thread).
     Failed(String),
+    /// The stored session cannot be taken up again: the store says why.
+    Stored(StoreError),
 }
 
 /// Why a running session refused a request.
@@ -105,9 +112,43 @@ impl Runs {
         }
         let (tx, rx) = unbounded();
         let id = self.reserve_id(tx);
+        self.launch(&id, run, rx).map(|()| id)
+    }
+
+    /// Takes the stored session `id` up again from its latest snapshot, with `message` as its
+    /// next input; returns once the store says it runs. `Ok(false)`: it was opened here
+    /// meanwhile (by another message), and is not taken up twice.
+    pub fn resume(&self, id: &str, message: String) -> Result<bool, StartError> {
+        let resumed = Store::open(&self.data_dir)
+            .and_then(|store| Resumed::load(&store, &ResumeFrom::Id(id.to_owned()), Path::new("")))
+            .map_err(StartError::Stored)?;
+        let run = NewRun {
+            task: message,
+            agent: resumed.options(&AgentOptions::default()),
+            max_turns: None,
+            max_tool_rounds: None,
+            reasoning_effort: None,
+            output_schema: resumed.output_schema(),
+            parent_id: None,
+            resume: Some(resumed),
+        };
+        let (tx, rx) = unbounded();
+        {
+            let mut open = self.lock();
+            if open.contains_key(id) {
+                return Ok(false);
+            }
+            open.insert(id.to_owned(), tx);
+        }
+        self.launch(id, run, rx).map(|()| true)
+    }
+
+    /// Runs `run` as `id` (reserved in `open` with `rx`'s sender) on a thread of its own; returns
+    /// once it is in the store.
+    fn launch(&self, id: &str, run: NewRun, rx: UnboundedReceiver<Control>) -> Result<(), StartError> {
         let (ready_tx, ready) = mpsc::channel();
         let thread = {
-            let (runs, id) = (self.clone(), id.clone());
+            let (runs, id) = (self.clone(), id.to_owned());
             std::thread::Builder::new().name(format!("openagent-session-{id}")).spawn(move || runs.run(&id, run, rx, &ready_tx))
         };
         let started = match thread {
@@ -116,13 +157,10 @@ impl Runs {
             }
             Err(e) => Err(StartError::Failed(format!("cannot start a thread for the session: {e}"))),
         };
-        match started {
-            Ok(()) => Ok(id),
-            Err(error) => {
-                self.forget(&id);
-                Err(error)
-            }
+        if started.is_err() {
+            self.forget(id);
         }
+        started
     }
 
     /// Whether `id` is open in this server (running, or waiting for its next input).
@@ -199,10 +237,11 @@ impl Runs {
         while let Some(text) = input.take() {
             let started = runtime.now_ms();
             let outside = control.by_ref().map(Wake::Outside).boxed_local();
-            let result = runtime.block_on(drive(&session, &text, &runtime, outside, |wake| match wake {
+            let result = runtime.block_on(drive(&session, session.submit(text), &runtime, outside, |wake| match wake {
                 Wake::Outside(request) => while_running(&session, request),
-                wake => report.wake(wake),
+                wake => report.wake_on(wake, &session),
             }));
+            report.checkpoint(&session, true, &now());
             // Steering that came after the input's last tool round opens the next input at once:
             // a child's result must not wait for someone to send the parent a message.
             let late = session.take_steering();
@@ -238,19 +277,28 @@ impl Runs {
     ) -> Result<(Agent, Session, Recorder), StartError> {
         let options = AgentOptions { cwd: run.agent.cwd.clone().or_else(|| self.cwd.clone()), ..run.agent.clone() };
         let agent = Agent::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
-        let config = agent.session_config(run.max_turns, run.max_tool_rounds, run.reasoning_effort.clone());
+        let snapshot = run.resume.as_ref().map(|resumed| resumed.snapshot.clone());
+        let config = agent.session_config(run.max_turns, run.max_tool_rounds, run.reasoning_effort.clone(), snapshot.as_ref());
         let mut builder = agent.builder(id, config.clone());
         if let Some(schema) = &run.output_schema {
             builder = builder.output_schema(schema.clone()).map_err(|e| StartError::Refused(format!("output_schema: {e}")))?;
+        }
+        if let Some(snapshot) = snapshot {
+            builder = builder.restore(snapshot);
         }
         let session = builder.build();
         if let Some(config) = &agent.config {
             config.restrict(&session);
         }
-        let mut stored = RunConfig::new(&run.task, &agent, &config, "serve").stored_session(id, created_at);
+        let run_config =
+            RunConfig { output_schema: run.output_schema.clone(), ..RunConfig::new(&run.task, &agent, &config, "serve") };
+        let mut stored = run_config.stored_session(id, created_at);
         stored.parent_id.clone_from(&run.parent_id);
-        let recorder = Recorder::start(&self.data_dir, stored).map_err(|e| StartError::Failed(e.to_string()))?;
-        Ok((agent, session, recorder))
+        let recorder = match run.resume {
+            Some(_) => Recorder::reopen(&self.data_dir, stored),
+            None => Recorder::start(&self.data_dir, stored),
+        };
+        Ok((agent, session, recorder.map_err(|e| StartError::Failed(e.to_string()))?))
     }
 
     /// Hands a child's callback to its parent; a parent closed meanwhile cannot take it, and the

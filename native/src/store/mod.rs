@@ -1,7 +1,7 @@
-//! The session store: every native session, its events as they happen, and how each of its
-//! inputs ended, in one embedded SQLite database, `<data dir>/openagent.db`. `openagent run`
-//! and the interactive session write to it through a [`Recorder`]; `openagent sessions` and
-//! `openagent serve` read it.
+//! The session store: every native session, its events as they happen, how each of its inputs
+//! ended, and snapshots of its state to resume or fork it from, in one embedded SQLite database,
+//! `<data dir>/openagent.db`. `openagent run` and the interactive session write to it through a
+//! [`Recorder`]; `openagent sessions` and `openagent serve` read it.
 //!
 //! Durability is per event: each event is its own transaction in WAL mode with
 //! `synchronous=NORMAL`, so once [`Store::append_event`] returns, the event is in the WAL file
@@ -24,6 +24,7 @@ mod events;
 mod recorder;
 mod schema;
 mod sessions;
+mod snapshots;
 mod writer;
 
 use std::fmt;
@@ -35,6 +36,7 @@ use rusqlite::Connection;
 pub use events::{SessionResult, StoredEvent};
 pub use recorder::Recorder;
 pub use sessions::{SessionFilter, SessionInfo, SessionRecord, Status};
+pub use snapshots::StoredSnapshot;
 
 /// The database's file name in the data directory.
 pub const DATABASE: &str = "openagent.db";
@@ -101,6 +103,18 @@ pub enum StoreError {
     NotFinished { id: String, status: Status },
     /// The session finished without a result.
     NoResult(String),
+    /// No session (but subagents) worked in this directory: `--continue` has nothing to continue.
+    NoSessionIn(String),
+    /// The session has no snapshot (at or before event `at`) to resume or fork from.
+    NoSnapshot { id: String, at: Option<i64> },
+    /// The snapshot after event `seq` cannot be restored: `reason` says what is wrong with it.
+    BadSnapshot { id: String, seq: i64, reason: String },
+    /// The session's writer is still at work on it: it cannot be taken up elsewhere.
+    StillRunning(String),
+    /// Another live process keeps the session open for its next input.
+    OpenElsewhere { id: String, pid: u32 },
+    /// A subagent's state is in its parent's snapshots: it is resumed with its parent.
+    Subagent { id: String, parent: String },
     /// SQLite refused a statement.
     Database(String),
 }
@@ -119,6 +133,30 @@ impl fmt::Display for StoreError {
             }
             Self::NotFinished { id, status } => write!(f, "session not finished: {id} is {status}"),
             Self::NoResult(id) => write!(f, "no result: session {id} finished without one"),
+            Self::NoSessionIn(dir) => write!(f, "no session worked in {dir}"),
+            Self::NoSnapshot { id, at: None } => write!(
+                f,
+                "session {id} has no snapshot to resume from: it was recorded by an older openagent, or stopped before its first model call"
+            ),
+            Self::NoSnapshot { id, at: Some(at) } => {
+                write!(f, "session {id} has no snapshot at or before event {at}: fork it at a later event")
+            }
+            Self::BadSnapshot { id, seq, reason } => write!(
+                f,
+                "the snapshot of session {id} after event {seq} cannot be restored: {reason}; nothing was changed \
+                 (an earlier snapshot may be sound: `openagent sessions fork {id} --at <an earlier event>`)"
+            ),
+            Self::StillRunning(id) => {
+                write!(f, "session {id} is still running in another process: wait for it to finish, or stop it")
+            }
+            Self::OpenElsewhere { id, pid } => write!(
+                f,
+                "session {id} is open in another openagent process (pid {pid}: an `openagent serve` or an interactive \
+                 session): give it its next input there, or stop that process"
+            ),
+            Self::Subagent { id, parent } => {
+                write!(f, "session {id} is a subagent: its state is in its parent's snapshots; resume or fork {parent}")
+            }
             Self::Database(message) => write!(f, "the session store failed: {message}"),
         }
     }

@@ -28,6 +28,23 @@ impl Recorder {
         Ok(Self { store, root: session, seqs })
     }
 
+    /// Opens the store in `data_dir` and takes `session` up again, stored before and now
+    /// resumed: running, written by this process, its events (and its subagents') numbered on
+    /// from the last stored.
+    pub fn reopen(data_dir: &Path, session: SessionInfo) -> Result<Self, StoreError> {
+        let mut store = Store::open(data_dir)?;
+        store.resume_session(&session.id)?;
+        let seqs = store.last_seqs(&session.id)?;
+        Ok(Self { store, root: session, seqs })
+    }
+
+    /// Keeps `json` as the host's session's snapshot after its latest event: `input_end` at the
+    /// end of an input, else as the rolling snapshot of the input in progress.
+    pub fn snapshot(&mut self, json: &str, input_end: bool, created_at: &str) -> Result<(), StoreError> {
+        let seq = self.seqs.get(&self.root.id).copied().unwrap_or(0);
+        self.store.save_snapshot(&self.root.id, seq, input_end, created_at, json)
+    }
+
     /// Appends `event`; `json` is its serialised form.
     pub fn event(&mut self, event: &SessionEvent, json: &str) -> Result<(), StoreError> {
         let id = event.session_id.as_str();

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreError;
 
 /// Each schema version's statements, in order. Append; never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     // 1: sessions (subagents point at their parent), their events and their inputs' results.
     "CREATE TABLE sessions (
         id TEXT PRIMARY KEY,
@@ -55,6 +55,24 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, seq),
         FOREIGN KEY (session_id, seq) REFERENCES events (session_id, seq)
     );",
+    // 2: snapshots of the loop's state (`openagent.session/1`) to resume and fork from, and
+    // the session a fork was taken from.
+    "CREATE TABLE snapshots (
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        -- The session's last event when it was taken (0: before any, a fork's).
+        seq INTEGER NOT NULL,
+        -- 1: taken at the end of an input, kept; 0: the rolling one of an input in progress,
+        -- replaced at each turn, so a killed run resumes from its last complete turn.
+        input_end INTEGER NOT NULL CHECK (input_end IN (0, 1)),
+        created_at TEXT NOT NULL,
+        -- The snapshot's JSON, as the core writes it.
+        snapshot TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    ALTER TABLE sessions ADD COLUMN forked_from TEXT REFERENCES sessions (id);
+    -- The event of forked_from after which the fork's snapshot was taken.
+    ALTER TABLE sessions ADD COLUMN forked_at INTEGER;
+    CREATE INDEX sessions_by_directory ON sessions (working_directory) WHERE parent_id IS NULL;",
 ];
 
 /// The schema version this build writes.

@@ -79,10 +79,14 @@ pub struct SessionRecord {
     /// `None` while running or when its writer died.
     pub exit_reason: Option<String>,
     pub finished_at: Option<String>,
+    /// The session this one was forked from (`openagent sessions fork`), and after which of its
+    /// events; `None` for a session started afresh.
+    pub forked_from: Option<String>,
+    pub forked_at: Option<i64>,
 }
 
-const COLUMNS: &str =
-    "id, parent_id, task, provider, model, working_directory, status, exit_reason, created_at, finished_at, config";
+const COLUMNS: &str = "id, parent_id, task, provider, model, working_directory, status, exit_reason, created_at, finished_at, \
+                       config, forked_from, forked_at";
 
 impl SessionRecord {
     fn from_row(row: &Row<'_>) -> rusqlite::Result<Self> {
@@ -98,7 +102,14 @@ impl SessionRecord {
             // Written by this module from a `Value`, so it parses; a hand-edited file shows null.
             config: config.and_then(|text| serde_json::from_str(&text).ok()),
         };
-        Ok(Self { info, status: row.get(6)?, exit_reason: row.get(7)?, finished_at: row.get(9)? })
+        Ok(Self {
+            info,
+            status: row.get(6)?,
+            exit_reason: row.get(7)?,
+            finished_at: row.get(9)?,
+            forked_from: row.get(11)?,
+            forked_at: row.get(12)?,
+        })
     }
 }
 
@@ -152,11 +163,15 @@ impl Store {
         Ok(())
     }
 
-    /// Takes a finished session up again: a subagent given another input.
+    /// Takes a finished (or interrupted) session up again, written by this process from now on:
+    /// another input for a session kept open, a subagent given another input, a resumed session.
     pub(super) fn resume_session(&mut self, id: &str) -> Result<(), StoreError> {
+        let writer = Writer::current();
         self.conn.execute(
-            "UPDATE sessions SET status = 'running', exit_reason = NULL, finished_at = NULL WHERE id = ?1",
-            params![id],
+            "UPDATE sessions SET status = 'running', exit_reason = NULL, finished_at = NULL, writer_pid = ?2,
+                                 writer_started = ?3
+             WHERE id = ?1",
+            params![id, writer.pid, writer.started.and_then(|ticks| i64::try_from(ticks).ok())],
         )?;
         Ok(())
     }
@@ -217,6 +232,26 @@ impl Store {
         let mut statement = self.conn.prepare(&sql)?;
         let rows = statement.query_map(params![id], SessionRecord::from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The live process, other than this one, that keeps `id` open: `openagent serve` keeps a
+    /// session `finished` between inputs and waits for its next. `None` when no live process
+    /// has written it (a fork not resumed yet has no events, hence no writer).
+    pub fn open_elsewhere(&self, id: &str) -> Result<Option<u32>, StoreError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT writer_pid, writer_started, EXISTS (SELECT 1 FROM events WHERE session_id = s.id) FROM sessions s
+                 WHERE id = ?1",
+                params![id],
+                |row| {
+                    let started: Option<i64> = row.get(1)?;
+                    let writer = Writer { pid: row.get(0)?, started: started.and_then(|ticks| u64::try_from(ticks).ok()) };
+                    Ok((writer, row.get::<_, bool>(2)?))
+                },
+            )
+            .optional()?;
+        Ok(row.filter(|(writer, written)| *written && writer.pid != std::process::id() && writer.is_alive()).map(|(w, _)| w.pid))
     }
 
     /// The id of the one session whose id is `prefix` or starts with it.

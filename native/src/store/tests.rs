@@ -227,3 +227,125 @@ fn the_recorder_makes_subagents_sessions_of_their_own_under_their_parent() {
     assert_eq!(order, written, "the whole stream, as it came");
     assert_eq!(store.result("r_1").unwrap().result_text, "fixed");
 }
+
+#[test]
+fn a_store_of_the_first_version_is_upgraded_and_keeps_its_sessions() {
+    let dir = DataDir::new();
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let old = rusqlite::Connection::open(dir.0.join(DATABASE)).unwrap();
+    old.execute_batch(schema::MIGRATIONS[0]).unwrap();
+    old.pragma_update(None, "user_version", 1).unwrap();
+    old.execute(
+        "INSERT INTO sessions (id, task, provider, model, working_directory, status, created_at, writer_pid)
+         VALUES ('r_old', 'an old task', 'anthropic', 'claude-sonnet-4-5', '/work', 'finished', '2026-01-01T00:00:00.000Z', 1)",
+        [],
+    )
+    .unwrap();
+    drop(old);
+
+    let mut store = Store::open(&dir.0).unwrap();
+    let version: i64 = store.conn.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
+    assert_eq!(version, schema::VERSION);
+    let old = store.session("r_old").unwrap();
+    assert_eq!((old.info.task.as_str(), old.forked_from, old.forked_at), ("an old task", None, None));
+    assert_eq!(store.snapshot("r_old", None).err(), Some(StoreError::NoSnapshot { id: "r_old".into(), at: None }));
+    store.save_snapshot("r_old", 0, true, "2026-01-01T00:00:01.000Z", "{}").unwrap();
+    assert_eq!(store.snapshot("r_old", None).unwrap().seq, 0);
+}
+
+#[test]
+fn snapshots_are_kept_at_each_input_end_and_rolled_during_an_input() {
+    let dir = DataDir::new();
+    let mut recorder = Recorder::start(&dir.0, new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
+    let emit = |recorder: &mut Recorder, second: u32, data: EventData| {
+        let event = event("r_1", second, data);
+        recorder.event(&event, &serde_json::to_string(&event).unwrap()).unwrap();
+    };
+    emit(&mut recorder, 1, EventData::UserInput { content: "fix the bug".into() });
+    emit(&mut recorder, 2, EventData::TurnStart { turn: 1 });
+    recorder.snapshot("turn 1", false, "t").unwrap();
+    emit(&mut recorder, 3, EventData::TurnStart { turn: 2 });
+    recorder.snapshot("turn 2", false, "t").unwrap();
+    recorder.snapshot("input 1", true, "t").unwrap();
+    emit(&mut recorder, 4, EventData::UserInput { content: "and the test".into() });
+    emit(&mut recorder, 5, EventData::TurnStart { turn: 3 });
+    recorder.snapshot("turn 3", false, "t").unwrap();
+    recorder.finish("interrupted", "2026-01-01T00:00:06.000Z").unwrap();
+
+    let store = Store::open(&dir.0).unwrap();
+    let rows: Vec<(i64, bool, String)> = {
+        let mut statement = store.conn.prepare("SELECT seq, input_end, snapshot FROM snapshots ORDER BY seq").unwrap();
+        statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?))).unwrap().map(Result::unwrap).collect()
+    };
+    // The rolling snapshot of the first input was replaced, then dropped when it ended; the
+    // second input's is its latest turn.
+    assert_eq!(rows, [(3, true, "input 1".to_owned()), (5, false, "turn 3".to_owned())]);
+    let latest = store.snapshot("r_1", None).unwrap();
+    assert_eq!((latest.seq, latest.json), (5, Ok("turn 3".to_owned())));
+    assert_eq!(store.snapshot("r_1", Some(4)).unwrap().json, Ok("input 1".to_owned()));
+    assert_eq!(store.snapshot("r_1", Some(2)).err(), Some(StoreError::NoSnapshot { id: "r_1".into(), at: Some(2) }));
+
+    // A row that does not hold text is reported as such, not as a failed query.
+    store.conn.execute("UPDATE snapshots SET snapshot = x'00ff' WHERE seq = 5", []).unwrap();
+    let not_text = store.snapshot("r_1", None).unwrap().json.unwrap_err();
+    assert!(not_text.starts_with("the stored text is not UTF-8"), "{not_text}");
+
+    // Taken up again, the session's events are numbered on from the last stored.
+    let info = store.session("r_1").unwrap().info;
+    drop(store);
+    let mut recorder = Recorder::reopen(&dir.0, info).unwrap();
+    let event = event("r_1", 7, EventData::UserInput { content: "go on".into() });
+    recorder.event(&event, &serde_json::to_string(&event).unwrap()).unwrap();
+    let store = Store::open(&dir.0).unwrap();
+    assert_eq!(store.events_after("r_1", 5, None).unwrap()[0].seq, 6);
+    assert_eq!(store.session("r_1").unwrap().status, Status::Running);
+}
+
+#[test]
+fn a_fork_is_stored_finished_with_its_origin_and_the_latest_session_of_a_directory_is_found() {
+    let dir = DataDir::new();
+    let mut store = Store::open(&dir.0).unwrap();
+    assert_eq!(store.latest_in("/work").err(), Some(StoreError::NoSessionIn("/work".into())));
+    store.create_session(&new_session("r_busy", "2026-01-01T00:00:00.000Z")).unwrap();
+    store.create_session(&new_session("r_new", "2026-01-01T00:00:05.000Z")).unwrap();
+    store
+        .create_session(&SessionInfo {
+            parent_id: Some("r_new".into()),
+            ..new_session("r_new/agent_1", "2026-01-01T00:00:09.000Z")
+        })
+        .unwrap();
+    // The older session worked last: its latest event is after the newer one's creation.
+    append(&mut store, 1, &event("r_busy", 8, EventData::TurnStart { turn: 1 }));
+    assert_eq!(store.latest_in("/work").unwrap(), "r_busy");
+
+    let fork = SessionInfo { created_at: "2026-01-01T00:00:10.000Z".into(), ..new_session("r_fork", "") };
+    store.create_fork(&fork, "r_busy", 1, "{\"schema\":\"openagent.session/1\"}").unwrap();
+    let stored = store.session("r_fork").unwrap();
+    assert_eq!(
+        (stored.status, stored.forked_from.as_deref(), stored.forked_at, stored.finished_at.as_deref()),
+        (Status::Finished, Some("r_busy"), Some(1), Some("2026-01-01T00:00:10.000Z"))
+    );
+    assert_eq!(
+        store.snapshot("r_fork", None).unwrap(),
+        StoredSnapshot { seq: 0, json: Ok("{\"schema\":\"openagent.session/1\"}".into()) }
+    );
+    assert_eq!(store.latest_in("/work").unwrap(), "r_fork", "a fork without events counts from its creation");
+}
+
+#[test]
+fn a_session_kept_open_by_another_live_process_is_found_as_such() {
+    let dir = DataDir::new();
+    let mut store = Store::open(&dir.0).unwrap();
+    store.create_session(&new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
+    assert_eq!(store.open_elsewhere("r_1").unwrap(), None, "no events: nobody has it open");
+    append(&mut store, 1, &event("r_1", 1, EventData::TurnStart { turn: 1 }));
+    store.finish_session("r_1", "completed", "2026-01-01T00:00:02.000Z").unwrap();
+    assert_eq!(store.open_elsewhere("r_1").unwrap(), None, "this process's own");
+
+    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    store.conn.execute("UPDATE sessions SET writer_pid = ?1, writer_started = NULL", params![other.id()]).unwrap();
+    assert_eq!(store.open_elsewhere("r_1").unwrap(), Some(other.id()));
+    other.kill().unwrap();
+    other.wait().unwrap();
+    assert_eq!(store.open_elsewhere("r_1").unwrap(), None, "its process is gone");
+}

@@ -4,13 +4,15 @@
 //! rest of the CLI's behaviour (human output, `--events`, artifacts, exit codes, retries, the
 //! interactive session); `sessions` the session store as `openagent sessions` reads it; `agents`
 //! the agent configs (`agents list`, `run --agent`, structured results); `serve` the HTTP API of
-//! `openagent serve`, through the client in `api`. `support` says how the binary is found.
+//! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
+//! continue, fork, after SIGKILL, over serve). `support` says how the binary is found.
 
 mod agents;
 mod api;
 #[path = "../common/mod.rs"]
 mod common;
 mod outcomes;
+mod resume;
 mod serve;
 mod sessions;
 mod support;

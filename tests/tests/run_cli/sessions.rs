@@ -1,6 +1,8 @@
 //! The session store through the CLI: what `openagent run` and the interactive session write
 //! there, read back with `openagent sessions`, and what is left of a run killed with SIGKILL.
 
+use std::path::PathBuf;
+
 use openagent_tests::{Reply, Step};
 use serde_json::{json, Value};
 
@@ -80,18 +82,17 @@ fn sessions_result_tells_an_unknown_session_from_an_unfinished_one() {
     // The other cases: `a_run_killed_with_sigkill_keeps_every_event_and_reads_as_interrupted`.
 }
 
-/// The model reads the notes, then takes 30 s to answer: the run is killed while it waits, with
-/// every event so far written.
-#[test]
-fn a_run_killed_with_sigkill_keeps_every_event_and_reads_as_interrupted() {
-    let sandbox = sandbox_with_notes();
+/// `openagent run TASK --events <sandbox>/events.jsonl` as run `run_id`: the model reads the
+/// notes, then takes 30 s to answer, and the run is killed with SIGKILL while it waits. Returns
+/// the events file.
+pub fn run_killed_at_its_second_turn(sandbox: &Sandbox, run_id: &str) -> PathBuf {
     let server = serve([
         call("toolu_read_notes", "read_file", json!({"file_path": NOTES})),
         Step::slow_first_byte(30_000, Reply::text("too late")),
     ]);
     let events = sandbox.path("events.jsonl");
     let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--events", events.to_str().expect("UTF-8")]);
-    command.env("OPENAGENT_RUN_ID", "r_killed");
+    command.env("OPENAGENT_RUN_ID", run_id);
     let run = Running::start(command);
     // Read as text: the line being written may be incomplete.
     let second_turn = || {
@@ -102,6 +103,14 @@ fn a_run_killed_with_sigkill_keeps_every_event_and_reads_as_interrupted() {
     run.signal(libc::SIGKILL);
     let killed = run.finish();
     assert_eq!(killed.code, None, "killed by the signal: {killed:?}");
+    events
+}
+
+/// A run killed while it waits for the model keeps every event written so far.
+#[test]
+fn a_run_killed_with_sigkill_keeps_every_event_and_reads_as_interrupted() {
+    let sandbox = sandbox_with_notes();
+    let events = run_killed_at_its_second_turn(&sandbox, "r_killed");
 
     let written = lines(&std::fs::read_to_string(&events).expect("the events file"));
     let stored = lines(&sandbox.sessions(&["events", "r_killed", "--json"]).stdout);
