@@ -31,6 +31,14 @@ fn server() -> Option<String> {
     }
 }
 
+/// A small model on one thread may think for a while before its first byte.
+fn patient_http() -> Rc<dyn HttpClient> {
+    Rc::new(NativeHttpClient::with_config(NativeHttpConfig {
+        read_timeout: std::time::Duration::from_secs(180),
+        ..NativeHttpConfig::default()
+    }))
+}
+
 fn config(base_url: String) -> ProviderConfig {
     ProviderConfig { base_url, ..ProviderConfig::default() }
 }
@@ -95,11 +103,7 @@ fn check(api: &str, outcome: &Outcome) {
 #[test]
 fn a_session_with_tools_runs_against_a_real_server_over_each_api() {
     let Some(url) = server() else { return };
-    // A small model on one thread may think for a while before its first byte.
-    let http: Rc<dyn HttpClient> = Rc::new(NativeHttpClient::with_config(NativeHttpConfig {
-        read_timeout: std::time::Duration::from_secs(180),
-        ..NativeHttpConfig::default()
-    }));
+    let http = patient_http();
     let apis: Vec<(&str, Rc<dyn LlmClient>)> = vec![
         ("chat-completions", Rc::new(HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), http.clone()))),
         ("responses", Rc::new(HttpLlmClient::new(OpenAiResponses::new(config(format!("{url}/v1"))), http.clone()))),
@@ -119,13 +123,9 @@ fn a_session_with_tools_runs_against_a_real_server_over_each_api() {
 #[test]
 fn the_smoke_inputs_run_through_the_general_profile_against_a_real_server() {
     let Some(url) = server() else { return };
-    let http: Rc<dyn HttpClient> = Rc::new(NativeHttpClient::with_config(NativeHttpConfig {
-        read_timeout: std::time::Duration::from_secs(180),
-        ..NativeHttpConfig::default()
-    }));
     let runtime = Rc::new(NativeRuntime::new());
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
-    let client = Rc::new(HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), http));
+    let client = Rc::new(HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), patient_http()));
     let profile = Rc::new(GeneralProfile::new("local").with_context_window_size(4096));
     let config = SessionConfig { max_tool_rounds_per_input: 2, ..SessionConfig::default() };
     let session = Session::builder(profile, env.clone(), client, runtime.clone()).config(config).build();
@@ -172,13 +172,9 @@ fn the_smoke_inputs_run_through_the_general_profile_against_a_real_server() {
 #[test]
 fn a_small_window_compacts_with_the_real_model_and_the_next_answer_still_works() {
     let Some(url) = server() else { return };
-    let http: Rc<dyn HttpClient> = Rc::new(NativeHttpClient::with_config(NativeHttpConfig {
-        read_timeout: std::time::Duration::from_secs(180),
-        ..NativeHttpConfig::default()
-    }));
     let runtime = Rc::new(NativeRuntime::new());
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
-    let client = Rc::new(HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), http));
+    let client = Rc::new(HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), patient_http()));
     let profile = Rc::new(CoreProfile::new("local", ToolRegistry::new()).with_context_window_size(4096));
     let config = SessionConfig { max_output_tokens: Some(120), ..SessionConfig::default() };
     let session = Session::builder(profile, env, client, runtime.clone()).config(config).build();
