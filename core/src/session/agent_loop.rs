@@ -14,7 +14,7 @@ use super::loop_detection::{detect_loop, signature};
 use super::truncation::truncate_tool_output;
 use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
-use crate::llm::{ErrorKind, LlmError, Message, Response, StreamAccumulator, StreamEvent, ToolCall, ToolChoice, ToolResult};
+use crate::llm::{ErrorKind, LlmError, Response, StreamAccumulator, StreamEvent, ToolCall, ToolResult};
 use crate::profile::PromptContext;
 use crate::runtime::format_rfc3339;
 use crate::tools::{ToolContext, ToolExecutor};
@@ -162,9 +162,7 @@ impl Session {
         let today = format_rfc3339(self.now())[..10].to_owned();
         let ctx = PromptContext { env: &*inner.env, today, user_instructions: inner.user_instructions.as_deref() };
         let prompt = inner.profile.build_system_prompt(&ctx).await + self.result_instructions();
-        let mut cache = inner.cache.borrow_mut();
-        cache.request.messages[0] = Message::system(prompt);
-        cache.refresh_fixed();
+        inner.cache.borrow_mut().set_system_prompt(prompt);
     }
 
     /// Brings the kept request up to date with settings that may change between calls.
@@ -175,10 +173,7 @@ impl Session {
         cache.request.max_tokens = config.max_output_tokens;
         let tools = inner.tools.borrow();
         if cache.tools_generation != Some(tools.generation()) {
-            cache.request.tools = tools.definitions();
-            cache.request.tool_choice = (!cache.request.tools.is_empty()).then_some(ToolChoice::Auto);
-            cache.tools_generation = Some(tools.generation());
-            cache.refresh_fixed();
+            cache.set_tools(tools.definitions(), tools.generation());
         }
     }
 

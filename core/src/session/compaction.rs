@@ -14,7 +14,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::state::LoopCache;
 use super::truncation::{truncate_output, TruncationMode};
 use super::{EventData, Session, SessionConfig, Turn};
 use crate::llm::{ContentPart, LlmError, Message, Request};
@@ -183,17 +182,6 @@ fn transcript(turns: &[Turn]) -> String {
         }
     }
     out
-}
-
-impl LoopCache {
-    /// Re-reads the size of the system prompt and the tool definitions after either changed.
-    pub fn refresh_fixed(&mut self) {
-        let request = &self.request;
-        let system = request.messages.first().map_or(0, |m| m.text().len());
-        let tools: usize =
-            request.tools.iter().map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len()).sum();
-        self.fixed_chars = system + tools;
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::results::RunResult;
 use super::subagents::SubAgentResult;
 use super::{SessionConfig, Turn};
-use crate::llm::{Message, Request, Usage};
+use crate::llm::{Message, Request, ToolChoice, ToolDefinition, Usage};
 
 /// The loop's state: plain data, serialisable, everything a saved session needs to go on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -71,8 +71,9 @@ pub(super) struct LoopCache {
     pub request: Request,
     /// The registry generation `request.tools` was last built from.
     pub tools_generation: Option<u64>,
-    /// Characters of the system prompt and the tool definitions.
-    pub fixed_chars: usize,
+    /// Characters of the system prompt, and of the tool definitions.
+    pub system_chars: usize,
+    pub tools_chars: usize,
     pub history_chars: usize,
     /// The last response's real `input_tokens`, and the history characters added since.
     pub known_input_tokens: Option<u64>,
@@ -81,7 +82,15 @@ pub(super) struct LoopCache {
 
 impl LoopCache {
     pub fn new(request: Request) -> Self {
-        Self { request, tools_generation: None, fixed_chars: 0, history_chars: 0, known_input_tokens: None, chars_since_known: 0 }
+        Self {
+            request,
+            tools_generation: None,
+            system_chars: 0,
+            tools_chars: 0,
+            history_chars: 0,
+            known_input_tokens: None,
+            chars_since_known: 0,
+        }
     }
 
     /// Appends `turn`'s messages to the request.
@@ -107,11 +116,25 @@ impl LoopCache {
     /// plus a quarter of the characters added since, and a quarter of every character. The
     /// larger, so a server that reports no usage (or a wrong one) cannot hide the growth.
     pub fn estimate_tokens(&self) -> u64 {
-        let by_chars = ((self.fixed_chars + self.history_chars) / 4) as u64;
+        let by_chars = ((self.system_chars + self.tools_chars + self.history_chars) / 4) as u64;
         match self.known_input_tokens {
             Some(known) if known > 0 => by_chars.max(known + (self.chars_since_known / 4) as u64),
             _ => by_chars,
         }
+    }
+
+    /// Puts `prompt` in as the system message.
+    pub fn set_system_prompt(&mut self, prompt: String) {
+        self.system_chars = prompt.len();
+        self.request.messages[0] = Message::system(prompt);
+    }
+
+    /// Puts `tools` in as the request's tools.
+    pub fn set_tools(&mut self, tools: Vec<ToolDefinition>, generation: u64) {
+        self.tools_chars = tools.iter().map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len()).sum();
+        self.request.tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
+        self.request.tools = tools;
+        self.tools_generation = Some(generation);
     }
 
     /// Records a response's real input count; the response itself is added by `push` next.
