@@ -109,10 +109,18 @@ impl SessionBuilder {
         self
     }
 
-    pub fn build(self) -> Session {
+    pub fn build(mut self) -> Session {
         let mut warnings = Vec::new();
         let (mut state, saved_id) = match self.restore {
             Some(snapshot) => {
+                self.user_instructions = self.user_instructions.or(snapshot.user_instructions);
+                if self.output_schema.is_none() {
+                    match snapshot.output_schema.map(|schema| results::check_output_schema(&schema).map(|()| schema)) {
+                        Some(Ok(schema)) => self.output_schema = Some(schema),
+                        Some(Err(e)) => warnings.push(format!("The saved output schema was not restored: {e}")),
+                        None => {}
+                    }
+                }
                 let mut state = snapshot.state;
                 state.history.truncate(complete_len(&state.history));
                 if snapshot.provider != self.profile.id() {

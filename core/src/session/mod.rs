@@ -177,6 +177,8 @@ impl Session {
             provider: self.inner.profile.id().to_owned(),
             model: self.inner.cache.borrow().request.model.clone(),
             state,
+            output_schema: self.inner.output_schema.clone(),
+            user_instructions: self.inner.user_instructions.clone(),
             environment: None,
         }
     }

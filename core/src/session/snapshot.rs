@@ -22,6 +22,10 @@ pub struct SessionSnapshot {
     pub provider: String,
     pub model: String,
     pub state: SessionState,
+    /// What the session was built with: the structure its results must have, and the host's
+    /// instructions. A restore keeps them unless its builder is given its own.
+    pub output_schema: Option<Value>,
+    pub user_instructions: Option<String>,
     /// The host's slot for its environment: the browser keeps its in-memory files here; the
     /// native host leaves it empty (the files are on disk).
     pub environment: Option<Value>,

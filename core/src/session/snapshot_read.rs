@@ -175,6 +175,8 @@ pub(super) fn snapshot(value: Value) -> Read<SessionSnapshot> {
         provider: o.string("provider")?,
         model: o.string("model")?,
         state: state(o.obj("state")?)?,
+        output_schema: o.opt("output_schema"),
+        user_instructions: o.opt_string("user_instructions")?,
         environment: o.opt("environment"),
     })
 }

@@ -244,3 +244,38 @@ fn subagents_are_saved_inside_their_parent_and_come_back() {
     let restored_again = restored.snapshot();
     assert_eq!(restored_again.state.subagents[0].state.history.len(), 4);
 }
+
+#[test]
+fn the_output_schema_and_instructions_come_back_with_the_session() {
+    let schema = json!({"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]});
+    let client = Rc::new(ScriptedClient::new([ScriptStep::tool_call("submit_result", json!({"answer": 42}))]));
+    let session =
+        build("openai", client, None).user_instructions("Answer in numbers.").output_schema(schema.clone()).unwrap().build();
+    block_on(session.submit("what is six times seven?")).unwrap();
+    let snapshot = SessionSnapshot::from_json(&session.snapshot().to_json()).unwrap();
+    assert_eq!(
+        (snapshot.output_schema.as_ref(), snapshot.user_instructions.as_deref()),
+        (Some(&schema), Some("Answer in numbers."))
+    );
+
+    let next = Rc::new(ScriptedClient::new([
+        ScriptStep::tool_call("submit_result", json!({"answer": "many"})),
+        ScriptStep::tool_call("submit_result", json!({"answer": 48})),
+    ]));
+    let restored = build("openai", next.clone(), None).restore(snapshot.clone()).build();
+    assert!(restored.tool_names().contains(&"submit_result".to_owned()));
+    block_on(restored.submit("and six times eight?")).unwrap();
+    let system = next.requests()[0].messages[0].text();
+    assert!(system.contains("Answer in numbers.") && system.contains("submit_result"), "{system}");
+    assert_eq!(restored.last_result().unwrap().result_data, Some(json!({"answer": 48})), "\"many\" was refused");
+    assert_eq!(next.calls(), 2);
+
+    let mut bad = snapshot;
+    bad.output_schema = Some(json!({"type": "string"}));
+    let restored = build("openai", Rc::new(ScriptedClient::new([ScriptStep::text("ok")])), None).restore(bad).build();
+    let mut events = restored.events();
+    block_on(restored.submit("go")).unwrap();
+    let warned = std::iter::from_fn(|| events.try_recv().ok())
+        .any(|e| matches!(e.data, EventData::Warning { ref message } if message.contains("output schema was not restored")));
+    assert!(warned && !restored.tool_names().contains(&"submit_result".to_owned()));
+}

@@ -164,6 +164,8 @@ impl Session {
                 provider: self.inner.profile.id().to_owned(),
                 model: String::new(),
                 state: record.state,
+                output_schema: None,
+                user_instructions: None,
                 environment: None,
             };
             let result = record.result.unwrap_or_else(|| SubAgentResult {
