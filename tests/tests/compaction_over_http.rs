@@ -61,7 +61,9 @@ fn a_context_length_error_compacts_and_retries_once() {
         let ends: Vec<_> = events
             .iter()
             .filter_map(|e| match &e.data {
-                EventData::CompactionEnd { reason, summarized_turns, error, .. } => Some((*reason, *summarized_turns, error.clone())),
+                EventData::CompactionEnd { reason, summarized_turns, error, .. } => {
+                    Some((*reason, *summarized_turns, error.clone()))
+                }
                 _ => None,
             })
             .collect();

@@ -58,24 +58,7 @@ impl Agent {
         let model = options.model(&settings)?;
         let profile = ProviderSettings { kind: options.profile_kind(&settings)?, ..settings.clone() }.profile(&model);
         let runtime = Rc::new(BrowserRuntime);
-        let env = MemoryEnvironment::new(runtime.clone());
-        let env = match &options.working_directory {
-            Some(dir) => {
-                env.with_working_directory(dir).map_err(|e| error(&format!("invalid Agent options: workingDirectory: {e}")))?
-            }
-            None => env,
-        };
-        match options.files()? {
-            Some(Files::Snapshot(snapshot)) => {
-                env.restore(&snapshot).map_err(|e| error(&format!("invalid Agent options: files: {e}")))?
-            }
-            Some(Files::Text(files)) => {
-                for (path, text) in files {
-                    env.write_bytes(&path, text.as_bytes()).map_err(|e| error(&format!("invalid Agent options: files: {e}")))?;
-                }
-            }
-            None => {}
-        }
+        let env = environment(&options, runtime.clone())?;
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch));
         let client: Rc<dyn LlmClient> = match callbacks.get_api_key {
             Some(get_key) => Rc::new(KeyedClient::new(settings.clone(), get_key, http)),
@@ -85,19 +68,22 @@ impl Agent {
             max_retries: options.max_retries.unwrap_or(RetryPolicy::default().max_retries),
             ..RetryPolicy::default()
         };
+        let saved_config = options.snapshot.as_ref().map(|snapshot| snapshot.state.config.clone());
         let mut builder = Session::builder(profile, Rc::new(env.clone()), client, runtime)
             .model(model.clone())
-            .config(options.config())
+            .config(options.config(saved_config.unwrap_or_default()))
             .retries(retries);
+        if let Some(snapshot) = options.snapshot {
+            builder = builder.restore(snapshot);
+        }
         if let Some(text) = &options.instructions {
             builder = builder.user_instructions(text.clone());
         }
         if let Some(id) = &options.session_id {
             builder = builder.id(id.clone());
         }
-        if let Some(schema) = &options.output_schema {
-            builder =
-                builder.output_schema(schema.clone()).map_err(|e| error(&format!("invalid Agent options: outputSchema: {e}")))?;
+        if let Some(schema) = options.output_schema {
+            builder = builder.output_schema(schema).map_err(|e| error(&format!("invalid Agent options: outputSchema: {e}")))?;
         }
         let session = builder.build();
         let dispatcher = callbacks.on_event.map(|callback| Dispatcher::start(session.events(), callback));
@@ -117,7 +103,7 @@ impl Agent {
             if let Some(dispatcher) = &dispatcher {
                 dispatcher.flush();
             }
-            let reason = result.map_err(|e| submit_error(&e))?;
+            let reason = result.map_err(|e| agent_error(&e))?;
             let text = session
                 .history()
                 .iter()
@@ -138,6 +124,43 @@ impl Agent {
                 outcome: result.map(|r| r.outcome),
             })
         })
+    }
+
+    /// Summarises the older turns now, as the agent does by itself when the context window fills
+    /// (see the `compaction` option). Reports `compaction_start` and `compaction_end`; resolves
+    /// once the summary is in (or there was nothing old enough to summarise), rejects with an
+    /// `AgentError` when the model could not write it (the history is then unchanged).
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn compact(&self) -> Promise {
+        let (session, dispatcher) = (self.session.clone(), self.dispatcher.clone());
+        crate::panic::promise(async move {
+            let result = session.compact().await;
+            if let Some(dispatcher) = &dispatcher {
+                dispatcher.flush();
+            }
+            result.map_err(|e| agent_error(&e))?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// The session saved as JSON data: the conversation up to its last complete turn, its
+    /// usage and settings, and the files. Keep it anywhere (IndexedDB, a file);
+    /// `new Agent({ snapshot })` goes on from it.
+    #[wasm_bindgen(unchecked_return_type = "SessionSnapshot")]
+    pub fn snapshot(&self) -> Result<JsValue, JsValue> {
+        crate::panic::check()?;
+        to_js(&crate::snapshot::write(&self.session, &self.env))
+    }
+
+    /// Checks a saved session (what `snapshot()` returned, or its JSON text) without making an
+    /// agent, say before a page keeps a file the user picked. Throws an `Error` that names what
+    /// is wrong: not JSON, truncated, made by a newer OpenAgent, or a damaged part.
+    #[wasm_bindgen(js_name = checkSnapshot)]
+    pub fn check_snapshot(
+        #[wasm_bindgen(unchecked_param_type = "SessionSnapshot | string")] snapshot: JsValue,
+    ) -> Result<(), JsValue> {
+        crate::panic::check()?;
+        crate::snapshot::check(&snapshot)
     }
 
     /// A message for the model, injected after the current tool round.
@@ -247,9 +270,38 @@ impl Agent {
     }
 }
 
+/// The agent's files: the `files` option's, or the snapshot's, in the working directory.
+fn environment(options: &options::AgentOptions, runtime: Rc<BrowserRuntime>) -> Result<MemoryEnvironment, JsValue> {
+    let invalid = |why: String| error(&format!("invalid Agent options: {why}"));
+    let env = MemoryEnvironment::new(runtime);
+    let env = match &options.working_directory {
+        Some(dir) => env.with_working_directory(dir).map_err(|e| invalid(format!("workingDirectory: {e}")))?,
+        None => env,
+    };
+    let files = options.files()?;
+    if let Some(snapshot) = &options.snapshot {
+        if files.is_some() && snapshot.environment.is_some() {
+            return Err(invalid(
+                "both `files` and a `snapshot` with files: leave `files` out to go on with the snapshot's".into(),
+            ));
+        }
+        crate::snapshot::restore_files(&env, snapshot).map_err(|e| invalid(format!("snapshot: {e}")))?;
+    }
+    match files {
+        Some(Files::Snapshot(snapshot)) => env.restore(&snapshot).map_err(|e| invalid(format!("files: {e}")))?,
+        Some(Files::Text(files)) => {
+            for (path, text) in files {
+                env.write_bytes(&path, text.as_bytes()).map_err(|e| invalid(format!("files: {e}")))?;
+            }
+        }
+        None => {}
+    }
+    Ok(env)
+}
+
 /// An `AgentError`: a JS `Error` with `kind` (the LLM error kind, or `closed`, `busy`) and the
 /// HTTP `status` when there was one.
-fn submit_error(error: &SessionError) -> JsValue {
+fn agent_error(error: &SessionError) -> JsValue {
     match error {
         SessionError::Closed => error_of_kind(&error.to_string(), "closed"),
         SessionError::Busy => error_of_kind(&error.to_string(), "busy"),

@@ -6,9 +6,12 @@ use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// A plain JS object (not a `Map`) for any serialisable value.
+/// A plain JS object (not a `Map`) for any serialisable value. Through JSON text: `JSON.parse`
+/// is fast, and one serialiser (serde_json's, which the codecs need anyway) costs the bundle
+/// less than a second one that writes JS values.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| error(&e.to_string()))
+    let text = serde_json::to_string(value).map_err(|e| error(&e.to_string()))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// A JS value as JSON; `what` names it in the error (`"the snapshot"`, `"tool parameters"`).
@@ -16,8 +19,8 @@ pub fn to_json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
     json_of(value).map_err(|e| error(&format!("{what} is not JSON data: {e}")))
 }
 
-/// Reads a JS value as JSON by hand. (serde-wasm-bindgen's deserializer would do it too, but it
-/// brings serde's deserialisation errors, and with them the float formatter, into the bundle.)
+/// Reads a JS value as JSON by hand. (A serde deserializer would do it too, but it brings serde's
+/// deserialisation errors, and with them the float formatter, into the bundle.)
 /// `undefined` reads as `null`; whole numbers up to 2^53 read as integers.
 fn json_of(value: &JsValue) -> Result<Value, String> {
     const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;

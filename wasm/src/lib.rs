@@ -5,8 +5,10 @@
 //! filesystem ([`MemoryFs`](fs::MemoryFs)); it reaches the model with `fetch`
 //! ([`FetchClient`](fetch::FetchClient), the body streamed), keeps time with `setTimeout`
 //! ([`BrowserRuntime`](runtime::BrowserRuntime)) and reports every event to an async iterator
-//! and an `onEvent` callback. Tools can be written in JS. A panic rejects the pending promises
-//! and logs to the console instead of leaving the page hanging (see `panic`).
+//! and an `onEvent` callback. Tools can be written in JS. A session outlives the page:
+//! `agent.snapshot()` saves the conversation and the files as JSON data, and
+//! `new Agent({ snapshot })` goes on from it (see `snapshot`). A panic rejects the pending
+//! promises and logs to the console instead of leaving the page hanging (see `panic`).
 //!
 //! ```js
 //! import init, { Agent } from "./pkg/openagent_wasm.js";
@@ -15,6 +17,8 @@
 //! for await (const event of agent.events()) { ... }   // elsewhere
 //! const outcome = await agent.submit("Add a CONTRIBUTING.md");
 //! console.log(outcome.text, agent.fs.readText("CONTRIBUTING.md"));
+//! localStorage.setItem("session", JSON.stringify(agent.snapshot()));   // after a reload:
+//! const again = new Agent({ provider: "anthropic", apiKey, snapshot: localStorage.getItem("session") });
 //! ```
 //!
 //! The TypeScript types of options, events and outcomes are in `typings`, emitted with the
@@ -29,6 +33,7 @@ mod key;
 pub mod options;
 pub mod panic;
 pub mod runtime;
+pub mod snapshot;
 pub mod tools;
 mod typings;
 

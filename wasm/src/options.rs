@@ -1,10 +1,11 @@
 //! `AgentOptions` from JS: the data fields read from their JSON (a misspelt field is an error that
-//! names it), the functions and the `AbortSignal` read beside them.
+//! names it), the functions, the `AbortSignal` and the `snapshot` read beside them.
 
 use std::collections::BTreeMap;
 
 use js_sys::Function;
 use openagent_core::provider::{ProviderKind, ProviderSettings};
+use openagent_core::session::SessionSnapshot;
 use openagent_core::SessionConfig;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
@@ -30,6 +31,16 @@ pub struct AgentOptions {
     /// A JSON Schema (an object schema) every task's result must follow: the agent then offers
     /// `submit_result` and `give_up`, and `submit()` resolves with the validated `resultData`.
     pub output_schema: Option<Value>,
+    pub context_window: Option<usize>,
+    pub compaction: Compaction,
+    /// A saved session to go on with.
+    pub snapshot: Option<SessionSnapshot>,
+}
+
+#[derive(Default)]
+pub struct Compaction {
+    threshold_percent: Option<usize>,
+    keep_recent_tokens: Option<usize>,
 }
 
 #[derive(Default)]
@@ -60,27 +71,31 @@ fn invalid(why: &str) -> JsValue {
 }
 
 /// Reads the options object.
-pub fn parse(options: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
-    if !options.is_object() {
+pub fn parse(js: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
+    if !js.is_object() {
         return Err(invalid("pass an object, e.g. { provider: \"openai\", model: \"gpt-5.2\", apiKey }"));
     }
     let owner = "Agent options";
     let callbacks = Callbacks {
-        get_api_key: function_property(options, "getApiKey", owner)?,
-        on_event: function_property(options, "onEvent", owner)?,
-        fetch: function_property(options, "fetch", owner)?,
-        signal: match property(options, "signal") {
+        get_api_key: function_property(js, "getApiKey", owner)?,
+        on_event: function_property(js, "onEvent", owner)?,
+        fetch: function_property(js, "fetch", owner)?,
+        signal: match property(js, "signal") {
             None => None,
             Some(s) => Some(s.dyn_into().map_err(|_| invalid("`signal` must be an AbortSignal"))?),
         },
     };
-    let data = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
-    for name in CALLBACKS {
-        js_sys::Reflect::delete_property(&data, &name.into())?;
+    let data = js_sys::Object::assign(&js_sys::Object::new(), js.unchecked_ref());
+    // The snapshot is read on its own: it can be large, and it may come as JSON text.
+    for name in CALLBACKS.iter().chain(&["snapshot"]) {
+        js_sys::Reflect::delete_property(&data, &(*name).into())?;
     }
     // Through JSON, so that every field is seen and a misspelt one does not pass silently.
     let data = crate::convert::to_json(&data.into(), "the options")?;
-    let options = AgentOptions::from_json(&data).map_err(|e| invalid(&e))?;
+    let mut options = AgentOptions::from_json(&data).map_err(|e| invalid(&e))?;
+    if let Some(snapshot) = property(js, "snapshot") {
+        options.snapshot = Some(crate::snapshot::read(&snapshot).map_err(|e| invalid(&format!("snapshot: {e}")))?);
+    }
     if let Some(effort) = &options.reasoning_effort {
         check_effort(effort)?;
     }
@@ -111,6 +126,20 @@ impl AgentOptions {
                 }
             }
         };
+        let compaction = match fields.0.get("compaction") {
+            None | Some(Value::Null) => Compaction::default(),
+            Some(compaction) => {
+                let compaction = Fields::of(compaction, COMPACTION_FIELDS).map_err(|e| format!("compaction: {e}"))?;
+                let threshold_percent = compaction.number("thresholdPercent")?;
+                if threshold_percent.is_some_and(|percent| percent > 100) {
+                    return Err(
+                        "compaction: `thresholdPercent` is a share of the context window, from 1 to 100 (0 turns compaction off)"
+                            .into(),
+                    );
+                }
+                Compaction { threshold_percent, keep_recent_tokens: compaction.number("keepRecentTokens")? }
+            }
+        };
         Ok(Self {
             provider: fields.text("provider")?.ok_or("missing field `provider`")?,
             model: fields.text("model")?,
@@ -125,6 +154,9 @@ impl AgentOptions {
             max_retries: fields.number("maxRetries")?,
             session_id: fields.text("sessionId")?,
             output_schema: fields.0.get("outputSchema").filter(|schema| !schema.is_null()).cloned(),
+            context_window: fields.number("contextWindow")?,
+            compaction,
+            snapshot: None,
         })
     }
 
@@ -162,8 +194,14 @@ impl AgentOptions {
         }
     }
 
-    pub fn config(&self) -> SessionConfig {
-        let mut config = SessionConfig { reasoning_effort: self.reasoning_effort.clone(), ..SessionConfig::default() };
+    /// The session's settings: the options over `base` (a restored session's own, or the defaults).
+    pub fn config(&self, base: SessionConfig) -> SessionConfig {
+        let mut config = base;
+        config.reasoning_effort = self.reasoning_effort.clone().or(config.reasoning_effort);
+        config.context_window = self.context_window.or(config.context_window);
+        let compaction = &self.compaction;
+        config.compaction_threshold_percent = compaction.threshold_percent.unwrap_or(config.compaction_threshold_percent);
+        config.compaction_keep_recent_tokens = compaction.keep_recent_tokens.or(config.compaction_keep_recent_tokens);
         let limits = &self.limits;
         config.max_turns = limits.max_turns.unwrap_or(config.max_turns);
         config.max_tool_rounds_per_input = limits.max_tool_rounds_per_input.unwrap_or(config.max_tool_rounds_per_input);
@@ -208,7 +246,11 @@ const OPTION_FIELDS: &[&str] = &[
     "maxRetries",
     "sessionId",
     "outputSchema",
+    "contextWindow",
+    "compaction",
 ];
+
+const COMPACTION_FIELDS: &[&str] = &["thresholdPercent", "keepRecentTokens"];
 
 const LIMIT_FIELDS: &[&str] = &[
     "maxTurns",

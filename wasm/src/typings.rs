@@ -1,7 +1,8 @@
 //! The TypeScript types of the API, emitted by wasm-bindgen into `openagent_wasm.d.ts`. They
 //! mirror the Rust types they describe: `AgentOptions` (`options.rs`), the events
-//! (`openagent_core::session::EventData`), `Outcome` (`agent.rs`) and the snapshot format
-//! (`MemoryEnvironment::snapshot`). `wasm/tests/typings.ts` is compiled against them in CI.
+//! (`openagent_core::session::EventData`), `Outcome` (`agent.rs`), the files' snapshot format
+//! (`MemoryEnvironment::snapshot`) and the saved session (`SessionSnapshot`, `SessionState` and
+//! `Turn` in `openagent_core::session`). `web/tests/typings.ts` is compiled against them in CI.
 
 use wasm_bindgen::prelude::*;
 
@@ -47,6 +48,66 @@ export interface Snapshot {
   directories?: string[];
 }
 
+/** A saved session (`agent.snapshot()`): JSON data to keep anywhere; `new Agent({ snapshot })` goes on from it. */
+export interface SessionSnapshot {
+  schema: "openagent.session/1";
+  session_id: string;
+  /** The provider family and the model the history was made with. */
+  provider: string;
+  model: string;
+  /** The conversation, usage, counters, queues, settings and subagents. */
+  state: SavedState;
+  /** The in-memory files. */
+  environment: Snapshot | null;
+}
+
+/** What a saved session holds; fields not listed here are kept for the agent, not for pages. */
+export interface SavedState {
+  history: Turn[];
+  /** Tokens used by every model call, compaction's included. */
+  total_usage: Usage;
+  /** Model responses so far. */
+  turns: number;
+  /** How many times older turns were replaced by a summary. */
+  compactions: number;
+  [field: string]: unknown;
+}
+
+/** One entry of a saved history. `timestamp`: milliseconds since 1970. */
+export type Turn =
+  | { type: "user" | "steering" | "system"; content: string; timestamp: number }
+  | { type: "summary"; content: string; summarized_turns: number; timestamp: number }
+  | {
+      type: "assistant";
+      message: { role: "assistant"; content: ContentPart[] };
+      usage: Usage;
+      response_id: string | null;
+      timestamp: number;
+    }
+  | {
+      type: "tool_results";
+      /** What the model was sent: outputs after truncation. */
+      results: { tool_call_id: string; content: string; is_error: boolean }[];
+      timestamp: number;
+    };
+
+export type ContentPart =
+  | { kind: "text"; text: string }
+  | { kind: "tool_call"; tool_call: { id: string; name: string; arguments: JsonValue } }
+  | { kind: "thinking" | "redacted_thinking"; thinking: { text: string } };
+
+export interface Compaction {
+  /**
+   * Compact once the next request is estimated past this share of the context window, in
+   * percent: 80 by default; 0 switches automatic compaction off (`compact()` still works).
+   */
+  thresholdPercent?: number;
+  /** Recent history kept whole, in tokens; a quarter of the window by default. */
+  keepRecentTokens?: number;
+}
+
+export type CompactionReason = "threshold" | "overflow" | "manual";
+
 export interface Limits {
   /** Model responses over the whole session; 0 = unlimited. */
   maxTurns?: number;
@@ -82,6 +143,18 @@ export interface AgentOptions {
   /** Retries of a failed model call (rate limits, server errors); 2 by default. */
   maxRetries?: number;
   sessionId?: string;
+  /**
+   * A saved session to go on with (`agent.snapshot()`, or its JSON text): its conversation and,
+   * when it has them, its files (then leave `files` out). Its id is kept unless `sessionId` is set.
+   * The provider, model and key are these options'; limits, `reasoningEffort` and `compaction`
+   * left unset keep the snapshot's. A snapshot made with another provider family goes on without
+   * its reasoning signatures (a `warning` event says so).
+   */
+  snapshot?: SessionSnapshot | string;
+  /** The model's context window in tokens, for a model the catalog does not know (a local server's n_ctx). */
+  contextWindow?: number;
+  /** When older turns are summarised to make room in the context window. */
+  compaction?: Compaction;
   /**
    * A JSON Schema (`"type": "object"` at the root) each task's result must follow. The agent then
    * offers `submit_result` (these are its parameters) and `give_up`, corrects refused results, and
@@ -165,6 +238,11 @@ export type AgentEvent =
       call_id: string; tool_name: string; output: string | null; error: string | null; duration_ms: number;
     }>
   | EventOf<"steering_injected", { content: string }>
+  | EventOf<"compaction_start", { reason: CompactionReason; tokens_before: number; context_window: number }>
+  | EventOf<"compaction_end", {
+      reason: CompactionReason; tokens_before: number; tokens_after: number; summarized_turns: number; kept_turns: number;
+      error: string | null;
+    }>
   | EventOf<"result", { result_text: string; result_data: JsonValue | null; outcome: AgentOutcome }>
   | EventOf<"turn_limit", { limit: string; count: number }>
   | EventOf<"loop_detection", { message: string }>

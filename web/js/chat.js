@@ -1,5 +1,6 @@
 // The transcript: the person's messages, the model's streamed text and a card per tool call
-// with its arguments and full output.
+// with its arguments and full output. A reopened session's transcript is drawn from its saved
+// history instead (`showHistory`).
 
 const transcript = () => document.getElementById("transcript");
 let current = null; // the assistant message being streamed
@@ -61,11 +62,63 @@ export function chatEvent(event) {
     case "result":
       resultCard(d);
       break;
+    case "compaction_end":
+      note(compacted(d));
+      break;
     case "processing_end":
       if (d.reason === "interrupted" || d.reason === "aborted") note(`Stopped (${d.reason}).`);
       else if (d.reason === "turn_limit" || d.reason === "round_limit") note(`Stopped at the ${d.reason.replace("_", " ")}.`);
       break;
   }
+}
+
+function compacted(d) {
+  if (d.error) return `Compaction failed: ${d.error}`;
+  if (!d.summarized_turns) return "Nothing to compact: the conversation is still short enough to keep whole.";
+  return `Compacted: ${d.summarized_turns} earlier turn(s) summarised, ${d.kept_turns} kept (about ${d.tokens_before.toLocaleString()} → ${d.tokens_after.toLocaleString()} tokens).`;
+}
+
+/**
+ * Redraws the transcript from a saved session's history (`snapshot.state.history`, the core's
+ * `Turn`s): what the model was sent, so tool outputs are the truncated ones it saw.
+ */
+export function showHistory(history) {
+  resetChat();
+  for (const turn of history) {
+    switch (turn.type) {
+      case "user":
+        message("user", turn.content);
+        break;
+      case "steering":
+        message("steer", `Steered: ${turn.content}`);
+        break;
+      case "summary":
+        add(summaryCard(turn));
+        break;
+      case "assistant": {
+        const parts = turn.message.content;
+        const text = parts.filter((p) => p.kind === "text").map((p) => p.text).join("");
+        if (text) message("assistant", text);
+        for (const { tool_call: call } of parts.filter((p) => p.kind === "tool_call")) {
+          tools.set(call.id, toolCard({ call_id: call.id, tool_name: call.name, arguments: call.arguments }));
+        }
+        break;
+      }
+      case "tool_results":
+        for (const r of turn.results) finishTool({ call_id: r.tool_call_id, output: r.content, error: r.is_error ? r.content : null });
+        break;
+    }
+  }
+  current = null;
+}
+
+function summaryCard(turn) {
+  const card = document.createElement("details");
+  card.className = "summary-turn";
+  const summary = document.createElement("summary");
+  summary.textContent = `Summary of ${turn.summarized_turns} earlier turn(s)`;
+  card.append(summary, pre(turn.content));
+  return card;
 }
 
 /** How the task ended: its outcome, and the structured result when one was required. */
@@ -113,7 +166,8 @@ function finishTool(d) {
   if (!card) return;
   card.classList.remove("running");
   card.classList.add(d.error ? "failed" : "ok");
-  card.querySelector(".status").textContent = d.error ? `failed · ${d.duration_ms} ms` : `done · ${d.duration_ms} ms`;
+  const took = d.duration_ms === undefined ? "" : ` · ${d.duration_ms} ms`;
+  card.querySelector(".status").textContent = `${d.error ? "failed" : "done"}${took}`;
   const body = card.querySelector(".tool-body");
   body.append(heading(d.error ? "Error" : "Output"), pre(d.error ?? d.output ?? ""));
   body.lastChild.classList.add("tool-output");

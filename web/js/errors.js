@@ -23,7 +23,7 @@ export function explain(error, settings) {
     case "not_found":
       return { title: "Not found", detail: `Check the model name and the base URL.\n${message}` };
     case "closed":
-      return { title: "This conversation has ended", detail: "Press Reset to start a new one." };
+      return { title: "This conversation has ended", detail: "Press New (Sessions) to start another one." };
     case "crashed":
       return { title: "OpenAgent crashed", detail: message };
     default:

@@ -4,13 +4,15 @@ const $ = (id) => document.getElementById(id);
 let fs = null;
 let selected = null;
 
-export function initFiles(getFs) {
+/** `getFs()` gives the files on screen; `onUpload()` runs after files were added. */
+export function initFiles(getFs, onUpload) {
   $("upload").addEventListener("change", async (e) => {
     for (const file of e.target.files) {
       getFs().write(file.name, new Uint8Array(await file.arrayBuffer()));
     }
     e.target.value = "";
     showFiles(getFs());
+    onUpload();
   });
   $("download-all").addEventListener("click", () => {
     download("workspace.snapshot.json", new Blob([JSON.stringify(getFs().snapshot(), null, 2)], { type: "application/json" }));
@@ -25,7 +27,7 @@ export function initFiles(getFs) {
   });
 }
 
-function download(name, blob) {
+export function download(name, blob) {
   const link = document.createElement("a");
   link.href = URL.createObjectURL(blob);
   link.download = name;

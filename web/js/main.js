@@ -1,30 +1,44 @@
-// The playground: one Agent at a time, driven by the composer, observed through onEvent.
+// The playground: one Agent at a time, driven by the composer, observed through onEvent. Every
+// session is kept in IndexedDB as the agent's snapshot (the conversation and the files) with its
+// settings: after a reload the latest one reopens, and any can be reopened, exported, imported or
+// deleted from the Sessions panel.
 
 import init, { Agent, MemoryFs } from "/pkg/openagent_wasm.js";
 import { addEvent, resetTimeline } from "./timeline.js";
-import { chatEvent, note, resetChat } from "./chat.js";
-import { initFiles, showFiles } from "./files.js";
-import { agentOptions, initSettings, readSettings } from "./settings.js";
+import { chatEvent, note, resetChat, showHistory } from "./chat.js";
+import { download, initFiles, showFiles } from "./files.js";
+import { agentOptions, applySettings, initSettings, readSettings, sessionSettings } from "./settings.js";
 import { clearError, explain, showError } from "./errors.js";
+import { deleteSession, getSession, listSessions, putSession } from "./store.js";
+import { initSessions, showSessions, titleOf } from "./sessions.js";
 
 const $ = (id) => document.getElementById(id);
 const STARTER = {
   "README.md": "# Scratch project\n\nThe agent works on these in-memory files. Upload your own, or ask it to write some.\n",
 };
 
-let agent = null; // created on the first send after the settings last changed
+let agent = null; // made on the first send (or Compact) after the session was opened or the settings changed
 let running = false;
-let files = null; // the files while no agent holds them; an agent starts from their snapshot
+let files = null; // the files while no agent holds them; an agent starts from them
+// The session on screen: its record's fields once saved, and its conversation while no agent holds it.
+let session = { id: null, title: null, created: 0, snapshot: null };
 
 function currentFs() {
   return agent?.fs ?? files;
 }
 
-/** Hands the files back from the agent, which is then dropped (the next send makes a new one). */
+/** The session as it stands: the agent's snapshot, or the saved conversation with the files as they are now. */
+function snapshotNow() {
+  if (agent) return agent.snapshot();
+  return session.snapshot && { ...session.snapshot, environment: files.snapshot() };
+}
+
+/** Takes the conversation and the files back from the agent, which is dropped: the next send restores them into a new one. */
 function dropAgent() {
   if (!agent) return;
+  session.snapshot = agent.snapshot();
   files = new MemoryFs();
-  files.restore(agent.fs.snapshot());
+  files.restore(session.snapshot.environment);
   agent = null;
 }
 
@@ -33,22 +47,27 @@ function setStatus(label, state) {
   $("status").dataset.state = state;
 }
 
-function setRunning(on) {
+function setRunning(on, label = "running") {
   running = on;
-  setStatus(on ? "running" : "idle", on ? "running" : "idle");
+  setStatus(on ? label : "idle", on ? "running" : "idle");
   $("stop").hidden = !on;
   $("send").textContent = on ? "Steer" : "Send";
   $("composer").classList.toggle("running", on);
   $("prompt").placeholder = on ? "Steer the running agent: your words reach it after the current tool round" : "Describe a task, e.g. “Write hello.py that prints a greeting”";
+  $("sessions").classList.toggle("busy", on);
+  $("compact").disabled = on || !(agent || session.snapshot);
+}
+
+function showUsage(u) {
+  $("usage").textContent = u.total_tokens
+    ? `${u.total_tokens.toLocaleString()} tokens · ${u.input_tokens.toLocaleString()} in · ${u.output_tokens.toLocaleString()} out`
+    : "0 tokens";
 }
 
 function onEvent(event) {
   addEvent(event);
   chatEvent(event);
-  if (event.kind === "assistant_text_end") {
-    const u = event.data.total_usage;
-    $("usage").textContent = `${u.total_tokens.toLocaleString()} tokens · ${u.input_tokens.toLocaleString()} in · ${u.output_tokens.toLocaleString()} out`;
-  }
+  if (event.kind === "assistant_text_end") showUsage(event.data.total_usage);
   if (event.kind === "provider_retry") {
     const d = event.data;
     const what = d.error_kind === "rate_limit" ? "Rate limited" : "The provider failed";
@@ -56,7 +75,10 @@ function onEvent(event) {
   }
   // A retry notice goes once the model answers.
   if (event.kind === "assistant_text_start" || event.kind === "tool_call_start") clearError();
-  if (event.kind === "tool_call_end") showFiles(currentFs());
+  if (event.kind === "tool_call_end") {
+    showFiles(currentFs());
+    save(); // so a reload mid-task keeps what is done
+  }
 }
 
 async function newAgent() {
@@ -65,56 +87,140 @@ async function newAgent() {
   if (settings.provider === "openai-compatible" && !options.model) {
     options.model = await Agent.discoverModel(options);
   }
-  agent = new Agent({ ...options, files: currentFs().snapshot(), onEvent });
+  const start = session.snapshot ? { snapshot: snapshotNow() } : { files: files.snapshot() };
+  agent = new Agent({ ...options, ...start, onEvent });
 }
 
-async function send(text) {
-  clearError();
-  if (running) {
-    agent.steer(text);
-    note(`Steering queued: “${text}”`);
-    return;
+async function refreshList() {
+  showSessions(await listSessions(), session.id);
+}
+
+/** Keeps the session in IndexedDB once it has a conversation. A failure is shown, never thrown. */
+async function save() {
+  try {
+    const snapshot = snapshotNow();
+    if (!snapshot) return;
+    session.id = snapshot.session_id;
+    session.title ??= titleOf(snapshot);
+    session.created ||= Date.now();
+    const { id, title, created } = session;
+    await putSession({ id, title, created, updated: Date.now(), settings: sessionSettings(), snapshot });
+    await refreshList();
+  } catch (error) {
+    showError({ title: "The session could not be saved in this browser", detail: String(error?.message ?? error) });
   }
+}
+
+/** Runs `work(agent)` on the session's agent (made first if need be), then saves; errors are explained. */
+async function withAgent(label, work) {
+  clearError();
   let failure = null;
   try {
     if (agent?.state === "closed") dropAgent();
     if (!agent) await newAgent();
-    setRunning(true);
-    await agent.submit(text);
+    setRunning(true, label);
+    await work(agent);
   } catch (error) {
     failure = error;
   }
+  await save();
   setRunning(false);
   if (failure) {
     showError(explain(failure, readSettings()));
     setStatus("error", "error");
-  } else {
-    clearError();
   }
   showFiles(currentFs());
 }
 
-function reset() {
+function send(text) {
+  if (!running) return withAgent("running", (a) => a.submit(text));
+  clearError();
+  agent.steer(text);
+  note(`Steering queued: “${text}”`);
+}
+
+/** Puts a saved session on screen; its agent is made on the next send. */
+function show(record) {
+  agent = null;
+  files = new MemoryFs();
+  if (record.snapshot.environment) files.restore(record.snapshot.environment);
+  session = { id: record.id, title: record.title, created: record.created, snapshot: record.snapshot };
+  applySettings(record.settings);
+  showHistory(record.snapshot.state.history);
+  resetTimeline();
+  clearError();
+  showUsage(record.snapshot.state.total_usage);
+  showFiles(files);
+  setRunning(false);
+}
+
+function newSession() {
   agent?.abort();
   agent = null;
+  session = { id: null, title: null, created: 0, snapshot: null };
   files = new MemoryFs();
   for (const [path, text] of Object.entries(STARTER)) files.write(path, text);
   resetChat();
   resetTimeline();
   clearError();
   setRunning(false);
-  $("usage").textContent = "0 tokens";
+  showUsage({});
   showFiles(currentFs());
 }
+
+const sessionActions = {
+  async open(id) {
+    const record = await getSession(id);
+    if (record) show(record);
+    await refreshList();
+  },
+  async remove(id) {
+    await deleteSession(id);
+    if (id === session.id) newSession();
+    await refreshList();
+  },
+  async exportJson(id) {
+    if (id === session.id) await save();
+    const record = await getSession(id);
+    const name = record.title.replace(/[^\w.-]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "session";
+    download(`${name}.openagent-session.json`, new Blob([JSON.stringify(record.snapshot, null, 2)], { type: "application/json" }));
+  },
+  async importJson(name, text) {
+    clearError();
+    let snapshot;
+    try {
+      Agent.checkSnapshot(text);
+      snapshot = JSON.parse(text);
+    } catch (error) {
+      const detail = `${error.message}\nImport takes a file made by a session's Export (⤓). Nothing was changed: your sessions are as they were.`;
+      showError({ title: `${name} cannot be opened`, detail });
+      return;
+    }
+    // The same session imported twice (or back into the browser it came from) is a copy beside it.
+    if (await getSession(snapshot.session_id)) snapshot.session_id = crypto.randomUUID();
+    const now = Date.now();
+    const record = { id: snapshot.session_id, title: titleOf(snapshot), created: now, updated: now, settings: sessionSettings(), snapshot };
+    await putSession(record);
+    show(record);
+    await refreshList();
+  },
+  newSession: () => {
+    newSession();
+    return refreshList();
+  },
+};
 
 async function main() {
   await init();
   initSettings(() => {
-    // A new provider or model starts a new conversation on the next send; the files stay.
+    // New settings apply from the next send: the conversation goes on in an agent made with them.
     if (agent && !running) dropAgent();
+    if (session.id) save();
   });
-  initFiles(currentFs);
-  reset();
+  initFiles(currentFs, save);
+  // Nothing is switched while a task runs (the Sessions panel is disabled then).
+  const idleOnly = (action) => (...args) => (running ? undefined : action(...args));
+  initSessions(Object.fromEntries(Object.entries(sessionActions).map(([name, action]) => [name, idleOnly(action)])));
   $("composer").addEventListener("submit", (e) => {
     e.preventDefault();
     const text = $("prompt").value.trim();
@@ -129,7 +235,15 @@ async function main() {
     }
   });
   $("stop").addEventListener("click", () => agent?.interrupt());
-  $("reset").addEventListener("click", reset);
+  $("compact").addEventListener("click", () => withAgent("compacting", (a) => a.compact()));
+  newSession();
+  try {
+    const [latest] = await listSessions();
+    if (latest) show(latest);
+    await refreshList();
+  } catch (error) {
+    showError({ title: "Saved sessions cannot be read", detail: `${error?.message ?? error}\nThe playground works, but sessions are not kept.` });
+  }
   document.body.dataset.ready = "true";
 }
 

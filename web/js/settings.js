@@ -13,25 +13,31 @@ const DEFAULT_BASE_URLS = {
 
 const $ = (id) => document.getElementById(id);
 
-export function initSettings(onChange) {
-  const saved = JSON.parse(localStorage.getItem(SAVED) || "{}");
+function placeholders() {
+  const provider = $("provider").value;
+  $("base-url").placeholder = DEFAULT_BASE_URLS[provider];
+  $("model").placeholder = provider === "openai-compatible" ? "asked of the server" : "provider default";
+  $("api-key").placeholder = provider === "openai-compatible" ? "optional for local servers" : "kept in this tab's memory";
+}
+
+/** Fills the form from saved settings (a session's, or the last ones); a key only replaces the typed one. */
+export function applySettings(saved) {
   $("provider").value = saved.provider || "anthropic";
   $("model").value = saved.model || "";
   $("base-url").value = saved.baseUrl || "";
   $("effort").value = saved.effort || "";
+  $("context-window").value = saved.contextWindow || "";
   $("output-schema").value = saved.outputSchema || "";
-  const storedKey = localStorage.getItem(SAVED_KEY);
-  if (storedKey) {
-    $("api-key").value = storedKey;
+  if (saved.apiKey) {
+    $("api-key").value = saved.apiKey;
     $("remember-key").checked = true;
   }
-  const placeholders = () => {
-    const provider = $("provider").value;
-    $("base-url").placeholder = DEFAULT_BASE_URLS[provider];
-    $("model").placeholder = provider === "openai-compatible" ? "asked of the server" : "provider default";
-    $("api-key").placeholder = provider === "openai-compatible" ? "optional for local servers" : "kept in this tab's memory";
-  };
   placeholders();
+  save();
+}
+
+export function initSettings(onChange) {
+  applySettings({ ...JSON.parse(localStorage.getItem(SAVED) || "{}"), apiKey: localStorage.getItem(SAVED_KEY) });
   $("settings").addEventListener("submit", (e) => e.preventDefault());
   $("settings").addEventListener("change", () => {
     placeholders();
@@ -45,10 +51,16 @@ export function initSettings(onChange) {
 }
 
 function save() {
-  const { provider, model, baseUrl, effort, outputSchema } = readSettings();
-  localStorage.setItem(SAVED, JSON.stringify({ provider, model, baseUrl, effort, outputSchema }));
+  const { apiKey, ...settings } = readSettings();
+  localStorage.setItem(SAVED, JSON.stringify(settings));
   if ($("remember-key").checked && $("api-key").value) localStorage.setItem(SAVED_KEY, $("api-key").value);
   else localStorage.removeItem(SAVED_KEY);
+}
+
+/** The settings a saved session keeps: the key only when the person chose to remember it. */
+export function sessionSettings() {
+  const { apiKey, ...settings } = readSettings();
+  return $("remember-key").checked && apiKey ? { ...settings, apiKey } : settings;
 }
 
 export function readSettings() {
@@ -58,6 +70,7 @@ export function readSettings() {
     apiKey: $("api-key").value.trim(),
     baseUrl: $("base-url").value.trim(),
     effort: $("effort").value,
+    contextWindow: $("context-window").value.trim(),
     outputSchema: $("output-schema").value.trim(),
   };
 }
@@ -69,6 +82,8 @@ export function agentOptions(settings) {
   if (settings.apiKey) options.apiKey = settings.apiKey;
   if (settings.baseUrl) options.baseUrl = settings.baseUrl;
   if (settings.effort) options.reasoningEffort = settings.effort;
+  // Compaction needs the window; a local server's (llama.cpp's n_ctx) is not in the catalog.
+  if (settings.contextWindow) options.contextWindow = Number(settings.contextWindow);
   if (settings.outputSchema) {
     try {
       options.outputSchema = JSON.parse(settings.outputSchema);

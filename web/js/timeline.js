@@ -11,6 +11,7 @@ const GROUPS = {
   assistant_text_start: "text", assistant_text_delta: "text", assistant_text_end: "text",
   error: "error", provider_retry: "error", warning: "error", loop_detection: "error",
   steering_injected: "steer", user_input: "steer", result: "text",
+  compaction_start: "compaction", compaction_end: "compaction",
 };
 
 function summary(event) {
@@ -28,6 +29,9 @@ function summary(event) {
     case "provider_retry": return `${d.error_kind}, retry ${d.attempt} in ${d.delay_ms} ms`;
     case "result": return `${d.outcome.status}: ${d.outcome.summary}`;
     case "processing_end": return `${d.reason} → ${d.state}`;
+    case "compaction_start": return `${d.reason}: about ${d.tokens_before} tokens${d.context_window ? ` of ${d.context_window}` : ""}`;
+    case "compaction_end":
+      return d.error ? `failed: ${d.error}` : `${d.summarized_turns} turn(s) summarised, ${d.kept_turns} kept · ${d.tokens_before} → ${d.tokens_after} tokens`;
     case "session_end": return d.reason;
     default: return d.message ?? JSON.stringify(d);
   }

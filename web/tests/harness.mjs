@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 export const SCREENSHOTS = new URL("./screenshots/", import.meta.url).pathname;
@@ -83,3 +84,35 @@ export async function screenshot(page, name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * Opens the playground at `url` pointed at a mock playing `script` (or at `baseUrl`), as an
+ * OpenAI-compatible provider, runs `body(page, browser)`, checks that the page threw nothing,
+ * and cleans up.
+ */
+export async function runScenario(url, script, body, baseUrl) {
+  const mock = script ? await startMock(script) : null;
+  const browser = await openBrowser();
+  try {
+    const { page } = browser;
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready=true]");
+    await page.selectOption("#provider", "openai-compatible");
+    await page.fill("#model", "mock-model");
+    await page.fill("#api-key", "sk-test-key");
+    await page.fill("#base-url", baseUrl ?? `${mock.url}/v1`);
+    await body(page, browser);
+    assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
+  } finally {
+    await browser.close();
+    mock?.stop();
+  }
+}
+
+export async function send(page, text) {
+  await page.fill("#prompt", text);
+  await page.press("#prompt", "Enter");
+}
+
+export const idle = (page) => page.waitForSelector("#status[data-state=idle], #status[data-state=error]", { timeout: 20_000 });
+export const timelineKinds = (page) => page.$$eval("#timeline li", (items) => items.map((li) => li.dataset.kind));

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { openBrowser, screenshot, startMock, startPlayground } from "./harness.mjs";
+import { idle, runScenario, screenshot, send, startPlayground, timelineKinds } from "./harness.mjs";
 
 let playground;
 before(async () => {
@@ -12,33 +12,7 @@ before(async () => {
 });
 after(() => playground?.stop());
 
-/** Opens the playground pointed at `baseUrl`, runs `body(page)`, and cleans up. */
-async function scenario(script, body, baseUrl) {
-  const mock = script ? await startMock(script) : null;
-  const browser = await openBrowser();
-  try {
-    const { page } = browser;
-    await page.goto(playground.url);
-    await page.waitForSelector("body[data-ready=true]");
-    await page.selectOption("#provider", "openai-compatible");
-    await page.fill("#model", "mock-model");
-    await page.fill("#api-key", "sk-test-key");
-    await page.fill("#base-url", baseUrl ?? `${mock.url}/v1`);
-    await body(page);
-    assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
-  } finally {
-    await browser.close();
-    mock?.stop();
-  }
-}
-
-async function send(page, text) {
-  await page.fill("#prompt", text);
-  await page.press("#prompt", "Enter");
-}
-
-const idle = (page) => page.waitForSelector("#status[data-state=idle], #status[data-state=error]", { timeout: 20_000 });
-const timelineKinds = (page) => page.$$eval("#timeline li", (items) => items.map((li) => li.dataset.kind));
+const scenario = (script, body, baseUrl) => runScenario(playground.url, script, body, baseUrl);
 
 test("a scripted task streams text, shows its tool events and creates a file in the tree", async () => {
   const content = "print('Hello from OpenAgent')\n";

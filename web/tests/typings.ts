@@ -3,7 +3,9 @@
 // which it would if a type decayed to `any`.
 
 import init, { Agent, MemoryFs } from "../../wasm/pkg/openagent_wasm.js";
-import type { AgentError, AgentEvent, AgentOptions, Outcome, Snapshot, Usage } from "../../wasm/pkg/openagent_wasm.js";
+import type {
+  AgentError, AgentEvent, AgentOptions, Outcome, SessionSnapshot, Snapshot, Turn, Usage,
+} from "../../wasm/pkg/openagent_wasm.js";
 
 export async function example(apiKey: string): Promise<string> {
   await init();
@@ -27,6 +29,16 @@ export async function example(apiKey: string): Promise<string> {
       const ms: number = event.data.duration_ms;
       console.log(output, ms);
     }
+    if (event.kind === "compaction_end") {
+      const summarized: number = event.data.summarized_turns;
+      const failed: string | null = event.data.error;
+      console.log(summarized, failed, event.data.reason === "manual");
+    }
+    if (event.kind === "compaction_start") {
+      // @ts-expect-error: a compaction is started for one of three reasons
+      const why: typeof event.data.reason = "bored";
+      console.log(event.data.tokens_before, event.data.context_window, why);
+    }
     if (event.kind === "assistant_text_delta") {
       // @ts-expect-error: a delta event has no `output`
       console.log(event.data.output);
@@ -43,6 +55,26 @@ export async function example(apiKey: string): Promise<string> {
   const fs = new MemoryFs();
   fs.restore(snapshot);
   fs.write("a.bin", new Uint8Array([1, 2]));
+  await agent.compact();
+  const saved: SessionSnapshot = agent.snapshot();
+  const files: Snapshot | null = saved.environment;
+  const first: Turn | undefined = saved.state.history[0];
+  if (first?.type === "assistant") {
+    for (const part of first.message.content) if (part.kind === "tool_call") console.log(part.tool_call.name);
+  }
+  Agent.checkSnapshot(JSON.stringify(saved));
+  const again = new Agent({
+    provider: "anthropic", apiKey, snapshot: saved, contextWindow: 200_000, compaction: { thresholdPercent: 70, keepRecentTokens: 20_000 },
+  });
+  new Agent({ provider: "anthropic", apiKey, snapshot: JSON.stringify(saved) });
+  // @ts-expect-error: a snapshot is an object or its JSON text
+  new Agent({ provider: "anthropic", snapshot: 42 });
+  if (first?.type === "user") {
+    // @ts-expect-error: a user turn's content is text
+    const content: number = first.content;
+    console.log(content);
+  }
+  console.log(files, again.sessionId, saved.state.total_usage.total_tokens);
   // @ts-expect-error: the provider is one of four
   new Agent({ provider: "openia" });
   // @ts-expect-error: the reasoning effort is a known level

@@ -6,7 +6,11 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::llm::ToolCall;
 
-/// A tool call's identity for loop detection: its name and a hash of its arguments.
+/// The largest integer a JavaScript number holds exactly: signatures are saved in snapshots,
+/// which a browser host passes through JS.
+const JS_SAFE: u64 = (1 << 53) - 1;
+
+/// A tool call's identity for loop detection: its name and a hash of its arguments, in 53 bits.
 pub fn signature(call: &ToolCall) -> u64 {
     let mut hasher = DefaultHasher::new();
     call.name.hash(&mut hasher);
@@ -15,7 +19,7 @@ pub fn signature(call: &ToolCall) -> u64 {
         Some(raw) if call.arguments.is_null() => raw.hash(&mut hasher),
         _ => call.arguments.to_string().hash(&mut hasher),
     }
-    hasher.finish()
+    hasher.finish() & JS_SAFE
 }
 
 /// Spec 2.10 `detect_loop`: true when the last `window` signatures are one pattern of length
@@ -41,6 +45,14 @@ mod tests {
 
     fn sigs(names: &[&str]) -> VecDeque<u64> {
         names.iter().map(|n| signature(&ToolCall::new("id", *n, json!({"p": 1})))).collect()
+    }
+
+    #[test]
+    fn signatures_survive_a_trip_through_a_javascript_number() {
+        for name in ["a", "read_file", "shell", "a much longer tool name than most"] {
+            let sig = signature(&ToolCall::new("id", name, json!({"path": name})));
+            assert_eq!(sig as f64 as u64, sig, "{name}");
+        }
     }
 
     #[test]

@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::outcome::{AgentOutcome, Evidence, EvidenceKind, OutcomeMetrics, OutcomeStatus};
@@ -14,6 +13,10 @@ use super::{RunResult, SessionConfig, SessionSnapshot, SnapshotError, SubAgentRe
 use crate::llm::{base64, ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolResult, Usage};
 
 type Read<T> = Result<T, SnapshotError>;
+
+/// Reads one item of a list, given its path for errors. Plain functions rather than closures, so
+/// the list loop is compiled once per item type (the browser bundle is a budget).
+type Item<T> = fn(Value, &dyn Fn() -> String) -> Read<T>;
 
 fn invalid(path: &str, what: impl std::fmt::Display) -> SnapshotError {
     SnapshotError::Invalid(format!("{what} at {path}"))
@@ -100,23 +103,27 @@ impl Obj {
     }
 
     /// The items of a list field that must be there.
-    fn list<T>(&mut self, key: &str, item: impl FnMut(Value, &dyn Fn() -> String) -> Read<T>) -> Read<Vec<T>> {
+    fn list<T>(&mut self, key: &str, item: Item<T>) -> Read<Vec<T>> {
         let value = self.req(key)?;
         self.items(key, value, item)
     }
 
     /// The items of a list field; a missing list is empty.
-    fn opt_list<T>(&mut self, key: &str, item: impl FnMut(Value, &dyn Fn() -> String) -> Read<T>) -> Read<Vec<T>> {
+    fn opt_list<T>(&mut self, key: &str, item: Item<T>) -> Read<Vec<T>> {
         match self.opt(key) {
             None => Ok(Vec::new()),
             Some(value) => self.items(key, value, item),
         }
     }
 
-    fn items<T>(&self, key: &str, value: Value, mut item: impl FnMut(Value, &dyn Fn() -> String) -> Read<T>) -> Read<Vec<T>> {
+    fn items<T>(&self, key: &str, value: Value, item: Item<T>) -> Read<Vec<T>> {
         let Value::Array(items) = value else { return Err(expected(&value, "a list", &self.path(key))) };
         let list = self.path(key);
-        items.into_iter().enumerate().map(|(i, v)| item(v, &|| format!("{list}[{i}]"))).collect()
+        let mut out = Vec::with_capacity(items.len());
+        for (i, value) in items.into_iter().enumerate() {
+            out.push(item(value, &|| format!("{list}[{i}]"))?);
+        }
+        Ok(out)
     }
 
     fn strings(&mut self, key: &str) -> Read<VecDeque<String>> {
@@ -124,11 +131,14 @@ impl Obj {
         Ok(strings.into())
     }
 
-    /// A unit enum field, read by the names its `Serialize` writes.
-    fn pick<T: Serialize + Copy>(&mut self, key: &str, all: &[T]) -> Read<T> {
+    /// A unit enum field: the value of `all` whose name (as its `Serialize` writes it) is in
+    /// `names` at the same place.
+    fn pick<T: Copy>(&mut self, key: &str, names: &[&str], all: &[T]) -> Read<T> {
         let name = self.string(key)?;
-        let found = all.iter().find(|v| serde_json::to_value(v).ok().as_ref().and_then(Value::as_str) == Some(&name));
-        found.copied().ok_or_else(|| invalid(&self.path(key), format!("unknown variant `{name}`")))
+        match names.iter().position(|n| *n == name) {
+            Some(at) => Ok(all[at]),
+            None => Err(invalid(&self.path(key), format!("unknown variant `{name}`"))),
+        }
     }
 
     /// An object in a list, from its item path.
@@ -221,7 +231,7 @@ fn turn(mut o: Obj) -> Read<Turn> {
 fn message(mut o: Obj) -> Read<Message> {
     use Role::*;
     Ok(Message {
-        role: o.pick("role", &[System, User, Assistant, Tool, Developer])?,
+        role: o.pick("role", &["system", "user", "assistant", "tool", "developer"], &[System, User, Assistant, Tool, Developer])?,
         content: o.list("content", |v, path| part(Obj::item(v, path)?))?,
         name: o.opt_string("name")?,
         tool_call_id: o.opt_string("tool_call_id")?,
@@ -293,8 +303,13 @@ fn usage(mut o: Obj) -> Read<Usage> {
 /// A map of tool names to limits; a missing map is empty.
 fn limits(o: &mut Obj, key: &str) -> Read<BTreeMap<String, usize>> {
     let Some(mut map) = o.opt_obj(key)? else { return Ok(BTreeMap::new()) };
+    let mut limits = BTreeMap::new();
     let tools: Vec<String> = map.map.keys().cloned().collect();
-    tools.into_iter().map(|tool| Ok((tool.clone(), map.usize(&tool)?))).collect()
+    for tool in tools {
+        let limit = map.usize(&tool)?;
+        limits.insert(tool, limit);
+    }
+    Ok(limits)
 }
 
 /// Every setting may be left out and keeps its default.
@@ -332,8 +347,9 @@ fn outcome(mut o: Obj) -> Read<AgentOutcome> {
     use OutcomeStatus::*;
     let evidence = |v: Value, path: &dyn Fn() -> String| {
         let mut e = Obj::item(v, path)?;
+        let names = ["self_assessment", "tool_result", "state_change", "external_verification", "stop_reason", "evaluator"];
         let kinds = [SelfAssessment, ToolResult, StateChange, ExternalVerification, StopReason, Evaluator];
-        Ok(Evidence { kind: e.pick("kind", &kinds)?, description: e.string("description")?, data: e.opt("data") })
+        Ok(Evidence { kind: e.pick("kind", &names, &kinds)?, description: e.string("description")?, data: e.opt("data") })
     };
     let metrics = match o.opt_obj("metrics")? {
         Some(mut m) => {
@@ -350,7 +366,11 @@ fn outcome(mut o: Obj) -> Read<AgentOutcome> {
         None => OutcomeMetrics::default(),
     };
     Ok(AgentOutcome {
-        status: o.pick("status", &[Success, PartialSuccess, GiveUp, Timeout, Failure, Done])?,
+        status: o.pick(
+            "status",
+            &["success", "partial_success", "give_up", "timeout", "failure", "done"],
+            &[Success, PartialSuccess, GiveUp, Timeout, Failure, Done],
+        )?,
         summary: o.opt_string("summary")?.unwrap_or_default(),
         evidence: o.opt_list("evidence", evidence)?,
         metrics,
@@ -373,7 +393,7 @@ fn subagent_result(mut o: Obj) -> Read<SubAgentResult> {
     use SubAgentStatus::*;
     Ok(SubAgentResult {
         agent_id: o.string("agent_id")?,
-        status: o.pick("status", &[Running, Completed, Failed])?,
+        status: o.pick("status", &["running", "completed", "failed"], &[Running, Completed, Failed])?,
         output: o.string("output")?,
         success: o.bool("success")?.unwrap_or(false),
         turns_used: o.usize("turns_used")?,

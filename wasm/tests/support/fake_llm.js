@@ -23,10 +23,19 @@ export function chatStream(text, toolCalls = [], index = 0) {
   return body + usage(10, 5) + "data: [DONE]\n\n";
 }
 
+/** The same answer unstreamed, for a request without `"stream": true` (a compaction's summary). */
+export function chatCompletion(text, toolCalls = [], index = 0) {
+  const tool_calls = toolCalls.map((call, i) => ({ id: `call_${index}_${i}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
+  const message = { role: "assistant", content: text, ...(tool_calls.length ? { tool_calls } : {}) };
+  const choice = { index: 0, message, finish_reason: tool_calls.length ? "tool_calls" : "stop" };
+  return { id: "chatcmpl-1", object: "chat.completion", model: "fake", choices: [choice], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+}
+
 /**
  * A fetch that plays `replies` in order. A reply is `{text, toolCalls}` (a streamed answer),
  * `{status, message, retryAfter}` (an error in OpenAI's shape), `{json}` (a JSON body) or
- * `{hang: true}` (never answers; rejects when aborted); `delayMs` delays any of them. `fetch.requests` holds `{url, headers, body}` of each call.
+ * `{hang: true}` (never answers; rejects when aborted); `delayMs` delays any of them. A
+ * request without `"stream": true` gets the answer as one JSON body. `fetch.requests` holds `{url, headers, body}` of each call.
  */
 export function scriptedFetch(replies) {
   const queue = [...replies];
@@ -45,7 +54,9 @@ export function scriptedFetch(replies) {
       const headers = reply.retryAfter ? { "retry-after": String(reply.retryAfter) } : {};
       return new Response(JSON.stringify({ error: { message: reply.message ?? "error", type: "error" } }), { status: reply.status, headers });
     }
-    return new Response(chatStream(reply.text ?? "", reply.toolCalls ?? [], requests.length), { headers: { "content-type": "text/event-stream" } });
+    const [text, toolCalls, index] = [reply.text ?? "", reply.toolCalls ?? [], requests.length];
+    if (!requests.at(-1).body?.stream) return Response.json(chatCompletion(text, toolCalls, index));
+    return new Response(chatStream(text, toolCalls, index), { headers: { "content-type": "text/event-stream" } });
   };
   fetch.requests = requests;
   return fetch;
