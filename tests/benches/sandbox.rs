@@ -45,7 +45,8 @@ fn native(dir: &std::path::Path, rounds: usize) -> Duration {
         runtime.clone(),
     )
     .build();
-    let result = runtime.block_on(drive(&session, "read", &runtime, stream::pending().boxed_local(), |_: Wake<()>| {}));
+    let result =
+        runtime.block_on(drive(&session, session.submit("read"), &runtime, stream::pending().boxed_local(), |_: Wake<()>| {}));
     assert!(result.is_ok(), "{result:?}");
     started.elapsed()
 }

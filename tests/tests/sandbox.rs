@@ -251,11 +251,12 @@ fn native(dir: &Path, server: &MockServer, task: &str) -> Vec<SessionEvent> {
     .config(SessionConfig::default())
     .build();
     let mut events = Vec::new();
-    let result = runtime.block_on(drive(&session, task, &runtime, stream::pending().boxed_local(), |wake: Wake<()>| {
-        if let Wake::Event(event) = wake {
-            events.push(event);
-        }
-    }));
+    let result =
+        runtime.block_on(drive(&session, session.submit(task), &runtime, stream::pending().boxed_local(), |wake: Wake<()>| {
+            if let Wake::Event(event) = wake {
+                events.push(event);
+            }
+        }));
     assert!(result.is_ok(), "{result:?}");
     events
 }
@@ -330,6 +331,7 @@ fn sandbox_cli(dir: &Path, server: &MockServer, task: &str, data_dir: &Path, age
             events: None,
             stream: false,
             data_dir: data_dir.to_owned(),
+            resume: None,
         },
         guest: Some(guest_path().to_owned()),
         limits: SandboxLimits::default(),

@@ -232,7 +232,11 @@ fn turn(mut o: Obj) -> Read<Turn> {
 fn message(mut o: Obj) -> Read<Message> {
     use Role::*;
     Ok(Message {
-        role: o.pick("role", &["system", "user", "assistant", "tool", "developer"], &[System, User, Assistant, Tool, Developer])?,
+        role: o.pick(
+            "role",
+            &["system", "user", "assistant", "tool", "developer"],
+            &[System, User, Assistant, Tool, Developer],
+        )?,
         content: o.list("content", |v, path| part(Obj::item(v, path)?))?,
         name: o.opt_string("name")?,
         tool_call_id: o.opt_string("tool_call_id")?,
