@@ -14,7 +14,7 @@ use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::agents;
 use openagent_native::resume::ResumeFrom;
 use openagent_native::run::interactive;
-use openagent_native::run::{self, AgentOptions, OutputMode, RunArgs};
+use openagent_native::run::{self, AgentOptions, LimitFlags, OutputMode, RunArgs};
 use openagent_native::serve;
 use openagent_native::sessions::{self, SessionsCommand};
 use openagent_native::{LocalEnvironment, NativeRuntime};
@@ -106,6 +106,14 @@ struct SessionFlags {
     max_tool_rounds: Option<usize>,
     #[arg(long, value_parser = ["low", "medium", "high"])]
     reasoning_effort: Option<String>,
+    /// The model's context window in tokens, for a server whose window the profile cannot know
+    /// (a local server's n_ctx); compaction works against it.
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1..))]
+    context_window: Option<u32>,
+    /// Compact (summarise older turns) once a request passes this share of the context window,
+    /// in percent; 0 = never (default 80).
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    compact_at: Option<u8>,
     /// Where run artifacts and the session store are kept; default: $OPENAGENT_DATA_DIR, else
     /// $XDG_DATA_HOME/openagent, else ~/.local/share/openagent.
     #[arg(long)]
@@ -260,6 +268,13 @@ fn sandbox_run(flags: SandboxRunFlags) -> u8 {
         eprintln!("{SANDBOX_RESUME}");
         return 2;
     }
+    if flags.session.context_window.is_some() || flags.session.compact_at.is_some() {
+        eprintln!(
+            "error: `openagent sandbox run` does not take --context-window or --compact-at yet (the guest's session \
+             keeps the defaults); leave them out"
+        );
+        return 2;
+    }
     if !(flags.timeout.is_finite() && flags.timeout > 0.0) {
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;
@@ -292,9 +307,7 @@ fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> RunArgs
         resume: session.resume_from(),
         task,
         agent: agent_options(&session),
-        max_turns: session.max_turns,
-        max_tool_rounds: session.max_tool_rounds,
-        reasoning_effort: session.reasoning_effort,
+        limits: limits(&session),
         output: report.output,
         events: report.events,
         stream: report.stream,
@@ -312,13 +325,21 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
     }
 }
 
+fn limits(flags: &SessionFlags) -> LimitFlags {
+    LimitFlags {
+        max_turns: flags.max_turns,
+        max_tool_rounds: flags.max_tool_rounds,
+        reasoning_effort: flags.reasoning_effort.clone(),
+        context_window: flags.context_window.map(|t| t as usize),
+        compact_at: flags.compact_at.map(usize::from),
+    }
+}
+
 fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
     interactive::InteractiveArgs {
         resume: flags.resume_from(),
         agent: agent_options(&flags),
-        max_turns: flags.max_turns,
-        max_tool_rounds: flags.max_tool_rounds,
-        reasoning_effort: flags.reasoning_effort,
+        limits: limits(&flags),
         data_dir: data_dir(flags.data_dir),
     }
 }

@@ -19,7 +19,7 @@ use futures::stream::{self, StreamExt};
 use openagent_core::provider::ProviderSettings;
 use openagent_core::session::{EventData, SessionEvent};
 use openagent_core::{Session, SessionConfig};
-use openagent_native::run::{drive, AgentOptions, OutputMode, Projector, RunArgs, RunInfo, Wake};
+use openagent_native::run::{drive, AgentOptions, LimitFlags, OutputMode, Projector, RunArgs, RunInfo, Wake};
 use openagent_native::sandbox::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};
 use openagent_native::store::{SessionFilter, Status, Store};
 use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
@@ -324,9 +324,7 @@ fn sandbox_cli(dir: &Path, server: &MockServer, task: &str, data_dir: &Path, age
                 cwd: Some(dir.to_owned()),
                 agent: agent.map(str::to_owned),
             },
-            max_turns: None,
-            max_tool_rounds: None,
-            reasoning_effort: None,
+            limits: LimitFlags::default(),
             output: OutputMode::Json,
             events: None,
             stream: false,

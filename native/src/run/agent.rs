@@ -52,16 +52,10 @@ impl Agent {
 
     /// The session's settings: the agent config's limits, or for a session `resumed` the ones
     /// in force when its snapshot was taken; then the flags given on top.
-    pub fn session_config(
-        &self,
-        max_turns: Option<usize>,
-        max_tool_rounds: Option<usize>,
-        reasoning_effort: Option<String>,
-        resumed: Option<&SessionSnapshot>,
-    ) -> SessionConfig {
+    pub fn session_config(&self, limits: &LimitFlags, resumed: Option<&SessionSnapshot>) -> SessionConfig {
         match resumed {
-            Some(snapshot) => with_flags(snapshot.state.config.clone(), max_turns, max_tool_rounds, reasoning_effort),
-            None => session_config(self.config.as_ref(), max_turns, max_tool_rounds, reasoning_effort),
+            Some(snapshot) => limits.apply(snapshot.state.config.clone()),
+            None => session_config(self.config.as_ref(), limits),
         }
     }
 
@@ -107,33 +101,44 @@ impl Agent {
 
 /// A session's settings: the agent config's limits (when there is one), then the flags given on
 /// top. Shared with the sandboxed run, which has no `Agent`.
-pub fn session_config(
-    agent: Option<&AgentConfig>,
-    max_turns: Option<usize>,
-    max_tool_rounds: Option<usize>,
-    reasoning_effort: Option<String>,
-) -> SessionConfig {
+pub fn session_config(agent: Option<&AgentConfig>, limits: &LimitFlags) -> SessionConfig {
     let base = match agent {
         Some(agent) => agent.apply_limits(SessionConfig::default()),
         None => SessionConfig::default(),
     };
-    with_flags(base, max_turns, max_tool_rounds, reasoning_effort)
+    limits.apply(base)
 }
 
-/// `config` with the limits and effort the flags give, where they give them: over the agent
-/// config's for a new session, over those in force for a resumed one.
-pub fn with_flags(
-    mut config: SessionConfig,
-    max_turns: Option<usize>,
-    max_tool_rounds: Option<usize>,
-    reasoning_effort: Option<String>,
-) -> SessionConfig {
-    config.max_turns = max_turns.unwrap_or(config.max_turns);
-    config.max_tool_rounds_per_input = max_tool_rounds.unwrap_or(config.max_tool_rounds_per_input);
-    if reasoning_effort.is_some() {
-        config.reasoning_effort = reasoning_effort;
+/// The limits and settings given as flags (or in a serve request), each only where it is given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimitFlags {
+    /// `--max-turns`: model responses in the whole session; 0 = no limit.
+    pub max_turns: Option<usize>,
+    /// `--max-tool-rounds`: tool rounds per input; 0 = no limit.
+    pub max_tool_rounds: Option<usize>,
+    pub reasoning_effort: Option<String>,
+    /// `--context-window`: the model's window in tokens, where the profile cannot know it (a
+    /// local server's n_ctx).
+    pub context_window: Option<usize>,
+    /// `--compact-at`: compact past this share of the window, in percent; 0 = never.
+    pub compact_at: Option<usize>,
+}
+
+impl LimitFlags {
+    /// `config` with what these limits give, where they give it: over the agent config's for a
+    /// new session, over those in force for a resumed one.
+    pub fn apply(&self, mut config: SessionConfig) -> SessionConfig {
+        config.max_turns = self.max_turns.unwrap_or(config.max_turns);
+        config.max_tool_rounds_per_input = self.max_tool_rounds.unwrap_or(config.max_tool_rounds_per_input);
+        if self.reasoning_effort.is_some() {
+            config.reasoning_effort.clone_from(&self.reasoning_effort);
+        }
+        if self.context_window.is_some() {
+            config.context_window = self.context_window;
+        }
+        config.compaction_threshold_percent = self.compact_at.unwrap_or(config.compaction_threshold_percent);
+        config
     }
-    config
 }
 
 /// The directory `options` name (`--cwd`, else the current one), canonical; the error says what

@@ -16,17 +16,15 @@ use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::SessionStatus;
 
 use super::{
-    drive, load_resumed, pinned_runtime, prepare_agent, record, signal_wakes, AgentOptions, ExitReason, Human, Output, Report,
-    RunConfig, Wake,
+    drive, load_resumed, pinned_runtime, prepare_agent, record, signal_wakes, AgentOptions, ExitReason, Human, LimitFlags,
+    Output, Report, RunConfig, Wake,
 };
 use crate::resume::ResumeFrom;
 
 /// The interactive session's settings.
 pub struct InteractiveArgs {
     pub agent: AgentOptions,
-    pub max_turns: Option<usize>,
-    pub max_tool_rounds: Option<usize>,
-    pub reasoning_effort: Option<String>,
+    pub limits: LimitFlags,
     /// Where the session store is.
     pub data_dir: PathBuf,
     /// Continue a stored session (`--resume`, `--continue`) instead of starting one.
@@ -61,7 +59,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         }
     };
     let snapshot = resumed.as_ref().map(|resumed| &resumed.snapshot);
-    let config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort, snapshot);
+    let config = agent.session_config(&args.limits, snapshot);
     let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone(), None);
     let mut session = match &resumed {
         Some(resumed) => agent.session(resumed.id(), config.clone(), Some(resumed.snapshot.clone())),

@@ -26,7 +26,7 @@ use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
 use openagent_core::{Session, SessionError};
 
-pub use agent::{explain, resolve_provider, session_config, working_directory, Agent, AgentOptions};
+pub use agent::{explain, resolve_provider, session_config, working_directory, Agent, AgentOptions, LimitFlags};
 pub use artifacts::{Artifacts, RunConfig};
 pub use exit::ExitReason;
 pub(crate) use human::main_argument;
@@ -60,11 +60,8 @@ impl OutputMode {
 pub struct RunArgs {
     pub task: String,
     pub agent: AgentOptions,
-    /// `--max-turns`, over the agent config's; absent: the config's, else no limit.
-    pub max_turns: Option<usize>,
-    /// `--max-tool-rounds`, likewise.
-    pub max_tool_rounds: Option<usize>,
-    pub reasoning_effort: Option<String>,
+    /// Over the agent config's (or a resumed session's); where absent: theirs, else the defaults.
+    pub limits: LimitFlags,
     pub output: OutputMode,
     /// Also write every internal event, as JSONL, to this file.
     pub events: Option<PathBuf>,
@@ -98,7 +95,7 @@ pub fn run(args: RunArgs) -> u8 {
     };
 
     let snapshot = resumed.as_ref().map(|resumed| &resumed.snapshot);
-    let session_config = agent.session_config(args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone(), snapshot);
+    let session_config = agent.session_config(&args.limits, snapshot);
     let config = RunConfig {
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),

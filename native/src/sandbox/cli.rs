@@ -62,7 +62,7 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
     };
     let run_id = run_id.unwrap_or_else(|| new_run_id(now()));
 
-    let session_config = session_config(None, args.max_turns, args.max_tool_rounds, args.reasoning_effort.clone());
+    let session_config = session_config(None, &args.limits);
     let config = RunConfig {
         stream: args.stream,
         events_file: args.events.as_ref().map(|p| p.display().to_string()),

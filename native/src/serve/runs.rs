@@ -25,7 +25,9 @@ use serde_json::Value;
 
 use super::callback::callback_message;
 use crate::resume::{ResumeFrom, Resumed};
-use crate::run::{drive, new_run_id, pinned_runtime, Agent, AgentOptions, ExitReason, Output, Report, RunConfig, Wake};
+use crate::run::{
+    drive, new_run_id, pinned_runtime, Agent, AgentOptions, ExitReason, LimitFlags, Output, Report, RunConfig, Wake,
+};
 use crate::runtime::system_now_ms;
 use crate::store::{Recorder, SessionResult, Store, StoreError};
 use crate::NativeRuntime;
@@ -39,7 +41,7 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(10);
 pub struct NewRun {
     pub task: String,
     pub agent: AgentOptions,
-    /// Limits and effort asked for; an agent config's apply where these are absent.
+    /// LimitFlags and effort asked for; an agent config's apply where these are absent.
     pub max_turns: Option<usize>,
     pub max_tool_rounds: Option<usize>,
     pub reasoning_effort: Option<String>,
@@ -278,7 +280,13 @@ impl Runs {
         let options = AgentOptions { cwd: run.agent.cwd.clone().or_else(|| self.cwd.clone()), ..run.agent.clone() };
         let agent = Agent::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
         let snapshot = run.resume.as_ref().map(|resumed| resumed.snapshot.clone());
-        let config = agent.session_config(run.max_turns, run.max_tool_rounds, run.reasoning_effort.clone(), snapshot.as_ref());
+        let limits = LimitFlags {
+            max_turns: run.max_turns,
+            max_tool_rounds: run.max_tool_rounds,
+            reasoning_effort: run.reasoning_effort.clone(),
+            ..LimitFlags::default()
+        };
+        let config = agent.session_config(&limits, snapshot.as_ref());
         let mut builder = agent.builder(id, config.clone());
         if let Some(schema) = &run.output_schema {
             builder = builder.output_schema(schema.clone()).map_err(|e| StartError::Refused(format!("output_schema: {e}")))?;

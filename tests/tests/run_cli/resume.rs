@@ -86,6 +86,40 @@ fn run_resume_sends_the_earlier_history_and_appends_to_the_session() {
     assert_eq!(last_seq, events.len(), "seqs go on without a gap: {table}");
 }
 
+/// `--context-window` for a model whose window the profile cannot know: a resumed session that no
+/// longer fits is summarised before its next call; `--compact-at 0` leaves it whole.
+#[test]
+fn a_small_context_window_compacts_the_resumed_history_unless_compaction_is_off() {
+    let sandbox = Sandbox::new();
+    // About 1200 tokens of history: more than a quarter of the window below is kept whole.
+    let long_task = format!("Remember this text: {}", "lorem ipsum dolor ".repeat(270));
+    let first = run_as(&sandbox, &serve([Step::reply(Reply::text("Noted."))]), "r_small", &[&long_task]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+
+    let summary = "SUMMARY: the user gave a long text to remember.";
+    let server = serve([Step::reply(Reply::text(summary)), Step::reply(Reply::text(COUNTED))]);
+    let args = ["--resume", "r_small", NEXT, "--context-window", "2000", "--output", "json"];
+    let run = run_as(&sandbox, &server, "r_compacted", &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "the summary, then the answer");
+    assert!(requests[0].body.get("tools").is_none(), "the summary request offers no tools");
+    assert!(requests[0].body.to_string().contains("lorem ipsum dolor"), "it reads the old turns");
+    let next = sent(&requests[1].body).join("\n");
+    assert!(next.contains(summary) && next.contains(NEXT) && !next.contains("lorem ipsum dolor"), "{next}");
+    assert_eq!(run.run_finished()["compactions"], 1, "{:?}", run.run_finished());
+
+    let server = serve([Step::reply(Reply::text(COUNTED))]);
+    let args = ["--resume", "r_small", "and again", "--context-window", "2000", "--compact-at", "0"];
+    let run = run_as(&sandbox, &server, "r_whole", &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(server.requests().len(), 1, "no summary asked for");
+    assert!(sent(&server.requests()[0].body).join("\n").contains(summary), "the summary made before stays");
+
+    let refused = run_as(&sandbox, &server, "r_bad", &["--resume", "r_small", "x", "--compact-at", "120"]);
+    assert_eq!(refused.code, Some(2), "{refused:?}");
+}
+
 #[test]
 fn run_continue_takes_up_the_latest_session_of_the_directory() {
     let sandbox = Sandbox::new();
