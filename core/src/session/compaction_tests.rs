@@ -376,3 +376,20 @@ fn a_subagent_compacts_on_its_own() {
     assert!(child.history().iter().any(|t| matches!(t, Turn::Summary { .. })));
     assert!(parent.history().is_empty());
 }
+
+#[test]
+fn an_abort_during_a_manual_compaction_closes_the_session() {
+    let client =
+        Rc::new(ScriptedClient::new([ScriptStep::tool_call("big", json!({})), ScriptStep::text("done"), ScriptStep::Hang]));
+    let config = SessionConfig { compaction_keep_recent_tokens: Some(1), ..SessionConfig::default() };
+    let session = session_with(client, 1_000_000, config, 4_000);
+    block_on(session.submit("make a big output")).unwrap();
+    let compacting = session.compact();
+    let aborting = async {
+        session.abort();
+    };
+    let (compacted, ()) = block_on(futures::future::join(compacting, aborting));
+    assert_eq!(compacted, Err(SessionError::Closed));
+    assert_eq!(session.status(), SessionStatus::Closed);
+    assert_eq!(session.history().len(), 4, "nothing was summarised");
+}

@@ -197,8 +197,13 @@ impl Session {
         let outcome = self.inner.abort.guard(self.compact_history(CompactionReason::Manual)).await;
         self.inner.status.set(before);
         match outcome {
+            // `abort` leaves a busy session for its work to close, which is this.
+            None => {
+                self.shut_down("aborted");
+                Err(SessionError::Closed)
+            }
             Some(Err(error)) => Err(SessionError::Llm(error)),
-            _ => Ok(()),
+            Some(Ok(_)) => Ok(()),
         }
     }
 
