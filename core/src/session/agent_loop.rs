@@ -29,7 +29,9 @@ impl Session {
         self.push_turn(Turn::User { content: input.clone(), timestamp: self.now() });
         self.emit(EventData::UserInput { content: input });
         self.drain_steering();
-        self.refresh_system_prompt().await;
+        if !inner.cache.borrow().prompt_built {
+            self.build_system_prompt().await;
+        }
 
         let mut rounds = 0;
         let mut warned_context = false;
@@ -157,7 +159,10 @@ impl Session {
         }
     }
 
-    async fn refresh_system_prompt(&self) {
+    /// Spec 6.3: the system prompt is built once, when the session starts (or is restored),
+    /// not at every input: a prompt that changed with each edit (its git status) or each day
+    /// would defeat the provider's prompt cache for the whole history behind it.
+    async fn build_system_prompt(&self) {
         let inner = &self.inner;
         let today = format_rfc3339(self.now())[..10].to_owned();
         let ctx = PromptContext { env: &*inner.env, today, user_instructions: inner.user_instructions.as_deref() };

@@ -71,6 +71,8 @@ pub(super) struct LoopCache {
     pub request: Request,
     /// The registry generation `request.tools` was last built from.
     pub tools_generation: Option<u64>,
+    /// Whether the system prompt is in; it is built at the first input.
+    pub prompt_built: bool,
     /// Characters of the system prompt, and of the tool definitions.
     pub system_chars: usize,
     pub tools_chars: usize,
@@ -85,6 +87,7 @@ impl LoopCache {
         Self {
             request,
             tools_generation: None,
+            prompt_built: false,
             system_chars: 0,
             tools_chars: 0,
             history_chars: 0,
@@ -125,6 +128,7 @@ impl LoopCache {
 
     /// Puts `prompt` in as the system message.
     pub fn set_system_prompt(&mut self, prompt: String) {
+        self.prompt_built = true;
         self.system_chars = prompt.len();
         self.request.messages[0] = Message::system(prompt);
     }

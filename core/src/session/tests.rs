@@ -805,3 +805,24 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
     block_on(session.submit("go")).unwrap();
     assert_eq!(tool_results(&session.history())[0].content, "120000 600000");
 }
+
+// ---- 6.3 The system prompt is built once ----
+
+#[test]
+fn the_system_prompt_is_built_at_the_first_input_and_kept_after() {
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let client = Rc::new(ScriptedClient::new([
+        ScriptStep::tool_call("write_file", json!({"file_path": "AGENTS.md", "content": "Always answer in French."})),
+        ScriptStep::text("done"),
+        ScriptStep::text("encore"),
+    ]));
+    let profile = Rc::new(crate::GeneralProfile::new("local"));
+    let session = Session::builder(profile, env, client.clone(), runtime.clone()).build();
+    block_on(session.submit("write the project instructions")).unwrap();
+    runtime.advance(86_400_000); // a day later
+    block_on(session.submit("and now?")).unwrap();
+    let prompts: Vec<String> = client.requests().iter().map(|r| r.messages[0].text()).collect();
+    assert!(prompts.iter().all(|p| *p == prompts[0]), "the prompt changed between inputs");
+    assert!(!prompts[0].contains("Always answer in French."), "an edit made during the session is not read back in");
+}
