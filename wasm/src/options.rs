@@ -205,7 +205,7 @@ impl AgentOptions {
         let limits = &self.limits;
         config.max_turns = limits.max_turns.unwrap_or(config.max_turns);
         config.max_tool_rounds_per_input = limits.max_tool_rounds_per_input.unwrap_or(config.max_tool_rounds_per_input);
-        config.default_command_timeout_ms = limits.default_command_timeout_ms.unwrap_or(config.default_command_timeout_ms);
+        config.default_command_timeout_ms = limits.default_command_timeout_ms.or(config.default_command_timeout_ms);
         config.max_command_timeout_ms = limits.max_command_timeout_ms.unwrap_or(config.max_command_timeout_ms);
         config.max_subagent_depth = limits.max_subagent_depth.unwrap_or(config.max_subagent_depth);
         config.max_result_attempts = limits.max_result_attempts.unwrap_or(config.max_result_attempts);

@@ -9,6 +9,7 @@ use futures::future::join_all;
 use futures::StreamExt;
 
 use super::compaction::CompactionReason;
+use super::config::DEFAULT_COMMAND_TIMEOUT_MS;
 use super::events::{Decision, EventData};
 use super::loop_detection::{detect_loop, signature};
 use super::truncation::truncate_tool_output;
@@ -369,11 +370,10 @@ impl Session {
         };
         let ctx = ToolContext {
             env: &*self.inner.env,
-            default_command_timeout_ms: self
-                .inner
-                .profile
-                .default_command_timeout_ms()
-                .unwrap_or(config.default_command_timeout_ms),
+            default_command_timeout_ms: config
+                .default_command_timeout_ms
+                .or_else(|| self.inner.profile.default_command_timeout_ms())
+                .unwrap_or(DEFAULT_COMMAND_TIMEOUT_MS),
             max_command_timeout_ms: config.max_command_timeout_ms,
             on_output: Some(on_output),
         };

@@ -4,6 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+/// The shell timeout when neither the session nor the profile sets one (spec 2.2).
+pub const DEFAULT_COMMAND_TIMEOUT_MS: u64 = 10_000;
+
 /// Limits, timeouts and settings of one session. Every field has the spec's default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -12,7 +15,9 @@ pub struct SessionConfig {
     pub max_turns: usize,
     /// Tool rounds allowed per user input; 0 = unlimited.
     pub max_tool_rounds_per_input: usize,
-    pub default_command_timeout_ms: u64,
+    /// The shell timeout when a call gives none; `None`: the profile's default (spec 3.5: 120 s
+    /// for Anthropic), else [`DEFAULT_COMMAND_TIMEOUT_MS`]. Set, it wins over the profile's.
+    pub default_command_timeout_ms: Option<u64>,
     pub max_command_timeout_ms: u64,
     /// `low`, `medium`, `high` (or a provider's own value); `None` = provider default.
     pub reasoning_effort: Option<String>,
@@ -45,7 +50,7 @@ impl Default for SessionConfig {
         Self {
             max_turns: 0,
             max_tool_rounds_per_input: 0,
-            default_command_timeout_ms: 10_000,
+            default_command_timeout_ms: None,
             max_command_timeout_ms: 600_000,
             reasoning_effort: None,
             max_output_tokens: None,

@@ -37,7 +37,7 @@ use serde_json::Value;
 
 pub use builder::SessionBuilder;
 pub use compaction::CompactionReason;
-pub use config::SessionConfig;
+pub use config::{SessionConfig, DEFAULT_COMMAND_TIMEOUT_MS};
 pub use events::{Decision, EventData, SessionEvent, StopReason};
 pub use loop_detection::{detect_loop, signature};
 pub use outcome::{AgentOutcome, Evidence, EvidenceKind, OutcomeMetrics, OutcomeStatus};

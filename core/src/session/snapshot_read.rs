@@ -323,7 +323,7 @@ fn config(mut o: Obj) -> Read<SessionConfig> {
     Ok(SessionConfig {
         max_turns: o.opt_usize("max_turns")?.unwrap_or(d.max_turns),
         max_tool_rounds_per_input: o.opt_usize("max_tool_rounds_per_input")?.unwrap_or(d.max_tool_rounds_per_input),
-        default_command_timeout_ms: o.opt_u64("default_command_timeout_ms")?.unwrap_or(d.default_command_timeout_ms),
+        default_command_timeout_ms: o.opt_u64("default_command_timeout_ms")?,
         max_command_timeout_ms: o.opt_u64("max_command_timeout_ms")?.unwrap_or(d.max_command_timeout_ms),
         reasoning_effort: o.opt_string("reasoning_effort")?,
         max_output_tokens: o.opt_u64("max_output_tokens")?,

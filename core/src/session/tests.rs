@@ -801,9 +801,17 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
     let client = Rc::new(ScriptedClient::new([ScriptStep::tool_call("timeout", json!({})), ScriptStep::text("ok")]));
-    let session = Session::builder(Rc::new(Slow(CoreProfile::new("m", registry))), env, client, runtime).build();
+    let profile = Rc::new(Slow(CoreProfile::new("m", registry)));
+    let session = Session::builder(profile.clone(), env.clone(), client, runtime.clone()).build();
     block_on(session.submit("go")).unwrap();
     assert_eq!(tool_results(&session.history())[0].content, "120000 600000");
+
+    // A timeout the host sets wins over the profile's.
+    let client = Rc::new(ScriptedClient::new([ScriptStep::tool_call("timeout", json!({})), ScriptStep::text("ok")]));
+    let config = SessionConfig { default_command_timeout_ms: Some(2_000), ..SessionConfig::default() };
+    let session = Session::builder(profile, env, client, runtime).config(config).build();
+    block_on(session.submit("go")).unwrap();
+    assert_eq!(tool_results(&session.history())[0].content, "2000 600000");
 }
 
 // ---- 6.3 The system prompt is built once ----

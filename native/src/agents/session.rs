@@ -57,7 +57,7 @@ impl AgentConfig {
         base.max_result_attempts = limits.max_result_attempts.unwrap_or(base.max_result_attempts);
         base.max_output_tokens = limits.max_output_tokens.or(base.max_output_tokens);
         if let Some(timeout) = limits.command_timeout_ms {
-            base.default_command_timeout_ms = timeout;
+            base.default_command_timeout_ms = Some(timeout);
             // The session caps every command at its maximum: a longer default must raise it.
             base.max_command_timeout_ms = base.max_command_timeout_ms.max(timeout);
         }

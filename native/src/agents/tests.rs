@@ -275,7 +275,7 @@ fn a_config_shapes_the_session_tools_limits_and_result() {
     let limits = config.apply_limits(SessionConfig { max_tool_rounds_per_input: 7, ..SessionConfig::default() });
     assert_eq!((limits.max_turns, limits.max_tool_rounds_per_input, limits.max_result_attempts), (5, 7, 2));
     assert_eq!(limits.max_output_tokens, Some(64));
-    assert_eq!((limits.default_command_timeout_ms, limits.max_command_timeout_ms), (900_000, 900_000));
+    assert_eq!((limits.default_command_timeout_ms, limits.max_command_timeout_ms), (Some(900_000), 900_000));
 
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
