@@ -123,13 +123,15 @@ fn thinking(request: &Request, options: &Options) -> Result<Option<Value>, LlmEr
     let budget = match request.reasoning_effort.as_deref() {
         None => return Ok(None),
         Some("none") => return Ok(Some(json!({"type": "disabled"}))),
+        // OpenAI's and Gemini's lowest level is portable: here, the smallest budget the API takes.
+        Some("minimal") => 1024,
         Some("low") => 2048,
         Some("medium") => 8192,
         Some("high") => 24576,
         Some(other) => {
             return Err(LlmError::new(
                 ErrorKind::Configuration,
-                format!("reasoning_effort {other:?} is not one Anthropic supports: use low, medium, high or none"),
+                format!("reasoning_effort {other:?} is not one Anthropic supports: use minimal, low, medium, high or none"),
             )
             .with_provider(PROVIDER))
         }
@@ -308,7 +310,7 @@ mod tests {
     #[test]
     fn reasoning_effort_becomes_a_thinking_budget_with_room_to_answer() {
         let mut request = request();
-        for (effort, budget) in [("low", 2048), ("medium", 8192), ("high", 24576)] {
+        for (effort, budget) in [("minimal", 1024), ("low", 2048), ("medium", 8192), ("high", 24576)] {
             request.reasoning_effort = Some(effort.into());
             let body = build_body(&request);
             assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": budget}));
