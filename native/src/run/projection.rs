@@ -308,11 +308,15 @@ fn text_delta(state: &mut State, event: &EventData, out: &mut Vec<(&'static str,
 
 fn run_finished_data(end: &RunEnd, artifacts_dir: Option<&str>) -> Value {
     let usage = &end.usage;
+    // Seed 000: a run that is not ok says why; without an error message, its outcome does.
+    let why =
+        end.outcome.as_ref().map(|o| o.summary.clone()).unwrap_or_else(|| format!("the run ended with {}", end.exit_reason));
+    let error = end.error.clone().or_else(|| (!end.ok()).then_some(why));
     let mut data = object(json!({
         "exit_reason": end.exit_reason,
         "ok": end.ok(),
         "exit_code": end.exit_code,
-        "error": end.error.as_deref().map(|error| bound(error).0),
+        "error": error.as_deref().map(|error| bound(error).0),
         "turns": end.turns,
         "tool_calls": end.tool_calls,
         "compactions": end.compactions,
@@ -329,7 +333,7 @@ fn run_finished_data(end: &RunEnd, artifacts_dir: Option<&str>) -> Value {
     }));
     insert_bounded(&mut data, "final_output", Some(&end.final_output));
     // `original_bytes` describes `final_output`; a cut error still sets `truncated`.
-    if end.error.as_deref().is_some_and(|error| error.len() > PREVIEW_MAX_BYTES) {
+    if error.is_some_and(|error| error.len() > PREVIEW_MAX_BYTES) {
         data.insert("truncated".into(), Value::Bool(true));
     }
     Value::Object(data)

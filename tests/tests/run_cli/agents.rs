@@ -146,6 +146,7 @@ fn run_agent_without_a_valid_submission_exits_1_with_no_result() {
     assert_eq!((&done["exit_reason"], &done["ok"]), (&json!("no_result"), &json!(false)), "{done}");
     assert_eq!((&done["outcome"]["status"], &done["result_data"]), (&json!("failure"), &Value::Null), "{done}");
     assert_eq!(done["outcome"]["summary"], "No valid result was submitted within 3 attempts.");
+    assert_eq!(done["error"], done["outcome"]["summary"], "a failed run says why");
     assert_eq!(server.requests().len(), 3);
 }
 
@@ -163,6 +164,7 @@ fn run_agent_give_up_exits_1_with_the_give_up_outcome() {
     let done = run.run_finished();
     assert_eq!((&done["exit_reason"], &done["outcome"]["status"]), (&json!("give_up"), &json!("give_up")), "{done}");
     assert_eq!(done["outcome"]["summary"], "There are no notes to review.");
+    assert_eq!(done["error"], "There are no notes to review.");
     assert_eq!(done["result_data"], Value::Null);
 
     // Saying what was done makes it a partial success; the run still did not deliver: exit 1.
@@ -199,6 +201,7 @@ fn run_agent_flags_override_the_configs_model_and_limits() {
     let run = sandbox.run_json(&server, TASK, &["--agent", "reviewer", "--model", "claude-other", "--max-turns", "1"]);
     assert_eq!(run.code, Some(3), "{run:?}");
     assert_eq!(run.run_finished()["exit_reason"], "max_turns");
+    assert!(run.run_finished()["error"].as_str().is_some_and(|e| e.contains("max_turns")), "{:?}", run.run_finished());
     let requests = server.requests();
     assert_eq!((requests.len(), &requests[0].body["model"]), (1, &json!("claude-other")));
 }
