@@ -19,10 +19,13 @@ pub struct AgentConfig {
     pub id: String,
     /// For people: `agents list` shows it.
     pub name: String,
-    /// `openai`, `anthropic`, `gemini` or `openai-compatible`; `--provider` overrides it.
-    pub provider: String,
-    /// `--model` overrides it.
-    pub model: String,
+    /// `openai`, `anthropic`, `gemini` or `openai-compatible`; `--provider` overrides it, and
+    /// without either the environment decides (the first provider whose key is set).
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// `--model` overrides it; without either, the provider's default.
+    #[serde(default)]
+    pub model: Option<String>,
     /// The tools and prompt of a model family (`openai`, `anthropic`, `gemini` or `general`);
     /// the provider's own when absent.
     #[serde(default)]

@@ -49,7 +49,8 @@ fn human(agent: &Found, cwd: &Path) -> String {
 }
 
 fn summary(config: &AgentConfig) -> String {
-    let mut parts = vec![config.name.clone(), format!("{} {}", config.provider, config.model)];
+    let provider = config.provider.as_deref().unwrap_or("provider from flags or the environment");
+    let mut parts = vec![config.name.clone(), format!("{provider} {}", config.model.as_deref().unwrap_or("(its default model)"))];
     if let Some(profile) = &config.profile {
         parts.push(format!("profile {profile}"));
     }

@@ -15,8 +15,7 @@ pub const AGENTS_DIR: &str = ".openagent/agents";
 pub const CONFIG_FILE: &str = "agent.yml";
 
 /// What a config must have, for messages about files that have none of it.
-const NEEDS: &str =
-    "an agent config is a YAML mapping with at least `schema: openagent.agent/1`, `id`, `name`, `provider` and `model`";
+const NEEDS: &str = "an agent config is a YAML mapping with at least `schema: openagent.agent/1`, `id` and `name`";
 
 /// An agent directory and what came of reading it.
 #[derive(Debug)]

@@ -61,7 +61,10 @@ output:
       severity: { enum: [low, high] }
 ";
     let config = parse(text, "a").expect("a valid config");
-    assert_eq!((config.name.as_str(), config.provider.as_str(), config.model.as_str()), ("Reviewer", "openai", "gpt-5.2"));
+    assert_eq!(
+        (config.name.as_str(), config.provider.as_deref(), config.model.as_deref()),
+        ("Reviewer", Some("openai"), Some("gpt-5.2"))
+    );
     assert_eq!(config.profile.as_deref(), Some("general"));
     assert_eq!(config.instructions.as_deref(), Some("Review the change.\nBe terse.\n"));
     assert_eq!(config.tools, Some(vec!["read_file".into(), "grep".into(), "spawn_agent".into()]));
@@ -86,9 +89,6 @@ output:
 
 #[test]
 fn missing_fields_are_named() {
-    let no_model = "schema: openagent.agent/1\nid: a\nname: A\nprovider: openai-compatible\n";
-    let p = problem(no_model);
-    assert_eq!((p.field.as_str(), p.message.as_str()), ("model", "is missing: add it"));
     assert_eq!(problem("schema: openagent.agent/1\nid: a\n").field, "name", "the first missing one");
     assert_eq!(problem(&with("output: {}\n")).field, "output.schema");
 
@@ -282,4 +282,20 @@ fn a_config_shapes_the_session_tools_limits_and_result() {
     let builder = Session::builder(profile, env, Rc::new(ScriptedClient::new(vec![])), runtime);
     let session = config.build(builder);
     assert_eq!(session.tool_names(), ["read_file", "wait", "submit_result", "give_up"]);
+}
+
+#[test]
+fn provider_and_model_may_be_left_to_the_flags_and_the_environment() {
+    let bare = "schema: openagent.agent/1\nid: a\nname: A\ntools: [read_file, list_dir]\n";
+    let config = parse(bare, "a").expect("a config without provider and model loads");
+    assert_eq!((config.provider, config.model), (None, None));
+    // Without a family, a tool is checked against every profile's: list_dir is Gemini's.
+    let p = problem(&bare.replace("list_dir", "teleport"));
+    assert_eq!(p.field, "tools[1]");
+    assert!(p.message.starts_with("unknown tool `teleport`; the profiles' tools are "), "{p:?}");
+    let p = problem(&format!("{bare}model: \"\"\n"));
+    assert_eq!(
+        (p.field.as_str(), p.message.as_str()),
+        ("model", "is empty: give it a value, or leave it out for the provider's default")
+    );
 }

@@ -28,23 +28,38 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
             ),
         );
     }
-    for (key, value) in [("name", &config.name), ("model", &config.model)] {
-        if value.trim().is_empty() {
-            problem(key, at(key), "is empty: give it a value".into());
-        }
+    let empty = |value: Option<&String>| value.is_some_and(|v| v.trim().is_empty());
+    if empty(Some(&config.name)) {
+        problem("name", at("name"), "is empty: give it a value".into());
     }
-    let provider = ProviderKind::parse(&config.provider);
-    if let Err(error) = &provider {
+    if empty(config.model.as_ref()) {
+        problem("model", at("model"), "is empty: give it a value, or leave it out for the provider's default".into());
+    }
+    let provider = config.provider.as_deref().map(ProviderKind::parse);
+    if let Some(Err(error)) = &provider {
         problem("provider", at("provider"), error.to_string());
     }
-    let family = match config.profile.as_deref() {
-        Some(name) => profile_kind(name).ok_or_else(|| {
+    // Without a profile or a provider the family is only known at run time: the tools are then
+    // checked against every family's.
+    let families: Result<Vec<ProviderKind>, ()> = match (config.profile.as_deref(), provider) {
+        (Some(name), _) => profile_kind(name).map(|kind| vec![kind]).ok_or_else(|| {
             problem("profile", at("profile"), format!("unknown profile `{name}`; the profiles are {PROFILE_NAMES}"))
         }),
-        None => provider.map_err(|_| ()),
+        (None, Some(provider)) => provider.map(|kind| vec![kind]).map_err(|_| ()),
+        (None, None) => Ok(["openai", "anthropic", "gemini", "general"].into_iter().filter_map(profile_kind).collect()),
     };
-    if let (Ok(family), Some(tools)) = (family, &config.tools) {
-        let offered: Vec<String> = family.profile(&config.model).tool_registry().names();
+    if let (Ok(families), Some(tools)) = (families, &config.tools) {
+        let model = config.model.as_deref().unwrap_or_default();
+        let mut offered: Vec<String> = Vec::new();
+        for name in families.iter().flat_map(|f| f.profile(model).tool_registry().names()) {
+            if !offered.contains(&name) {
+                offered.push(name);
+            }
+        }
+        let whose = match families[..] {
+            [family] => format!("the {} profile's", profile_name(family)),
+            _ => "the profiles'".to_owned(),
+        };
         let known = |name: &str| offered.iter().any(|t| t == name) || SUBAGENT_TOOLS.contains(&name);
         let tools_line = at("tools");
         for (i, name) in tools.iter().enumerate().filter(|(_, name)| !known(name)) {
@@ -53,8 +68,7 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
                 &format!("tools[{i}]"),
                 line,
                 format!(
-                    "unknown tool `{name}`; the {} profile's tools are {}, and the subagent tools {}",
-                    profile_name(family),
+                    "unknown tool `{name}`; {whose} tools are {}, and the subagent tools {}",
                     offered.join(", "),
                     SUBAGENT_TOOLS.join(", ")
                 ),

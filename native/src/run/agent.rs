@@ -164,8 +164,8 @@ pub fn resolve_provider(
     http: &dyn HttpClient,
 ) -> Result<(ProviderSettings, String), String> {
     let settings = ProviderSettings::resolve(
-        options.provider.as_deref().or(agent.map(|c| c.provider.as_str())),
-        options.model.as_deref().or(agent.map(|c| c.model.as_str())),
+        options.provider.as_deref().or(agent.and_then(|c| c.provider.as_deref())),
+        options.model.as_deref().or(agent.and_then(|c| c.model.as_deref())),
         options.base_url.as_deref(),
         |name| std::env::var(name).ok(),
     )

@@ -236,3 +236,26 @@ fn interactive_session_takes_an_agent_and_prints_its_result() {
     assert!(run.stderr.starts_with("OpenAgent · agent reviewer · anthropic · claude-sonnet-4-5"), "{}", run.stderr);
     assert_eq!(run.stdout, format!("{}\n", serde_json::to_string_pretty(&valid()).expect("JSON")), "{run:?}");
 }
+
+/// Seed 001's example configs name no provider and no model: the flags and the environment give
+/// them (here the sandbox's key, which points at the mock's Anthropic API).
+#[test]
+fn a_config_without_provider_or_model_takes_them_from_the_flags_and_the_environment() {
+    let sandbox = Sandbox::new();
+    let text = REVIEWER.replace("provider: anthropic\n", "").replace("model: claude-sonnet-4-5\n", "");
+    agent(&sandbox, "reviewer", &text);
+    let listed = sandbox.bare(None, &["agents", "list"]);
+    let listed = Running::start(listed).finish();
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+
+    let server = serve([submit(valid())]);
+    let run = sandbox.run_json(&server, TASK, &["--agent", "reviewer"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let request = &server.requests()[0];
+    assert!(request.path.ends_with("/v1/messages"), "the environment's provider: {}", request.path);
+    assert!(request.body["model"].as_str().is_some_and(|m| m.starts_with("claude")), "its default model: {}", request.body);
+
+    let server = serve([submit(valid())]);
+    let run = sandbox.run_json(&server, TASK, &["--agent", "reviewer", "--provider", "anthropic", "--model", "claude-x"]);
+    assert_eq!((run.code, &server.requests()[0].body["model"]), (Some(0), &json!("claude-x")), "{run:?}");
+}
