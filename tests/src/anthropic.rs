@@ -119,7 +119,9 @@ fn envelope(reply: &Reply, call: &Call, ids: &mut Ids) -> Value {
 }
 
 fn stop_reason(reply: &Reply) -> &'static str {
-    if reply.tool_calls.is_empty() {
+    if reply.cut_off {
+        "max_tokens"
+    } else if reply.tool_calls.is_empty() {
         "end_turn"
     } else {
         "tool_use"

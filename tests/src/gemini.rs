@@ -65,7 +65,7 @@ fn chunk(parts: Vec<Value>, last: bool, reply: &Reply, call: &Call, response_id:
     let mut candidate = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
     let mut usage = json!({"promptTokenCount": u.input_tokens, "totalTokenCount": u.input_tokens});
     if last {
-        candidate["finishReason"] = "STOP".into();
+        candidate["finishReason"] = if reply.cut_off { "MAX_TOKENS" } else { "STOP" }.into();
         usage["candidatesTokenCount"] = (u.output_tokens - u.reasoning_tokens.min(u.output_tokens)).into();
         usage["totalTokenCount"] = (u.input_tokens + u.output_tokens).into();
         if u.reasoning_tokens > 0 {

@@ -86,7 +86,9 @@ fn envelope(object: &str, call: &Call, ids: &mut Ids) -> Value {
 }
 
 fn finish_reason(reply: &Reply) -> &'static str {
-    if reply.tool_calls.is_empty() {
+    if reply.cut_off {
+        "length"
+    } else if reply.tool_calls.is_empty() {
         "stop"
     } else {
         "tool_calls"

@@ -11,10 +11,22 @@ use crate::wire::{thirds, unix_now, words, Call};
 /// The non-streamed answer.
 pub fn response(reply: &Reply, call: &Call, ids: &mut Ids) -> Value {
     let mut response = envelope(call, ids);
-    response["status"] = "completed".into();
+    finish(&mut response, reply);
     response["output"] = items(reply, call, ids).iter().map(Item::done).collect();
     response["usage"] = usage(reply);
     response
+}
+
+/// `completed`, or `incomplete` for an answer cut off at the output limit.
+fn finish(response: &mut Value, reply: &Reply) -> &'static str {
+    if reply.cut_off {
+        response["status"] = "incomplete".into();
+        response["incomplete_details"] = json!({"reason": "max_output_tokens"});
+        "response.incomplete"
+    } else {
+        response["status"] = "completed".into();
+        "response.completed"
+    }
 }
 
 /// The streamed answer, one event per element (each carries its `type`, the SSE event name).
@@ -28,10 +40,10 @@ pub fn events(reply: &Reply, call: &Call, ids: &mut Ids) -> Vec<Value> {
     for (output_index, item) in items.iter().enumerate() {
         item.stream(output_index, &mut events);
     }
-    response["status"] = "completed".into();
+    let last = finish(&mut response, reply);
     response["output"] = items.iter().map(Item::done).collect();
     response["usage"] = usage(reply);
-    events.push(json!({"type": "response.completed", "response": response}));
+    events.push(json!({"type": last, "response": response}));
     for (sequence_number, event) in events.iter_mut().enumerate() {
         event["sequence_number"] = sequence_number.into();
     }

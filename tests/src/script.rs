@@ -27,6 +27,10 @@ pub struct Reply {
     pub tool_calls: Vec<ToolCall>,
     #[serde(default)]
     pub usage: Usage,
+    /// The answer stopped at the output token limit: each API's own finish reason for it
+    /// (`max_tokens`, `length`, `MAX_TOKENS`, an `incomplete` response).
+    #[serde(default)]
+    pub cut_off: bool,
 }
 
 impl Reply {
@@ -41,6 +45,11 @@ impl Reply {
 
     pub fn with_tool_call(mut self, name: impl Into<String>, arguments: Value) -> Self {
         self.tool_calls.push(ToolCall { name: name.into(), arguments, id: None });
+        self
+    }
+
+    pub fn cut_off(mut self) -> Self {
+        self.cut_off = true;
         self
     }
 

@@ -317,3 +317,24 @@ fn a_read_timeout_is_a_timeout_error_and_is_not_retried() {
         assert_eq!((server.requests().len(), server.remaining()), (1, 1), "{api}");
     }
 }
+
+/// Each API's own way of saying "cut off at the output limit" (`max_tokens`, `length`,
+/// `MAX_TOKENS`, an `incomplete` response) ends the input as such, streamed and whole.
+#[test]
+fn an_answer_cut_off_at_the_output_limit_is_not_a_completed_one_on_every_api() {
+    for api in APIS {
+        for streaming in [true, false] {
+            let server = serve([Step::reply(Reply::text("The first half of the answer").cut_off())]);
+            let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+            let mut registry = ToolRegistry::new();
+            register_core_tools(&mut registry);
+            let profile = Rc::new(CoreProfile::new("mock-model", registry).with_streaming(streaming));
+            let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+            let session = Session::builder(profile, env, model(api, &server), runtime).build();
+            let stop = block_on(session.submit("write an essay"));
+            assert_eq!(stop, Ok(StopReason::OutputLimit), "{api}, streaming {streaming}");
+            let result = session.last_result().expect("a result");
+            assert_eq!(result.result_text, "The first half of the answer", "{api}, streaming {streaming}");
+        }
+    }
+}

@@ -24,6 +24,7 @@ fn rich_reply() -> Reply {
             call("call_b", "glob", json!({"pattern": "*.rs"})),
         ],
         usage: Usage { input_tokens: 100, output_tokens: 50, reasoning_tokens: 20, cache_read_tokens: 30 },
+        cut_off: false,
     }
 }
 

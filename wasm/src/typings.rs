@@ -15,7 +15,7 @@ export type ProfileName = "openai" | "anthropic" | "gemini" | "general";
 export type ReasoningEffort = "minimal" | "low" | "medium" | "high";
 export type SessionState = "idle" | "processing" | "awaiting_input" | "closed";
 export type StopReason =
-  | "completed" | "round_limit" | "turn_limit" | "aborted" | "interrupted" | "gave_up" | "no_result" | "error";
+  | "completed" | "round_limit" | "turn_limit" | "output_limit" | "aborted" | "interrupted" | "gave_up" | "no_result" | "error";
 export type OutcomeStatus = "success" | "partial_success" | "give_up" | "timeout" | "failure" | "done";
 
 /** How a task ended, typed: see the outcome table in native/README.md. */

@@ -15,7 +15,7 @@ use super::loop_detection::{detect_loop, signature};
 use super::truncation::truncate_tool_output;
 use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
-use crate::llm::{ErrorKind, LlmError, Response, StreamAccumulator, StreamEvent, ToolCall, ToolResult};
+use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolCall, ToolResult};
 use crate::profile::PromptContext;
 use crate::runtime::format_rfc3339;
 use crate::tools::{ToolContext, ToolExecutor};
@@ -83,11 +83,15 @@ impl Session {
             };
             overflowed = false;
             let tool_calls = response.tool_calls();
+            let cut_off = response.finish_reason.reason == Reason::Length;
             self.record_response(response, &mut final_text);
             if !warned_context {
                 warned_context = self.check_context_usage(&config);
             }
             if tool_calls.is_empty() {
+                if cut_off {
+                    break StopReason::OutputLimit;
+                }
                 match self.answer_without_result() {
                     Some(reason) => break reason,
                     None => continue,

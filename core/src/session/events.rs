@@ -149,6 +149,9 @@ pub enum StopReason {
     RoundLimit,
     /// `max_turns` was reached.
     TurnLimit,
+    /// The model's answer stopped at the output token limit (finish reason `length`): it is
+    /// cut off, not finished.
+    OutputLimit,
     /// [`Session::abort`](super::Session::abort): the session is closed.
     Aborted,
     /// [`Session::interrupt`](super::Session::interrupt): this input stopped, the session goes on.

@@ -220,6 +220,16 @@ impl Session {
                 );
                 (outcome, None, summary)
             }
+            StopReason::OutputLimit => {
+                let limit = self.inner.state.borrow().config.max_output_tokens;
+                let summary = "The answer was cut off at the output token limit.".to_owned();
+                let outcome = AgentOutcome::new(OutcomeStatus::Failure, summary).with_evidence(
+                    EvidenceKind::StopReason,
+                    "finish reason `length`",
+                    Some(json!({ "max_output_tokens": limit })),
+                );
+                (outcome, None, final_text.to_owned())
+            }
             StopReason::TurnLimit | StopReason::RoundLimit => {
                 let limit = if reason == StopReason::TurnLimit { "max_turns" } else { "max_tool_rounds_per_input" };
                 let summary = format!("Stopped by {limit} after {} model responses.", state.turns);

@@ -834,3 +834,17 @@ fn the_system_prompt_is_built_at_the_first_input_and_kept_after() {
     assert!(prompts.iter().all(|p| *p == prompts[0]), "the prompt changed between inputs");
     assert!(!prompts[0].contains("Always answer in French."), "an edit made during the session is not read back in");
 }
+
+// ---- Appendix B: an answer cut off at the output limit is not a completed one ----
+
+#[test]
+fn an_answer_cut_off_at_the_output_limit_ends_the_input_as_such() {
+    let ScriptStep::Reply(mut reply) = ScriptStep::text("The first half of") else { unreachable!() };
+    reply.finish_reason = crate::llm::FinishReason::new(crate::llm::Reason::Length, Some("max_tokens"));
+    let h = Harness::new(vec![ScriptStep::Reply(reply)]);
+    assert_eq!(h.submit("write an essay").unwrap(), StopReason::OutputLimit);
+    let result = h.session.last_result().unwrap();
+    assert_eq!((result.outcome.status, result.result_text.as_str()), (OutcomeStatus::Failure, "The first half of"));
+    assert_eq!(result.outcome.evidence[0].description, "finish reason `length`");
+    assert_eq!(h.session.status(), SessionStatus::Idle, "the session goes on");
+}

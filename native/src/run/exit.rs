@@ -13,6 +13,8 @@ pub enum ExitReason {
     MaxTurns,
     /// `--max-tool-rounds` was reached.
     MaxToolRounds,
+    /// The model's answer was cut off at its output token limit.
+    MaxOutputTokens,
     /// Ctrl-C (or SIGTERM) stopped the run.
     Interrupted,
     /// The model called `give_up`: it says the task cannot be done.
@@ -39,7 +41,7 @@ impl ExitReason {
             Self::Completed => 0,
             Self::ProviderError | Self::GaveUp | Self::NoResult | Self::SandboxError => 1,
             Self::ConfigError | Self::ModelNotFound => 2,
-            Self::MaxTurns | Self::MaxToolRounds => 3,
+            Self::MaxTurns | Self::MaxToolRounds | Self::MaxOutputTokens => 3,
             Self::Authentication => 4,
             Self::Interrupted => 130,
             // As timeout(1) reports it.
@@ -53,6 +55,7 @@ impl ExitReason {
             Self::Completed => "completed",
             Self::MaxTurns => "max_turns",
             Self::MaxToolRounds => "max_tool_rounds",
+            Self::MaxOutputTokens => "max_output_tokens",
             Self::Interrupted => "interrupted",
             Self::GaveUp => "give_up",
             Self::NoResult => "no_result",
@@ -70,6 +73,7 @@ impl ExitReason {
             Ok(StopReason::Completed) => Self::Completed,
             Ok(StopReason::TurnLimit) => Self::MaxTurns,
             Ok(StopReason::RoundLimit) => Self::MaxToolRounds,
+            Ok(StopReason::OutputLimit) => Self::MaxOutputTokens,
             Ok(StopReason::Aborted | StopReason::Interrupted) => Self::Interrupted,
             Ok(StopReason::GaveUp) => Self::GaveUp,
             Ok(StopReason::NoResult) => Self::NoResult,

@@ -329,3 +329,19 @@ fn interactive_session_survives_ctrl_c_and_keeps_the_conversation() {
     let second = server.requests()[1].body.to_string();
     assert!(second.contains("wait for me") && second.contains("then answer"), "the conversation goes on: {second}");
 }
+
+/// An answer cut off at the output token limit is not a success: its own exit reason, exit 3.
+#[test]
+fn an_answer_cut_off_at_the_output_limit_exits_3_with_max_output_tokens() {
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text("The first half of").cut_off())]);
+    let run = sandbox.run_json(&server, "write an essay", &[]);
+    assert_eq!(run.code, Some(3), "{run:?}");
+    let done = run.run_finished();
+    assert_eq!(
+        (&done["exit_reason"], &done["ok"], &done["final_output"]),
+        (&json!("max_output_tokens"), &json!(false), &json!("The first half of"))
+    );
+    assert_eq!(done["error"], "The answer was cut off at the output token limit.");
+    assert_eq!(done["outcome"]["status"], "failure");
+}
