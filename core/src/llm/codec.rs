@@ -111,15 +111,57 @@ pub trait Codec {
     fn stream_decoder(&self) -> Box<dyn StreamDecoder>;
 }
 
+/// The most bytes of one response a client reads by default: far above any real answer (a
+/// 128k-token answer streamed is ~25 MB of events), and a bound on a server that never stops.
+pub const MAX_RESPONSE_BYTES: usize = 64 << 20;
+
+/// How much of a body is kept to quote when it turns out not to be a response.
+const QUOTED_BYTES: usize = 4096;
+
 /// An [`LlmClient`] that speaks one codec over one HTTP client. It does not retry.
 pub struct HttpLlmClient<C> {
     codec: C,
     http: Rc<dyn HttpClient>,
+    max_response_bytes: usize,
 }
 
 impl<C: Codec> HttpLlmClient<C> {
     pub fn new(codec: C, http: Rc<dyn HttpClient>) -> Self {
-        Self { codec, http }
+        Self { codec, http, max_response_bytes: MAX_RESPONSE_BYTES }
+    }
+
+    /// Reads at most `max` bytes of a response (default [`MAX_RESPONSE_BYTES`]); a longer one
+    /// ends in an error.
+    pub fn with_max_response_bytes(mut self, max: usize) -> Self {
+        self.max_response_bytes = max;
+        self
+    }
+
+    fn too_large(&self) -> LlmError {
+        let max = self.max_response_bytes;
+        let size = if max % (1 << 20) == 0 { format!("{} MiB", max >> 20) } else { format!("{} KiB", max.div_ceil(1024)) };
+        let mut error = LlmError::new(
+            ErrorKind::Server,
+            format!("the response passed {size} without ending and was cut there; a server that never stops answering is broken"),
+        )
+        .with_provider(self.codec.provider());
+        error.retryable = false;
+        error
+    }
+
+    /// `error` for a 200 body that is no response, unless the body says more: an HTML page (a
+    /// proxy's) or a JSON error object, whose own words then make the error.
+    fn not_a_response(&self, error: LlmError, headers: &[(String, String)], body: &[u8]) -> LlmError {
+        let says_more = match serde_json::from_slice::<serde_json::Value>(body) {
+            Ok(value) => carries_error(&value),
+            Err(_) => !body.iter().all(u8::is_ascii_whitespace),
+        };
+        if !says_more {
+            return error;
+        }
+        let server = self.codec.parse_error(200, headers, body);
+        let message = format!("the server answered 200 without a response: {}", server.message);
+        LlmError { message, ..server }
     }
 
     pub fn codec(&self) -> &C {
@@ -155,25 +197,63 @@ impl<C: Codec + 'static> LlmClient for HttpLlmClient<C> {
     }
 
     async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
-        let response = self.send(request, false).await?;
-        let headers = response.headers.clone();
-        let body = response.bytes().await.map_err(|e| transport_error(self.codec.provider(), e))?;
-        self.codec.parse_response(&body, &headers)
+        let mut response = self.send(request, false).await?;
+        let headers = std::mem::take(&mut response.headers);
+        let mut body = Vec::new();
+        while let Some(chunk) = response.body.next().await {
+            body.extend_from_slice(&chunk.map_err(|e| transport_error(self.codec.provider(), e))?);
+            if body.len() > self.max_response_bytes {
+                return Err(self.too_large());
+            }
+        }
+        // A proxy's error object with a 200 (`"error": null` is a Responses object's normal field).
+        let mentions_error = body.windows(7).any(|w| w == b"\"error\"");
+        if mentions_error && serde_json::from_slice::<serde_json::Value>(&body).is_ok_and(|value| carries_error(&value)) {
+            let error = LlmError::new(ErrorKind::Server, "an error").with_provider(self.codec.provider());
+            return Err(self.not_a_response(error, &headers, &body));
+        }
+        self.codec.parse_response(&body, &headers).map_err(|error| self.not_a_response(error, &headers, &body))
     }
 
     async fn stream(&self, request: &Request) -> Result<EventStream, LlmError> {
-        let response = self.send(request, true).await?;
+        let mut response = self.send(request, true).await?;
         let provider = self.codec.provider().to_owned();
+        // An event stream starts with a field (`data:`, `event:`, ...) or a comment. A page or a
+        // JSON object in its place is read whole (within the cap) and answered as an error.
+        let mut head = Vec::new();
+        while head.iter().all(u8::is_ascii_whitespace) {
+            match response.body.next().await {
+                Some(chunk) => head.extend_from_slice(&chunk.map_err(|e| transport_error(&provider, e))?),
+                None => break,
+            }
+        }
+        if matches!(head.iter().find(|b| !b.is_ascii_whitespace()), Some(b'<' | b'{' | b'[')) {
+            while let Some(chunk) = response.body.next().await {
+                head.extend_from_slice(&chunk.map_err(|e| transport_error(&provider, e))?);
+                if head.len() > self.max_response_bytes.min(QUOTED_BYTES * 16) {
+                    break;
+                }
+            }
+            let error = LlmError::new(ErrorKind::Server, "the server answered a streamed request without an event stream")
+                .with_provider(&provider);
+            return Err(self.not_a_response(error, &response.headers, &head));
+        }
+        let body = stream::iter([Ok(head)]).chain(response.body);
         let decoder = self.codec.stream_decoder();
-        // State: the body, the decoder, and whether the stream is over (after an error or the end).
-        let events = stream::unfold(Some((response.body, decoder)), move |state| {
-            let provider = provider.clone();
+        let (max, too_large) = (self.max_response_bytes, self.too_large());
+        // State: the body, the decoder and the bytes read; none once the stream is over.
+        let events = stream::unfold(Some((body, decoder, 0)), move |state| {
+            let (provider, too_large) = (provider.clone(), too_large.clone());
             async move {
-                let (mut body, mut decoder) = state?;
+                let (mut body, mut decoder, mut read) = state?;
                 let mut out = Vec::new();
                 loop {
                     let result = match body.next().await {
-                        Some(Ok(chunk)) => decoder.feed(&chunk, &mut out),
+                        Some(Ok(chunk)) if read + chunk.len() > max => Err(too_large.clone()),
+                        Some(Ok(chunk)) => {
+                            read += chunk.len();
+                            decoder.feed(&chunk, &mut out)
+                        }
                         Some(Err(e)) => Err(stream_broken(&provider, e)),
                         None => {
                             let ended = decoder.end(&mut out);
@@ -182,7 +262,7 @@ impl<C: Codec + 'static> LlmClient for HttpLlmClient<C> {
                     };
                     match result {
                         Err(error) => return Some((finish_batch(out, Err(error)), None)),
-                        Ok(()) if !out.is_empty() => return Some((out, Some((body, decoder)))),
+                        Ok(()) if !out.is_empty() => return Some((out, Some((body, decoder, read)))),
                         Ok(()) => {}
                     }
                 }
@@ -190,6 +270,11 @@ impl<C: Codec + 'static> LlmClient for HttpLlmClient<C> {
         });
         Ok(Box::pin(events.flat_map(stream::iter)))
     }
+}
+
+/// Whether a JSON body is an error object (`{"error": {...}}`) rather than a response.
+fn carries_error(value: &serde_json::Value) -> bool {
+    value.get("error").is_some_and(|e| !e.is_null())
 }
 
 /// A body that broke after the stream began: a stream error, never retried by the caller.
