@@ -137,46 +137,12 @@ impl<C: Codec> HttpLlmClient<C> {
         self
     }
 
-    fn too_large(&self) -> LlmError {
-        let max = self.max_response_bytes;
-        let size = if max % (1 << 20) == 0 { format!("{} MiB", max >> 20) } else { format!("{} KiB", max.div_ceil(1024)) };
-        let mut error = LlmError::new(
-            ErrorKind::Server,
-            format!("the response passed {size} without ending and was cut there; a server that never stops answering is broken"),
-        )
-        .with_provider(self.codec.provider());
-        error.retryable = false;
-        error
-    }
-
-    /// `error` for a 200 body that is no response, unless the body says more: an HTML page (a
-    /// proxy's) or a JSON error object, whose own words then make the error.
-    fn not_a_response(&self, error: LlmError, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        let says_more = match serde_json::from_slice::<serde_json::Value>(body) {
-            Ok(value) => carries_error(&value),
-            Err(_) => !body.iter().all(u8::is_ascii_whitespace),
-        };
-        if !says_more {
-            return error;
-        }
-        let server = self.codec.parse_error(200, headers, body);
-        let message = format!("the server answered 200 without a response: {}", server.message);
-        LlmError { message, ..server }
-    }
-
     pub fn codec(&self) -> &C {
         &self.codec
     }
 
-    async fn send(&self, request: &Request, stream: bool) -> Result<HttpResponse, LlmError> {
-        let http_request = self.codec.build_request(request, stream)?;
-        let response = self.http.send(http_request).await.map_err(|e| transport_error(self.codec.provider(), e))?;
-        if (200..300).contains(&response.status) {
-            return Ok(response);
-        }
-        let (status, headers) = (response.status, response.headers.clone());
-        let body = response.bytes().await.unwrap_or_default();
-        Err(self.codec.parse_error(status, &headers, &body))
+    fn wire(&self) -> Wire<'_> {
+        Wire { codec: &self.codec, http: &*self.http, max_response_bytes: self.max_response_bytes }
     }
 }
 
@@ -194,6 +160,35 @@ pub fn transport_error(provider: &str, error: HttpError) -> LlmError {
 impl<C: Codec + 'static> LlmClient for HttpLlmClient<C> {
     fn provider(&self) -> &str {
         self.codec.provider()
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
+        self.wire().complete(request).await
+    }
+
+    async fn stream(&self, request: &Request) -> Result<EventStream, LlmError> {
+        self.wire().stream(request).await
+    }
+}
+
+/// An [`HttpLlmClient`] without its codec's type: the calls are compiled once for every codec
+/// rather than once per codec (the browser bundle is a budget).
+struct Wire<'a> {
+    codec: &'a dyn Codec,
+    http: &'a dyn HttpClient,
+    max_response_bytes: usize,
+}
+
+impl Wire<'_> {
+    async fn send(&self, request: &Request, stream: bool) -> Result<HttpResponse, LlmError> {
+        let http_request = self.codec.build_request(request, stream)?;
+        let response = self.http.send(http_request).await.map_err(|e| transport_error(self.codec.provider(), e))?;
+        if (200..300).contains(&response.status) {
+            return Ok(response);
+        }
+        let (status, headers) = (response.status, response.headers.clone());
+        let body = response.bytes().await.unwrap_or_default();
+        Err(self.codec.parse_error(status, &headers, &body))
     }
 
     async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
@@ -269,6 +264,33 @@ impl<C: Codec + 'static> LlmClient for HttpLlmClient<C> {
             }
         });
         Ok(Box::pin(events.flat_map(stream::iter)))
+    }
+
+    fn too_large(&self) -> LlmError {
+        let max = self.max_response_bytes;
+        let size = if max % (1 << 20) == 0 { format!("{} MiB", max >> 20) } else { format!("{} KiB", max.div_ceil(1024)) };
+        let mut error = LlmError::new(
+            ErrorKind::Server,
+            format!("the response passed {size} without ending and was cut there; a server that never stops answering is broken"),
+        )
+        .with_provider(self.codec.provider());
+        error.retryable = false;
+        error
+    }
+
+    /// `error` for a 200 body that is no response, unless the body says more: an HTML page (a
+    /// proxy's) or a JSON error object, whose own words then make the error.
+    fn not_a_response(&self, error: LlmError, headers: &[(String, String)], body: &[u8]) -> LlmError {
+        let says_more = match serde_json::from_slice::<serde_json::Value>(body) {
+            Ok(value) => carries_error(&value),
+            Err(_) => !body.iter().all(u8::is_ascii_whitespace),
+        };
+        if !says_more {
+            return error;
+        }
+        let server = self.codec.parse_error(200, headers, body);
+        let message = format!("the server answered 200 without a response: {}", server.message);
+        LlmError { message, ..server }
     }
 }
 
