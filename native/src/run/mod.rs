@@ -10,6 +10,8 @@ mod human;
 pub mod interactive;
 pub mod projection;
 
+use std::collections::BTreeMap;
+use std::cell::Cell;
 use std::fs::File;
 use std::future::Future;
 use std::io::{BufWriter, Write};
@@ -111,18 +113,17 @@ pub fn run(args: RunArgs) -> u8 {
     let mut signals =
         crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
+    let abandoned = Cell::new(false);
     let result = runtime.block_on(drive(
         &session,
-        session.submit(args.task.clone()),
+        until_abandoned(session.submit(args.task.clone()), &abandoned),
         &runtime,
         signal_wakes(signals.as_mut()),
         |wake: Wake<()>| match wake {
             Wake::Signal => {
                 presses += 1;
-                if presses > 1 {
-                    // The run did not stop on the first Ctrl-C: leave now.
-                    std::process::exit(i32::from(ExitReason::Interrupted.code()));
-                }
+                // The run did not stop on the first signal: leave now, still saying how it ended.
+                abandoned.set(presses > 1);
                 session.abort();
             }
             wake => report.wake_on(wake, &session),
@@ -131,7 +132,29 @@ pub fn run(args: RunArgs) -> u8 {
 
     let end = report.tally.end(&result, &agent, &session, now().saturating_sub(started));
     report.checkpoint(&session, true, &format_rfc3339(now()));
-    report.finish(&format_rfc3339(now()), end)
+    let code = report.finish(&format_rfc3339(now()), end);
+    // Commands whose calls were cancelled are ending under their supervisors: the process waits
+    // for them rather than leave them running on.
+    crate::signals::end_commands(COMMANDS_END_WITHIN);
+    code
+}
+
+/// How long a run that was stopped waits for its cancelled commands to be gone before it kills
+/// what is left: their own SIGTERM grace, and a little.
+pub(crate) const COMMANDS_END_WITHIN: std::time::Duration = std::time::Duration::from_millis(2_500);
+
+/// `work`, or an interrupted end as soon as `abandoned` is set: what a second signal gives, when
+/// the first did not stop the input. Dropping `work` cancels its model call and its commands.
+fn until_abandoned<'a>(
+    work: impl Future<Output = Result<StopReason, SessionError>> + 'a,
+    abandoned: &'a Cell<bool>,
+) -> impl Future<Output = Result<StopReason, SessionError>> + 'a {
+    let mut work = Box::pin(work);
+    // `drive` polls the work again after every wake, so the flag is seen at the next poll.
+    futures::future::poll_fn(move |cx| match abandoned.get() {
+        true => std::task::Poll::Ready(Ok(StopReason::Interrupted)),
+        false => work.as_mut().poll(cx),
+    })
 }
 
 /// The agent `flags` ask for; for a `resumed` session, the one it had where they say nothing.
@@ -183,7 +206,7 @@ pub enum Wake<T> {
     Event(SessionEvent),
     /// Time to redraw the spinner.
     Tick,
-    /// Ctrl-C or SIGTERM.
+    /// SIGINT (Ctrl-C), SIGTERM or SIGHUP.
     Signal,
     /// A line typed, or a request made, while the run goes on.
     Outside(T),
@@ -231,28 +254,42 @@ fn signal_wakes<'a, T: 'a>(signals: Option<&'a mut UnboundedReceiver<i32>>) -> L
 
 /// What a run counts as its events pass.
 #[derive(Default)]
+/// Turns, tool calls, compactions and tokens count the subagents' with the session's own; the
+/// final output is the session's own.
 pub struct Tally {
     turns: usize,
     tool_calls: usize,
     /// Compactions that summarised older turns (manual, by threshold, or on overflow).
     compactions: usize,
     final_output: String,
-    /// The session's running total, as the last response reported it.
-    usage: Usage,
+    /// The session the events are of (the first one seen); the others are its subagents.
+    root: Option<String>,
+    /// Each session's running total, as its last response reported it.
+    usage: BTreeMap<String, Usage>,
 }
 
 impl Tally {
     pub(crate) fn observe(&mut self, event: &SessionEvent) {
+        let root = self.root.get_or_insert_with(|| event.session_id.clone());
+        let own = *root == event.session_id;
         match &event.data {
             EventData::TurnStart { .. } => self.turns += 1,
             EventData::ToolCallStart { .. } => self.tool_calls += 1,
             EventData::CompactionEnd { summarized_turns, error: None, .. } if *summarized_turns > 0 => self.compactions += 1,
             EventData::AssistantTextEnd { text, total_usage, .. } => {
-                self.final_output.clone_from(text);
-                self.usage.clone_from(total_usage);
+                if own {
+                    self.final_output.clone_from(text);
+                }
+                self.usage.insert(event.session_id.clone(), total_usage.clone());
             }
             _ => {}
         }
+    }
+
+    /// `own`, the session's total, with its subagents' added.
+    fn with_subagents(&self, own: Usage) -> Usage {
+        let subagents = self.usage.iter().filter(|(id, _)| Some(*id) != self.root.as_ref());
+        subagents.fold(own, |total, (_, usage)| total + usage.clone())
     }
 
     /// How the input ended, once `result` is in.
@@ -267,16 +304,17 @@ impl Tally {
         self.run_end(
             ExitReason::of(result),
             result.as_ref().err().map(|error| agent.explain(error)),
-            session.total_usage(),
+            self.with_subagents(session.total_usage()),
             duration_ms,
             last.as_ref().map(|r| r.outcome.clone()),
             last.and_then(|r| r.result_data),
         )
     }
 
-    /// The tokens used so far, as the last response reported them: for a run whose end was not reported.
+    /// The tokens used so far, as the last responses reported them: for a run whose end was not reported.
     pub fn usage(&self) -> Usage {
-        self.usage.clone()
+        let own = self.root.as_ref().and_then(|root| self.usage.get(root)).cloned().unwrap_or_default();
+        self.with_subagents(own)
     }
 
     /// The run's end record: how it ended, with what the events added up to.

@@ -101,6 +101,8 @@ struct State {
 /// Turns internal events into v1 lines for one run.
 pub struct Projector {
     run_id: String,
+    /// The run's own session; its subagents' events are not projected.
+    root: Option<String>,
     sequence: u64,
     finished: bool,
     state: State,
@@ -121,11 +123,17 @@ struct Envelope<'a> {
 impl Projector {
     /// `stream`: also project text deltas (`--stream`).
     pub fn new(run_id: impl Into<String>, info: RunInfo, stream: bool) -> Self {
-        Self { run_id: run_id.into(), sequence: 0, finished: false, state: State { info, stream, ..State::default() } }
+        let state = State { info, stream, ..State::default() };
+        Self { run_id: run_id.into(), root: None, sequence: 0, finished: false, state }
     }
 
-    /// The lines `event` projects to (often none).
+    /// The lines `event` projects to (often none). Only the run's own session is projected (the
+    /// session of the first event): a subagent's events are in `--events` and the store, and its
+    /// work shows here through the `spawn_agent` and `wait` calls that run it.
     pub fn project(&mut self, event: &SessionEvent) -> Vec<String> {
+        if *self.root.get_or_insert_with(|| event.session_id.clone()) != event.session_id {
+            return Vec::new();
+        }
         let Some(row) = TABLE.iter().find(|row| row.internal == event.kind()) else { return Vec::new() };
         let mut records = Vec::new();
         (row.project)(&mut self.state, &event.data, &mut records);

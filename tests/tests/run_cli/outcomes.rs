@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use openagent_tests::{MockServer, Reply, Step};
+use openagent_tests::{MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
 use super::{call, rate_limited_then_read_notes, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
@@ -344,4 +344,33 @@ fn an_answer_cut_off_at_the_output_limit_exits_3_with_max_output_tokens() {
     );
     assert_eq!(done["error"], "The answer was cut off at the output token limit.");
     assert_eq!(done["outcome"]["status"], "failure");
+}
+
+/// A subagent's events are not the run's: one `run_started`, steps that never go back, only
+/// the parent's tool records; its turns, tool calls and tokens count in `run_finished`.
+#[test]
+fn a_subagent_shows_through_its_parents_calls_and_counts_in_the_totals() {
+    let sandbox = Sandbox::new();
+    let delegate = Step::reply(Reply {
+        tool_calls: vec![
+            ToolCall { name: "spawn_agent".into(), arguments: json!({"task": "say hi"}), id: Some("toolu_spawn".into()) },
+            ToolCall { name: "wait".into(), arguments: json!({"agent_id": "agent_1"}), id: Some("toolu_wait".into()) },
+        ],
+        ..Reply::default()
+    });
+    let server = serve([delegate, Step::reply(Reply::text("hi from the child")), Step::reply(Reply::text("The child said hi."))]);
+    let run = sandbox.run_json(&server, "delegate a greeting", &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let types = run.types();
+    assert_eq!(types.iter().filter(|t| *t == "run_started").count(), 1, "{types:?}");
+    let steps: Vec<u64> = run.records().iter().map(|r| r["step"].as_u64().unwrap()).collect();
+    assert!(steps.windows(2).all(|w| w[0] <= w[1]), "steps go back: {steps:?}");
+    let tools: Vec<Value> = run.data_of("tool_call_detected").iter().map(|d| d["tool"].clone()).collect();
+    assert_eq!(tools, [json!("spawn_agent"), json!("wait")]);
+    let done = run.run_finished();
+    assert_eq!(
+        (&done["final_output"], &done["turns"], &done["tool_calls"]),
+        (&json!("The child said hi."), &json!(3), &json!(2))
+    );
+    assert_eq!(done["usage"]["total_tokens"], 45, "three responses of 15 tokens, the child's included: {done}");
 }
