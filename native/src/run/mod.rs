@@ -10,8 +10,8 @@ mod human;
 pub mod interactive;
 pub mod projection;
 
-use std::collections::BTreeMap;
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::future::Future;
 use std::io::{BufWriter, Write};
@@ -343,6 +343,12 @@ impl Tally {
     }
 }
 
+/// Said once when the store starts refusing writes (another process holding the database):
+/// nothing is lost, the writes wait in order.
+fn store_refused(error: &crate::store::StoreError) {
+    eprintln!("warning: the session store refused a write ({error}); its writes wait and go in once it takes them");
+}
+
 /// Opens the session store in `data_dir` and records `session` as started, or as taken up again
 /// when it is `resumed`; a store that cannot be written is a warning, never the end of the run.
 fn record(data_dir: &Path, session: SessionInfo, resumed: bool) -> Option<Recorder> {
@@ -426,8 +432,11 @@ impl Report {
     /// the end of an input (kept), else the rolling one of the input in progress.
     pub(crate) fn checkpoint(&mut self, session: &Session, input_end: bool, at: &str) {
         let Some(store) = &mut self.store else { return };
+        let before = store.backlog();
         if let Err(e) = store.snapshot(&session.snapshot().to_json(), input_end, at) {
-            eprintln!("warning: the session store did not keep the session's snapshot (it resumes from an earlier one): {e}");
+            if before == 0 {
+                store_refused(&e);
+            }
         }
     }
 
@@ -446,9 +455,12 @@ impl Report {
             let line = serde_json::to_string(event).expect("events serialise");
             // The store first: an event that shows in the events file is already committed there.
             if let Some(store) = &mut self.store {
+                let before = store.backlog();
                 if let Err(e) = store.event(event, &line) {
-                    eprintln!("warning: the session store stopped keeping this session's events: {e}");
-                    self.store = None;
+                    // Nothing is lost: the writes wait, in order, for the database to take them.
+                    if before == 0 {
+                        store_refused(&e);
+                    }
                 }
             }
             if let Some(file) = &mut self.events_file {

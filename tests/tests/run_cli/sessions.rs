@@ -203,3 +203,33 @@ fn a_store_that_cannot_be_written_is_a_warning_not_a_failure() {
     assert!(run.stderr.starts_with("warning: the session store does not keep this session: cannot open"), "{}", run.stderr);
     assert!(sandbox.data_dir().join("runs/r_unstored/result.json").is_file());
 }
+
+/// Another process holding the database for 8 s (longer than a write waits for it) delays the
+/// run's writes; none is lost, and the finished run reads as finished, not interrupted.
+#[test]
+fn a_database_locked_for_a_while_loses_no_event_and_the_run_reads_as_finished() {
+    let sandbox = sandbox_with_notes();
+    let server = serve([
+        call("toolu_read_notes", "read_file", json!({"file_path": NOTES})),
+        Step::slow_first_byte(1_500, Reply::text(ANSWER)),
+    ]);
+    let events = sandbox.path("events.jsonl");
+    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--events", events.to_str().expect("UTF-8")]);
+    command.env("OPENAGENT_RUN_ID", "r_locked");
+    let run = Running::start(command);
+    let db_file = sandbox.data_dir().join("openagent.db");
+    eventually("the run has its first event", || std::fs::read_to_string(&events).is_ok_and(|t| t.lines().count() >= 2));
+    let db = rusqlite::Connection::open(&db_file).expect("the store");
+    db.execute_batch("BEGIN IMMEDIATE").expect("the lock");
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    db.execute_batch("COMMIT").expect("the lock released");
+    let finished = run.finish();
+    assert_eq!(finished.code, Some(0), "{finished:?}");
+    assert!(finished.stderr.contains("its writes wait"), "the delay is said: {}", finished.stderr);
+
+    let written = lines(&std::fs::read_to_string(&events).expect("the events file"));
+    let stored = lines(&sandbox.sessions(&["events", "r_locked", "--json"]).stdout);
+    assert_eq!(stored, written, "every event is in the store");
+    let show = sandbox.sessions(&["show", "r_locked"]).stdout;
+    assert!(show.contains("finished") && !show.contains("interrupted"), "{show}");
+}
