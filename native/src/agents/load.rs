@@ -113,7 +113,9 @@ fn yaml_problem(error: &yaml_serde::Error) -> Problem {
         _ => ("", text),
     };
     let field = |key: &str| if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") };
-    let message = message.replace("expected usize", "expected a whole number").replace("expected u64", "expected a whole number");
+    let message = without_values(message)
+        .replace("expected usize", "expected a whole number")
+        .replace("expected u64", "expected a whole number");
     match key_of(&message) {
         Some(("missing field", key)) => Problem::new(field(key), line, "is missing: add it"),
         Some(("duplicate field", key)) => Problem::new(field(key), line, "is given twice: keep one"),
@@ -126,6 +128,30 @@ fn yaml_problem(error: &yaml_serde::Error) -> Problem {
         _ if path.is_empty() && !message.starts_with("invalid") => Problem::new(path, line, format!("not valid YAML: {message}")),
         _ => Problem::new(path, line, message),
     }
+}
+
+/// `message` without the values serde quotes (`invalid type: string "…"`): the file may not be
+/// an agent config at all but a link to one that holds secrets (a `.env`), and an error must
+/// not print them.
+fn without_values(message: &str) -> String {
+    const QUOTED: &str = "string \"";
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find(QUOTED) {
+        out.push_str(&rest[..at]);
+        out.push_str("a string");
+        let value = &rest[at + QUOTED.len()..];
+        // The value ends at the first quote that no backslash escapes.
+        let mut escaped = false;
+        let end = value.char_indices().find(|&(_, c)| {
+            let closes = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            closes
+        });
+        rest = end.map_or("", |(i, _)| &value[i + 1..]);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `("missing field", "model")` from "missing field `model`", and the like.

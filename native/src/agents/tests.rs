@@ -103,7 +103,7 @@ fn missing_fields_are_named() {
 fn wrong_types_say_what_was_expected_and_where() {
     let p = problem(&with("limits:\n  max_turns: ten\n"));
     assert_eq!(at(&p), ("limits.max_turns", Some(7)));
-    assert_eq!(p.message, "invalid type: string \"ten\", expected a whole number");
+    assert_eq!(p.message, "invalid type: a string, expected a whole number");
     let p = problem(&with("limits:\n  max_result_attempts: -1\n"));
     assert_eq!(at(&p), ("limits.max_result_attempts", Some(7)));
     let p = problem(&with("tools: read_file\n"));
@@ -223,11 +223,11 @@ fn load_finds_the_agent_by_id_and_names_the_file_in_errors() {
     assert_eq!(error.file, file);
     assert_eq!(
         error.to_string(),
-        format!("{}:6: limits.max_turns: invalid type: string \"x\", expected a whole number", file.display())
+        format!("{}:6: limits.max_turns: invalid type: a string, expected a whole number", file.display())
     );
     assert_eq!(
         error.lines(Some(dir.path())),
-        [".openagent/agents/b/agent.yml:6: limits.max_turns: invalid type: string \"x\", expected a whole number"]
+        [".openagent/agents/b/agent.yml:6: limits.max_turns: invalid type: a string, expected a whole number"]
     );
 
     let missing = load(dir.path(), "nope").expect_err("no such agent").to_string();
@@ -298,4 +298,19 @@ fn provider_and_model_may_be_left_to_the_flags_and_the_environment() {
         (p.field.as_str(), p.message.as_str()),
         ("model", "is empty: give it a value, or leave it out for the provider's default")
     );
+}
+
+#[test]
+fn an_error_does_not_print_what_the_file_holds() {
+    let dir = Dir::new("secrets");
+    std::fs::write(dir.path().join(".env"), "OPENAI_API_KEY=sk-secret-7f3a9\n").unwrap();
+    let agent_dir = dir.path().join(".openagent/agents/leak");
+    std::fs::create_dir_all(&agent_dir).unwrap();
+    std::os::unix::fs::symlink(dir.path().join(".env"), agent_dir.join("agent.yml")).unwrap();
+    let error = load(dir.path(), "leak").expect_err("not an agent config");
+    let shown = error.lines(None).join("\n");
+    assert!(!shown.contains("sk-secret-7f3a9") && !shown.contains("OPENAI_API_KEY"), "{shown}");
+    assert!(shown.contains("invalid type: a string"), "{shown}");
+    let quoted = problem(&MINIMAL.replace("name: A", "name: A\nlimits: {max_turns: \"x \\\" y\"}"));
+    assert_eq!(quoted.message, "invalid type: a string, expected a whole number");
 }
