@@ -177,6 +177,21 @@ pub fn resolve_provider(
     Ok((settings, model))
 }
 
+/// `url` with the password of its user part, if it has one, left out (`https://user:***@host/`):
+/// what is shown, kept in artifacts or in the store.
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((user_info, host)) if user_info.contains(':') => {
+            let user = user_info.split_once(':').map_or(user_info, |(user, _)| user);
+            format!("{scheme}://{user}:***@{host}{path}")
+        }
+        _ => url.to_owned(),
+    }
+}
+
 /// `error` as the user should read it, for a run of `model` on the provider of `settings`: what
 /// went wrong and what to do. Shared with the sandboxed run, which has no `Agent`.
 pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -> String {
@@ -188,10 +203,11 @@ pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -
         }
         ErrorKind::NotFound => format!(
             "the {} provider at {} does not know the model `{model}`, or that URL is not its API root; pass --model (and --base-url)",
-            settings.kind, settings.base_url
+            settings.kind,
+            without_password(&settings.base_url)
         ),
         ErrorKind::Network | ErrorKind::RequestTimeout => {
-            format!("could not reach {}; check the network or --base-url", settings.base_url)
+            format!("could not reach {}; check the network or --base-url", without_password(&settings.base_url))
         }
         _ => return llm.to_string(),
     };

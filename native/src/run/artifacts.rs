@@ -13,6 +13,7 @@ use openagent_core::SessionConfig;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::agent::without_password;
 use super::projection::RunEnd;
 use super::Agent;
 use crate::store::SessionInfo;
@@ -73,7 +74,7 @@ impl RunConfig {
             task: task.to_owned(),
             provider: settings.kind.name().into(),
             model: model.to_owned(),
-            base_url: settings.base_url.clone(),
+            base_url: without_password(&settings.base_url),
             working_directory: working_directory.display().to_string(),
             max_turns: config.max_turns,
             max_tool_rounds: config.max_tool_rounds_per_input,

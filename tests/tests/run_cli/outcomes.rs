@@ -374,3 +374,32 @@ fn a_subagent_shows_through_its_parents_calls_and_counts_in_the_totals() {
     );
     assert_eq!(done["usage"]["total_tokens"], 45, "three responses of 15 tokens, the child's included: {done}");
 }
+
+/// A password in `--base-url` is never written down: not in the artifacts, the store, or the
+/// error the run ends with.
+#[test]
+fn a_password_in_the_base_url_is_kept_out_of_everything_recorded() {
+    let sandbox = Sandbox::new();
+    let args = [
+        "run",
+        "say hi",
+        "--provider",
+        "openai-compatible",
+        "--model",
+        "m",
+        "--base-url",
+        "http://user:hunter2-secret@127.0.0.1:9/v1",
+        "--output",
+        "json",
+    ];
+    let mut command = sandbox.openagent(None, &args);
+    command.env("OPENAGENT_RUN_ID", "r_pass");
+    let run = Running::start(command).finish();
+    assert_ne!(run.code, Some(0), "nothing listens there: {run:?}");
+    let config = std::fs::read_to_string(sandbox.data_dir().join("runs/r_pass/config.json")).expect("the run's config");
+    let stored = sandbox.sessions(&["show", "r_pass", "--json"]).stdout;
+    for (what, text) in [("stdout", &run.stdout), ("stderr", &run.stderr), ("config.json", &config), ("the store", &stored)] {
+        assert!(!text.contains("hunter2"), "{what}: {text}");
+    }
+    assert!(config.contains("http://user:***@127.0.0.1:9/v1"), "{config}");
+}
