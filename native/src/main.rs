@@ -38,7 +38,8 @@ enum Command {
     /// The agent configs of a directory (.openagent/agents/<id>/agent.yml).
     #[command(subcommand)]
     Agents(AgentsCommand),
-    /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory: all of it or nothing.
+    /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory, which no path may
+    /// leave: all of it or nothing.
     ApplyPatch {
         /// The patch; read from stdin when absent or `-`.
         patch: Option<String>,
@@ -392,9 +393,7 @@ fn serve(flags: ServeFlags) -> ExitCode {
                 println!("token: {token}");
             }
             println!("Send \"Authorization: Bearer <token>\" with every request; GET /openapi.json describes the API.");
-            loop {
-                std::thread::park();
-            }
+            ExitCode::from(server.serve_until_signalled())
         }
         Err(message) => {
             eprintln!("openagent serve: {message}");

@@ -1,10 +1,16 @@
-//! Ctrl-C and SIGTERM as a stream the single-threaded run can await. The handler only writes
-//! the signal's number to a pipe (all a handler may safely do); a thread reads the pipe and
-//! forwards each signal into a channel, which wakes whatever awaits it on the local executor.
+//! SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal closed) as a stream the single-threaded run
+//! can await: all three stop a run alike. The handler only writes the signal's number to a pipe
+//! (all a handler may safely do); a thread reads the pipe and forwards each signal into a
+//! channel, which wakes whatever awaits it on the local executor.
+//!
+//! Also the registry of running commands, so that a host leaving on a signal ends them first
+//! ([`end_commands`]) rather than leaving them to run on without it.
 
+use std::collections::BTreeMap;
 use std::io;
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
 
@@ -22,7 +28,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
     }
 }
 
-/// From now on, SIGINT and SIGTERM arrive on the returned channel instead of ending the process.
+/// From now on, SIGINT, SIGTERM and SIGHUP arrive on the returned channel instead of ending the process.
 /// A later call takes the signals over for its own receiver.
 pub fn interrupts() -> io::Result<UnboundedReceiver<i32>> {
     let (tx, rx) = unbounded();
@@ -43,7 +49,7 @@ fn install() -> io::Result<()> {
     let [read, write] = fds;
     PIPE.store(write, Ordering::Relaxed);
     std::thread::Builder::new().name("openagent-signals".into()).spawn(move || forward(read))?;
-    for signal in [libc::SIGINT, libc::SIGTERM] {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: a zeroed sigaction with a handler that only calls write(2) is valid.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
@@ -67,4 +73,47 @@ fn forward(read: libc::c_int) {
             let _ = tx.unbounded_send(i32::from(byte));
         }
     }
+}
+
+/// Signals one running command and everything it started, from any thread.
+pub(crate) type Killer = Box<dyn Fn(libc::c_int) + Send>;
+
+/// The commands running now, each with its killer; a command's supervisor removes it when done.
+static COMMANDS: Mutex<BTreeMap<u64, Killer>> = Mutex::new(BTreeMap::new());
+
+/// A running command's place in the registry; dropped when its supervisor is done with it.
+pub(crate) struct Supervised(u64);
+
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        commands().remove(&self.0);
+    }
+}
+
+/// Registers a running command until the returned value is dropped.
+pub(crate) fn supervise(kill: Killer) -> Supervised {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    commands().insert(id, kill);
+    Supervised(id)
+}
+
+fn commands() -> std::sync::MutexGuard<'static, BTreeMap<u64, Killer>> {
+    // Only inserted into and removed from: a panic cannot leave the map half-changed.
+    COMMANDS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Ends every command still running, before the process leaves: SIGTERM to each (a command whose
+/// caller is gone already has it, from its supervisor), up to `grace` for their supervisors to
+/// see them gone, then SIGKILL to what is left. Returns at once when none runs.
+pub fn end_commands(grace: Duration) {
+    if commands().is_empty() {
+        return;
+    }
+    commands().values().for_each(|kill| kill(libc::SIGTERM));
+    let until = Instant::now() + grace;
+    while !commands().is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    commands().values().for_each(|kill| kill(libc::SIGKILL));
 }

@@ -1,7 +1,8 @@
 //! The `openagent apply-patch` binary, run in temporary directories.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -27,17 +28,22 @@ impl TempDir {
 
     /// Runs `openagent` here with `args`, giving it `stdin`.
     fn run(&self, args: &[&str], stdin: &str) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_openagent"))
-            .args(args)
-            .current_dir(&self.0)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
+        run_in(&self.0, args, stdin)
     }
+}
+
+/// Runs `openagent` in `dir` with `args`, giving it `stdin`.
+fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_openagent"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
 }
 
 impl Drop for TempDir {
@@ -111,4 +117,88 @@ fn usage_errors_exit_2() {
     let garbage = dir.run(&["apply-patch", "not a patch"], "");
     assert_eq!(garbage.status.code(), Some(1));
     assert!(!garbage.stderr.is_empty());
+}
+
+/// A working directory `work/` holding `keep.txt`, beside an `outside/` holding `victim.txt`,
+/// with `work/link` pointing at `outside/`.
+fn hostile_setup() -> TempDir {
+    let dir = TempDir::new();
+    std::fs::create_dir_all(dir.0.join("work")).unwrap();
+    std::fs::create_dir_all(dir.0.join("outside")).unwrap();
+    dir.write("work/keep.txt", "one\ntwo\n");
+    dir.write("outside/victim.txt", "precious\n");
+    symlink(dir.0.join("outside"), dir.0.join("work/link")).unwrap();
+    dir
+}
+
+#[test]
+fn paths_outside_the_working_directory_are_refused_and_nothing_is_written() {
+    let dir = hostile_setup();
+    let work = dir.0.join("work");
+    let absolute = dir.0.join("outside/abs.txt").display().to_string();
+    // Each patch first changes keep.txt and adds a file inside, so a refusal must undo them.
+    let inside = "*** Update File: keep.txt\n@@\n-two\n+TWO\n*** Add File: added.txt\n+new\n";
+    let hostile = [
+        ("*** Delete File: ../outside/victim.txt".to_owned(), "outside/victim.txt"),
+        ("*** Add File: ../outside/new.txt\n+x".to_owned(), "outside/new.txt"),
+        (format!("*** Add File: {absolute}\n+x"), "outside/abs.txt"),
+        ("*** Update File: added.txt\n*** Move to: ../moved.txt\n@@\n-new\n+moved".to_owned(), "moved.txt"),
+        ("*** Add File: link/planted.txt\n+x".to_owned(), "work/link/planted.txt"),
+        ("*** Update File: link/victim.txt\n@@\n-precious\n+overwritten".to_owned(), "work/link/victim.txt"),
+        ("*** Delete File: link/victim.txt".to_owned(), "work/link/victim.txt"),
+    ];
+    for (section, shown) in hostile {
+        let patch = format!("*** Begin Patch\n{inside}{section}\n*** End Patch");
+        let output = run_in(&work, &["apply-patch", &patch], "");
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{section}: {stderr}");
+        assert!(stderr.contains(shown), "{section}: {stderr}");
+        assert!(stderr.contains(&format!("outside the working directory {}", work.display())), "{section}: {stderr}");
+        assert!(stderr.contains("no file was changed"), "{section}: {stderr}");
+        assert_eq!(dir.read("work/keep.txt").as_deref(), Some("one\ntwo\n"), "{section}");
+        assert_eq!(dir.read("work/added.txt"), None, "{section}");
+        assert_eq!(dir.read("outside/victim.txt").as_deref(), Some("precious\n"), "{section}");
+        let outside: Vec<_> = std::fs::read_dir(dir.0.join("outside")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(outside, ["victim.txt"], "{section}");
+        assert!(!dir.0.join("moved.txt").exists(), "{section}");
+    }
+}
+
+#[test]
+fn a_failure_on_a_later_file_undoes_the_earlier_ones() {
+    // The last section writes a file where an earlier one made a directory: only the write
+    // itself can find that out, after keep.txt was changed and old.txt deleted.
+    let dir = TempDir::new();
+    dir.write("keep.txt", "one\ntwo\nthree\n");
+    dir.write("old.txt", "bye\n");
+    let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n-two\n+TWO\n*** Delete File: old.txt\n\
+                 *** Add File: d/inner.txt\n+x\n*** Add File: d\n+y\n*** End Patch";
+    let output = dir.run(&["apply-patch", patch], "");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("could not write d:") && stderr.contains("were undone, so no file was changed"), "{stderr}");
+    assert_eq!(dir.read("keep.txt").as_deref(), Some("one\ntwo\nthree\n"));
+    assert_eq!(dir.read("old.txt").as_deref(), Some("bye\n"));
+    assert_eq!(dir.read("d/inner.txt"), None);
+}
+
+#[test]
+fn a_file_too_big_to_read_whole_can_still_be_deleted() {
+    let dir = TempDir::new();
+    dir.write("huge.log", "x\n");
+    // Sparse, past the 16 MiB a read returns, so the patch cannot read it whole.
+    std::fs::File::options().write(true).open(dir.0.join("huge.log")).unwrap().set_len(20 << 20).unwrap();
+    let output = dir.run(&["apply-patch", "*** Begin Patch\n*** Delete File: huge.log\n*** End Patch"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(!dir.0.join("huge.log").exists());
+}
+
+#[test]
+fn add_file_over_an_existing_file_says_it_replaced_it() {
+    let dir = TempDir::new();
+    dir.write("exists.txt", "old\n");
+    let output = dir.run(&["apply-patch", "*** Begin Patch\n*** Add File: exists.txt\n+new\n*** End Patch"], "");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("A exists.txt (replaced the existing file)"), "{}", text(&output.stdout));
+    assert_eq!(dir.read("exists.txt").as_deref(), Some("new\n"));
 }

@@ -1,17 +1,23 @@
-//! `LocalEnvironment` on temporary directories: files, search, commands, variables, timeouts
+//! `LocalEnvironment` on temporary directories: files (and their guards: the workspace boundary,
+//! reads of regular files only, within a byte cap), search, commands, variables, timeouts
 //! and cancellation.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::ffi::CString;
 use std::future::Future;
+use std::os::unix::fs::{symlink, PermissionsExt};
 use std::pin::pin;
 use std::rc::Rc;
+use std::sync::mpsc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult, ExecutionEnvironment, GrepOptions};
+use openagent_core::tools::{ReadFileTool, ToolContext, ToolExecutor};
 use openagent_native::{EnvPolicy, LocalEnvironment};
+use serde_json::json;
 
 mod common;
 
@@ -277,4 +283,148 @@ fn dropping_the_future_kills_the_command() {
     }
     let pid: i32 = pid.borrow().trim().parse().unwrap();
     assert!(wait_until_gone(pid, Duration::from_secs(3)), "sleep {pid} survived the dropped future");
+}
+
+/// A working directory `work/` beside an `outside/` holding `victim.txt`, with `work/link`
+/// pointing at `outside/`.
+fn workspace() -> (TempDir, LocalEnvironment) {
+    let dir = TempDir::new();
+    std::fs::create_dir_all(dir.0.join("work")).unwrap();
+    std::fs::create_dir_all(dir.0.join("outside")).unwrap();
+    std::fs::write(dir.0.join("outside/victim.txt"), "precious\n").unwrap();
+    symlink(dir.0.join("outside"), dir.0.join("work/link")).unwrap();
+    let env = LocalEnvironment::new(dir.0.join("work")).unwrap();
+    (dir, env)
+}
+
+fn refused(result: Result<(), EnvError>, path_shown: &str) -> String {
+    match result {
+        Err(EnvError::InvalidPath { path, reason }) => {
+            assert!(path.ends_with(path_shown), "{path} names {path_shown}");
+            reason
+        }
+        other => panic!("{path_shown}: expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn writes_and_deletes_outside_the_working_directory_are_refused() {
+    let (dir, env) = workspace();
+    let work = dir.0.join("work").display().to_string();
+    let victim = dir.0.join("outside/victim.txt");
+    let absolute = dir.0.join("outside/new.txt").display().to_string();
+
+    let reason = refused(block_on(env.write_file("../outside/new.txt", "x")), "outside/new.txt");
+    assert!(reason.contains(&format!("outside the working directory {work}")), "{reason}");
+    refused(block_on(env.write_file(&absolute, "x")), "outside/new.txt");
+    let reason = refused(block_on(env.write_file("link/new.txt", "x")), "work/link/new.txt");
+    assert!(reason.contains("it resolves to") && reason.contains("outside/new.txt"), "{reason}");
+    refused(block_on(env.write_file("link/victim.txt", "x")), "work/link/victim.txt");
+    refused(block_on(env.remove_file("../outside/victim.txt")), "outside/victim.txt");
+    refused(block_on(env.remove_file("link/victim.txt")), "work/link/victim.txt");
+
+    // A symlinked file that points out is refused too, and so is a dangling one, whose target
+    // would be created.
+    symlink(&victim, dir.0.join("work/victim_link.txt")).unwrap();
+    refused(block_on(env.write_file("victim_link.txt", "x")), "work/victim_link.txt");
+    symlink(dir.0.join("outside/made.txt"), dir.0.join("work/dangling.txt")).unwrap();
+    let reason = refused(block_on(env.write_file("dangling.txt", "x")), "work/dangling.txt");
+    assert!(reason.contains("symlink to a missing target"), "{reason}");
+    assert!(env.scoped("../outside").is_err() && env.scoped("link").is_err());
+
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    let outside: Vec<_> = std::fs::read_dir(dir.0.join("outside")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(outside, ["victim.txt"]);
+
+    // Deleting a link inside deletes the link, not what it points to.
+    block_on(env.remove_file("victim_link.txt")).unwrap();
+    assert!(victim.exists());
+}
+
+#[test]
+fn writes_inside_follow_inner_symlinks_and_keep_permissions() {
+    let (dir, env) = workspace();
+    block_on(env.write_file("sub/../a.txt", "a\n")).unwrap();
+    symlink(dir.0.join("work/a.txt"), dir.0.join("work/alias.txt")).unwrap();
+    block_on(env.write_file("alias.txt", "through the alias\n")).unwrap();
+    assert_eq!(std::fs::read_to_string(dir.0.join("work/a.txt")).unwrap(), "through the alias\n");
+    assert!(std::fs::symlink_metadata(dir.0.join("work/alias.txt")).unwrap().file_type().is_symlink());
+
+    let script = dir.0.join("work/run.sh");
+    std::fs::write(&script, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).unwrap();
+    block_on(env.write_file("run.sh", "#!/bin/sh\necho hi\n")).unwrap();
+    assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o750);
+    // Staged files never stay behind.
+    let names: Vec<_> = std::fs::read_dir(dir.0.join("work")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+}
+
+/// Runs `read` on another thread and waits for it: a read that blocks would otherwise hang the
+/// test instead of failing it.
+fn returns<T: Send + 'static>(read: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || send.send(read()));
+    receive.recv_timeout(Duration::from_secs(60)).expect("the read returned instead of blocking")
+}
+
+#[test]
+fn fifos_and_devices_are_refused_without_being_opened() {
+    let dir = TempDir::new();
+    let fifo = dir.0.join("pipe");
+    let name = CString::new(fifo.display().to_string()).unwrap();
+    // SAFETY: mkfifo reads the NUL-terminated path it is given.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let root = dir.0.clone();
+    let (text, bytes) = returns(move || {
+        let env = LocalEnvironment::new(root).unwrap();
+        (block_on(env.read_file("pipe", None, None)), block_on(env.read_bytes("pipe")))
+    });
+    for result in [text.map(|_| ()), bytes.map(|_| ())] {
+        let reason = refused(result, "pipe");
+        assert!(reason.contains("a FIFO (named pipe)") && reason.contains("only regular files are read"), "{reason}");
+    }
+
+    let root = dir.0.clone();
+    let grep = returns(move || block_on(LocalEnvironment::new(root).unwrap().grep("x", "pipe", &GrepOptions::default())));
+    assert!(refused(grep.map(|_| ()), "pipe").contains("a FIFO (named pipe)"));
+
+    let env = dir.env();
+    let zero = returns(|| block_on(LocalEnvironment::new("/").unwrap().read_file("/dev/zero", Some(1), Some(10))));
+    assert!(refused(zero.map(|_| ()), "/dev/zero").contains("a character device"));
+    assert!(refused(block_on(env.read_bytes("/dev/zero")).map(|_| ()), "/dev/zero").contains("a character device"));
+    // `/proc` files claim size 0 and stream: they are regular files, read within the cap.
+    assert!(block_on(env.read_file("/proc/self/status", None, None)).unwrap().contains("Pid:"));
+}
+
+/// Bytes this thread has read through `read(2)` and kin.
+fn bytes_read_by_this_thread() -> u64 {
+    let io = std::fs::read_to_string("/proc/thread-self/io").unwrap();
+    io.lines().find_map(|line| line.strip_prefix("rchar: ")).unwrap().parse().unwrap()
+}
+
+#[test]
+fn ten_lines_of_a_huge_file_read_only_what_they_need() {
+    let dir = TempDir::new();
+    let path = dir.0.join("huge.log");
+    let lines: String = (1..=1000).map(|n| format!("line {n}\n")).collect();
+    std::fs::write(&path, &lines).unwrap();
+    // Sparse: 500 MB that take no disk.
+    std::fs::File::options().write(true).open(&path).unwrap().set_len(500 * 1024 * 1024).unwrap();
+    let env = dir.env();
+    let ctx = ToolContext { env: &env, default_command_timeout_ms: 0, max_command_timeout_ms: 0, on_output: None };
+
+    let before = bytes_read_by_this_thread();
+    let out = block_on(ReadFileTool.execute(&json!({"file_path": "huge.log", "offset": 990, "limit": 10}), &ctx)).unwrap();
+    let read = bytes_read_by_this_thread() - before;
+    assert!(out.text.starts_with(" 990 | line 990\n") && out.text.contains("999 | line 999\n"), "{}", out.text);
+    assert!(out.text.ends_with("[Showing lines 990-999; the file goes on. Use offset=1000 to read more.]"));
+    assert!(read < 1024 * 1024, "a 10-line read read {read} bytes");
+
+    let before = bytes_read_by_this_thread();
+    let whole = block_on(env.read_file("huge.log", None, None)).unwrap_err().to_string();
+    assert!(whole.contains("huge.log: it has 524288000 bytes, more than the 16 MiB one read may return"), "{whole}");
+    assert!(whole.contains("offset and limit"), "{whole}");
+    assert!(block_on(env.read_bytes("huge.log")).is_err());
+    assert!(bytes_read_by_this_thread() - before < 1024 * 1024);
 }

@@ -19,7 +19,7 @@ pub fn definition() -> ToolDefinition {
         name: "read_file".into(),
         description: "Read a text file and return its lines numbered as `N | text`. Reads up to 2000 lines \
             from the start unless you pass offset and limit; when more lines remain, the output says which \
-            offset to read next. Image files (png, jpg, jpeg, gif, webp) are returned as images. \
+            offset to read next. Only regular files are read (not pipes or devices). Image files (png, jpg, jpeg, gif, webp) are returned as images. \
             Read a file before you edit it."
             .into(),
         parameters: schema(
@@ -53,13 +53,14 @@ impl ToolExecutor for ReadFileTool {
             return Ok(ToolOutput { text, image: Some(image) });
         }
 
-        // The whole file is read so that the output can say how many lines there are in total.
-        let text = ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?;
-        let Some(total) = line_count(&text) else {
+        // Only the lines asked for and one more, which says whether the file goes on: a 10-line
+        // read of a huge file must not read it all. So the total is not known, and not shown.
+        let text = ctx.env.read_file(path, Some(offset), Some(limit.saturating_add(1))).await.map_err(explain_read_error)?;
+        let Some(count) = line_count(&text) else {
             // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.
             return Err(explain_read_error(EnvError::BinaryFile(path.into())));
         };
-        number_lines(path, &text, total, offset, limit).map(ToolOutput::from)
+        number_lines(path, &text, count, offset, limit).map(ToolOutput::from)
     }
 }
 
@@ -74,26 +75,29 @@ pub(crate) fn explain_read_error(error: EnvError) -> ToolError {
     ToolError::new(format!("{error}. {hint}"))
 }
 
-fn number_lines(path: &str, text: &str, total: usize, offset: usize, limit: usize) -> Result<String, ToolError> {
-    if total == 0 {
+/// Numbers the `count` lines of `text`, which start at line `offset`; a line past `limit` means
+/// the file goes on.
+fn number_lines(path: &str, text: &str, count: usize, offset: usize, limit: usize) -> Result<String, ToolError> {
+    if count == 0 && offset == 1 {
         return Ok(format!("{path} is empty."));
     }
-    if offset > total {
+    if count == 0 {
         return Err(ToolError::new(format!(
-            "offset {offset} is past the end of {path}, which has {total} lines. Use an offset from 1 to {total}."
+            "offset {offset} is past the end of {path}, which has fewer than {offset} lines. Use a smaller offset, \
+             or read it from the start."
         )));
     }
-    let last = total.min(offset.saturating_add(limit - 1));
+    let last = offset + count.min(limit) - 1;
     let width = last.to_string().len().max(4);
     // One buffer sized up front: this runs on every read, and a file is often read whole.
     let mut out = String::with_capacity(text.len() + (last + 1 - offset) * (width + 3) + 80);
-    for (n, line) in (offset..=last).zip(text.lines().skip(offset - 1)) {
+    for (n, line) in (offset..=last).zip(text.lines()) {
         push_line_number(&mut out, n, width);
         push_cut_line(&mut out, line);
         out.push('\n');
     }
-    if last < total {
-        let _ = writeln!(out, "[Showing lines {offset}-{last} of {total}. Use offset={} to read more.]", last + 1);
+    if count > limit {
+        let _ = writeln!(out, "[Showing lines {offset}-{last}; the file goes on. Use offset={} to read more.]", last + 1);
     }
     out.pop();
     Ok(out)
@@ -195,9 +199,11 @@ mod tests {
         let env = memory_env();
         write(&env, "f.txt", &numbered(5));
         let out = run_ok(&ReadFileTool, &env, json!({"file_path": "f.txt", "offset": 2, "limit": 2}));
-        assert_eq!(out, "   2 | line 2\n   3 | line 3\n[Showing lines 2-3 of 5. Use offset=4 to read more.]");
+        assert_eq!(out, "   2 | line 2\n   3 | line 3\n[Showing lines 2-3; the file goes on. Use offset=4 to read more.]");
         let rest = run_ok(&ReadFileTool, &env, json!({"file_path": "f.txt", "offset": 4}));
         assert_eq!(rest, "   4 | line 4\n   5 | line 5");
+        let to_the_end = run_ok(&ReadFileTool, &env, json!({"file_path": "f.txt", "offset": 4, "limit": 2}));
+        assert_eq!(to_the_end, "   4 | line 4\n   5 | line 5");
     }
 
     #[test]
@@ -209,7 +215,7 @@ mod tests {
         assert_eq!(lines.len(), 2001);
         assert_eq!(lines[0], "   1 | line 1");
         assert_eq!(lines[1999], "2000 | line 2000");
-        assert_eq!(lines[2000], "[Showing lines 1-2000 of 2500. Use offset=2001 to read more.]");
+        assert_eq!(lines[2000], "[Showing lines 1-2000; the file goes on. Use offset=2001 to read more.]");
     }
 
     #[test]
@@ -233,7 +239,7 @@ mod tests {
         write(&env, "f.txt", &numbered(3));
         assert_eq!(
             run_err(&ReadFileTool, &env, json!({"file_path": "f.txt", "offset": 4})),
-            "offset 4 is past the end of f.txt, which has 3 lines. Use an offset from 1 to 3."
+            "offset 4 is past the end of f.txt, which has fewer than 4 lines. Use a smaller offset, or read it from the start."
         );
     }
 

@@ -1,13 +1,23 @@
-//! Running a command: `/bin/bash -c` in a process group of its own, watched by a worker thread
-//! so the async caller never blocks; output and the exit come back over a channel.
+//! Running a command: `/bin/bash -c` as the leader of a session (and process group) of its own,
+//! supervised by a worker thread so the async caller never blocks; output and the exit come back
+//! over a channel.
+//!
+//! Supervision owns every process the command starts, not only its group: the agent is a child
+//! subreaper (Linux), so a process orphaned by a double fork or `setsid` is reparented to it
+//! instead of to PID 1, and [`descendants`] finds such processes by the session they share with
+//! the shell, by their ancestry, or by a marker variable the command's processes inherit. When
+//! the shell exits, times out or is cancelled, they are all ended (SIGTERM, then SIGKILL after
+//! [`GRACE`]), and output stops being collected soon after whoever still holds the pipes.
+
+mod descendants;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -15,11 +25,18 @@ use futures::channel::mpsc::{unbounded, UnboundedSender};
 use futures::StreamExt;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
+use descendants::Descendants;
+
 /// The exit code of a command killed by its timeout, as coreutils' `timeout` reports it.
 const TIMEOUT_EXIT_CODE: i32 = 124;
 
-/// How long a group has after SIGTERM before SIGKILL (spec 5.4).
-const GRACE: Duration = Duration::from_secs(2);
+/// How long a command's processes have after SIGTERM before SIGKILL (spec 5.4).
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
+
+/// How long output is still collected once every process found is gone. The pipes close at once
+/// then, unless a process supervision could not find (one that cleared its environment and left
+/// the command's session) holds them: its output is not waited for.
+const LATE_OUTPUT: Duration = Duration::from_millis(200);
 
 /// How often, at most, the worker checks for exit, timeout and cancellation. It starts at
 /// [`FIRST_POLL`] and doubles up to this, so a quick command is seen to end within a
@@ -27,14 +44,23 @@ const GRACE: Duration = Duration::from_secs(2);
 const POLL: Duration = Duration::from_millis(10);
 const FIRST_POLL: Duration = Duration::from_micros(250);
 
+/// How often a long command's processes are listed, so that one that leaves the command's
+/// session and then exits on its own is still known, and reaped, by the agent it was
+/// reparented to.
+const SCAN_EVERY: Duration = Duration::from_secs(1);
+
+/// The variable every process of a command inherits, naming the command; how supervision
+/// recognises a process that was orphaned and left the command's session.
+const MARKER: &str = "OPENAGENT_COMMAND_ID";
+
 enum Event {
     Stdout(String),
     Stderr(String),
     Exit { code: i32, timed_out: bool },
 }
 
-/// Kills the group when the exec future is dropped before the command ended: SIGTERM now, and
-/// the worker escalates to SIGKILL after the grace period.
+/// Kills the command when the exec future is dropped before it ended: SIGTERM now, and the
+/// worker escalates to SIGKILL after the grace period.
 struct CancelOnDrop {
     pgid: libc::pid_t,
     cancelled: Arc<AtomicBool>,
@@ -45,34 +71,10 @@ impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if !self.finished.load(Ordering::SeqCst) {
             self.cancelled.store(true, Ordering::SeqCst);
-            signal_group(self.pgid, libc::SIGTERM);
+            // SAFETY: kill has no memory effects; a negative pid addresses the whole process group.
+            unsafe { libc::kill(-self.pgid, libc::SIGTERM) };
         }
     }
-}
-
-fn signal_group(pgid: libc::pid_t, signal: libc::c_int) {
-    // SAFETY: kill has no memory effects; a negative pid addresses the whole process group.
-    unsafe { libc::kill(-pgid, signal) };
-}
-
-/// Whether any process of the group is still running. Zombies do not count: a background
-/// process orphaned by the shell's death is reaped by PID 1 when PID 1 gets to it (a second or
-/// two later in some containers, never in others), and a zombie holds nothing open.
-fn group_alive(pgid: libc::pid_t) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    if unsafe { libc::kill(-pgid, 0) } != 0 {
-        return false;
-    }
-    // Where /proc cannot be read (not Linux), every member counts.
-    let Ok(processes) = std::fs::read_dir("/proc") else { return true };
-    processes.flatten().any(|process| {
-        let stat = std::fs::read_to_string(process.path().join("stat")).unwrap_or_default();
-        // `pid (name) state ppid pgrp ...`: the name may hold spaces and parentheses.
-        let mut fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace();
-        let state = fields.next();
-        let pgrp = fields.nth(1).and_then(|pgrp| pgrp.parse::<libc::pid_t>().ok());
-        pgrp == Some(pgid) && state != Some("Z")
-    })
 }
 
 pub(super) async fn run(
@@ -81,40 +83,73 @@ pub(super) async fn run(
     vars: Vec<(OsString, OsString)>,
     options: &ExecOptions,
 ) -> Result<ExecResult, EnvError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let started = Instant::now();
-    let mut child = Command::new("/bin/bash")
+    let marker = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    descendants::become_subreaper();
+    let mut shell = Command::new("/bin/bash");
+    shell
         .arg("-c")
         .arg(command)
         .current_dir(dir)
         .env_clear()
         .envs(vars)
+        .env(MARKER, &marker)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|err| EnvError::Io(format!("could not start /bin/bash: {err}")))?;
-    // The group was created with the child as its leader, so its id is the child's pid.
-    let pgid = child.id() as libc::pid_t;
+        .stderr(Stdio::piped());
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: between fork and exec the closure calls only async-signal-safe functions
+    // (setsid, prctl, getppid) and allocates nothing.
+    unsafe { shell.pre_exec(move || leader_of_its_own(parent)) };
+
     let (tx, mut rx) = unbounded();
-    if let Some(out) = child.stdout.take() {
-        forward(out, tx.clone(), Event::Stdout);
-    }
-    if let Some(err) = child.stderr.take() {
-        forward(err, tx.clone(), Event::Stderr);
-    }
-    let guard = CancelOnDrop { pgid, cancelled: Arc::default(), finished: Arc::default() };
-    let (cancelled, finished) = (guard.cancelled.clone(), guard.finished.clone());
+    let (spawned_tx, spawned) = mpsc::channel();
+    let (cancelled, finished) = (Arc::<AtomicBool>::default(), Arc::<AtomicBool>::default());
+    let (watch_cancelled, watch_finished) = (cancelled.clone(), finished.clone());
     // As in the in-memory environment, 0 means no timeout.
     let deadline = (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
-    thread::spawn(move || {
-        let (code, timed_out) = watch(&mut child, pgid, deadline, &cancelled);
-        finished.store(true, Ordering::SeqCst);
-        let _ = tx.unbounded_send(Event::Exit { code, timed_out });
-    });
+    // The worker spawns the shell itself: the shell's parent-death signal fires when the thread
+    // that forked it ends, and this thread lives exactly as long as the command is supervised.
+    thread::Builder::new()
+        .name("openagent-command".into())
+        .spawn(move || {
+            let mut child = match shell.spawn() {
+                Ok(child) => child,
+                Err(err) => {
+                    let _ = spawned_tx.send(Err(err));
+                    return;
+                }
+            };
+            let pid = child.id() as libc::pid_t;
+            let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+            let _ = spawned_tx.send(Ok(pid));
+            let closed = read_output(stdout, stderr, &tx);
+            let mut command = Descendants::new(pid, marker);
+            let _registration = crate::signals::supervise(command.killer());
+            let (code, timed_out) = watch(&mut child, &mut command, deadline, &watch_cancelled);
+            // The pipes close once every process holding them is gone; a holder supervision could
+            // not find gets a short grace, not the caller's patience.
+            let until = Instant::now() + LATE_OUTPUT;
+            for _ in 0..2 {
+                if closed.recv_timeout(until.saturating_duration_since(Instant::now())).is_err() {
+                    break;
+                }
+            }
+            watch_finished.store(true, Ordering::SeqCst);
+            let _ = tx.unbounded_send(Event::Exit { code, timed_out });
+        })
+        .map_err(|err| EnvError::Io(format!("could not start a thread to run the command: {err}")))?;
+    // The spawn takes a fork and an exec: waiting for it here is as short as spawning here.
+    let pid = match spawned.recv() {
+        Ok(Ok(pid)) => pid,
+        Ok(Err(err)) => return Err(EnvError::Io(format!("could not start /bin/bash: {err}"))),
+        Err(_) => return Err(EnvError::Io("the thread that starts the command ended before it did".into())),
+    };
+    // The shell leads its own session and group, so both ids are its pid.
+    let guard = CancelOnDrop { pgid: pid, cancelled, finished };
 
     let mut result = ExecResult::default();
-    // The stream ends when the worker and both readers are done, so no output is lost.
     while let Some(event) = rx.next().await {
         match event {
             Event::Stdout(text) | Event::Stderr(text) if text.is_empty() => {}
@@ -126,12 +161,42 @@ pub(super) async fn run(
                 emit(options, &text);
                 result.stderr.push_str(&text);
             }
-            Event::Exit { code, timed_out } => (result.exit_code, result.timed_out) = (code, timed_out),
+            // Output sent after this, by a holder the worker gave up on, is not waited for.
+            Event::Exit { code, timed_out } => {
+                (result.exit_code, result.timed_out) = (code, timed_out);
+                break;
+            }
         }
     }
     drop(guard);
     result.duration_ms = started.elapsed().as_millis() as u64;
     Ok(result)
+}
+
+/// In the forked child, before exec: the shell leads a new session (so every process it starts
+/// shares its session id unless it calls `setsid` itself, and none can reach the terminal) and,
+/// on Linux, is killed when the worker thread that started it dies, which a SIGKILL of the agent
+/// does.
+fn leader_of_its_own(parent: libc::pid_t) -> std::io::Result<()> {
+    // SAFETY: setsid, prctl and getppid are async-signal-safe and touch no memory of ours.
+    unsafe {
+        if libc::setsid() == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        #[cfg(target_os = "linux")]
+        {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The agent died between the fork and the prctl: the signal will never come.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::other("the agent that started the command has exited"));
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = parent;
+    }
+    Ok(())
 }
 
 fn emit(options: &ExecOptions, text: &str) {
@@ -140,8 +205,21 @@ fn emit(options: &ExecOptions, text: &str) {
     }
 }
 
-/// Sends a pipe's output line by line (whole lines keep UTF-8 characters intact) until it closes.
-fn forward(pipe: impl Read + Send + 'static, tx: UnboundedSender<Event>, wrap: fn(String) -> Event) {
+/// Forwards both pipes; the returned channel gets one message as each pipe closes.
+fn read_output(stdout: Option<ChildStdout>, stderr: Option<ChildStderr>, tx: &UnboundedSender<Event>) -> mpsc::Receiver<()> {
+    let (closed_tx, closed) = mpsc::channel();
+    if let Some(out) = stdout {
+        forward(out, tx.clone(), Event::Stdout, closed_tx.clone());
+    }
+    if let Some(err) = stderr {
+        forward(err, tx.clone(), Event::Stderr, closed_tx);
+    }
+    closed
+}
+
+/// Sends a pipe's output line by line (whole lines keep UTF-8 characters intact) until it
+/// closes or nobody collects it any more.
+fn forward(pipe: impl Read + Send + 'static, tx: UnboundedSender<Event>, wrap: fn(String) -> Event, closed: mpsc::Sender<()>) {
     thread::spawn(move || {
         let mut reader = BufReader::new(pipe);
         let mut line = Vec::new();
@@ -151,57 +229,72 @@ fn forward(pipe: impl Read + Send + 'static, tx: UnboundedSender<Event>, wrap: f
             }
             line.clear();
         }
+        let _ = closed.send(());
     });
 }
 
 /// Waits for the shell to exit, the deadline to pass or the caller to cancel, and leaves no
-/// process of the group behind: background jobs would otherwise hold the pipes open and outlive
-/// the command. Returns the exit code and whether the timeout fired.
-fn watch(child: &mut Child, pgid: libc::pid_t, deadline: Option<Instant>, cancelled: &AtomicBool) -> (i32, bool) {
+/// process of the command behind: background jobs and daemons would otherwise hold the pipes
+/// open and outlive the command. Returns the exit code and whether the timeout fired.
+fn watch(child: &mut Child, command: &mut Descendants, deadline: Option<Instant>, cancelled: &AtomicBool) -> (i32, bool) {
     let mut pause = FIRST_POLL;
+    let mut scanned = Instant::now();
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
-                if group_alive(pgid) {
-                    terminate(child, pgid);
-                }
+                terminate(None, command);
                 return (exit_code(status), false);
             }
             // Nobody reads this result: the future that wanted it was dropped.
             Ok(None) if cancelled.load(Ordering::SeqCst) => {
-                terminate(child, pgid);
+                terminate(Some(child), command);
                 return (-1, false);
             }
             Ok(None) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => {
-                terminate(child, pgid);
+                terminate(Some(child), command);
                 return (TIMEOUT_EXIT_CODE, true);
             }
             Ok(None) => {
+                if scanned.elapsed() >= SCAN_EVERY {
+                    command.scan();
+                    scanned = Instant::now();
+                }
                 thread::sleep(pause);
                 pause = (pause * 2).min(POLL);
             }
             Err(_) => {
-                terminate(child, pgid);
+                terminate(Some(child), command);
                 return (-1, false);
             }
         }
     }
 }
 
-/// SIGTERM to the group, up to [`GRACE`] for it to go, then SIGKILL; the shell is reaped.
-fn terminate(child: &mut Child, pgid: libc::pid_t) {
-    signal_group(pgid, libc::SIGTERM);
+/// SIGTERM to every process of the command, up to [`GRACE`] for them to go, then SIGKILL; the
+/// shell (when `shell` is still to be reaped) and every orphan reparented to the agent are reaped.
+fn terminate(mut shell: Option<&mut Child>, command: &mut Descendants) {
+    if !command.signal(libc::SIGTERM) && shell.is_none() {
+        return;
+    }
     let until = Instant::now() + GRACE;
     while Instant::now() < until {
-        // Reaping the shell lets the group vanish once its other members have exited.
-        let reaped = matches!(child.try_wait(), Ok(Some(_)));
-        if reaped && !group_alive(pgid) {
+        if shell.as_mut().is_some_and(|child| matches!(child.try_wait(), Ok(Some(_)))) {
+            shell = None;
+        }
+        if shell.is_none() && command.scan().is_empty() {
             return;
         }
         thread::sleep(POLL);
     }
-    signal_group(pgid, libc::SIGKILL);
-    let _ = child.wait();
+    command.signal(libc::SIGKILL);
+    if let Some(child) = shell {
+        let _ = child.wait();
+    }
+    // A process killed is a zombie until its parent, often the agent now, reaps it.
+    let until = Instant::now() + GRACE;
+    while !command.scan().is_empty() && Instant::now() < until {
+        thread::sleep(POLL);
+    }
 }
 
 /// The shell's exit code, or 128 + the signal that killed it, as shells report it.

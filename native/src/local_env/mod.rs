@@ -1,9 +1,10 @@
 //! `LocalEnvironment`: the spec 4.2 environment over the real filesystem and `/bin/bash`. The
-//! files: this one (paths and file operations), `exec` (commands in process groups), `vars`
-//! (the environment variable policy), `search` (ripgrep's walker, and glob) and `grep` (with
-//! ripgrep's searcher).
+//! files: this one (paths and the environment's operations), `files` (bounded reads, confined and
+//! atomic writes), `exec` (commands in process groups), `vars` (the environment variable policy),
+//! `search` (ripgrep's walker, and glob) and `grep` (with ripgrep's searcher).
 
 mod exec;
+mod files;
 mod grep;
 mod search;
 mod vars;
@@ -26,11 +27,16 @@ pub use self::vars::EnvPolicy;
 /// (SIGTERM to its group, SIGKILL 2 s later) and reports `timed_out` with exit code 124, as
 /// coreutils' `timeout` does, keeping the output it had written.
 ///
-/// Paths are absolute or relative to the working directory; unlike the in-memory environment,
-/// `..` may leave it, since this environment is the user's own machine and not a sandbox.
+/// Paths are absolute or relative to the working directory. Reads may leave it (this is the
+/// user's own machine: docs, toolchains), but only regular files are read, at most 16 MiB at a
+/// time. Writes and deletes may not leave it: a path that resolves outside, through `..`, an
+/// absolute path or a symlink, is refused before anything is changed, and a file is written
+/// whole or not at all.
 #[derive(Debug, Clone)]
 pub struct LocalEnvironment {
     working_dir: PathBuf,
+    /// `working_dir` with its symlinks resolved: the boundary writes are checked against.
+    root: PathBuf,
     policy: EnvPolicy,
 }
 
@@ -44,7 +50,10 @@ impl LocalEnvironment {
         let dir = normalize(&cwd.join(dir));
         let shown = dir.display().to_string();
         match fs::metadata(&dir) {
-            Ok(meta) if meta.is_dir() => Ok(Self { working_dir: dir, policy: EnvPolicy::default() }),
+            Ok(meta) if meta.is_dir() => {
+                let root = fs::canonicalize(&dir).map_err(|err| io_error(err, &shown))?;
+                Ok(Self { working_dir: dir, root, policy: EnvPolicy::default() })
+            }
             Ok(_) => Err(EnvError::NotADirectory(shown)),
             Err(err) => Err(io_error(err, &shown)),
         }
@@ -65,6 +74,12 @@ impl LocalEnvironment {
             return Err(invalid("the path contains a NUL character"));
         }
         Ok(normalize(&self.working_dir.join(path)))
+    }
+
+    /// `path` resolved for a change: inside the working directory once every symlink is followed
+    /// (the last one too when `follow_last`), or an error naming the path and the boundary.
+    fn resolve_inside(&self, path: &str, follow_last: bool) -> Result<PathBuf, EnvError> {
+        files::confine(&self.root, &self.resolve(path)?, follow_last)
     }
 }
 
@@ -113,14 +128,6 @@ fn blocking_file(path: &Path) -> Option<PathBuf> {
     path.ancestors().skip(1).find(|dir| dir.exists()).filter(|dir| !dir.is_dir()).map(Path::to_path_buf)
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, EnvError> {
-    let shown = show(path);
-    if fs::metadata(path).map_err(|err| io_error(err, &shown))?.is_dir() {
-        return Err(EnvError::IsADirectory(shown));
-    }
-    fs::read(path).map_err(|err| io_error(err, &shown))
-}
-
 fn list(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<DirEntry>) -> Result<(), EnvError> {
     let shown = show(dir);
     let mut entries: Vec<(String, fs::Metadata)> = Vec::new();
@@ -149,21 +156,25 @@ fn list(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<DirEntry>) -> Resu
 impl ExecutionEnvironment for LocalEnvironment {
     async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError> {
         let abs = self.resolve(path)?;
-        let bytes = read_bytes(&abs)?;
-        let text = as_text(&bytes).ok_or_else(|| EnvError::BinaryFile(show(&abs)))?;
-        if offset.is_none() && limit.is_none() {
-            return Ok(text.to_owned());
+        let bytes = match (offset, limit) {
+            (None, None) => files::read_all(&abs)?,
+            _ => files::read_lines(&abs, offset.unwrap_or(1).max(1), limit.unwrap_or(usize::MAX))?,
+        };
+        // What `as_text` decides, keeping the bytes without a copy: they may be 16 MiB.
+        match memchr::memchr(0, &bytes) {
+            Some(_) => Err(EnvError::BinaryFile(show(&abs))),
+            None => String::from_utf8(bytes).map_err(|_| EnvError::BinaryFile(show(&abs))),
         }
-        let skip = offset.unwrap_or(1).saturating_sub(1);
-        Ok(text.split_inclusive('\n').skip(skip).take(limit.unwrap_or(usize::MAX)).collect())
     }
 
     async fn read_bytes(&self, path: &str) -> Result<Vec<u8>, EnvError> {
-        read_bytes(&self.resolve(path)?)
+        files::read_all(&self.resolve(path)?)
     }
 
     async fn write_file(&self, path: &str, content: &str) -> Result<(), EnvError> {
-        let abs = self.resolve(path)?;
+        // A symlink inside is followed to its target, which must be inside too; writing there
+        // rather than over the link keeps the link.
+        let abs = self.resolve_inside(path, true)?;
         if let Some(parent) = abs.parent() {
             if let Err(err) = fs::create_dir_all(parent) {
                 return Err(match blocking_file(&abs) {
@@ -175,11 +186,11 @@ impl ExecutionEnvironment for LocalEnvironment {
         if abs.is_dir() {
             return Err(EnvError::IsADirectory(show(&abs)));
         }
-        fs::write(&abs, content).map_err(|err| io_error(err, &show(&abs)))
+        files::write_atomically(&abs, content.as_bytes()).map_err(|err| io_error(err, &show(&abs)))
     }
 
     async fn remove_file(&self, path: &str) -> Result<(), EnvError> {
-        let abs = self.resolve(path)?;
+        let abs = self.resolve_inside(path, false)?;
         let shown = show(&abs);
         if fs::symlink_metadata(&abs).map_err(|err| io_error(err, &shown))?.is_dir() {
             return Err(EnvError::IsADirectory(shown));
@@ -231,7 +242,8 @@ impl ExecutionEnvironment for LocalEnvironment {
     }
 
     fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
-        let dir = self.resolve(working_dir)?;
+        // A subagent's directory is inside this one, so that scoping cannot widen the boundary.
+        let dir = self.resolve_inside(working_dir, true)?;
         Ok(Rc::new(Self::new(dir)?.with_env_policy(self.policy)))
     }
 

@@ -13,6 +13,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
 use openagent_core::env::EnvError;
 
+use super::files::not_regular;
 use super::{io_error, show};
 
 pub(super) fn compile_glob(pattern: &str) -> Result<GlobMatcher, EnvError> {
@@ -28,7 +29,13 @@ pub(super) fn compile_glob(pattern: &str) -> Result<GlobMatcher, EnvError> {
 /// order, leaving out what `.gitignore` and `.ignore` files exclude. `keep` is given the path
 /// relative to `root` (the file's name when `root` is the file) and the full path.
 pub(super) fn files_under(root: &Path, keep: impl Fn(&Path, &Path) -> bool + Sync) -> Result<Vec<PathBuf>, EnvError> {
-    if !fs::metadata(root).map_err(|err| io_error(err, &show(root)))?.is_dir() {
+    let meta = fs::metadata(root).map_err(|err| io_error(err, &show(root)))?;
+    if !meta.is_dir() {
+        // A FIFO or a device named outright would block the search or never end; the walk
+        // below only ever yields regular files.
+        if !meta.is_file() {
+            return Err(not_regular(&show(root), &meta));
+        }
         let name = root.file_name().map_or(root, Path::new);
         return Ok(if keep(name, root) { vec![root.to_path_buf()] } else { Vec::new() });
     }

@@ -15,7 +15,7 @@ pub enum ExitReason {
     MaxToolRounds,
     /// The model's answer was cut off at its output token limit.
     MaxOutputTokens,
-    /// Ctrl-C (or SIGTERM) stopped the run.
+    /// SIGINT (Ctrl-C), SIGTERM or SIGHUP stopped the run.
     Interrupted,
     /// The model called `give_up`: it says the task cannot be done.
     GaveUp,

@@ -105,6 +105,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             Wake::Signal => {
                 presses += 1;
                 if presses > 1 {
+                    crate::signals::end_commands(super::COMMANDS_END_WITHIN);
                     std::process::exit(i32::from(ExitReason::Interrupted.code()));
                 }
                 session.interrupt();
@@ -134,6 +135,8 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     if stored {
         report.finish_store(last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now());
     }
+    // An input interrupted just before quitting may have commands still ending.
+    crate::signals::end_commands(super::COMMANDS_END_WITHIN);
     0
 }
 

@@ -612,3 +612,22 @@ pub(crate) fn new_run_id(now_ms: u64) -> String {
     // Six hex digits of the core's random id: two runs started in the same second still differ.
     format!("r_{stamp}Z_{}", &openagent_core::id::random_uuid()[..6])
 }
+
+#[cfg(test)]
+mod tests {
+    use std::task::{Context, Poll};
+
+    use super::*;
+
+    /// The first signal aborted the session, but its input did not end (a step that does not see
+    /// the abort): the second ends the input as interrupted, so `run_finished` is still written.
+    #[test]
+    fn a_second_signal_ends_an_input_the_first_did_not_stop() {
+        let abandoned = Cell::new(false);
+        let mut work = pin!(until_abandoned(futures::future::pending(), &abandoned));
+        let mut cx = Context::from_waker(futures::task::noop_waker_ref());
+        assert!(work.as_mut().poll(&mut cx).is_pending());
+        abandoned.set(true);
+        assert_eq!(work.as_mut().poll(&mut cx), Poll::Ready(Ok(StopReason::Interrupted)));
+    }
+}

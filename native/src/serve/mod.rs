@@ -16,6 +16,9 @@ mod sse;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
+use std::time::Duration;
+
+use futures::StreamExt;
 
 use serde_json::{json, Value};
 
@@ -42,9 +45,13 @@ pub struct ServeOptions {
     pub cwd: Option<PathBuf>,
 }
 
-/// A running API server; it serves until the process ends.
+/// How long the open sessions have to record their end when the server is stopped.
+const SESSIONS_END_WITHIN: Duration = Duration::from_secs(10);
+
+/// A running API server; it serves until the process ends ([`Server::serve_until_signalled`]).
 pub struct Server {
     addr: SocketAddr,
+    runs: Runs,
 }
 
 impl Server {
@@ -64,11 +71,32 @@ impl Server {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port 0)"))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        let api = Api::new(Runs::new(options.data_dir.clone(), options.cwd), options.data_dir);
+        let runs = Runs::new(options.data_dir.clone(), options.cwd);
+        let api = Api::new(runs.clone(), options.data_dir);
         let token = options.token;
         http_server::spawn(listener, "openagent-serve", MAX_BODY, move |request, out| answer(request, out, &api, &token))
             .map_err(|e| format!("cannot start the server's thread: {e}"))?;
-        Ok(Self { addr })
+        Ok(Self { addr, runs })
+    }
+
+    /// Serves until SIGINT, SIGTERM or SIGHUP, then stops every open session as `abort` does
+    /// (its input ends `interrupted` in the store, its commands are killed) and gives the exit
+    /// code, 128 + the signal. Where signals cannot be taken over, serves until the process is
+    /// killed.
+    pub fn serve_until_signalled(&self) -> u8 {
+        let mut signals = match crate::signals::interrupts() {
+            Ok(signals) => signals,
+            Err(e) => {
+                eprintln!("warning: a signal will stop openagent serve without stopping its sessions' commands: {e}");
+                loop {
+                    std::thread::park();
+                }
+            }
+        };
+        let signal = futures::executor::block_on(signals.next()).unwrap_or(libc::SIGTERM);
+        self.runs.abort_all(SESSIONS_END_WITHIN);
+        crate::signals::end_commands(crate::run::COMMANDS_END_WITHIN);
+        128 + signal as u8
     }
 
     /// `http://127.0.0.1:PORT`, to which the routes' paths are added.

@@ -185,6 +185,20 @@ impl Runs {
         self.ask(id, Control::Abort)
     }
 
+    /// Aborts every open session (each input ends `interrupted`, its commands killed) and waits
+    /// up to `within` for their threads to record it and close.
+    pub fn abort_all(&self, within: Duration) {
+        let ids: Vec<String> = self.lock().keys().cloned().collect();
+        for id in &ids {
+            // One that closed meanwhile, or does not answer, is not waited for here.
+            let _ = self.abort(id);
+        }
+        let until = std::time::Instant::now() + within;
+        while !self.lock().is_empty() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Sends a request to the session's thread and waits for its answer.
     fn ask(&self, id: &str, request: impl FnOnce(Answer) -> Control) -> Result<(), Refusal> {
         let (answer, answered) = mpsc::channel();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use openagent_tests::MockServer;
 use serde_json::Value;
 
-use crate::support::{eventually, Pipe, Running, Sandbox};
+use crate::support::{eventually, Finished, Pipe, Running, Sandbox};
 
 /// The token the tests start their servers with.
 pub const TOKEN: &str = "serve-test-token-2f7c";
@@ -30,6 +30,13 @@ impl Serve {
         let line = process.wait_for_line(Pipe::Stdout, |line| line.starts_with("OpenAgent API: "));
         let url = line.trim().strip_prefix("OpenAgent API: http://").expect("the URL the server printed");
         Self { process: Some(process), addr: url.to_owned() }
+    }
+
+    /// Sends `signal` to the server and waits for it to exit.
+    pub fn stop(&mut self, signal: libc::c_int) -> Finished {
+        let process = self.process.take().expect("the server runs until stopped");
+        process.signal(signal);
+        process.finish()
     }
 
     /// A request with the token.

@@ -5,16 +5,20 @@
 //! interactive session); `sessions` the session store as `openagent sessions` reads it; `agents`
 //! the agent configs (`agents list`, `run --agent`, structured results); `serve` the HTTP API of
 //! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
-//! continue, fork, after SIGKILL, over serve). `support` says how the binary is found.
+//! continue, fork, after SIGKILL, over serve); `files` the file tools' guards (special files,
+//! the workspace boundary); `signals` how the CLI and serve end on each signal with a command
+//! running. `support` says how the binary is found.
 
 mod agents;
 mod api;
 #[path = "../common/mod.rs"]
 mod common;
+mod files;
 mod outcomes;
 mod resume;
 mod serve;
 mod sessions;
+mod signals;
 mod support;
 
 use std::collections::BTreeSet;

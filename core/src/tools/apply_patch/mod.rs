@@ -6,21 +6,26 @@
 //! hunk's lines in a file (exact first, then ever more forgiving passes) and `apply` computes a
 //! file's new content.
 //!
-//! # Atomicity: verify, then write
+//! # Atomicity: verify, write, undo on failure
 //!
 //! A patch applies whole or not at all. Every file it touches is read once through the
 //! environment; then every operation is computed in memory, later ones seeing what earlier ones
 //! in the same patch produced (so a file can be added and then updated). Only when every hunk of
 //! every file has applied, and every path has been checked (updated and deleted files exist,
-//! nothing is written over a directory or through a bad path), are the writes, deletes and moves
-//! made, in patch order. So a parse error, a missing file or a hunk that does not match leaves
-//! the environment exactly as it was, and the error says that no file was changed.
+//! nothing is written over a directory or through a bad path), is each touched file brought to
+//! its final state: written, or deleted. So a parse error, a missing file or a hunk that does not
+//! match leaves the environment exactly as it was, and the error says that no file was changed.
 //!
-//! The writes themselves can still fail midway (a full disk, permissions, a file changed
-//! underneath, or a later section writing a file where an earlier one made a directory). They
-//! are not rolled back, since a rollback can fail the same way; the error names the change that
-//! failed and lists those that were made, so the model can read the files and go on from their
-//! real state.
+//! A change can still fail then: a full disk, permissions, a path the environment refuses (the
+//! native one keeps changes inside its working directory), or a later file written where an
+//! earlier one made a directory. The changes already made are then undone from the contents read
+//! at the start, in reverse, so the files are as they were (directories created on the way may
+//! stay, empty). Changes that could not be undone (a file that is not UTF-8 text, or that the
+//! environment would not read whole, cannot be written back) are made last, and the error names
+//! any file an undo missed.
+//!
+//! `*** Add File` over an existing file replaces it, as codex does (its scenario
+//! `011_add_overwrites_existing_file`); the summary says so, so it is never silent.
 
 mod apply;
 mod parse;
@@ -77,88 +82,156 @@ impl ToolExecutor for ApplyPatchTool {
         let mut files = Files { cwd: ctx.env.working_directory(), entries: Vec::new() };
         for path in ops.iter().flat_map(Op::paths).flatten() {
             let key = key(&files.cwd, path);
-            if !files.entries.iter().any(|(known, _)| *known == key) {
-                files.entries.push((key, ctx.env.read_file(path, None, None).await));
+            if !files.entries.iter().any(|entry| entry.key == key) {
+                let now = ctx.env.read_file(path, None, None).await;
+                let original = original(&now, path, ctx.env).await;
+                files.entries.push(Entry { key, path: path.to_owned(), original, now, changed: false });
             }
         }
-        let plan = plan(&ops, &mut files)?;
-        commit(&plan, ctx.env).await?;
-        Ok(format!("Success. Updated the following files:\n{}", plan.summary.join("\n")).into())
+        let summary = plan(&ops, &mut files)?;
+        commit(&files.changes(), ctx.env).await?;
+        Ok(format!("Success. Updated the following files:\n{}", summary.join("\n")).into())
     }
 }
 
-/// The files a patch touches as its operations so far have left them, by absolute path: their
-/// content, or why there is none (`NotFound` once deleted, `IsADirectory`, ...).
+/// What a file held before the patch, for undoing a change to it.
+#[derive(Clone)]
+enum Original {
+    Missing,
+    Text(String),
+    /// There, but not as text the environment can write back (not UTF-8, or unreadable).
+    Unrestorable,
+}
+
+/// A file's content as read, with binary files read as bytes: one with NUL bytes is still text
+/// that `write_file` can put back.
+async fn original(read: &Result<String, EnvError>, path: &str, env: &dyn ExecutionEnvironment) -> Original {
+    match read {
+        Ok(content) => Original::Text(content.clone()),
+        Err(EnvError::NotFound(_)) => Original::Missing,
+        Err(EnvError::BinaryFile(_)) => match env.read_bytes(path).await.map(String::from_utf8) {
+            Ok(Ok(content)) => Original::Text(content),
+            _ => Original::Unrestorable,
+        },
+        Err(_) => Original::Unrestorable,
+    }
+}
+
+/// One file a patch touches.
+struct Entry {
+    /// Absolute and lexically normal.
+    key: String,
+    /// As the patch first names it.
+    path: String,
+    original: Original,
+    /// As the operations so far have left it: its content, or why there is none (`NotFound` once
+    /// deleted, `IsADirectory`, ...).
+    now: Result<String, EnvError>,
+    changed: bool,
+}
+
+/// The files a patch touches, in the order it first names them.
 struct Files {
     cwd: String,
-    entries: Vec<(String, Result<String, EnvError>)>,
+    entries: Vec<Entry>,
 }
 
 impl Files {
     fn read(&self, path: &str) -> Result<&str, EnvError> {
         let key = key(&self.cwd, path);
-        match self.entries.iter().find(|(known, _)| *known == key) {
-            Some((_, Ok(content))) => Ok(content),
-            Some((_, Err(error))) => Err(error.clone()),
+        match self.entries.iter().find(|entry| entry.key == key).map(|entry| &entry.now) {
+            Some(Ok(content)) => Ok(content),
+            Some(Err(error)) => Err(error.clone()),
             None => Err(EnvError::NotFound(path.to_owned())),
         }
     }
 
     fn set(&mut self, path: &str, state: Result<String, EnvError>) {
         let key = key(&self.cwd, path);
-        match self.entries.iter_mut().find(|(known, _)| *known == key) {
-            Some((_, slot)) => *slot = state,
-            None => self.entries.push((key, state)),
+        match self.entries.iter_mut().find(|entry| entry.key == key) {
+            Some(entry) => {
+                entry.now = state;
+                entry.changed = true;
+            }
+            // Every path of the patch was read up front, so this is not reached; it keeps `set`
+            // total all the same.
+            None => {
+                self.entries.push(Entry { key, path: path.to_owned(), original: Original::Missing, now: state, changed: true })
+            }
         }
+    }
+
+    /// Each changed file's final state, those that can be undone first.
+    fn changes(&self) -> Vec<Change> {
+        let mut changes: Vec<Change> = self
+            .entries
+            .iter()
+            .filter(|entry| entry.changed)
+            .filter_map(|entry| {
+                let content = entry.now.as_ref().ok().cloned();
+                // A file added and then deleted by the same patch needs nothing done.
+                let nothing = content.is_none() && matches!(entry.original, Original::Missing);
+                (!nothing).then(|| Change { path: entry.path.clone(), content, original: entry.original.clone() })
+            })
+            .collect();
+        changes.sort_by_key(|change| matches!(change.original, Original::Unrestorable));
+        changes
     }
 
     /// Refuses paths that could not be written: a directory, a path through a file, outside the
     /// environment, ...
     fn check_writable(&self, path: &str) -> Result<(), ToolError> {
         match self.read(path) {
-            Ok(_) | Err(EnvError::NotFound(_) | EnvError::BinaryFile(_)) => Ok(()),
+            Ok(_) | Err(EnvError::NotFound(_)) => Ok(()),
+            Err(error) if exists_unseen(&error) => Ok(()),
             Err(error) => Err(cannot("write", path, error)),
         }
     }
 }
 
-enum Change {
-    Write { path: String, content: String },
-    Remove { path: String },
+/// Whether a read `error` says the file is there but its text could not be had: binary, or
+/// refused by the environment for another reason (the native one reads at most 16 MiB at once).
+/// Such a file can still be replaced or deleted.
+fn exists_unseen(error: &EnvError) -> bool {
+    matches!(error, EnvError::BinaryFile(_) | EnvError::Io(_))
 }
 
-/// Every change of a patch, computed and checked, none made yet.
-#[derive(Default)]
-struct Plan {
-    changes: Vec<Change>,
-    /// `A path`, `M path`, `D path`, one per operation.
-    summary: Vec<String>,
+/// One file brought to its final state: written with `content`, or deleted.
+struct Change {
+    path: String,
+    content: Option<String>,
+    original: Original,
 }
 
-fn plan(ops: &[Op<'_>], files: &mut Files) -> Result<Plan, ToolError> {
-    let mut plan = Plan::default();
+/// Computes every operation over `files`, checking each; returns the summary, `A path`,
+/// `M path`, `D path`, one per operation.
+fn plan(ops: &[Op<'_>], files: &mut Files) -> Result<Vec<String>, ToolError> {
+    let mut summary = Vec::new();
     for op in ops {
         match op {
             Op::Add { path, lines } => {
                 files.check_writable(path)?;
+                let replaced = match files.read(path) {
+                    Err(EnvError::NotFound(_)) => "",
+                    _ => " (replaced the existing file)",
+                };
                 let mut content = String::new();
                 for line in lines {
                     content.push_str(line);
                     content.push('\n');
                 }
-                files.set(path, Ok(content.clone()));
-                plan.changes.push(Change::Write { path: path.clone(), content });
-                plan.summary.push(format!("A {path}"));
+                files.set(path, Ok(content));
+                summary.push(format!("A {path}{replaced}"));
             }
             Op::Delete { path } => {
                 match files.read(path) {
-                    // Any file can be deleted, text or not.
-                    Ok(_) | Err(EnvError::BinaryFile(_)) => {}
+                    // Any file can be deleted, text or not, small or not.
+                    Ok(_) => {}
+                    Err(error) if exists_unseen(&error) => {}
                     Err(error) => return Err(cannot("delete", path, error)),
                 }
                 files.set(path, Err(EnvError::NotFound(path.clone())));
-                plan.changes.push(Change::Remove { path: path.clone() });
-                plan.summary.push(format!("D {path}"));
+                summary.push(format!("D {path}"));
             }
             Op::Update { path, move_to, chunks } => {
                 let old = files.read(path).map_err(|error| cannot("update", path, error))?;
@@ -166,36 +239,50 @@ fn plan(ops: &[Op<'_>], files: &mut Files) -> Result<Plan, ToolError> {
                 let target = move_to.as_ref().unwrap_or(path);
                 files.check_writable(target)?;
                 files.set(path, Err(EnvError::NotFound(path.clone())));
-                files.set(target, Ok(content.clone()));
-                plan.changes.push(Change::Write { path: target.clone(), content });
+                files.set(target, Ok(content));
                 if key(&files.cwd, target) != key(&files.cwd, path) {
-                    plan.changes.push(Change::Remove { path: path.clone() });
-                    plan.summary.push(format!("M {target} (moved from {path})"));
+                    summary.push(format!("M {target} (moved from {path})"));
                 } else {
-                    plan.summary.push(format!("M {path}"));
+                    summary.push(format!("M {path}"));
                 }
             }
         }
     }
-    Ok(plan)
+    Ok(summary)
 }
 
-/// Makes the changes in order; on the first failure, says which were made.
-async fn commit(plan: &Plan, env: &dyn ExecutionEnvironment) -> Result<(), ToolError> {
-    let mut made = Vec::new();
-    for change in &plan.changes {
-        let (result, verb, done, path) = match change {
-            Change::Write { path, content } => (env.write_file(path, content).await, "write", "wrote", path),
-            Change::Remove { path } => (env.remove_file(path).await, "delete", "deleted", path),
+/// Makes the changes; on the first failure, undoes those made, newest first.
+async fn commit(changes: &[Change], env: &dyn ExecutionEnvironment) -> Result<(), ToolError> {
+    for (done, change) in changes.iter().enumerate() {
+        let (result, verb) = match &change.content {
+            Some(content) => (env.write_file(&change.path, content).await, "write"),
+            None => (env.remove_file(&change.path).await, "delete"),
         };
-        if let Err(error) = result {
-            let made = if made.is_empty() { "none".to_owned() } else { made.join(", ") };
-            return Err(ToolError::new(format!(
-                "apply_patch: every hunk applied, but could not {verb} {path}: {error}. The patch is only partly \
-                 applied (changes made: {made}); read the affected files before you patch them again."
-            )));
+        let Err(error) = result else { continue };
+        let mut missed = Vec::new();
+        for made in changes[..done].iter().rev() {
+            let undone = match &made.original {
+                Original::Text(content) => env.write_file(&made.path, content).await.is_ok(),
+                Original::Missing => env.remove_file(&made.path).await.is_ok(),
+                Original::Unrestorable => false,
+            };
+            if !undone {
+                missed.push(made.path.as_str());
+            }
         }
-        made.push(format!("{done} {path}"));
+        let path = &change.path;
+        return Err(ToolError::new(if missed.is_empty() {
+            format!(
+                "apply_patch: every hunk applied, but could not {verb} {path}: {error}. The changes made before it \
+                 were undone, so no file was changed."
+            )
+        } else {
+            format!(
+                "apply_patch: every hunk applied, but could not {verb} {path}: {error}. The changes made before \
+                 it could not all be undone: {} may be changed; read them before you patch them again.",
+                missed.join(", ")
+            )
+        }));
     }
     Ok(())
 }

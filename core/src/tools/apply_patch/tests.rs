@@ -6,6 +6,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::rc::Rc;
 
+use futures::executor::block_on;
 use serde_json::{json, Value};
 
 use super::*;
@@ -87,11 +88,12 @@ fn a_move_with_an_update_writes_the_new_path_and_removes_the_old() {
 }
 
 #[test]
-fn add_replaces_an_existing_file() {
+fn add_replaces_an_existing_file_and_says_so() {
+    // codex's semantics (its scenario 011_add_overwrites_existing_file), but never silently.
     let env = env_with(&[("a.txt", "old\n")]);
     assert_eq!(
-        run_ok(&ApplyPatchTool, &env, patch("*** Add File: a.txt\n+new")),
-        "Success. Updated the following files:\nA a.txt"
+        run_ok(&ApplyPatchTool, &env, patch("*** Add File: a.txt\n+new\n*** Add File: b.txt\n+b")),
+        "Success. Updated the following files:\nA a.txt (replaced the existing file)\nA b.txt"
     );
     assert_eq!(read(&env, "a.txt"), "new\n");
 }
@@ -185,16 +187,32 @@ fn paths_that_cannot_be_written_are_refused_before_any_change() {
 }
 
 #[test]
-fn a_write_that_fails_midway_reports_what_was_done() {
-    // The second section writes a file where the first one made a directory.
-    let env = memory_env();
-    let err = run_err(&ApplyPatchTool, &env, patch("*** Add File: a/b.txt\n+1\n*** Add File: a\n+2"));
+fn a_change_that_fails_midway_undoes_the_ones_made_before_it() {
+    // The last section writes a file where an earlier one made a directory: only the write finds out.
+    let env = env_with(&[("x.txt", "one\n"), ("y.txt", "gone?\n"), ("nul.txt", "a\0b\n")]);
+    let body = "*** Update File: x.txt\n@@\n-one\n+ONE\n*** Delete File: y.txt\n*** Delete File: nul.txt\n\
+                *** Add File: a/b.txt\n+1\n*** Add File: a\n+2";
     assert_eq!(
-        err,
+        run_err(&ApplyPatchTool, &env, patch(body)),
         "apply_patch: every hunk applied, but could not write a: /workspace/a is a directory, not a file. \
-         The patch is only partly applied (changes made: wrote a/b.txt); read the affected files before you patch them again."
+         The changes made before it were undone, so no file was changed."
     );
-    assert_eq!(read(&env, "a/b.txt"), "1\n");
+    assert_eq!(read(&env, "x.txt"), "one\n");
+    assert_eq!(read(&env, "y.txt"), "gone?\n");
+    assert_eq!(env.read_bytes_sync("nul.txt").unwrap(), b"a\0b\n");
+    assert!(!block_on(env.file_exists("a/b.txt")));
+}
+
+#[test]
+fn changes_that_cannot_be_undone_are_made_last() {
+    // A file that is not UTF-8 cannot be written back through the environment, so its deletion
+    // waits until every other change has been made.
+    let env = env_with(&[("x.txt", "one\n")]);
+    env.write_bytes("latin1.txt", &[b'c', 0xe9]).unwrap();
+    let body = "*** Delete File: latin1.txt\n*** Add File: a/b.txt\n+1\n*** Add File: a\n+2";
+    let err = run_err(&ApplyPatchTool, &env, patch(body));
+    assert!(err.ends_with("so no file was changed."), "{err}");
+    assert_eq!(env.read_bytes_sync("latin1.txt").unwrap(), [b'c', 0xe9]);
 }
 
 #[test]
