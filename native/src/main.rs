@@ -152,6 +152,10 @@ struct ServeFlags {
     /// The directory the sessions work in; default: the current one.
     #[arg(long)]
     cwd: Option<PathBuf>,
+    /// A base URL that requests may name in `base_url` (repeatable). Any other is refused with
+    /// 403: the server would send its own provider key there.
+    #[arg(long = "allow-base-url", value_name = "URL")]
+    allow_base_url: Vec<String>,
 }
 
 /// How a one-task run reports (`run` and `sandbox run`).
@@ -384,8 +388,13 @@ fn serve(flags: ServeFlags) -> ExitCode {
             }
         },
     };
-    let options =
-        serve::ServeOptions { port: flags.port, token: token.clone(), data_dir: data_dir(flags.data_dir), cwd: flags.cwd };
+    let options = serve::ServeOptions {
+        port: flags.port,
+        token: token.clone(),
+        data_dir: data_dir(flags.data_dir),
+        cwd: flags.cwd,
+        allowed_base_urls: flags.allow_base_url,
+    };
     match serve::Server::start(options) {
         Ok(server) => {
             println!("OpenAgent API: {}", server.url());

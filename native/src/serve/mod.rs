@@ -43,6 +43,9 @@ pub struct ServeOptions {
     pub data_dir: PathBuf,
     /// Where the sessions work; the current directory when `None`.
     pub cwd: Option<PathBuf>,
+    /// The base URLs a request may name (`POST /sessions`' `base_url`). Any other is refused:
+    /// the server would send its own provider key there.
+    pub allowed_base_urls: Vec<String>,
 }
 
 /// How long the open sessions have to record their end when the server is stopped.
@@ -72,7 +75,7 @@ impl Server {
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port 0)"))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
         let runs = Runs::new(options.data_dir.clone(), options.cwd);
-        let api = Api::new(runs.clone(), options.data_dir);
+        let api = Api::new(runs.clone(), options.data_dir, options.allowed_base_urls);
         let token = options.token;
         http_server::spawn(listener, "openagent-serve", MAX_BODY, move |request, out| answer(request, out, &api, &token))
             .map_err(|e| format!("cannot start the server's thread: {e}"))?;

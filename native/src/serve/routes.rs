@@ -96,11 +96,14 @@ impl From<StoreError> for ApiError {
 pub struct Api {
     runs: Runs,
     data_dir: PathBuf,
+    /// The base URLs a request may name (`--allow-base-url`), without a trailing `/`.
+    allowed_base_urls: Vec<String>,
 }
 
 impl Api {
-    pub fn new(runs: Runs, data_dir: PathBuf) -> Self {
-        Self { runs, data_dir }
+    pub fn new(runs: Runs, data_dir: PathBuf, allowed_base_urls: Vec<String>) -> Self {
+        let allowed_base_urls = allowed_base_urls.iter().map(|url| url.trim_end_matches('/').to_owned()).collect();
+        Self { runs, data_dir, allowed_base_urls }
     }
 
     /// Answers an authorised request.
@@ -151,6 +154,15 @@ impl Api {
 
     fn create(&self, request: &Request) -> Result<Reply, ApiError> {
         let body: NewSessionBody = parse(&request.body)?;
+        if let Some(url) =
+            body.base_url.as_deref().filter(|url| !self.allowed_base_urls.contains(&url.trim_end_matches('/').to_owned()))
+        {
+            // The server's provider key goes wherever the base URL points.
+            return Err(ApiError::new(
+                403,
+                format!("base_url {url:?} is not allowed here: the server sends its provider key to it; start the server with --allow-base-url {url} to allow it"),
+            ));
+        }
         let run = body.into_run()?;
         match self.runs.start(run) {
             Ok(id) => Ok(Reply::Json(201, json!({ "id": id, "status": Status::Running }))),

@@ -24,7 +24,12 @@ pub struct Serve {
 impl Serve {
     /// Starts the server against `mock` (as the Anthropic provider, plus `env`) and waits for its URL.
     pub fn start(sandbox: &Sandbox, mock: Option<&MockServer>, env: &[(&str, &str)]) -> Self {
-        let mut command = sandbox.openagent(mock, &["serve", "--port", "0", "--token", TOKEN]);
+        Self::start_with(sandbox, mock, env, &[])
+    }
+
+    /// [`Serve::start`] with `flags` added to the command line.
+    pub fn start_with(sandbox: &Sandbox, mock: Option<&MockServer>, env: &[(&str, &str)], flags: &[&str]) -> Self {
+        let mut command = sandbox.openagent(mock, &[&["serve", "--port", "0", "--token", TOKEN], flags].concat());
         command.envs(env.iter().copied());
         let mut process = Running::start(command);
         let line = process.wait_for_line(Pipe::Stdout, |line| line.starts_with("OpenAgent API: "));

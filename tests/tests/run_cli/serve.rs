@@ -338,3 +338,23 @@ fn a_session_without_a_provider_is_refused_with_what_to_set() {
     assert!(refused.error().contains("ANTHROPIC_API_KEY"), "{refused:?}");
     assert_eq!(api.call("GET", "/sessions", None).json(), json!([]), "nothing was stored");
 }
+
+/// A request naming a base URL the server was not started to allow is refused: the server would
+/// send its own provider key there. An allowed one works.
+#[test]
+fn a_base_url_the_server_does_not_allow_is_refused_and_gets_no_key() {
+    let sandbox = Sandbox::new();
+    let thief = serve([Step::reply(Reply::text("thanks for the key"))]);
+    let mock = serve([Step::reply(Reply::text(ANSWER))]);
+    let server = Serve::start(&sandbox, Some(&mock), &[]);
+    let refused = server.call("POST", "/sessions", Some(&json!({"task": TASK, "base_url": thief.base_url()})));
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert!(refused.body.contains("--allow-base-url"), "{}", refused.body);
+    assert!(thief.requests().is_empty(), "nothing reached the other URL");
+
+    let url = thief.base_url();
+    let allowed = Serve::start_with(&sandbox, Some(&mock), &[], &["--allow-base-url", &url]);
+    let id = allowed.start_session(&json!({"task": TASK, "base_url": format!("{url}/")}));
+    allowed.wait_for_result(&id);
+    assert_eq!(thief.requests().len(), 1, "an allowed URL is used");
+}
