@@ -254,11 +254,12 @@ impl Session {
     fn check_context_usage(&self, config: &SessionConfig) -> bool {
         let window = self.context_window(config);
         let tokens = (self.inner.cache.borrow().history_chars / 4) as u64;
-        if window == 0 || tokens * 10 <= window * 8 {
+        if window == 0 || tokens.saturating_mul(10) <= window.saturating_mul(8) {
             return false;
         }
         // Rounded to the nearest percent in integers: printing an f64 would pull core's float
         // formatter (14 KB) into the browser bundle for this one message.
+        // Past the check above, the window is at most 1.25 times the tokens: nothing overflows.
         let percent = (tokens * 200 + window) / (2 * window);
         self.emit(EventData::Warning { message: format!("Context usage at ~{percent}% of context window") });
         true

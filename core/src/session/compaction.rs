@@ -87,10 +87,15 @@ impl Session {
                 return Err(error);
             }
         };
+        self.inner.state.borrow_mut().total_usage += &response.usage;
         let mut summary = response.text();
+        if summary.trim().is_empty() {
+            // Nothing would stand in for the turns: keep them.
+            end(0, Some("the model wrote an empty summary; the history was kept".to_owned()));
+            return Ok(0);
+        }
         {
             let mut state = self.inner.state.borrow_mut();
-            state.total_usage += &response.usage;
             // A current request summarised away is kept word for word: the model must not lose its task.
             let kept_user = state.history[cut..].iter().any(|turn| matches!(turn, Turn::User { .. }));
             let current = state.history[..cut].iter().rev().find_map(|turn| match turn {
@@ -114,7 +119,7 @@ impl Session {
     fn summary_request(&self, older: &[Turn], window: u64, config: &SessionConfig) -> Request {
         let max_tokens = (window / 8).clamp(256, 8_192);
         // What is left of the window for the transcript, in characters (a token is ~4).
-        let room = (window.saturating_sub(max_tokens + 1_000) * 4) as usize;
+        let room = window.saturating_sub(max_tokens + 1_000).saturating_mul(4).min(usize::MAX as u64) as usize;
         let transcript = truncate_output(&transcript(older), room.max(4_000), TruncationMode::HeadTail);
         let ask = "Summarise this conversation as instructed. It continues after your summary with its most recent turns.";
         let cache = self.inner.cache.borrow();

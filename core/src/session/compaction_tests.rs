@@ -393,3 +393,29 @@ fn an_abort_during_a_manual_compaction_closes_the_session() {
     assert_eq!(session.status(), SessionStatus::Closed);
     assert_eq!(session.history().len(), 4, "nothing was summarised");
 }
+
+#[test]
+fn an_empty_summary_keeps_the_history() {
+    let client = Rc::new(ScriptedClient::new([ScriptStep::text("first"), ScriptStep::text("  ")]));
+    let config = SessionConfig { compaction_keep_recent_tokens: Some(1), ..SessionConfig::default() };
+    let session = session_with(client, 1_000_000, config, 10);
+    let mut events = session.events();
+    block_on(session.submit("one")).unwrap();
+    block_on(session.compact()).unwrap();
+    assert_eq!(session.history().len(), 2, "nothing was replaced");
+    let said = drain(&mut events).into_iter().any(
+        |e| matches!(e, EventData::CompactionEnd { summarized_turns: 0, error: Some(ref e), .. } if e.contains("empty summary")),
+    );
+    assert!(said);
+}
+
+#[test]
+fn a_window_as_large_as_can_be_does_not_overflow_the_arithmetic() {
+    let client = Rc::new(ScriptedClient::new([ScriptStep::text("first"), ScriptStep::text("the summary")]));
+    let config =
+        SessionConfig { context_window: Some(usize::MAX), compaction_keep_recent_tokens: Some(1), ..SessionConfig::default() };
+    let session = session_with(client, 1_000, config, 10);
+    block_on(session.submit("one")).unwrap();
+    block_on(session.compact()).unwrap();
+    assert!(matches!(session.history()[0], Turn::Summary { .. }));
+}
