@@ -62,14 +62,18 @@ pub struct BadRequest {
 }
 
 impl BadRequest {
-    fn new(status: u16, message: impl Into<String>) -> Self {
+    pub fn new(status: u16, message: impl Into<String>) -> Self {
         Self { status, message: message.into() }
     }
 }
 
-/// Reads one request whose body may be at most `max_body` bytes; `Ok(None)` when the peer
-/// closed without sending one.
-pub fn read_request(reader: &mut impl BufRead, max_body: usize) -> Result<Option<Request>, BadRequest> {
+/// Decides on a request from its head, before its body is read: `Some` refuses it (a missing
+/// token, say), so that a refused client gets nothing of the server, not even its body read.
+pub type Gate = dyn Fn(&[(String, String)]) -> Option<BadRequest> + Send + Sync;
+
+/// Reads one request whose body may be at most `max_body` bytes, if `gate` lets its head through;
+/// `Ok(None)` when the peer closed without sending one.
+pub fn read_request(reader: &mut impl BufRead, max_body: usize, gate: &Gate) -> Result<Option<Request>, BadRequest> {
     let mut head = reader.take(MAX_HEAD);
     let Some(request_line) = read_line(&mut head)? else { return Ok(None) };
     let mut parts = request_line.split_whitespace();
@@ -85,6 +89,9 @@ pub fn read_request(reader: &mut impl BufRead, max_body: usize) -> Result<Option
         let (name, value) =
             line.split_once(':').ok_or_else(|| BadRequest::new(400, format!("malformed header line {line:?}")))?;
         headers.push((name.trim().to_owned(), value.trim().to_owned()));
+    }
+    if let Some(refused) = gate(&headers) {
+        return Err(refused);
     }
     if find_header(&headers, "transfer-encoding").is_some() {
         return Err(BadRequest::new(411, "chunked request bodies are not accepted; send Content-Length"));
@@ -140,27 +147,30 @@ pub fn percent_decode(text: &str) -> Option<String> {
 const DISCARD_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// Serves `listener` from a thread named `name`, each connection on a thread of its own: its
-/// request (with a body of at most `max_body` bytes) is read and handed to `answer` with the
-/// socket to answer on, or, when it cannot be read, why not (the status to answer with and a
-/// message). The connection closes when `answer` returns.
-pub fn spawn<A>(listener: TcpListener, name: &str, max_body: usize, answer: A) -> io::Result<()>
+/// request (with a body of at most `max_body` bytes, once `gate` let its head through) is read
+/// and handed to `answer` with the socket to answer on, or, when it cannot be read or was
+/// refused, why not (the status to answer with and a message). The connection closes when
+/// `answer` returns.
+pub fn spawn<A>(listener: TcpListener, name: &str, max_body: usize, gate: Box<Gate>, answer: A) -> io::Result<()>
 where
     A: Fn(Result<Request, BadRequest>, &mut TcpStream) + Send + Sync + 'static,
 {
     let answer = Arc::new(answer);
+    let gate: Arc<Gate> = Arc::from(gate);
     let connection_name = format!("{name}-conn");
     std::thread::Builder::new().name(name.to_owned()).spawn(move || {
         for socket in listener.incoming().flatten() {
-            let answer = answer.clone();
+            let (answer, gate) = (answer.clone(), gate.clone());
             // Without a thread this one request is lost; its client sees the connection close.
-            let _ =
-                std::thread::Builder::new().name(connection_name.clone()).spawn(move || connection(socket, max_body, &*answer));
+            let _ = std::thread::Builder::new()
+                .name(connection_name.clone())
+                .spawn(move || connection(socket, max_body, &*gate, &*answer));
         }
     })?;
     Ok(())
 }
 
-fn connection(socket: TcpStream, max_body: usize, answer: &impl Fn(Result<Request, BadRequest>, &mut TcpStream)) {
+fn connection(socket: TcpStream, max_body: usize, gate: &Gate, answer: &impl Fn(Result<Request, BadRequest>, &mut TcpStream)) {
     // Timeouts, so that a client that went away frees its thread. Failing to set one leaves the
     // default (none): the connection still works.
     let _ = socket.set_read_timeout(Some(IO_TIMEOUT));
@@ -168,7 +178,7 @@ fn connection(socket: TcpStream, max_body: usize, answer: &impl Fn(Result<Reques
     let Ok(read_half) = socket.try_clone() else { return };
     let mut out = socket;
     let mut reader = BufReader::new(read_half);
-    match read_request(&mut reader, max_body) {
+    match read_request(&mut reader, max_body, gate) {
         Ok(None) => {}
         Ok(Some(request)) => answer(Ok(request), &mut out),
         Err(bad) => {
@@ -239,7 +249,7 @@ mod tests {
     #[test]
     fn reads_a_request_with_its_headers_and_body() {
         let raw = b"POST /sessions?limit=5&status=run+ning HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nAuthorization: Bearer t\r\n\r\n{}";
-        let request = read_request(&mut &raw[..], 16).expect("valid").expect("a request");
+        let request = read_request(&mut &raw[..], 16, &|_| None).expect("valid").expect("a request");
         assert_eq!((request.method.as_str(), request.path()), ("POST", "/sessions"));
         assert_eq!(request.header("authorization"), Some("Bearer t"));
         assert_eq!(request.body, b"{}");
@@ -248,8 +258,8 @@ mod tests {
 
     #[test]
     fn refuses_what_it_cannot_read_with_the_status_that_says_why() {
-        let status = |raw: &[u8]| read_request(&mut &raw[..], 4).map(|_| 200).unwrap_or_else(|e| e.status);
-        assert!(matches!(read_request(&mut &b""[..], 4), Ok(None)));
+        let status = |raw: &[u8]| read_request(&mut &raw[..], 4, &|_| None).map(|_| 200).unwrap_or_else(|e| e.status);
+        assert!(matches!(read_request(&mut &b""[..], 4, &|_| None), Ok(None)));
         assert_eq!(status(b"GARBAGE\r\n\r\n"), 400);
         assert_eq!(status(b"POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nab"), 400);
         assert_eq!(status(b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nabcde"), 413);

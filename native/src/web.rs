@@ -39,7 +39,7 @@ impl WebServer {
     pub fn start(roots: WebRoots, port: u16) -> io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
-        http_server::spawn(listener, "openagent-web", MAX_BODY, move |request, out| {
+        http_server::spawn(listener, "openagent-web", MAX_BODY, Box::new(|_| None), move |request, out| {
             // A failed write means the browser went away.
             let _ = match request {
                 Ok(request) => serve(&request, out, &roots),

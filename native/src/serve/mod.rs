@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::StreamExt;
+use openagent_core::llm::http::find_header;
 
 use serde_json::{json, Value};
 
@@ -77,7 +78,13 @@ impl Server {
         let runs = Runs::new(options.data_dir.clone(), options.cwd);
         let api = Api::new(runs.clone(), options.data_dir, options.allowed_base_urls);
         let token = options.token;
-        http_server::spawn(listener, "openagent-serve", MAX_BODY, move |request, out| answer(request, out, &api, &token))
+        // The token is checked from the head: a client without it gets its 401 before any of its
+        // body is read.
+        let gate: Box<http_server::Gate> = Box::new(move |headers| {
+            let authorization = find_header(headers, "authorization");
+            (!auth::authorized(authorization, &token)).then(|| BadRequest::new(401, UNAUTHORIZED))
+        });
+        http_server::spawn(listener, "openagent-serve", MAX_BODY, gate, move |request, out| answer(request, out, &api))
             .map_err(|e| format!("cannot start the server's thread: {e}"))?;
         Ok(Self { addr, runs })
     }
@@ -109,14 +116,15 @@ impl Server {
 }
 
 /// Answers one request: refused when it could not be read or lacks the token, else the API's.
-fn answer(request: Result<Request, BadRequest>, out: &mut TcpStream, api: &Api, token: &str) {
+/// What a request without the right token is told.
+const UNAUTHORIZED: &str =
+    "missing or wrong bearer token: send Authorization: Bearer <the token openagent serve printed or was given>";
+
+fn answer(request: Result<Request, BadRequest>, out: &mut TcpStream, api: &Api) {
     // A failed write means the client went away: there is nobody left to tell.
     let _ = match request {
+        Err(bad) if bad.status == 401 => send_json(out, 401, &[("www-authenticate", "Bearer")], &json!({ "error": bad.message })),
         Err(bad) => send_json(out, bad.status, &[], &json!({ "error": bad.message })),
-        Ok(request) if !auth::authorized(request.header("authorization"), token) => {
-            let error = json!({ "error": "missing or wrong bearer token: send Authorization: Bearer <the token openagent serve printed or was given>" });
-            send_json(out, 401, &[("www-authenticate", "Bearer")], &error)
-        }
         Ok(request) => match api.handle(&request) {
             Reply::Json(status, body) => send_json(out, status, &[], &body),
             Reply::Events { store, id, after } => sse::stream(out, &store, &id, after),

@@ -358,3 +358,21 @@ fn a_base_url_the_server_does_not_allow_is_refused_and_gets_no_key() {
     allowed.wait_for_result(&id);
     assert_eq!(thief.requests().len(), 1, "an allowed URL is used");
 }
+
+/// The token is checked from the request's head: a client without it is answered 401 at once,
+/// before the server reads (or waits for) any of the body it announced.
+#[test]
+fn a_request_without_the_token_is_refused_before_its_body_is_read() {
+    use std::io::{Read, Write};
+    let sandbox = Sandbox::new();
+    let server = Serve::start(&sandbox, None, &[]);
+    let mut socket = std::net::TcpStream::connect(&server.addr).expect("the server accepts");
+    socket.set_read_timeout(Some(std::time::Duration::from_secs(5))).expect("a timeout");
+    let head = format!("POST /sessions HTTP/1.1\r\nHost: {}\r\nContent-Length: 1048576\r\n\r\n", server.addr);
+    socket.write_all(head.as_bytes()).expect("the head is sent");
+    let mut answer = [0u8; 512];
+    let read = socket.read(&mut answer).expect("an answer without sending the body");
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("www-authenticate: bearer"), "{answer}");
+}
