@@ -201,12 +201,6 @@ impl Wire<'_> {
                 return Err(self.too_large());
             }
         }
-        // A proxy's error object with a 200 (`"error": null` is a Responses object's normal field).
-        let mentions_error = body.windows(7).any(|w| w == b"\"error\"");
-        if mentions_error && serde_json::from_slice::<serde_json::Value>(&body).is_ok_and(|value| carries_error(&value)) {
-            let error = LlmError::new(ErrorKind::Server, "an error").with_provider(self.codec.provider());
-            return Err(self.not_a_response(error, &headers, &body));
-        }
         self.codec.parse_response(&body, &headers).map_err(|error| self.not_a_response(error, &headers, &body))
     }
 

@@ -23,7 +23,9 @@ pub(super) fn parse(body: &[u8], headers: &[(String, String)], key: &ApiKey) -> 
             super::error::quote(&value.to_string()),
         ));
     }
-    if str_of(&value, "status") == Some("failed") {
+    // A failed response, or a proxy's error object sent with a 200 (a response's own `error`
+    // is null).
+    if str_of(&value, "status") == Some("failed") || value.get("error").is_some_and(|e| !e.is_null()) {
         return Err(reported(value.get("error"), "the response failed", key));
     }
     let mut warnings = Vec::new();
