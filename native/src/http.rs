@@ -199,13 +199,11 @@ fn describe(error: &ureq::Error) -> String {
 /// `scheme://host:port` of a URL: enough to say where a request went, never its path, query or
 /// credentials.
 fn origin(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    if scheme.is_empty() {
-        host.to_owned()
+    let url = crate::url::parts(url);
+    if url.scheme.is_empty() {
+        url.host.to_owned()
     } else {
-        format!("{scheme}://{host}")
+        format!("{}://{}", url.scheme, url.host)
     }
 }
 

@@ -33,6 +33,7 @@ pub mod sessions;
 mod signals;
 pub mod store;
 mod timer;
+mod url;
 mod web;
 
 pub use http::{NativeHttpClient, NativeHttpConfig};

@@ -66,14 +66,7 @@ fn is_secret(name: &str, value: &OsString) -> bool {
     parts.iter().any(|part| SECRET_PARTS.contains(part))
         || parts.last().is_some_and(|last| parts.len() > 1 && SECRET_LAST_PARTS.contains(last))
         || parts.windows(2).any(|pair| BEFORE_KEY.contains(&pair[0]) && pair[1] == "KEY")
-        || value.to_str().is_some_and(url_with_password)
-}
-
-/// `scheme://user:password@host...`.
-fn url_with_password(value: &str) -> bool {
-    let Some((_, rest)) = value.split_once("://") else { return false };
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    authority.rsplit_once('@').is_some_and(|(user_info, _)| user_info.contains(':'))
+        || value.to_str().is_some_and(|value| crate::url::parts(value).credentials().is_some())
 }
 
 /// The variables of a command: `inherited` (the host's) filtered by `policy`, then `extra`.

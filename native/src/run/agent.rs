@@ -180,15 +180,10 @@ pub fn resolve_provider(
 /// `url` with the password of its user part, if it has one, left out (`https://user:***@host/`):
 /// what is shown, kept in artifacts or in the store.
 pub fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((user_info, host)) if user_info.contains(':') => {
-            let user = user_info.split_once(':').map_or(user_info, |(user, _)| user);
-            format!("{scheme}://{user}:***@{host}{path}")
-        }
-        _ => url.to_owned(),
+    let parts = crate::url::parts(url);
+    match parts.credentials() {
+        Some((user, _)) => format!("{}://{user}:***@{}{}", parts.scheme, parts.host, parts.rest),
+        None => url.to_owned(),
     }
 }
 
