@@ -1,21 +1,19 @@
 //! Just enough of an HTTP/1.1 server for `openagent web` and `openagent serve`, on `std::net`:
 //! read one request (its head, and a `Content-Length` body up to a limit), write one response,
-//! close the connection. Both servers run a thread per connection and answer on 127.0.0.1 only,
-//! so keep-alive, chunked uploads and pipelining are not worth their code.
+//! close the connection. A fixed pool of worker threads serves the connections, each read under
+//! deadlines ([`pool`]). Both servers answer on 127.0.0.1 only, so keep-alive, chunked uploads and
+//! pipelining are not worth their code: every connection carries one request.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::time::Duration;
+mod pool;
+
+use std::io::{self, BufRead, Read, Write};
 
 use openagent_core::llm::http::find_header;
 
+pub use pool::{spawn, spawn_with, Limits};
+
 /// A request head larger than this is a broken or hostile client, not a real request.
 const MAX_HEAD: u64 = 64 * 1024;
-
-/// How long a client may stay silent while sending its request, or stop reading the answer,
-/// before the connection is dropped: no thread waits forever on a client that went away.
-const IO_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One request as read off the socket.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,10 +69,10 @@ impl BadRequest {
 /// token, say), so that a refused client gets nothing of the server, not even its body read.
 pub type Gate = dyn Fn(&[(String, String)]) -> Option<BadRequest> + Send + Sync;
 
-/// Reads one request whose body may be at most `max_body` bytes, if `gate` lets its head through;
-/// `Ok(None)` when the peer closed without sending one.
-pub fn read_request(reader: &mut impl BufRead, max_body: usize, gate: &Gate) -> Result<Option<Request>, BadRequest> {
-    let mut head = reader.take(MAX_HEAD);
+/// The request line and headers, with the body still unread (and empty); `Ok(None)` when the
+/// peer closed without sending a request.
+fn read_head(reader: &mut impl BufRead) -> Result<Option<Request>, BadRequest> {
+    let mut head = reader.by_ref().take(MAX_HEAD);
     let Some(request_line) = read_line(&mut head)? else { return Ok(None) };
     let mut parts = request_line.split_whitespace();
     let (Some(method), Some(target), Some(_version)) = (parts.next(), parts.next(), parts.next()) else {
@@ -90,13 +88,18 @@ pub fn read_request(reader: &mut impl BufRead, max_body: usize, gate: &Gate) -> 
             line.split_once(':').ok_or_else(|| BadRequest::new(400, format!("malformed header line {line:?}")))?;
         headers.push((name.trim().to_owned(), value.trim().to_owned()));
     }
-    if let Some(refused) = gate(&headers) {
+    Ok(Some(Request { method: method.to_owned(), target: target.to_owned(), headers, body: Vec::new() }))
+}
+
+/// Reads the body `request`'s head announced, once `gate` lets the head through.
+fn read_body(reader: &mut impl Read, request: &mut Request, max_body: usize, gate: &Gate) -> Result<(), BadRequest> {
+    if let Some(refused) = gate(&request.headers) {
         return Err(refused);
     }
-    if find_header(&headers, "transfer-encoding").is_some() {
+    if request.header("transfer-encoding").is_some() {
         return Err(BadRequest::new(411, "chunked request bodies are not accepted; send Content-Length"));
     }
-    let length = match find_header(&headers, "content-length") {
+    let length = match request.header("content-length") {
         None => 0,
         Some(v) => v.parse::<usize>().map_err(|_| BadRequest::new(400, format!("bad Content-Length {v:?}")))?,
     };
@@ -104,16 +107,26 @@ pub fn read_request(reader: &mut impl BufRead, max_body: usize, gate: &Gate) -> 
         return Err(BadRequest::new(413, format!("a {length}-byte body is over the limit of {max_body} bytes")));
     }
     let mut body = vec![0; length];
-    head.into_inner()
-        .read_exact(&mut body)
-        .map_err(|e| BadRequest::new(400, format!("the request body ended before its Content-Length: {e}")))?;
-    Ok(Some(Request { method: method.to_owned(), target: target.to_owned(), headers, body }))
+    reader.read_exact(&mut body).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => BadRequest::new(400, "the request body ended before its Content-Length"),
+        _ => read_failed(&e),
+    })?;
+    request.body = body;
+    Ok(())
+}
+
+/// A read that failed: a client too slow for its deadline gets a 408 that says so.
+fn read_failed(error: &io::Error) -> BadRequest {
+    match error.kind() {
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => BadRequest::new(408, error.to_string()),
+        _ => BadRequest::new(400, format!("reading the request failed: {error}")),
+    }
 }
 
 /// One line without its line end; `None` at the end of input.
 fn read_line(reader: &mut impl BufRead) -> Result<Option<String>, BadRequest> {
     let mut line = Vec::new();
-    let n = reader.read_until(b'\n', &mut line).map_err(|e| BadRequest::new(408, format!("reading the request failed: {e}")))?;
+    let n = reader.read_until(b'\n', &mut line).map_err(|e| read_failed(&e))?;
     if n == 0 {
         return Ok(None);
     }
@@ -140,57 +153,6 @@ pub fn percent_decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
-}
-
-/// What is read and dropped of a refused request's body, at most: enough for any body a client
-/// would send before reading the answer, little enough that a flood ends soon.
-const DISCARD_LIMIT: u64 = 16 * 1024 * 1024;
-
-/// Serves `listener` from a thread named `name`, each connection on a thread of its own: its
-/// request (with a body of at most `max_body` bytes, once `gate` let its head through) is read
-/// and handed to `answer` with the socket to answer on, or, when it cannot be read or was
-/// refused, why not (the status to answer with and a message). The connection closes when
-/// `answer` returns.
-pub fn spawn<A>(listener: TcpListener, name: &str, max_body: usize, gate: Box<Gate>, answer: A) -> io::Result<()>
-where
-    A: Fn(Result<Request, BadRequest>, &mut TcpStream) + Send + Sync + 'static,
-{
-    let answer = Arc::new(answer);
-    let gate: Arc<Gate> = Arc::from(gate);
-    let connection_name = format!("{name}-conn");
-    std::thread::Builder::new().name(name.to_owned()).spawn(move || {
-        for socket in listener.incoming().flatten() {
-            let (answer, gate) = (answer.clone(), gate.clone());
-            // Without a thread this one request is lost; its client sees the connection close.
-            let _ = std::thread::Builder::new()
-                .name(connection_name.clone())
-                .spawn(move || connection(socket, max_body, &*gate, &*answer));
-        }
-    })?;
-    Ok(())
-}
-
-fn connection(socket: TcpStream, max_body: usize, gate: &Gate, answer: &impl Fn(Result<Request, BadRequest>, &mut TcpStream)) {
-    // Timeouts, so that a client that went away frees its thread. Failing to set one leaves the
-    // default (none): the connection still works.
-    let _ = socket.set_read_timeout(Some(IO_TIMEOUT));
-    let _ = socket.set_write_timeout(Some(IO_TIMEOUT));
-    let Ok(read_half) = socket.try_clone() else { return };
-    let mut out = socket;
-    let mut reader = BufReader::new(read_half);
-    match read_request(&mut reader, max_body, gate) {
-        Ok(None) => {}
-        Ok(Some(request)) => answer(Ok(request), &mut out),
-        Err(bad) => {
-            answer(Err(bad), &mut out);
-            // The body was not read: the client may still be sending it. Closing a socket with
-            // unread input resets the connection, and the client would lose the answer with it;
-            // so the answer is ended and the rest read and dropped. Errors here mean the client
-            // is gone already.
-            let _ = out.shutdown(Shutdown::Write);
-            let _ = io::copy(&mut reader.take(DISCARD_LIMIT), &mut io::sink());
-        }
-    }
 }
 
 /// Writes a whole response: status line, `headers`, the length, `connection: close` and, unless
@@ -246,10 +208,18 @@ pub fn reason(status: u16) -> &'static str {
 mod tests {
     use super::*;
 
+    /// One request read as a worker reads it: the head, then the body if `gate` lets it through.
+    fn read_request(raw: &[u8], max_body: usize, gate: &Gate) -> Result<Option<Request>, BadRequest> {
+        let mut reader = raw;
+        let Some(mut request) = read_head(&mut reader)? else { return Ok(None) };
+        read_body(&mut reader, &mut request, max_body, gate)?;
+        Ok(Some(request))
+    }
+
     #[test]
     fn reads_a_request_with_its_headers_and_body() {
         let raw = b"POST /sessions?limit=5&status=run+ning HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nAuthorization: Bearer t\r\n\r\n{}";
-        let request = read_request(&mut &raw[..], 16, &|_| None).expect("valid").expect("a request");
+        let request = read_request(raw, 16, &|_| None).expect("valid").expect("a request");
         assert_eq!((request.method.as_str(), request.path()), ("POST", "/sessions"));
         assert_eq!(request.header("authorization"), Some("Bearer t"));
         assert_eq!(request.body, b"{}");
@@ -258,8 +228,8 @@ mod tests {
 
     #[test]
     fn refuses_what_it_cannot_read_with_the_status_that_says_why() {
-        let status = |raw: &[u8]| read_request(&mut &raw[..], 4, &|_| None).map(|_| 200).unwrap_or_else(|e| e.status);
-        assert!(matches!(read_request(&mut &b""[..], 4, &|_| None), Ok(None)));
+        let status = |raw: &[u8]| read_request(raw, 4, &|_| None).map(|_| 200).unwrap_or_else(|e| e.status);
+        assert!(matches!(read_request(b"", 4, &|_| None), Ok(None)));
         assert_eq!(status(b"GARBAGE\r\n\r\n"), 400);
         assert_eq!(status(b"POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nab"), 400);
         assert_eq!(status(b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nabcde"), 413);

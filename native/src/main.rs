@@ -156,6 +156,18 @@ struct ServeFlags {
     /// 403: the server would send its own provider key there.
     #[arg(long = "allow-base-url", value_name = "URL")]
     allow_base_url: Vec<String>,
+    /// The connections served at once, one worker thread each (at least 2); as many more wait,
+    /// and beyond that a connection is answered 503. An event stream holds its worker while it streams.
+    #[arg(long, value_name = "N", default_value_t = serve::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// Close an open session after this many seconds with no request for it and no input running
+    /// (it stays in the store; a message takes it up again); 0: never.
+    #[arg(long, value_name = "SECS", default_value_t = serve::DEFAULT_SESSION_IDLE_SECS)]
+    session_idle_timeout: u64,
+    /// How long a request's whole head may take to arrive, in milliseconds (408 after it;
+    /// default 10 s); for tests.
+    #[arg(long, value_name = "MS", hide = true)]
+    header_deadline_ms: Option<u64>,
 }
 
 /// How a one-task run reports (`run` and `sandbox run`).
@@ -394,6 +406,9 @@ fn serve(flags: ServeFlags) -> ExitCode {
         data_dir: data_dir(flags.data_dir),
         cwd: flags.cwd,
         allowed_base_urls: flags.allow_base_url,
+        max_connections: flags.max_connections,
+        head_within: flags.header_deadline_ms.map(std::time::Duration::from_millis),
+        session_idle: (flags.session_idle_timeout > 0).then(|| std::time::Duration::from_secs(flags.session_idle_timeout)),
     };
     match serve::Server::start(options) {
         Ok(server) => {

@@ -1,6 +1,7 @@
 //! `openagent web`: serves the browser playground (`web/`) and the wasm package (`wasm/pkg/`,
-//! under `/pkg/`) on 127.0.0.1. A small static file server on `std::net`, a thread per
-//! connection: the page talks to the model itself, so the server only hands out files.
+//! under `/pkg/`) on 127.0.0.1. A small static file server on `std::net`, on the same bounded
+//! worker pool as `openagent serve`: the page talks to the model itself, so the server only hands
+//! out files.
 
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};

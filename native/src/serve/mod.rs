@@ -4,9 +4,11 @@
 //! session its next input. A session started with a `parent_id` reports each finished input to
 //! its parent as an `<agent-callback>` message. `GET /openapi.json` describes it all.
 //!
-//! Every request needs `Authorization: Bearer <token>`. The server is `std::net` and a thread per
-//! connection, like `openagent web` ([`crate::http_server`]); each session runs on a thread of its
-//! own ([`runs`]), so no async runtime is needed here either.
+//! Every request needs `Authorization: Bearer <token>`. The server is `std::net` and a fixed pool
+//! of worker threads, like `openagent web` ([`crate::http_server`]), with a quarter of them kept
+//! from event streams so that a steer or an abort always finds one ([`sse::Streams`]); each
+//! session runs on a thread of its own ([`runs`]), closed once idle for
+//! [`ServeOptions::session_idle`], so no async runtime is needed here either.
 
 mod auth;
 mod callback;
@@ -26,12 +28,19 @@ use serde_json::{json, Value};
 pub use auth::generate_token;
 use routes::{Api, Reply};
 use runs::Runs;
+use sse::Streams;
 
-use crate::http_server::{self, respond, BadRequest, Request};
+use crate::http_server::{self, respond, BadRequest, Limits, Request};
 use crate::store::Store;
 
 /// The largest request body taken: a task, an output schema or a message is far smaller.
 const MAX_BODY: usize = 1024 * 1024;
+
+/// `--max-connections`' default: the worker threads, and as many connections waiting for one.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+/// `--session-idle-timeout`'s default, in seconds: half an hour without a request or an input.
+pub const DEFAULT_SESSION_IDLE_SECS: u64 = 30 * 60;
 
 /// How `openagent serve` was started.
 #[derive(Debug, Clone)]
@@ -47,6 +56,15 @@ pub struct ServeOptions {
     /// The base URLs a request may name (`POST /sessions`' `base_url`). Any other is refused:
     /// the server would send its own provider key there.
     pub allowed_base_urls: Vec<String>,
+    /// The connections served at once, each on a worker thread; as many more wait for a worker,
+    /// and beyond that a connection is answered 503. At least 2: one is always kept from event
+    /// streams.
+    pub max_connections: usize,
+    /// How long a request's whole head may take to arrive (408 after it); `None`: 10 s.
+    pub head_within: Option<Duration>,
+    /// An open session with no request for it and no input running this long is closed (it stays
+    /// in the store; a message takes it up again). `None`: never.
+    pub session_idle: Option<Duration>,
 }
 
 /// How long the open sessions have to record their end when the server is stopped.
@@ -60,7 +78,7 @@ pub struct Server {
 
 impl Server {
     /// Checks the options (a token, a store that opens, a directory that exists), listens on
-    /// 127.0.0.1 and serves from a background thread. The error says what to change.
+    /// 127.0.0.1 and serves from background threads. The error says what to change.
     pub fn start(options: ServeOptions) -> Result<Self, String> {
         if options.token.trim().is_empty() {
             return Err(
@@ -71,11 +89,17 @@ impl Server {
         if let Some(cwd) = options.cwd.as_ref().filter(|cwd| !cwd.is_dir()) {
             return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
         }
+        if options.max_connections < 2 {
+            return Err(format!(
+                "--max-connections {} is too few: at least 2, one for event streams and one kept for every other request",
+                options.max_connections
+            ));
+        }
         let port = options.port;
         let listener = TcpListener::bind(("127.0.0.1", port))
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port 0)"))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        let runs = Runs::new(options.data_dir.clone(), options.cwd);
+        let runs = Runs::new(options.data_dir.clone(), options.cwd, options.session_idle);
         let api = Api::new(runs.clone(), options.data_dir, options.allowed_base_urls);
         let token = options.token;
         // The token is checked from the head: a client without it gets its 401 before any of its
@@ -84,8 +108,19 @@ impl Server {
             let authorization = find_header(headers, "authorization");
             (!auth::authorized(authorization, &token)).then(|| BadRequest::new(401, UNAUTHORIZED))
         });
-        http_server::spawn(listener, "openagent-serve", MAX_BODY, gate, move |request, out| answer(request, out, &api))
-            .map_err(|e| format!("cannot start the server's thread: {e}"))?;
+        let defaults = Limits::default();
+        let limits = Limits {
+            workers: options.max_connections,
+            queue: options.max_connections,
+            head_within: options.head_within.unwrap_or(defaults.head_within),
+            max_body: MAX_BODY,
+            ..defaults
+        };
+        let streams = Streams::for_workers(limits.workers);
+        http_server::spawn_with(listener, "openagent-serve", limits, gate, move |request, out| {
+            answer(request, out, &api, &streams);
+        })
+        .map_err(|e| format!("cannot start the server's threads: {e}"))?;
         Ok(Self { addr, runs })
     }
 
@@ -115,19 +150,22 @@ impl Server {
     }
 }
 
-/// Answers one request: refused when it could not be read or lacks the token, else the API's.
 /// What a request without the right token is told.
 const UNAUTHORIZED: &str =
     "missing or wrong bearer token: send Authorization: Bearer <the token openagent serve printed or was given>";
 
-fn answer(request: Result<Request, BadRequest>, out: &mut TcpStream, api: &Api) {
+/// Answers one request: refused when it could not be read or lacks the token, else the API's.
+fn answer(request: Result<Request, BadRequest>, out: &mut TcpStream, api: &Api, streams: &Streams) {
     // A failed write means the client went away: there is nobody left to tell.
     let _ = match request {
         Err(bad) if bad.status == 401 => send_json(out, 401, &[("www-authenticate", "Bearer")], &json!({ "error": bad.message })),
         Err(bad) => send_json(out, bad.status, &[], &json!({ "error": bad.message })),
         Ok(request) => match api.handle(&request) {
             Reply::Json(status, body) => send_json(out, status, &[], &body),
-            Reply::Events { store, id, after } => sse::stream(out, &store, &id, after),
+            Reply::Events { store, id, after } => match streams.take() {
+                Some(_held) => sse::stream(out, &store, &id, after),
+                None => send_json(out, 503, &[("retry-after", "5")], &json!({ "error": streams.full() })),
+            },
         },
     };
 }

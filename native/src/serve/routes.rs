@@ -121,6 +121,8 @@ impl Api {
             None => None,
         };
         let id = id.as_deref().unwrap_or_default();
+        // Any request for a session keeps it open: its idle time starts again.
+        self.runs.touch(id);
         match route {
             Route::OpenApi => {
                 Ok(Reply::Json(200, serde_json::from_str(OPENAPI).expect("openapi.json is JSON (a unit test reads it)")))
@@ -226,7 +228,9 @@ impl Api {
             Ok(()) => Ok(Reply::Json(202, json!({ "id": id }))),
             Err(Refusal::NotOpen) => Err(ApiError::new(
                 409,
-                format!("session {id} is not open in this server: it was closed, or another process ran it"),
+                format!(
+                    "session {id} is not open in this server: it was aborted, closed after --session-idle-timeout without a request, or another process ran it; POST /sessions/{{id}}/messages takes it up again"
+                ),
             )),
             Err(Refusal::Running) => Err(ApiError::new(
                 409,

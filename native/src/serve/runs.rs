@@ -6,8 +6,10 @@
 //! streams) look.
 //!
 //! A session stays open after an input ends: it waits for the next one (`messages`) until it is
-//! aborted or an error closes it; then its thread ends and it is no longer in [`Runs`]. A
-//! message to a stored session that is not open here takes it up again from its latest
+//! aborted, an error closes it, or it is left idle (no request for it, no input) for the idle
+//! timeout; then its thread ends and it is no longer in [`Runs`]. A session is never closed for
+//! idleness while it runs an input, nor while a child of it is open (its result comes to the
+//! parent). A message to a stored session that is not open here takes it up again from its latest
 //! snapshot ([`Runs::resume`]), on a thread of its own like any other.
 
 use std::collections::HashMap;
@@ -15,9 +17,10 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
+use futures::future::{select, Either};
 use futures::StreamExt;
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::{Session, SessionStatus};
@@ -88,18 +91,35 @@ enum Control {
     Callback(String),
 }
 
+/// An open session, as the HTTP threads see it.
+struct Open {
+    control: UnboundedSender<Control>,
+    parent: Option<String>,
+    /// The last request for it, or the end of its last input: its idle time counts from here.
+    used: Instant,
+}
+
+impl Open {
+    fn new(control: UnboundedSender<Control>, parent: Option<String>) -> Self {
+        Self { control, parent, used: Instant::now() }
+    }
+}
+
 /// The open sessions of this server. Cheap to clone; clones share the sessions.
 #[derive(Clone)]
 pub struct Runs {
-    open: Arc<Mutex<HashMap<String, UnboundedSender<Control>>>>,
+    open: Arc<Mutex<HashMap<String, Open>>>,
     data_dir: PathBuf,
     cwd: Option<PathBuf>,
+    /// How long an open session may wait for an input with no request for it; `None`: forever.
+    idle: Option<Duration>,
 }
 
 impl Runs {
-    /// Sessions stored in `data_dir`, working in `cwd` (the current directory when `None`).
-    pub fn new(data_dir: PathBuf, cwd: Option<PathBuf>) -> Self {
-        Self { open: Arc::default(), data_dir, cwd }
+    /// Sessions stored in `data_dir`, working in `cwd` (the current directory when `None`),
+    /// closed when idle for `idle`.
+    pub fn new(data_dir: PathBuf, cwd: Option<PathBuf>, idle: Option<Duration>) -> Self {
+        Self { open: Arc::default(), data_dir, cwd, idle }
     }
 
     /// Starts `run` on a thread of its own and returns its id once the session is in the
@@ -113,7 +133,7 @@ impl Runs {
             }
         }
         let (tx, rx) = unbounded();
-        let id = self.reserve_id(tx);
+        let id = self.reserve_id(Open::new(tx, run.parent_id.clone()));
         self.launch(&id, run, rx).map(|()| id)
     }
 
@@ -140,7 +160,7 @@ impl Runs {
             if open.contains_key(id) {
                 return Ok(false);
             }
-            open.insert(id.to_owned(), tx);
+            open.insert(id.to_owned(), Open::new(tx, None));
         }
         self.launch(id, run, rx).map(|()| true)
     }
@@ -168,6 +188,26 @@ impl Runs {
     /// Whether `id` is open in this server (running, or waiting for its next input).
     pub fn is_open(&self, id: &str) -> bool {
         self.lock().contains_key(id)
+    }
+
+    /// Notes a request for `id`: its idle time starts again.
+    pub fn touch(&self, id: &str) {
+        if let Some(open) = self.lock().get_mut(id) {
+            open.used = Instant::now();
+        }
+    }
+
+    /// How long the waiting session `id` may still wait before it is closed for idleness: zero
+    /// once it has been idle long enough, `None` when it never is.
+    fn idle_left(&self, id: &str) -> Option<Duration> {
+        let idle = self.idle?;
+        let open = self.lock();
+        // A child reports to its parent: the parent waits for it however long it takes.
+        if open.values().any(|other| other.parent.as_deref() == Some(id)) {
+            return Some(idle);
+        }
+        let used = open.get(id).map_or_else(Instant::now, |session| session.used);
+        Some(idle.saturating_sub(used.elapsed()))
     }
 
     /// Queues `message` for the running session, injected after its current tool round.
@@ -202,7 +242,7 @@ impl Runs {
     /// Sends a request to the session's thread and waits for its answer.
     fn ask(&self, id: &str, request: impl FnOnce(Answer) -> Control) -> Result<(), Refusal> {
         let (answer, answered) = mpsc::channel();
-        let sent = self.lock().get(id).map(|tx| tx.unbounded_send(request(answer)).is_ok());
+        let sent = self.lock().get(id).map(|open| open.control.unbounded_send(request(answer)).is_ok());
         if sent != Some(true) {
             return Err(Refusal::NotOpen);
         }
@@ -215,14 +255,14 @@ impl Runs {
     }
 
     /// A fresh id, kept for the caller's session so no other start takes it.
-    fn reserve_id(&self, control: UnboundedSender<Control>) -> String {
+    fn reserve_id(&self, session: Open) -> String {
         let mut open = self.lock();
         let mut id = new_run_id(system_now_ms());
         // An id is the second and a salt from the clock's nanoseconds: two starts could meet.
         while open.contains_key(&id) {
             id = new_run_id(system_now_ms());
         }
-        open.insert(id.clone(), control);
+        open.insert(id.clone(), session);
         id
     }
 
@@ -230,8 +270,9 @@ impl Runs {
         self.lock().remove(id);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, UnboundedSender<Control>>> {
-        // The map is only inserted into and removed from: a panic cannot leave it half-changed.
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Open>> {
+        // Entries are only inserted, removed and given a new time: a panic cannot leave the map
+        // half-changed.
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -278,7 +319,8 @@ impl Runs {
             if session.status() == SessionStatus::Closed {
                 break;
             }
-            input = next_input(&runtime, &mut control, &session, &mut report);
+            self.touch(id);
+            input = next_input(&runtime, &mut control, &session, &mut report, || self.idle_left(id));
         }
         self.forget(id);
     }
@@ -326,7 +368,7 @@ impl Runs {
     /// Hands a child's callback to its parent; a parent closed meanwhile cannot take it, and the
     /// child's result stays in the store.
     fn report_to_parent(&self, parent: &str, message: String) {
-        let sent = self.lock().get(parent).is_some_and(|tx| tx.unbounded_send(Control::Callback(message)).is_ok());
+        let sent = self.lock().get(parent).is_some_and(|open| open.control.unbounded_send(Control::Callback(message)).is_ok());
         if !sent {
             eprintln!("warning: the parent session {parent} is closed; its child's result stays in the store");
         }
@@ -352,16 +394,40 @@ fn while_running(session: &Session, request: Control) {
     }
 }
 
-/// Waits for the session's next input; `None` once it is aborted.
+/// Waits for the session's next input; `None` once it is aborted, or closed when `idle_left`
+/// (asked again whenever a wait ends) says it has waited long enough.
 fn next_input(
     runtime: &NativeRuntime,
     control: &mut UnboundedReceiver<Control>,
     session: &Session,
     report: &mut Report,
+    idle_left: impl Fn() -> Option<Duration>,
 ) -> Option<String> {
+    // The sleep under way is kept across requests that do not end the wait (a refused steer), so
+    // that a client sending them cannot pile up sleeps in the timer.
+    let mut sleep = None;
     loop {
         // The server keeps a sender for as long as the session is open: `None` cannot come first.
-        match runtime.block_on(control.next())? {
+        let request = match idle_left() {
+            None => runtime.block_on(control.next())?,
+            Some(left) if left.is_zero() => {
+                close(session, report);
+                return None;
+            }
+            Some(left) => {
+                let timer = sleep.get_or_insert_with(|| runtime.sleep(millis(left)));
+                match runtime.block_on(select(control.next(), timer)) {
+                    Either::Left((request, _)) => request?,
+                    // A request for the session may have come meanwhile: the time left is asked
+                    // again rather than the session closed.
+                    Either::Right(_) => {
+                        sleep = None;
+                        continue;
+                    }
+                }
+            }
+        };
+        match request {
             Control::Input(message, answer) => {
                 // Running in the store before the caller hears back, so that a result read after
                 // the answer is this input's, not the last one's.
@@ -377,17 +443,27 @@ fn next_input(
                 let _ = answer.send(Err(Refusal::NotRunning));
             }
             Control::Abort(answer) => {
-                // Closing an idle session emits its `session_end` at once; it goes to the store too.
-                let mut events = session.events();
-                session.abort();
-                while let Ok(event) = events.try_recv() {
-                    report.event(&event);
-                }
+                close(session, report);
                 let _ = answer.send(Ok(()));
                 return None;
             }
         }
     }
+}
+
+/// Closes a session that waits for its next input.
+fn close(session: &Session, report: &mut Report) {
+    // Closing an idle session emits its `session_end` at once; it goes to the store too.
+    let mut events = session.events();
+    session.abort();
+    while let Ok(event) = events.try_recv() {
+        report.event(&event);
+    }
+}
+
+/// A wait in whole milliseconds, at least one: a wait of less than a millisecond must not spin.
+fn millis(wait: Duration) -> u64 {
+    u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
 fn resume(report: &mut Report) {

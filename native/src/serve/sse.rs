@@ -6,9 +6,14 @@
 //!
 //! Each event is `id: <seq>`, `event: <kind>`, `data: <the internal event as JSON>`. A client
 //! that reconnects with `Last-Event-ID: <seq>` (or `?after=<seq>`) gets what came after it.
+//!
+//! A stream holds one of the server's workers for as long as it streams, so [`Streams`] keeps a
+//! quarter of them from streams: however many clients follow sessions, a steer, an abort or a
+//! result still finds a worker.
 
 use std::io::{self, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -26,6 +31,44 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Events read from the store at once; a long history is sent in slices of this many.
 const BATCH: usize = 500;
+
+/// How many event streams may be open at once: all of the server's workers but a quarter (at
+/// least one), which are left for the other requests.
+pub struct Streams {
+    open: AtomicUsize,
+    max: usize,
+}
+
+impl Streams {
+    pub fn for_workers(workers: usize) -> Self {
+        Self { open: AtomicUsize::new(0), max: workers.saturating_sub(workers.div_ceil(4).max(1)) }
+    }
+
+    /// A place for one more stream, given back when the guard is dropped; `None` when every
+    /// place is taken.
+    pub fn take(&self) -> Option<StreamGuard<'_>> {
+        self.open.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| (open < self.max).then_some(open + 1)).ok()?;
+        Some(StreamGuard(self))
+    }
+
+    /// Why a stream was refused, and what to do.
+    pub fn full(&self) -> String {
+        format!(
+            "{} event streams are open, as many as this server keeps for streams so that other requests always find a worker; \
+             retry once one has ended, or start the server with a larger --max-connections",
+            self.max
+        )
+    }
+}
+
+/// One open stream's place in [`Streams`].
+pub struct StreamGuard<'a>(&'a Streams);
+
+impl Drop for StreamGuard<'_> {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// Streams session `id`'s events after number `after` to `out`. The session exists: the caller
 /// checked, and answered 404 otherwise.
@@ -98,6 +141,16 @@ fn send_error(out: &mut TcpStream, error: &StoreError) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streams_leave_a_quarter_of_the_workers_to_other_requests() {
+        assert_eq!([2, 4, 5, 64].map(|workers| Streams::for_workers(workers).max), [1, 3, 3, 48]);
+        let streams = Streams::for_workers(4);
+        let held: Vec<_> = (0..3).map(|_| streams.take().expect("a place")).collect();
+        assert!(streams.take().is_none(), "the fourth worker is kept");
+        drop(held);
+        assert!(streams.take().is_some(), "places come back when streams end");
+    }
 
     #[test]
     fn an_event_is_its_seq_kind_and_data() {

@@ -1,7 +1,13 @@
 //! `openagent serve`: the real binary on a free port with a fixed token, the mock LLM server
 //! behind it, driven over HTTP as a client would: auth, starting a session and reading its
 //! result (seed 003's statuses), the event stream live, steering, aborting, the next input of an
-//! open session, and a child's result reaching its parent.
+//! open session, a child's result reaching its parent, and the server's bounds: its worker pool,
+//! the header deadline, the workers kept from event streams and idle sessions closed.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::ffi::OsStrExt;
+use std::time::{Duration, Instant};
 
 use openagent_native::store::{SessionInfo, Store};
 use openagent_tests::{Api, Reply, Step};
@@ -375,4 +381,129 @@ fn a_request_without_the_token_is_refused_before_its_body_is_read() {
     let answer = String::from_utf8_lossy(&answer[..read]);
     assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
     assert!(answer.to_ascii_lowercase().contains("www-authenticate: bearer"), "{answer}");
+}
+
+/// How many threads the `openagent serve` working in `sandbox` has, from /proc: the server is
+/// the process whose arguments name the sandbox's data directory, which no other process shares.
+fn server_threads(sandbox: &Sandbox) -> usize {
+    let data_dir = sandbox.data_dir();
+    for process in std::fs::read_dir("/proc").expect("/proc lists processes").flatten() {
+        let Ok(arguments) = std::fs::read(process.path().join("cmdline")) else { continue };
+        let arguments: Vec<&[u8]> = arguments.split(|byte| *byte == 0).collect();
+        if arguments.contains(&b"serve".as_slice()) && arguments.contains(&data_dir.as_os_str().as_bytes()) {
+            let status = std::fs::read_to_string(process.path().join("status")).expect("the server's status");
+            let threads = status.lines().find_map(|line| line.strip_prefix("Threads:"));
+            return threads.and_then(|n| n.trim().parse().ok()).expect("a thread count");
+        }
+    }
+    panic!("no openagent serve with --data-dir {}", data_dir.display());
+}
+
+/// Everything the server sends on `socket` until it closes it (or a minute passes).
+fn read_all(mut socket: TcpStream) -> String {
+    socket.set_read_timeout(Some(Duration::from_secs(60))).expect("a timeout");
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// More idle connections than the pool and its queue hold cost no thread: the ones beyond are
+/// answered 503 at once, a request among them too, and once the header deadline has cut the idle
+/// ones the server answers again.
+#[test]
+fn a_flood_of_idle_connections_keeps_the_threads_bounded_and_is_turned_away_with_503() {
+    let sandbox = Sandbox::new();
+    let api = Serve::start_with(&sandbox, None, &[], &["--max-connections", "4", "--header-deadline-ms", "1500"]);
+    let before = server_threads(&sandbox);
+    // Fewer than the listen backlog (128), so that no connection waits for the kernel.
+    let idle: Vec<TcpStream> = (0..100).map(|_| TcpStream::connect(&api.addr).expect("the server accepts")).collect();
+    let busy = api.call("GET", "/sessions", None);
+    assert_eq!(busy.status, 503, "{busy:?}");
+    assert!(busy.head.to_ascii_lowercase().contains("retry-after: 1"), "{busy:?}");
+    assert!(busy.error().contains("the server is busy"), "{busy:?}");
+    let during = server_threads(&sandbox);
+    assert!(during <= before + 2, "{during} threads with 100 idle connections, {before} before");
+
+    let answers: Vec<String> = idle.into_iter().map(read_all).collect();
+    let status = |code: &str| answers.iter().filter(|answer| answer.starts_with(&format!("HTTP/1.1 {code} "))).count();
+    let (cut, turned_away) = (status("408"), status("503"));
+    assert_eq!(cut + turned_away, 100, "every idle connection is answered 408 or 503: {answers:?}");
+    assert!((4..=8).contains(&cut), "the 4 workers and at most 4 waiting are cut at the deadline: {cut}");
+    assert_eq!(api.call("GET", "/sessions", None).status, 200, "the workers are free again");
+}
+
+/// A client sending its head a byte at a time never waits long enough for a per-read timeout;
+/// the deadline counts from its first byte.
+#[test]
+fn a_client_dribbling_its_head_is_cut_at_the_header_deadline_with_408() {
+    let sandbox = Sandbox::new();
+    let api = Serve::start_with(&sandbox, None, &[], &["--header-deadline-ms", "1000"]);
+    let mut socket = TcpStream::connect(&api.addr).expect("the server accepts");
+    socket.set_read_timeout(Some(Duration::from_millis(100))).expect("a timeout");
+    socket.write_all(format!("GET /sessions HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nX-Slow: ").as_bytes()).expect("sent");
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    while started.elapsed() < Duration::from_secs(10) && socket.write_all(b"a").is_ok() {
+        let mut buf = [0; 1024];
+        match socket.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(_) => break,
+        }
+    }
+    let cut_after = started.elapsed();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408 Request Timeout"), "{answer}");
+    assert!(answer.contains("the request head did not arrive within 1s"), "{answer}");
+    assert!(cut_after < Duration::from_secs(4), "cut after {cut_after:?}");
+}
+
+/// An event stream holds a worker while it streams: with two workers only one stream is served,
+/// and the other worker still takes the abort.
+#[test]
+fn event_streams_leave_a_worker_for_other_requests() {
+    let sandbox = Sandbox::new();
+    let mock = serve([slow(30_000, Reply::text("too late"))]);
+    let api = Serve::start_with(&sandbox, Some(&mock), &[], &["--max-connections", "2"]);
+    let id = api.start_session(&json!({"task": TASK}));
+    let mut stream = api.events(&id, "");
+    let second = api.call("GET", &format!("/sessions/{id}/events"), None);
+    assert_eq!(second.status, 503, "{second:?}");
+    assert!(second.error().contains("--max-connections"), "{second:?}");
+    let aborted = api.call("POST", &format!("/sessions/{id}/abort"), None);
+    assert_eq!(aborted.status, 202, "{aborted:?}");
+    let kinds: Vec<String> = stream.rest().into_iter().map(|frame| frame.event).collect();
+    assert_eq!(kinds.last().map(String::as_str), Some("session_end"), "the stream follows the abort to its end: {kinds:?}");
+}
+
+/// A session with no request and no input for the idle timeout is closed: it stays in the store
+/// and a message takes it up again with its history. Running longer than the timeout, or being
+/// asked about, does not close it.
+#[test]
+fn an_idle_session_is_closed_after_its_idle_timeout_and_a_message_takes_it_up_again() {
+    let sandbox = Sandbox::new();
+    let mock = serve([slow(1500, Reply::text("Hello.")), Step::reply(Reply::text(ANSWER))]);
+    let api = Serve::start_with(&sandbox, Some(&mock), &[], &["--session-idle-timeout", "1"]);
+    let id = api.start_session(&json!({"task": "say hello"}));
+    assert_eq!(api.wait_for_result(&id)["result_text"], "Hello.", "ran past the idle timeout");
+    for _ in 0..4 {
+        assert_eq!(api.show(&id)["open"], true, "requests keep it open");
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    std::thread::sleep(Duration::from_millis(2200));
+    let shown = api.show(&id);
+    assert_eq!(
+        [&shown["open"], &shown["status"], &shown["exit_reason"]],
+        [&json!(false), &json!("finished"), &json!("completed")]
+    );
+    let steered = api.call("POST", &format!("/sessions/{id}/steer"), Some(&json!({"message": "x"})));
+    assert_eq!(steered.status, 409, "{steered:?}");
+    assert!(steered.error().contains("closed after --session-idle-timeout"), "{steered:?}");
+
+    let again = api.call("POST", &format!("/sessions/{id}/messages"), Some(&json!({"message": "now summarise"})));
+    assert_eq!(again.status, 202, "{again:?}");
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+    let second = mock.requests()[1].body.to_string();
+    assert!(second.contains("say hello") && second.contains("Hello.") && second.contains("now summarise"), "{second}");
 }
