@@ -19,6 +19,7 @@
 //! let status = runtime.block_on(async { http.send(request).await.map(|r| r.status) });
 //! ```
 
+pub mod agent_secrets;
 pub mod agents;
 mod http;
 mod http_server;
@@ -37,6 +38,6 @@ mod url;
 mod web;
 
 pub use http::{NativeHttpClient, NativeHttpConfig};
-pub use local_env::{EnvPolicy, LocalEnvironment};
+pub use local_env::{secret_values, EnvPass, EnvPolicy, LocalEnvironment};
 pub use runtime::NativeRuntime;
 pub use web::{WebRoots, WebServer};

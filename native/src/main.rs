@@ -126,6 +126,11 @@ struct SessionFlags {
     /// Continue the latest session of the working directory (--cwd).
     #[arg(long = "continue", conflicts_with = "resume")]
     continue_latest: bool,
+    /// A variable of this environment that commands see too (repeatable): a name, or a prefix
+    /// ending in `*` (`NPM_*`). Commands otherwise get only PATH, HOME, the locale, temporary
+    /// directories and toolchain locations; a secret passes only when named exactly.
+    #[arg(long = "env-pass", value_name = "NAME")]
+    env_pass: Vec<String>,
 }
 
 impl SessionFlags {
@@ -156,6 +161,9 @@ struct ServeFlags {
     /// 403: the server would send its own provider key there.
     #[arg(long = "allow-base-url", value_name = "URL")]
     allow_base_url: Vec<String>,
+    /// A variable of this environment that the sessions' commands see too (repeatable), as for `run`.
+    #[arg(long = "env-pass", value_name = "NAME")]
+    env_pass: Vec<String>,
     /// The connections served at once, one worker thread each (at least 2); as many more wait,
     /// and beyond that a connection is answered 503. An event stream holds its worker while it streams.
     #[arg(long, value_name = "N", default_value_t = serve::DEFAULT_MAX_CONNECTIONS)]
@@ -236,6 +244,7 @@ const TUI_WITH_JSON: &str =
     "error: --tui cannot be combined with --output json (JSON output is for non-interactive runs; drop one of them)";
 
 fn main() -> ExitCode {
+    openagent_native::agent_secrets::keep_from_commands();
     let cli = Cli::parse();
     match cli.command {
         None => ExitCode::from(interactive::run(interactive_args(cli.session), None)),
@@ -339,6 +348,7 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         base_url: flags.base_url.clone(),
         cwd: flags.cwd.clone(),
         agent: flags.agent.clone(),
+        env_pass: flags.env_pass.clone(),
     }
 }
 
@@ -406,6 +416,7 @@ fn serve(flags: ServeFlags) -> ExitCode {
         data_dir: data_dir(flags.data_dir),
         cwd: flags.cwd,
         allowed_base_urls: flags.allow_base_url,
+        env_pass: flags.env_pass,
         max_connections: flags.max_connections,
         head_within: flags.header_deadline_ms.map(std::time::Duration::from_millis),
         session_idle: (flags.session_idle_timeout > 0).then(|| std::time::Duration::from_secs(flags.session_idle_timeout)),

@@ -77,6 +77,7 @@ impl Resumed {
             base_url: flags.base_url.clone(),
             cwd: flags.cwd.clone().or_else(|| Some(info.working_directory.clone().into())),
             agent: flags.agent.clone().or(agent_id),
+            env_pass: flags.env_pass.clone(),
         }
     }
 }

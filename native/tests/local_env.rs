@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use futures::executor::block_on;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult, ExecutionEnvironment, GrepOptions};
 use openagent_core::tools::{ReadFileTool, ToolContext, ToolExecutor};
-use openagent_native::{EnvPolicy, LocalEnvironment};
+use openagent_native::{EnvPass, EnvPolicy, LocalEnvironment};
 use serde_json::json;
 
 mod common;
@@ -198,7 +198,7 @@ fn runs_commands_with_separate_streams_and_exit_codes() {
 }
 
 #[test]
-fn hides_secrets_from_commands_but_keeps_path() {
+fn commands_get_core_variables_and_what_is_passed_never_a_secret_by_pattern() {
     // Set for this test binary only; no other test reads them. Every suffix, in any case.
     let secrets = [
         "OPENAGENT_TEST_API_KEY",
@@ -213,21 +213,27 @@ fn hides_secrets_from_commands_but_keeps_path() {
     }
     std::env::set_var("OPENAGENT_TEST_PLAIN", "visible");
     let dir = TempDir::new();
+    // By default only the core variables: no secret, and no other variable either.
     let printed = exec(&dir.env(), "env", 10_000).stdout;
-    assert!(!printed.contains("sk-secret"), "{printed}");
-    for name in secrets {
-        assert!(!printed.contains(name), "{name} reached the command:\n{printed}");
-    }
-    assert!(printed.contains("OPENAGENT_TEST_PLAIN=visible"));
-    // The core variables are kept: those this test process has.
+    assert!(!printed.contains("sk-secret") && !printed.contains("OPENAGENT_TEST_PLAIN"), "{printed}");
     for name in ["PATH", "HOME", "USER", "LANG", "TERM", "TMPDIR", "CARGO_HOME", "RUSTUP_HOME"] {
         if let Ok(value) = std::env::var(name) {
             assert!(printed.lines().any(|line| line == format!("{name}={value}")), "{name} is missing:\n{printed}");
         }
     }
     assert!(printed.lines().any(|line| line.starts_with("PATH=")));
-    let core = exec(&dir.env().with_env_policy(EnvPolicy::CoreOnly), "env", 10_000).stdout;
-    assert!(!core.contains("OPENAGENT_TEST_PLAIN") && core.lines().any(|line| line.starts_with("PATH=")));
+    // Inheriting everything still leaves out every secret, whatever its spelling.
+    let all = exec(&dir.env().with_env_policy(EnvPolicy::InheritAll), "env", 10_000).stdout;
+    assert!(!all.contains("sk-secret"), "{all}");
+    for name in secrets {
+        assert!(!all.contains(name), "{name} reached the command:\n{all}");
+    }
+    assert!(all.contains("OPENAGENT_TEST_PLAIN=visible"));
+    // A variable passed by name is there, a secret too when named exactly, not by a pattern.
+    let pass = EnvPass::new(["OPENAGENT_TEST_*", "OPENAGENT_TEST_TOKEN"]);
+    let passed = exec(&dir.env().with_env_pass(pass), "env", 10_000).stdout;
+    assert!(passed.contains("OPENAGENT_TEST_PLAIN=visible") && passed.contains("OPENAGENT_TEST_TOKEN=sk-secret"), "{passed}");
+    assert!(!passed.contains("OPENAGENT_TEST_API_KEY") && !passed.contains("OPENAGENT_TEST_PASSWORD"), "{passed}");
     let clean = exec(&dir.env().with_env_policy(EnvPolicy::None), "env", 10_000).stdout;
     assert!(!clean.contains("OPENAGENT_TEST_PLAIN") && !clean.contains("HOME="), "{clean}");
 }

@@ -72,7 +72,10 @@ impl Agent {
         let mut builder = Session::builder(profile, Rc::new(env.clone()), client, runtime)
             .model(model.clone())
             .config(options.config(saved_config.unwrap_or_default()))
-            .retries(retries);
+            .retries(retries)
+            // A tool that prints the key (a registered JS tool, a file holding it) must not put it
+            // in the events, the snapshot or the next request.
+            .redact([settings.api_key.expose().to_owned()]);
         if let Some(snapshot) = options.snapshot {
             builder = builder.restore(snapshot);
         }

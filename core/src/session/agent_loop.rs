@@ -370,7 +370,8 @@ impl Session {
             let session = self.clone();
             let call_id = call.id.clone();
             Rc::new(move |delta: &str| {
-                session.emit(EventData::ToolCallOutputDelta { call_id: call_id.clone(), delta: delta.to_owned() })
+                let delta = session.inner.redactions.apply(delta.to_owned());
+                session.emit(EventData::ToolCallOutputDelta { call_id: call_id.clone(), delta })
             })
         };
         let ctx = ToolContext {
@@ -384,7 +385,8 @@ impl Session {
         };
         match executor.execute(&call.arguments, &ctx).await {
             Ok(output) => {
-                let content = truncate_tool_output(&output.text, &call.name, config);
+                let text = self.inner.redactions.apply(output.text);
+                let content = truncate_tool_output(&text, &call.name, config);
                 let mut result = ToolResult::new(call.id.clone(), content, false);
                 if let Some(image) = output.image {
                     result.image_media_type = image.media_type;
@@ -394,13 +396,13 @@ impl Session {
                 self.emit(EventData::ToolCallEnd {
                     call_id: call.id.clone(),
                     tool_name: call.name.clone(),
-                    output: Some(output.text),
+                    output: Some(text),
                     error: None,
                     duration_ms: self.now().saturating_sub(started),
                 });
                 result
             }
-            Err(e) => error(format!("Tool error ({}): {e}", call.name)),
+            Err(e) => error(self.inner.redactions.apply(format!("Tool error ({}): {e}", call.name))),
         }
     }
 

@@ -6,6 +6,7 @@ use std::rc::{Rc, Weak};
 use serde_json::Value;
 
 use super::events::{Emitter, EventData};
+use super::redact::Redactions;
 use super::snapshot::{complete_len, drop_signatures};
 use super::state::{LoopCache, SessionState};
 use super::{results, Inner, Session, SessionConfig, SessionSnapshot, SessionStatus};
@@ -33,6 +34,7 @@ pub struct SessionBuilder {
     retries: Option<RetryPolicy>,
     output_schema: Option<Value>,
     restore: Option<SessionSnapshot>,
+    pub(super) redactions: Rc<Redactions>,
 }
 
 impl SessionBuilder {
@@ -56,6 +58,7 @@ impl SessionBuilder {
             retries: None,
             output_schema: None,
             restore: None,
+            redactions: Rc::default(),
         }
     }
 
@@ -91,6 +94,14 @@ impl SessionBuilder {
         results::check_output_schema(&schema)?;
         self.output_schema = Some(schema);
         Ok(self)
+    }
+
+    /// Secret values (the provider key, tokens, passwords) to replace with
+    /// [`REDACTED`](super::REDACTED) in every tool output, before it reaches the events, the
+    /// history or the model. Values shorter than 8 bytes are left alone.
+    pub fn redact(mut self, values: impl IntoIterator<Item = String>) -> Self {
+        self.redactions = Rc::new(Redactions::new(values.into_iter().collect()));
+        self
     }
 
     /// Retries failed model calls with `policy` (above the client, which should then not retry
@@ -185,6 +196,7 @@ impl SessionBuilder {
                 last_timestamp: RefCell::new((0, String::new())),
                 subagents: RefCell::new(Vec::new()),
                 pending_warnings: RefCell::new(warnings),
+                redactions: self.redactions,
             }
         });
         let session = Session { inner };

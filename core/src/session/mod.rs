@@ -20,6 +20,7 @@ mod config;
 mod events;
 mod loop_detection;
 mod outcome;
+mod redact;
 mod results;
 mod snapshot;
 mod snapshot_read;
@@ -41,6 +42,7 @@ pub use config::{SessionConfig, DEFAULT_COMMAND_TIMEOUT_MS};
 pub use events::{Decision, EventData, SessionEvent, StopReason};
 pub use loop_detection::{detect_loop, signature};
 pub use outcome::{AgentOutcome, Evidence, EvidenceKind, OutcomeMetrics, OutcomeStatus};
+pub use redact::REDACTED;
 pub use results::{check_output_schema, RunResult, GIVE_UP, SUBMIT_RESULT};
 pub use snapshot::{SessionSnapshot, SnapshotError};
 pub use state::{SessionState, SubAgentRecord};
@@ -116,6 +118,8 @@ struct Inner {
     subagents: RefCell<Vec<subagents::SubAgent>>,
     /// Said once the session starts (a restore that had to drop something).
     pending_warnings: RefCell<Vec<String>>,
+    /// Secret values replaced in tool outputs; shared with subagents.
+    redactions: Rc<redact::Redactions>,
 }
 
 impl Session {

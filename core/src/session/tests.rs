@@ -848,3 +848,35 @@ fn an_answer_cut_off_at_the_output_limit_ends_the_input_as_such() {
     assert_eq!(result.outcome.evidence[0].description, "finish reason `length`");
     assert_eq!(h.session.status(), SessionStatus::Idle, "the session goes on");
 }
+
+#[test]
+fn known_secrets_are_redacted_in_tool_outputs_events_history_and_the_next_request() {
+    const KEY: &str = "sk-test-0123456789abcdef";
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    block_on(env.write_file(".env", &format!("OPENAI_API_KEY={KEY}\n"))).unwrap();
+    let mut registry = ToolRegistry::new();
+    crate::tools::register_core_tools(&mut registry);
+    let profile = Rc::new(CoreProfile::new("test-model", registry));
+    let client = Rc::new(ScriptedClient::new(vec![
+        ScriptStep::tool_call("read_file", json!({"file_path": ".env"})),
+        ScriptStep::tool_call("shell", json!({"command": "cat .env"})),
+        ScriptStep::text("done"),
+    ]));
+    let session = Session::builder(profile, env, client.clone(), runtime).redact([KEY.to_owned()]).build();
+    let mut events = session.events();
+    assert_eq!(block_on(session.submit("show me the key")).unwrap(), StopReason::Completed);
+
+    let mut recorded = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        recorded.push(serde_json::to_string(&event).unwrap());
+    }
+    let ends: Vec<&String> = recorded.iter().filter(|e| e.contains("tool_call_end")).collect();
+    assert_eq!(ends.len(), 2, "{recorded:#?}");
+    assert!(ends.iter().all(|e| e.contains("OPENAI_API_KEY=[REDACTED]")), "{ends:#?}");
+    for text in recorded.iter().chain([&serde_json::to_string(&session.snapshot()).unwrap()]) {
+        assert!(!text.contains(KEY), "the key was recorded: {text}");
+    }
+    let last = client.requests().pop().unwrap();
+    assert!(!serde_json::to_string(&last.messages).unwrap().contains(KEY));
+}

@@ -173,6 +173,10 @@ pub(super) async fn run(
     Ok(result)
 }
 
+/// linux/capability.h's number for the right to trace any process.
+#[cfg(target_os = "linux")]
+const CAP_SYS_PTRACE: libc::c_ulong = 19;
+
 /// In the forked child, before exec: the shell leads a new session (so every process it starts
 /// shares its session id unless it calls `setsid` itself, and none can reach the terminal) and,
 /// on Linux, is killed when the worker thread that started it dies, which a SIGKILL of the agent
@@ -192,6 +196,11 @@ fn leader_of_its_own(parent: libc::pid_t) -> std::io::Result<()> {
             if libc::getppid() != parent {
                 return Err(std::io::Error::other("the agent that started the command has exited"));
             }
+            // A command run as root would otherwise keep CAP_SYS_PTRACE, and with it the right
+            // to read the agent's memory and /proc/PID/environ (its provider keys) although the
+            // agent is not dumpable. Dropped from the bounding set, exec cannot give it back.
+            // Without CAP_SETPCAP (any user but root) this fails, and there is nothing to drop.
+            libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0);
         }
         #[cfg(not(target_os = "linux"))]
         let _ = parent;

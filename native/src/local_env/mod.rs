@@ -18,7 +18,8 @@ use std::time::UNIX_EPOCH;
 use async_trait::async_trait;
 use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
 
-pub use self::vars::EnvPolicy;
+pub(crate) use self::vars::is_secret;
+pub use self::vars::{secret_values, EnvPass, EnvPolicy};
 
 /// An [`ExecutionEnvironment`] on the local machine: files through `std::fs`, commands through
 /// `/bin/bash -c` in a process group of their own (so a timeout or a dropped future kills
@@ -38,12 +39,13 @@ pub struct LocalEnvironment {
     /// `working_dir` with its symlinks resolved: the boundary writes are checked against.
     root: PathBuf,
     policy: EnvPolicy,
+    pass: EnvPass,
 }
 
 impl LocalEnvironment {
     /// An environment on `working_dir`, which must be an existing directory (made absolute
-    /// against the process's current directory if relative). Variables are inherited except
-    /// secrets ([`EnvPolicy::InheritAll`]).
+    /// against the process's current directory if relative). Commands get the core variables
+    /// only ([`EnvPolicy::CoreOnly`]).
     pub fn new(working_dir: impl AsRef<Path>) -> Result<Self, EnvError> {
         let dir = working_dir.as_ref();
         let cwd = std::env::current_dir().map_err(|err| EnvError::Io(err.to_string()))?;
@@ -52,7 +54,7 @@ impl LocalEnvironment {
         match fs::metadata(&dir) {
             Ok(meta) if meta.is_dir() => {
                 let root = fs::canonicalize(&dir).map_err(|err| io_error(err, &shown))?;
-                Ok(Self { working_dir: dir, root, policy: EnvPolicy::default() })
+                Ok(Self { working_dir: dir, root, policy: EnvPolicy::default(), pass: EnvPass::default() })
             }
             Ok(_) => Err(EnvError::NotADirectory(shown)),
             Err(err) => Err(io_error(err, &shown)),
@@ -62,6 +64,12 @@ impl LocalEnvironment {
     /// Which of this process's variables commands see.
     pub fn with_env_policy(mut self, policy: EnvPolicy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// Variables of this process that commands see whatever the policy.
+    pub fn with_env_pass(mut self, pass: EnvPass) -> Self {
+        self.pass = pass;
         self
     }
 
@@ -229,7 +237,7 @@ impl ExecutionEnvironment for LocalEnvironment {
         if !dir.is_dir() {
             return Err(EnvError::NotADirectory(show(&dir)));
         }
-        let vars = vars::command_vars(self.policy, std::env::vars_os(), options.env_vars.as_ref());
+        let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.as_ref());
         exec::run(command, &dir, vars, options).await
     }
 
@@ -244,7 +252,7 @@ impl ExecutionEnvironment for LocalEnvironment {
     fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
         // A subagent's directory is inside this one, so that scoping cannot widen the boundary.
         let dir = self.resolve_inside(working_dir, true)?;
-        Ok(Rc::new(Self::new(dir)?.with_env_policy(self.policy)))
+        Ok(Rc::new(Self::new(dir)?.with_env_policy(self.policy).with_env_pass(self.pass.clone())))
     }
 
     fn working_directory(&self) -> String {

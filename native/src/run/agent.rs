@@ -12,7 +12,7 @@ use openagent_core::session::{SessionBuilder, SessionSnapshot};
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::agents::{self, AgentConfig};
-use crate::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use crate::{secret_values, EnvPass, LocalEnvironment, NativeHttpClient, NativeRuntime};
 
 /// What the user said about the agent (flags; the environment fills in the rest).
 #[derive(Debug, Clone, Default)]
@@ -25,6 +25,8 @@ pub struct AgentOptions {
     /// An agent config of the working directory (`--agent`): its provider and model stand where
     /// the flags above say nothing.
     pub agent: Option<String>,
+    /// Variables of this process commands see beyond the core ones (`--env-pass`).
+    pub env_pass: Vec<String>,
 }
 
 pub struct Agent {
@@ -43,7 +45,9 @@ impl Agent {
     /// change.
     pub fn prepare(options: &AgentOptions, runtime: Rc<NativeRuntime>) -> Result<Self, String> {
         let cwd = working_directory(options)?;
-        let env = LocalEnvironment::new(&cwd).map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?;
+        let env = LocalEnvironment::new(&cwd)
+            .map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?
+            .with_env_pass(EnvPass::new(&options.env_pass));
         let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
         let http = Rc::new(NativeHttpClient::new());
         let (settings, model) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
@@ -86,11 +90,20 @@ impl Agent {
         let builder = Session::builder(profile, self.env.clone(), client, self.runtime.clone())
             .id(id)
             .config(config)
-            .retries(RetryPolicy::default());
+            .retries(RetryPolicy::default())
+            .redact(self.secrets());
         match &self.config {
             Some(agent) => agent.configure(builder),
             None => builder,
         }
+    }
+
+    /// The values no tool output may carry into the record or the model: the provider key and
+    /// every secret variable of this process (native/README.md, "What a command can see").
+    fn secrets(&self) -> Vec<String> {
+        let mut secrets = secret_values(std::env::vars_os());
+        secrets.push(self.settings.api_key.expose().to_owned());
+        secrets
     }
 
     /// The error as the user should read it: what went wrong and what to do.

@@ -22,13 +22,14 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use openagent_core::llm::http::find_header;
-
 use serde_json::{json, Value};
 
 pub use auth::generate_token;
 use routes::{Api, Reply};
 use runs::Runs;
 use sse::Streams;
+
+use crate::run::AgentOptions;
 
 use crate::http_server::{self, respond, BadRequest, Limits, Request};
 use crate::store::Store;
@@ -56,6 +57,9 @@ pub struct ServeOptions {
     /// The base URLs a request may name (`POST /sessions`' `base_url`). Any other is refused:
     /// the server would send its own provider key there.
     pub allowed_base_urls: Vec<String>,
+    /// Variables of the server's environment the sessions' commands see beyond the core ones
+    /// (`--env-pass`).
+    pub env_pass: Vec<String>,
     /// The connections served at once, each on a worker thread; as many more wait for a worker,
     /// and beyond that a connection is answered 503. At least 2: one is always kept from event
     /// streams.
@@ -99,7 +103,8 @@ impl Server {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port 0)"))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        let runs = Runs::new(options.data_dir.clone(), options.cwd, options.session_idle);
+        let defaults = AgentOptions { cwd: options.cwd, env_pass: options.env_pass, ..AgentOptions::default() };
+        let runs = Runs::new(options.data_dir.clone(), defaults, options.session_idle);
         let api = Api::new(runs.clone(), options.data_dir, options.allowed_base_urls);
         let token = options.token;
         // The token is checked from the head: a client without it gets its 401 before any of its

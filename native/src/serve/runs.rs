@@ -110,16 +110,18 @@ impl Open {
 pub struct Runs {
     open: Arc<Mutex<HashMap<String, Open>>>,
     data_dir: PathBuf,
-    cwd: Option<PathBuf>,
+    /// What the server gives every session's agent: its working directory (the current one when
+    /// `None`) and the variables its commands see beyond the core ones.
+    defaults: AgentOptions,
     /// How long an open session may wait for an input with no request for it; `None`: forever.
     idle: Option<Duration>,
 }
 
 impl Runs {
-    /// Sessions stored in `data_dir`, working in `cwd` (the current directory when `None`),
-    /// closed when idle for `idle`.
-    pub fn new(data_dir: PathBuf, cwd: Option<PathBuf>, idle: Option<Duration>) -> Self {
-        Self { open: Arc::default(), data_dir, cwd, idle }
+    /// Sessions stored in `data_dir`, their agents given the working directory and variables of
+    /// `defaults` where a request says nothing, closed when idle for `idle`.
+    pub fn new(data_dir: PathBuf, defaults: AgentOptions, idle: Option<Duration>) -> Self {
+        Self { open: Arc::default(), data_dir, defaults, idle }
     }
 
     /// Starts `run` on a thread of its own and returns its id once the session is in the
@@ -333,7 +335,11 @@ impl Runs {
         runtime: &Rc<NativeRuntime>,
         created_at: String,
     ) -> Result<(Agent, Session, Recorder), StartError> {
-        let options = AgentOptions { cwd: run.agent.cwd.clone().or_else(|| self.cwd.clone()), ..run.agent.clone() };
+        let options = AgentOptions {
+            cwd: run.agent.cwd.clone().or_else(|| self.defaults.cwd.clone()),
+            env_pass: self.defaults.env_pass.clone(),
+            ..run.agent.clone()
+        };
         let agent = Agent::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
         let snapshot = run.resume.as_ref().map(|resumed| resumed.snapshot.clone());
         let limits = LimitFlags {

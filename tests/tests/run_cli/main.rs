@@ -16,6 +16,7 @@ mod common;
 mod files;
 mod outcomes;
 mod resume;
+mod secrets;
 mod serve;
 mod sessions;
 mod signals;
