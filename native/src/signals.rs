@@ -1,7 +1,8 @@
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal closed) as a stream the single-threaded run
 //! can await: all three stop a run alike. The handler only writes the signal's number to a pipe
 //! (all a handler may safely do); a thread reads the pipe and forwards each signal into a
-//! channel, which wakes whatever awaits it on the local executor.
+//! channel, which wakes whatever awaits it on the local executor. On SIGHUP it first takes the
+//! standard output off a terminal that hung up (`leave_a_hung_up_terminal`).
 //!
 //! Also the registry of running commands, so that a host leaving on a signal ends them first
 //! ([`end_commands`]) rather than leaving them to run on without it.
@@ -50,8 +51,15 @@ fn install() -> io::Result<()> {
     PIPE.store(write, Ordering::Relaxed);
     std::thread::Builder::new().name("openagent-signals".into()).spawn(move || forward(read))?;
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: a zeroed sigaction with a handler that only calls write(2) is valid.
+        // SAFETY: a zeroed sigaction with a handler that only calls write(2) is valid; reading
+        // the current action writes only into `current`.
         unsafe {
+            // A signal the parent set to be ignored stays ignored: `nohup openagent ...` goes on
+            // when its terminal closes, as a job started with `&` by a script ignores Ctrl-C.
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut current) == 0 && current.sa_sigaction == libc::SIG_IGN {
+                continue;
+            }
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
             action.sa_flags = libc::SA_RESTART;
@@ -69,8 +77,29 @@ fn forward(read: libc::c_int) {
     let mut byte = 0u8;
     // SAFETY: reads one byte into a live buffer from a descriptor this thread owns.
     while unsafe { libc::read(read, (&mut byte as *mut u8).cast(), 1) } == 1 {
+        if i32::from(byte) == libc::SIGHUP {
+            leave_a_hung_up_terminal();
+        }
         if let Some(Some(tx)) = SINK.get().map(|sink| sink.lock().expect("never poisoned").clone()) {
             let _ = tx.unbounded_send(i32::from(byte));
+        }
+    }
+}
+
+/// Points stdout and stderr at /dev/null where nothing will read them again (poll says POLLHUP:
+/// a terminal that hung up). Such a terminal fails every write, and the print macros panic on
+/// that: the run would end there, unreported, its commands left to their supervisors. Done before
+/// the SIGHUP is passed on, so nothing that reacts to it writes there.
+fn leave_a_hung_up_terminal() {
+    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else { return };
+    for fd in [libc::STDOUT_FILENO, libc::STDERR_FILENO] {
+        let mut status = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+        // SAFETY: poll reads and writes one live pollfd; dup2 swaps what a standard descriptor
+        // points at, atomically, under std's handles, which keep using the number.
+        unsafe {
+            if libc::poll(&mut status, 1, 0) == 1 && status.revents & libc::POLLHUP != 0 {
+                libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&null), fd);
+            }
         }
     }
 }

@@ -10,6 +10,8 @@
 //! [`GRACE`]), and output stops being collected soon after whoever still holds the pipes.
 
 mod descendants;
+#[cfg(target_os = "linux")]
+mod watchdog;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
@@ -87,6 +89,8 @@ pub(super) async fn run(
     let started = Instant::now();
     let marker = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     descendants::become_subreaper();
+    #[cfg(target_os = "linux")]
+    watchdog::start();
     let mut shell = Command::new("/bin/bash");
     shell
         .arg("-c")

@@ -21,6 +21,7 @@ mod serve;
 mod sessions;
 mod signals;
 mod support;
+mod terminal;
 
 use std::collections::BTreeSet;
 

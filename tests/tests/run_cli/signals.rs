@@ -1,10 +1,13 @@
 //! How `openagent` ends on each signal, with a command running: SIGHUP as SIGINT and SIGTERM (the
 //! command killed, one `run_finished`), a second SIGINT still reporting the run, SIGKILL of the
-//! agent still ending its command (the shell's parent-death signal), and `openagent serve`
-//! stopping its sessions and their commands on SIGTERM. Each command writes its pid to a file
-//! so the test can see that process gone.
+//! agent still ending its command and the daemon it started (the shell's parent-death signal,
+//! the watchdog), the watchdog leaving with the agent, `openagent serve` stopping its sessions
+//! and their commands on SIGTERM, and the same signals as a real terminal sends them: Ctrl-C
+//! typed, and the terminal hung up (output then goes to /dev/null). Each command writes its pid
+//! to a file so the test can see that process gone.
 
 use std::path::Path;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use openagent_tests::{Reply, Step};
@@ -12,19 +15,33 @@ use serde_json::json;
 
 use crate::api::Serve;
 use crate::support::{eventually, Pipe, Running, Sandbox};
-use crate::{call, serve, TASK};
+use crate::terminal::Terminal;
+use crate::{call, serve, ANSWER, TASK};
 
 /// Writes the pid of the process that then sleeps (bash runs the last command in its own
 /// process), so that pid is the command's.
 const SLEEPER: &str = "echo $$ > sleeper.pid; sleep 30";
 
+/// [`SLEEPER`] after starting a daemon the way servers detach: a double fork (the subshell
+/// exits), a session of its own, and its pid written.
+const DAEMON_AND_SLEEPER: &str = "(setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' &); echo $$ > sleeper.pid; sleep 30";
+
 fn sleeper_call() -> Step {
-    call("toolu_sleeper", "shell", json!({"command": SLEEPER}))
+    shell_call(SLEEPER)
+}
+
+fn shell_call(command: &str) -> Step {
+    call("toolu_sleeper", "shell", json!({"command": command}))
 }
 
 /// The pid the command wrote, once it has.
 fn sleeper_pid(sandbox: &Sandbox) -> i32 {
-    let file = sandbox.cwd().join("sleeper.pid");
+    written_pid(sandbox, "sleeper.pid")
+}
+
+/// The pid in the working directory's file `name`, once it is there.
+fn written_pid(sandbox: &Sandbox, name: &str) -> i32 {
+    let file = sandbox.cwd().join(name);
     eventually("the command wrote its pid", || read_pid(&file).is_some());
     read_pid(&file).expect("a pid")
 }
@@ -74,6 +91,27 @@ fn sighup_mid_command_writes_run_finished_and_kills_the_command() {
     assert_eq!(run.run_finished()["exit_reason"], "interrupted", "{run:?}");
 }
 
+/// `nohup openagent run ...`: a SIGHUP the parent ignores stays ignored, and the run goes on.
+#[test]
+fn under_nohup_a_hang_up_is_ignored_and_the_run_completes() {
+    let sandbox = Sandbox::new();
+    let server = serve([shell_call("echo $$ > sleeper.pid; sleep 1; echo slept"), Step::reply(Reply::text(ANSWER))]);
+    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
+    // SAFETY: signal(2) is async-signal-safe and touches no memory of ours.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        })
+    };
+    let running = Running::start(command);
+    sleeper_pid(&sandbox);
+    running.signal(libc::SIGHUP);
+    let run = running.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.run_finished()["final_output"], ANSWER, "{run:?}");
+}
+
 #[test]
 fn a_second_sigint_still_writes_exactly_one_run_finished() {
     let sandbox = Sandbox::new();
@@ -90,15 +128,54 @@ fn a_second_sigint_still_writes_exactly_one_run_finished() {
     assert_eq!(run.run_finished()["exit_reason"], "interrupted", "{run:?}");
 }
 
+/// The shell dies with the agent's thread; the daemon, in a session of its own and orphaned to
+/// PID 1 when the agent dies, is found by the watchdog.
 #[test]
-fn sigkill_of_the_agent_mid_command_kills_the_command() {
+fn sigkill_of_the_agent_mid_command_kills_the_command_and_its_daemon() {
     let sandbox = Sandbox::new();
-    let server = serve([sleeper_call()]);
+    let server = serve([shell_call(DAEMON_AND_SLEEPER)]);
     let (running, pid) = run_with_a_command(&sandbox, &server);
+    let daemon = written_pid(&sandbox, "daemon.pid");
     running.signal(libc::SIGKILL);
     let run = running.finish();
     assert_eq!(run.code, None, "killed: {run:?}");
     assert_gone(pid, Duration::from_secs(3));
+    assert_gone(daemon, Duration::from_secs(3));
+}
+
+/// The watchdog starts with the first command, out of the agent's session, carrying no marker and
+/// holding nothing but its pipe, and leaves soon after the agent does.
+#[test]
+fn the_watchdog_holds_nothing_of_the_agent_and_leaves_with_it() {
+    let sandbox = Sandbox::new();
+    let waits = "while [ ! -e go ]; do sleep 0.02; done";
+    let server = serve([shell_call(waits), Step::reply(Reply::text(ANSWER))]);
+    let mut running = Running::start(sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]));
+    running.wait_for_line(Pipe::Stdout, |line| line.contains(r#""type":"tool_exec_started""#));
+    let agent = running.pid();
+    eventually("the agent has a watchdog", || watchdog_of(agent).is_some());
+    let watchdog = watchdog_of(agent).expect("a watchdog");
+
+    let stat = std::fs::read_to_string(format!("/proc/{watchdog}/stat")).expect("the watchdog's stat");
+    let session: i32 = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(3)?.parse().ok()).expect("a sid");
+    assert_eq!(session, watchdog, "the watchdog leads a session of its own");
+    let environ = std::fs::read(format!("/proc/{watchdog}/environ")).expect("the watchdog's environment");
+    assert!(!String::from_utf8_lossy(&environ).contains("OPENAGENT_COMMAND_ID"), "no marker: {environ:?}");
+    let mut held: Vec<_> = std::fs::read_dir(format!("/proc/{watchdog}/fd"))
+        .expect("the watchdog's descriptors")
+        .flatten()
+        .map(|fd| (fd.file_name().to_string_lossy().into_owned(), std::fs::read_link(fd.path()).unwrap_or_default()))
+        .collect();
+    held.sort();
+    let targets: Vec<_> = held.iter().map(|(fd, target)| format!("{fd} {}", target.display())).collect();
+    assert_eq!(targets.len(), 3, "stdin, stdout and stderr only: {targets:?}");
+    assert!(targets[0].starts_with("0 pipe:"), "{targets:?}");
+    assert_eq!(targets[1..], ["1 /dev/null", "2 /dev/null"], "{targets:?}");
+
+    sandbox.write("go", "");
+    let run = running.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_gone(watchdog, Duration::from_secs(2));
 }
 
 #[test]
@@ -114,4 +191,92 @@ fn serve_on_sigterm_stops_its_sessions_and_kills_their_commands() {
     let shown = sandbox.sessions(&["show", &id, "--json"]);
     let record: serde_json::Value = serde_json::from_str(&shown.stdout).expect("the session as JSON");
     assert_eq!(record["exit_reason"], "interrupted", "{record}");
+}
+
+/// Ctrl-C typed in the interactive session's terminal reaches the agent as SIGINT (it is the
+/// foreground process group; its commands are not): the command is killed, the input reported
+/// interrupted, and the session takes the next task.
+#[test]
+fn ctrl_c_on_the_terminal_kills_the_command_and_the_session_goes_on() {
+    let sandbox = Sandbox::new();
+    let server = serve([sleeper_call(), Step::reply(Reply::text(ANSWER))]);
+    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &[]), None, None);
+    terminal.type_bytes(b"run the sleeper\n");
+    let pid = sleeper_pid(&sandbox);
+    terminal.type_bytes(b"\x03");
+    terminal.wait_for("interrupted");
+    assert_gone(pid, Duration::from_secs(3));
+    terminal.type_bytes(b"then answer\n");
+    terminal.wait_for(ANSWER);
+    // Ctrl-D at the start of a line: the end of input, which quits.
+    terminal.type_bytes(b"\x04");
+    assert_eq!(terminal.exit_code(), Some(0));
+    assert_eq!(server.requests().len(), 2, "one request per task");
+}
+
+/// The terminal hung up (its window closed, the SSH connection lost) under `openagent run
+/// --output json > file`: SIGHUP stops the run, the command is killed, and the file still ends
+/// with its `run_finished`.
+#[test]
+fn a_terminal_hang_up_ends_the_run_and_its_command_and_writes_run_finished() {
+    let sandbox = Sandbox::new();
+    let server = serve([sleeper_call()]);
+    let out = sandbox.path("out.jsonl");
+    let stdout = std::fs::File::create(&out).expect("the output file");
+    let json_run = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
+    let mut terminal = Terminal::start(json_run, None, Some(stdout.into()));
+    let pid = sleeper_pid(&sandbox);
+    terminal.hang_up();
+    assert_eq!(terminal.exit_code(), Some(130));
+    assert_gone(pid, Duration::from_secs(3));
+    let records = crate::support::read_events(&out);
+    let last = records.last().expect("records");
+    assert_eq!((&last["type"], &last["data"]["exit_reason"]), (&json!("run_finished"), &json!("interrupted")), "{records:?}");
+}
+
+/// The interactive session's terminal hung up mid-command: the session ends, and so does its
+/// command.
+#[test]
+fn a_terminal_hang_up_ends_the_interactive_session_and_its_command() {
+    let sandbox = Sandbox::new();
+    let server = serve([sleeper_call()]);
+    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &[]), None, None);
+    terminal.type_bytes(b"run the sleeper\n");
+    let pid = sleeper_pid(&sandbox);
+    terminal.hang_up();
+    // The terminal's end of input quits, as Ctrl-D would.
+    assert_eq!(terminal.exit_code(), Some(0));
+    assert_gone(pid, Duration::from_secs(3));
+}
+
+/// Once its terminal hung up, the agent writes to /dev/null instead: a write to the terminal
+/// would fail, and the print macros panic on that. Its input here is not the terminal, so the
+/// idle session goes on after the SIGHUP (rather than seeing the end of input at once) and writes
+/// its "Ctrl-C again to quit"; it quits normally when its input ends.
+#[test]
+fn after_a_terminal_hang_up_the_agent_writes_to_dev_null_not_into_a_panic() {
+    let sandbox = Sandbox::new();
+    let server = serve([]);
+    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &[]), Some(Stdio::piped()), None);
+    let stdin = terminal.stdin();
+    // The prompt comes once the signals are taken over.
+    terminal.wait_for("> ");
+    terminal.hang_up();
+    let null = Path::new("/dev/null");
+    let output = [1, 2].map(|fd| format!("/proc/{}/fd/{fd}", terminal.pid()));
+    eventually("stdout and stderr are /dev/null", || output.iter().all(|fd| std::fs::read_link(fd).is_ok_and(|to| to == null)));
+    drop(stdin);
+    assert_eq!(terminal.exit_code(), Some(0), "the end of input quits");
+}
+
+/// The agent's watchdog: its child that shows in `ps` as `openagent-watchdog`.
+fn watchdog_of(agent: i32) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+        let parent: i32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        let named = cmdline.split(|byte| *byte == 0).any(|arg| arg == b"openagent-watchdog");
+        (parent == agent && named).then_some(pid)
+    })
 }

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::common::KEY;
 
 /// No run in these tests takes more than a few seconds; one that takes this long is stuck.
-const DEADLINE: Duration = Duration::from_secs(60);
+pub const DEADLINE: Duration = Duration::from_secs(60);
 
 /// The envelope of every `openagent.run_event.v1` line, in its serialised order.
 pub const ENVELOPE: [&str; 7] = ["schema_version", "sequence", "ts", "run_id", "step", "type", "data"];
@@ -252,6 +252,11 @@ impl Running {
         let pid = libc::pid_t::try_from(self.child.id()).expect("a pid fits pid_t");
         // SAFETY: kill(2) on our own child, which has not been waited for, so the pid is still its.
         assert_eq!(unsafe { libc::kill(pid, signal) }, 0, "kill({pid}, {signal})");
+    }
+
+    /// The process's id.
+    pub fn pid(&self) -> i32 {
+        i32::try_from(self.child.id()).expect("a pid fits i32")
     }
 
     /// Closes stdin, waits for the process to exit (killing it past the deadline) and returns
