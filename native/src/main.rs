@@ -301,6 +301,10 @@ fn sandbox_run(flags: SandboxRunFlags) -> u8 {
         );
         return 2;
     }
+    if !flags.session.env_pass.is_empty() {
+        eprintln!("error: `openagent sandbox run` runs no commands (the guest has no processes), so --env-pass has nothing to pass to; leave it out");
+        return 2;
+    }
     if !(flags.timeout.is_finite() && flags.timeout > 0.0) {
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;

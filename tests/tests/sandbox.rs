@@ -323,6 +323,7 @@ fn sandbox_cli(dir: &Path, server: &MockServer, task: &str, data_dir: &Path, age
                 base_url: Some(format!("{}/v1", server.base_url())),
                 cwd: Some(dir.to_owned()),
                 agent: agent.map(str::to_owned),
+                env_pass: Vec::new(),
             },
             limits: LimitFlags::default(),
             output: OutputMode::Json,
