@@ -21,6 +21,7 @@
 
 pub mod agent_secrets;
 pub mod agents;
+mod exit_reason;
 mod http;
 mod http_server;
 mod local_env;

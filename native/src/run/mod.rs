@@ -5,7 +5,6 @@
 
 mod agent;
 mod artifacts;
-mod exit;
 mod human;
 pub mod interactive;
 pub mod projection;
@@ -28,9 +27,9 @@ use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStatus, SessionEvent, StopReason};
 use openagent_core::{Session, SessionError};
 
+pub use crate::exit_reason::ExitReason;
 pub use agent::{explain, resolve_provider, session_config, working_directory, Agent, AgentOptions, LimitFlags};
 pub use artifacts::{Artifacts, RunConfig};
-pub use exit::ExitReason;
 pub(crate) use human::main_argument;
 pub use human::Human;
 pub use projection::{Projector, RunEnd, RunInfo};

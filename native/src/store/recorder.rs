@@ -194,5 +194,5 @@ fn busy(error: &StoreError) -> bool {
 
 /// A subagent's input's end in the words of a run's `exit_reason`.
 fn stop_reason(reason: StopReason) -> &'static str {
-    crate::run::ExitReason::of(&Ok(reason)).as_str()
+    crate::exit_reason::ExitReason::of(&Ok(reason)).as_str()
 }

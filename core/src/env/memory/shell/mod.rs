@@ -28,6 +28,7 @@
 //! scripts 64 deep.
 
 mod builtins;
+mod escapes;
 mod exec;
 mod expand;
 mod parse;

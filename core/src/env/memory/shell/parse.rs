@@ -499,7 +499,7 @@ impl Parser {
                         None => return Err("unexpected end of input: unterminated $'...'".into()),
                     }
                 }
-                parts.push(Part::Text { text: super::builtins::unescape(&raw).0, quoted: true });
+                parts.push(Part::Text { text: super::escapes::unescape(&raw).0, quoted: true });
                 Ok(())
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {

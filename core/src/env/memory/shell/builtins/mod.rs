@@ -251,53 +251,6 @@ impl Flags {
     }
 }
 
-/// Interprets backslash escapes (`echo -e`, `printf`, `$'...'`). The flag is true when `\c`
-/// asked for output to stop.
-pub(super) fn unescape(text: &str) -> (String, bool) {
-    let mut out = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
-            Some('e' | 'E') => out.push('\x1b'),
-            Some('\\') => out.push('\\'),
-            Some('\'') => out.push('\''),
-            Some('"') => out.push('"'),
-            Some('c') => return (out, true),
-            Some(radix @ ('0' | 'x')) => {
-                let (base, max) = if radix == '0' { (8, 3) } else { (16, 2) };
-                let mut code = 0;
-                for _ in 0..max {
-                    match chars.peek().and_then(|c| c.to_digit(base)) {
-                        Some(digit) => {
-                            code = code * base + digit;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.extend(char::from_u32(code));
-            }
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    (out, false)
-}
-
 /// Splits text into lines that keep their `\n`.
 pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     bytes.split_inclusive(|b| *b == b'\n')
@@ -343,12 +296,5 @@ mod tests {
         for name in NAMES {
             assert_ne!(super::super::sh(&env, name).2, 127, "{name} is listed but not dispatched");
         }
-    }
-
-    #[test]
-    fn unescapes_backslash_sequences() {
-        assert_eq!(unescape(r"a\tb\n\\\x41\0101"), ("a\tb\n\\AA".to_owned(), false));
-        assert_eq!(unescape(r"stop\cignored"), ("stop".to_owned(), true));
-        assert_eq!(unescape(r"\q"), (r"\q".to_owned(), false));
     }
 }

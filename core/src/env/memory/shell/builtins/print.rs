@@ -1,6 +1,7 @@
 //! Builtins that print their arguments: echo and printf.
 
-use super::{unescape, Call};
+use super::super::escapes::unescape;
+use super::Call;
 
 pub(super) fn echo(c: &mut Call) -> i32 {
     let (mut newline, mut escapes, mut first) = (true, false, 0);

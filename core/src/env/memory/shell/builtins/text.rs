@@ -2,7 +2,8 @@
 
 use std::cmp::Ordering;
 
-use super::{lines, unescape, Call};
+use super::super::escapes::unescape;
+use super::{lines, Call};
 use crate::sort::sorted_order;
 
 /// Which part of the input `head`/`tail` keep.

@@ -1,5 +1,6 @@
 //! How a run ends, and the exit code each ending gives. The codes are part of the CLI's contract
-//! (README, "Exit codes"): scripts branch on them.
+//! (README, "Exit codes"): scripts branch on them. Below both the commands (`run`, `serve`) and
+//! the store, which records a session's `exit_reason` in these words; it knows only the core.
 
 use openagent_core::llm::ErrorKind;
 use openagent_core::session::StopReason;
