@@ -4,7 +4,7 @@
 //! with operating-system threads and no async runtime. [`NativeHttpClient`] implements the core's
 //! `HttpClient` seam with ureq (a blocking client) on a worker thread per request, streaming the
 //! body back through a channel; [`NativeRuntime`] implements the `Runtime` seam with the system
-//! clock, one timer thread, and a `futures` `LocalPool` that the host drives with
+//! clock, `futures-timer`'s sleeps, and a `futures` `LocalPool` that the host drives with
 //! [`NativeRuntime::block_on`]. [`LocalEnvironment`] implements the `ExecutionEnvironment` seam
 //! over the real filesystem and `/bin/bash`.
 //!
@@ -34,7 +34,6 @@ pub mod serve;
 pub mod sessions;
 mod signals;
 pub mod store;
-mod timer;
 mod url;
 mod web;
 

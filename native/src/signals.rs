@@ -1,40 +1,30 @@
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal closed) as a stream the single-threaded run
-//! can await: all three stop a run alike. The handler only writes the signal's number to a pipe
-//! (all a handler may safely do); a thread reads the pipe and forwards each signal into a
-//! channel, which wakes whatever awaits it on the local executor. On SIGHUP it first takes the
-//! standard output off a terminal that hung up (`leave_a_hung_up_terminal`).
+//! can await: all three stop a run alike. `signal-hook` turns each signal into an iteration of a
+//! thread of ours (its handler only writes to a pipe, all a handler may safely do); that thread
+//! forwards it into a channel, which wakes whatever awaits it on the local executor. On SIGHUP it
+//! first takes the standard output off a terminal that hung up (`leave_a_hung_up_terminal`).
 //!
 //! Also the registry of running commands, so that a host leaving on a signal ends them first
 //! ([`end_commands`]) rather than leaving them to run on without it.
 
 use std::collections::BTreeMap;
 use std::io;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
+use signal_hook::iterator::Signals;
 
-/// The pipe's write end, for the handler; -1 until installed.
-static PIPE: AtomicI32 = AtomicI32::new(-1);
-/// Where the reader thread forwards signals; replaced by each call to [`interrupts`].
-static SINK: OnceLock<std::sync::Mutex<Option<UnboundedSender<i32>>>> = OnceLock::new();
-
-extern "C" fn on_signal(signal: libc::c_int) {
-    let fd = PIPE.load(Ordering::Relaxed);
-    if fd >= 0 {
-        let byte = signal as u8;
-        // SAFETY: write(2) is async-signal-safe; the buffer is one live byte.
-        unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
-    }
-}
+/// Where the signal thread forwards signals; replaced by each call to [`interrupts`].
+static SINK: OnceLock<Mutex<Option<UnboundedSender<i32>>>> = OnceLock::new();
 
 /// From now on, SIGINT, SIGTERM and SIGHUP arrive on the returned channel instead of ending the process.
 /// A later call takes the signals over for its own receiver.
 pub fn interrupts() -> io::Result<UnboundedReceiver<i32>> {
     let (tx, rx) = unbounded();
     let sink = SINK.get_or_init(Default::default);
-    let first = sink.lock().expect("the signal sink is never poisoned").replace(tx).is_none();
+    let first = sink.lock().unwrap_or_else(PoisonError::into_inner).replace(tx).is_none();
     if first {
         install()?;
     }
@@ -42,47 +32,30 @@ pub fn interrupts() -> io::Result<UnboundedReceiver<i32>> {
 }
 
 fn install() -> io::Result<()> {
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let [read, write] = fds;
-    PIPE.store(write, Ordering::Relaxed);
-    std::thread::Builder::new().name("openagent-signals".into()).spawn(move || forward(read))?;
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: a zeroed sigaction with a handler that only calls write(2) is valid; reading
-        // the current action writes only into `current`.
-        unsafe {
-            // A signal the parent set to be ignored stays ignored: `nohup openagent ...` goes on
-            // when its terminal closes, as a job started with `&` by a script ignores Ctrl-C.
-            let mut current: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(signal, std::ptr::null(), &mut current) == 0 && current.sa_sigaction == libc::SIG_IGN {
-                continue;
+    // A signal the parent set to be ignored stays ignored: `nohup openagent ...` goes on when its
+    // terminal closes, as a job started with `&` by a script ignores Ctrl-C.
+    let taken = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].into_iter().filter(|&signal| !ignored(signal));
+    let mut signals = Signals::new(taken)?;
+    std::thread::Builder::new().name("openagent-signals".into()).spawn(move || {
+        for signal in signals.forever() {
+            if signal == libc::SIGHUP {
+                leave_a_hung_up_terminal();
             }
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
-                return Err(io::Error::last_os_error());
+            let sink = SINK.get().and_then(|sink| sink.lock().unwrap_or_else(PoisonError::into_inner).clone());
+            if let Some(tx) = sink {
+                let _ = tx.unbounded_send(signal);
             }
         }
-    }
+    })?;
     Ok(())
 }
 
-/// The reader thread: each byte from the pipe is one signal.
-fn forward(read: libc::c_int) {
-    let mut byte = 0u8;
-    // SAFETY: reads one byte into a live buffer from a descriptor this thread owns.
-    while unsafe { libc::read(read, (&mut byte as *mut u8).cast(), 1) } == 1 {
-        if i32::from(byte) == libc::SIGHUP {
-            leave_a_hung_up_terminal();
-        }
-        if let Some(Some(tx)) = SINK.get().map(|sink| sink.lock().expect("never poisoned").clone()) {
-            let _ = tx.unbounded_send(i32::from(byte));
-        }
+/// Whether `signal` is set to be ignored (by the parent: ignored signals stay so across exec).
+fn ignored(signal: libc::c_int) -> bool {
+    // SAFETY: with no new action, sigaction(2) only writes the current one into a zeroed struct.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut current) == 0 && current.sa_sigaction == libc::SIG_IGN
     }
 }
 
