@@ -94,10 +94,10 @@ impl Codec for AnthropicMessages {
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        error::from_http(&self.config.api_key, status, headers, body)
+        error::from_http(status, headers, body)
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::Decoder::new(self.config.api_key.clone()))
+        Box::new(stream::Decoder::new())
     }
 }

@@ -92,15 +92,15 @@ impl Codec for Gemini {
     }
 
     fn parse_response(&self, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
-        response::parse(body, headers).map_err(|e| self.config.api_key.scrub(e))
+        response::parse(body, headers)
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        self.config.api_key.scrub(error::from_http(status, headers, body))
+        error::from_http(status, headers, body)
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::GeminiStreamDecoder::new(self.config.api_key.clone()))
+        Box::new(stream::GeminiStreamDecoder::default())
     }
 }
 
@@ -142,7 +142,7 @@ mod tests {
 
     use super::*;
     use crate::llm::http::{HttpClient, HttpError, HttpResponse};
-    use crate::llm::{collect_stream, ApiKey, HttpLlmClient, LlmClient, Message, Reason, StreamEvent};
+    use crate::llm::{collect_stream, ApiKey, HttpLlmClient, LlmClient, Message, Reason};
 
     fn codec(base_url: &str) -> Gemini {
         Gemini::new(ProviderConfig {
@@ -155,21 +155,6 @@ mod tests {
 
     fn request(model: &str) -> Request {
         Request { model: model.into(), messages: vec![Message::user("hi")], ..Request::default() }
-    }
-
-    /// A proxy in front of Gemini may echo the key; it is scrubbed from errors however they come.
-    #[test]
-    fn an_echoed_key_never_reaches_an_error() {
-        let echo = r#"{"error": {"code": 400, "message": "bad key AIza-secret", "status": "INVALID_ARGUMENT", "details": ["AIza-secret"]}}"#;
-        let shown = |e: &LlmError| format!("{e} {}", serde_json::to_string(e).unwrap());
-        let error = codec("").parse_error(400, &[], echo.as_bytes());
-        assert_eq!(error.message, "bad key [redacted]");
-        assert!(!shown(&error).contains("AIza-secret"), "{}", shown(&error));
-        let mut decoder = codec("").stream_decoder();
-        let mut out = Vec::new();
-        decoder.feed(format!("data: {echo}\n\n").as_bytes(), &mut out).unwrap();
-        let Some(StreamEvent::Error { error }) = out.last() else { panic!("{out:?}") };
-        assert!(!shown(error).contains("AIza-secret"), "{}", shown(error));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::wire::{self, Answer, PartKind};
 use super::{error, PROVIDER};
-use crate::llm::codec::{ApiKey, StreamDecoder};
+use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::sse::SseDecoder;
 use crate::llm::stream::StreamEvent;
@@ -18,8 +18,6 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub(super) struct GeminiStreamDecoder {
     framing: Framing,
     events: Translator,
-    /// Scrubbed from the errors the stream reports (a proxy may echo it).
-    key: ApiKey,
 }
 
 #[derive(Debug)]
@@ -41,38 +39,22 @@ impl StreamDecoder for GeminiStreamDecoder {
         if self.events.over {
             return Ok(());
         }
-        let (from, mut chunks) = (out.len(), Vec::new());
+        let mut chunks = Vec::new();
         let framed = self.framing.push(bytes, &mut chunks);
-        let result = self.translate(framed, chunks, out);
-        self.scrubbed(result, &mut out[from..])
+        self.translate(framed, chunks, out)
     }
 
     fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         if self.events.over {
             return Ok(());
         }
-        let (from, mut chunks) = (out.len(), Vec::new());
+        let mut chunks = Vec::new();
         let framed = self.framing.finish(&mut chunks);
-        let result = self.translate(framed, chunks, out).and_then(|()| self.events.finish(out));
-        self.scrubbed(result, &mut out[from..])
+        self.translate(framed, chunks, out).and_then(|()| self.events.finish(out))
     }
 }
 
 impl GeminiStreamDecoder {
-    pub(super) fn new(key: ApiKey) -> Self {
-        Self { key, ..Self::default() }
-    }
-
-    /// `result`, and the error events among `new`, without the key.
-    fn scrubbed(&self, result: Result<(), LlmError>, new: &mut [StreamEvent]) -> Result<(), LlmError> {
-        for event in new {
-            if let StreamEvent::Error { error } = event {
-                *error = self.key.scrub(error.clone()); // errors are rare: a copy is cheap enough
-            }
-        }
-        result.map_err(|e| self.key.scrub(e))
-    }
-
     /// Translates the chunks framed so far, then reports a framing error, if there was one.
     fn translate(
         &mut self,

@@ -103,15 +103,15 @@ impl Codec for OpenAiChat {
     }
 
     fn parse_response(&self, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
-        response::parse_response(&self.provider, &self.config.api_key, body, headers)
+        response::parse_response(&self.provider, body, headers)
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        error::parse_error(&self.provider, &self.config.api_key, status, headers, body)
+        error::parse_error(&self.provider, status, headers, body)
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::ChatStreamDecoder::new(&self.provider, self.config.api_key.clone()))
+        Box::new(stream::ChatStreamDecoder::new(&self.provider))
     }
 }
 

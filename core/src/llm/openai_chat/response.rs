@@ -4,7 +4,6 @@
 use serde_json::Value;
 
 use super::error::{embedded_error, is_error};
-use crate::llm::codec::ApiKey;
 use crate::llm::error::{rate_limit_info, ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, FinishReason, Message, Reason, Response, Role, ThinkingData, ToolCall, Usage, Warning};
 
@@ -13,19 +12,14 @@ pub(super) fn usage_missing() -> Warning {
     Warning { message: "the server reported no token usage; usage is counted as zero".into(), code: Some("usage_missing".into()) }
 }
 
-pub(super) fn parse_response(
-    provider: &str,
-    key: &ApiKey,
-    body: &[u8],
-    headers: &[(String, String)],
-) -> Result<Response, LlmError> {
+pub(super) fn parse_response(provider: &str, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         LlmError::new(ErrorKind::Server, format!("{provider} answered with a body that is not valid JSON: {e}"))
             .with_provider(provider)
     })?;
     // Some proxies answer 200 with an error object.
     if is_error(&value) {
-        return Err(embedded_error(provider, key, value));
+        return Err(embedded_error(provider, value));
     }
     let Some(choice) = value.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
         return Err(LlmError::new(ErrorKind::Server, format!("{provider} answered without any choice")).with_provider(provider));
@@ -158,7 +152,7 @@ mod tests {
     use serde_json::json;
 
     fn parse(body: Value) -> Result<Response, LlmError> {
-        parse_response("p", &ApiKey::default(), body.to_string().as_bytes(), &[])
+        parse_response("p", body.to_string().as_bytes(), &[])
     }
 
     #[test]
@@ -247,7 +241,7 @@ mod tests {
 
     #[test]
     fn malformed_bodies_are_clear_errors_not_panics() {
-        let parse_bytes = |b: &[u8]| parse_response("p", &ApiKey::default(), b, &[]);
+        let parse_bytes = |b: &[u8]| parse_response("p", b, &[]);
         assert_eq!(parse_bytes(b"{\"choices\": [").unwrap_err().kind, ErrorKind::Server);
         assert_eq!(parse_bytes(b"[]").unwrap_err().kind, ErrorKind::Server);
         assert_eq!(parse_bytes(b"{\"choices\": []}").unwrap_err().kind, ErrorKind::Server);

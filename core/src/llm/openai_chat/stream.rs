@@ -15,7 +15,7 @@ use super::error::{embedded_error, is_error, snippet};
 use super::response::{
     arguments_text, message_text, reasoning_text, synthetic_call_id, text, unified_reason, usage_from, usage_missing,
 };
-use crate::llm::codec::{ApiKey, StreamDecoder};
+use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
@@ -35,7 +35,6 @@ struct PendingCall {
 #[derive(Debug)]
 pub(super) struct ChatStreamDecoder {
     provider: String,
-    key: ApiKey,
     sse: SseDecoder,
     started: bool,
     id: String,
@@ -54,10 +53,9 @@ pub(super) struct ChatStreamDecoder {
 }
 
 impl ChatStreamDecoder {
-    pub fn new(provider: &str, key: ApiKey) -> Self {
+    pub fn new(provider: &str) -> Self {
         Self {
             provider: provider.to_owned(),
-            key,
             sse: SseDecoder::new(),
             started: false,
             id: String::new(),
@@ -97,7 +95,7 @@ impl ChatStreamDecoder {
         };
         if event.event.as_deref() == Some("error") || is_error(&chunk) {
             let value = if chunk.is_object() { chunk } else { serde_json::json!({ "error": chunk }) };
-            out.push(StreamEvent::Error { error: embedded_error(&self.provider, &self.key, value) });
+            out.push(StreamEvent::Error { error: embedded_error(&self.provider, value) });
             self.done = true;
             return Ok(());
         }
@@ -332,7 +330,7 @@ mod tests {
     /// Decodes `bytes` fed `piece` bytes at a time; a decoder error ends the list as
     /// `HttpLlmClient` ends a stream.
     fn decode(bytes: &[u8], piece: usize) -> Vec<StreamEvent> {
-        let mut decoder = ChatStreamDecoder::new("p", ApiKey::new("sk-secret-key-123"));
+        let mut decoder = ChatStreamDecoder::new("p");
         let mut out = Vec::new();
         for chunk in bytes.chunks(piece) {
             if let Err(error) = decoder.feed(chunk, &mut out) {
@@ -550,8 +548,8 @@ mod tests {
         assert!(
             matches!(&events[..], [StreamEvent::Error { error }] if error.message == "overloaded" && error.kind == ErrorKind::Server)
         );
-        let events = decode(b"event: error\ndata: upstream timeout sk-secret-key-123\n\n", 5);
-        assert!(matches!(&events[..], [StreamEvent::Error { error }] if error.message == "upstream timeout [redacted]"));
+        let events = decode(b"event: error\ndata: upstream timeout\n\n", 5);
+        assert!(matches!(&events[..], [StreamEvent::Error { error }] if error.message == "upstream timeout"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::error::{quote, reported, unreadable};
 use super::response::{finish_reason, item_type, message_texts, str_of, thinking, tool_call, usage, SUMMARY_SEPARATOR};
-use crate::llm::codec::{ApiKey, StreamDecoder};
+use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
@@ -37,8 +37,6 @@ pub(super) struct ResponsesStreamDecoder {
     saw_tool_call: bool,
     /// A `Finish` or `Error` went out: the stream has said all it will.
     finished: bool,
-    /// Scrubbed from error events.
-    key: ApiKey,
 }
 
 #[derive(Debug)]
@@ -74,10 +72,6 @@ impl StreamDecoder for ResponsesStreamDecoder {
 }
 
 impl ResponsesStreamDecoder {
-    pub(super) fn new(key: ApiKey) -> Self {
-        Self { key, ..Self::default() }
-    }
-
     fn event(&mut self, sse: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         let data = sse.data.trim();
         // `[DONE]` is not the Responses API's, but compatible servers send it.
@@ -141,13 +135,13 @@ impl ResponsesStreamDecoder {
             }
             "response.failed" => {
                 let error = event.get("response").and_then(|r| r.get("error"));
-                out.push(StreamEvent::Error { error: reported(error, "the response failed", &self.key) });
+                out.push(StreamEvent::Error { error: reported(error, "the response failed") });
                 self.finished = true;
             }
             // Documented both as `{type, code, message, param}` and with the fields under `error`.
             "error" => {
                 let error = event.get("error").filter(|e| e.is_object()).unwrap_or(&event);
-                out.push(StreamEvent::Error { error: reported(Some(error), "the provider reported an error", &self.key) });
+                out.push(StreamEvent::Error { error: reported(Some(error), "the provider reported an error") });
                 self.finished = true;
             }
             kind if REDUNDANT.contains(&kind) => {}
