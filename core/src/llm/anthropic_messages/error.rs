@@ -4,20 +4,13 @@
 use serde_json::Value;
 
 use super::PROVIDER;
-use crate::llm::error::{error_from_http, ErrorDetails, ErrorKind, LlmError};
-
-/// Longest stretch of a non-JSON error body (an HTML page from a proxy, say) kept as the message.
-const MAX_TEXT_MESSAGE: usize = 300;
+use crate::llm::error::{body_snippet, error_from_http, ErrorDetails, ErrorKind, LlmError};
 
 pub(super) fn from_http(status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
     let details = match serde_json::from_slice::<Value>(body) {
         Ok(raw) => details(raw),
-        Err(_) => {
-            let text = String::from_utf8_lossy(body);
-            let text = text.trim();
-            let message = (!text.is_empty()).then(|| text.chars().take(MAX_TEXT_MESSAGE).collect());
-            ErrorDetails { message, ..ErrorDetails::default() }
-        }
+        // Not JSON (a proxy's HTML page, say): its text is the best message there is.
+        Err(_) => ErrorDetails { message: body_snippet(body), ..ErrorDetails::default() },
     };
     finish(error_from_http(PROVIDER, status, headers, details))
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::usage::{finish_reason, usage};
 use super::{error, PROVIDER, THINKING_ID_PREFIX};
 use crate::llm::codec::StreamDecoder;
-use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::error::{snippet, ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
 use crate::llm::types::ToolCall;
@@ -64,7 +64,7 @@ impl Decoder {
                 break;
             }
             let result = serde_json::from_str::<Value>(&event.data)
-                .map_err(|e| broken(&format!("an event's data is not JSON ({e}): {}", preview(&event.data))))
+                .map_err(|e| broken(&format!("an event's data is not JSON ({e}): {}", snippet(&event.data))))
                 .and_then(|data| {
                     // The JSON `type` is authoritative; the `event:` line is the fallback (spec 7.7).
                     let kind: String =
@@ -241,11 +241,6 @@ fn push_nonempty(out: &mut Vec<StreamEvent>, text: String, event: impl FnOnce(St
     if !text.is_empty() {
         out.push(event(text));
     }
-}
-
-/// The start of a bad payload, enough to recognise it in a report.
-fn preview(data: &str) -> String {
-    data.chars().take(120).collect()
 }
 
 fn broken(why: &str) -> LlmError {

@@ -5,19 +5,14 @@
 
 use serde_json::Value;
 
-use crate::llm::error::{error_from_http, ErrorDetails, LlmError};
-
-/// How much of a body or frame that is not JSON (an HTML page from a proxy, say) goes into a
-/// message.
-const SNIPPET_CHARS: usize = 300;
+use crate::llm::error::{body_snippet, error_from_http, ErrorDetails, LlmError};
 
 /// The typed error for a non-2xx answer.
 pub(super) fn parse_error(provider: &str, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
     let details = match serde_json::from_slice::<Value>(body) {
         Ok(value) => details(value),
         Err(_) => {
-            let text = snippet(&String::from_utf8_lossy(body));
-            let message = (!text.is_empty()).then(|| format!("HTTP {status} from {provider}: {text}"));
+            let message = body_snippet(body).map(|text| format!("HTTP {status} from {provider}: {text}"));
             ErrorDetails { message, ..ErrorDetails::default() }
         }
     };
@@ -59,14 +54,6 @@ fn details(value: Value) -> ErrorDetails {
         None => (text(value.get("error")).or_else(|| text(value.get("detail"))), None),
     };
     ErrorDetails { message, error_code, raw: Some(value) }
-}
-
-pub(super) fn snippet(text: &str) -> String {
-    let text = text.trim();
-    match text.char_indices().nth(SNIPPET_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -154,6 +141,6 @@ mod tests {
     fn long_non_json_bodies_are_cut_at_a_character_boundary() {
         let body = "é".repeat(1000);
         let error = parse(500, &body);
-        assert!(error.message.chars().count() < SNIPPET_CHARS + 40 && error.message.ends_with('…'));
+        assert!(error.message.chars().count() < 340 && error.message.ends_with('…'));
     }
 }

@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::error::{embedded_error, is_error, snippet};
+use super::error::{embedded_error, is_error};
 use super::response::{
     arguments_text, message_text, reasoning_text, synthetic_call_id, text, unified_reason, usage_from, usage_missing,
 };
 use crate::llm::codec::StreamDecoder;
-use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::error::{snippet, ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
 use crate::llm::types::{FinishReason, ToolCall, Usage};

@@ -4,14 +4,11 @@
 use serde_json::Value;
 
 use super::PROVIDER;
-use crate::llm::error::{error_from_http, ErrorDetails, ErrorKind, LlmError};
+use crate::llm::error::{body_snippet, error_from_http, ErrorDetails, ErrorKind, LlmError};
 
 /// OpenAI's answer when `include: ["reasoning.encrypted_content"]` reaches a model without
 /// reasoning (gpt-4o, gpt-4.1, gpt-5-chat): the codec's stateless default needs switching off there.
 const NO_ENCRYPTED_CONTENT: &str = "encrypted content is not supported";
-
-/// How much of an unreadable body an error message quotes.
-const QUOTE_CHARS: usize = 200;
 
 /// The typed error for a non-2xx answer. The body is `{"error": {message, type, code, param}}`;
 /// a plain-text body, or an `error` that is only a string, is read as the message.
@@ -26,11 +23,7 @@ pub(super) fn from_http(status: u16, headers: &[(String, String)], body: &[u8]) 
             let error_code = string(error, "code").or_else(|| string(error, "type"));
             ErrorDetails { message: message.map(with_hint), error_code, raw: Some(raw) }
         }
-        Err(_) => {
-            let text = String::from_utf8_lossy(body);
-            let text = text.trim();
-            ErrorDetails { message: (!text.is_empty()).then(|| quote(text)), ..ErrorDetails::default() }
-        }
+        Err(_) => ErrorDetails { message: body_snippet(body), ..ErrorDetails::default() },
     };
     error_from_http(PROVIDER, status, headers, details)
 }
@@ -53,14 +46,6 @@ pub(super) fn reported(error: Option<&Value>, fallback: &str) -> LlmError {
 /// not what the API promises is the provider's fault, so a (retryable) server error.
 pub(super) fn unreadable(kind: ErrorKind, what: &str, detail: impl std::fmt::Display) -> LlmError {
     LlmError::new(kind, format!("the OpenAI Responses API sent {what}: {detail}")).with_provider(PROVIDER)
-}
-
-/// The first characters of provider text, for an error message.
-pub(super) fn quote(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_CHARS) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
 }
 
 fn string(value: &Value, key: &str) -> Option<String> {
@@ -134,12 +119,5 @@ mod tests {
         assert_eq!((e.kind, e.retryable), (ErrorKind::ContextLength, false));
         let e = reported(None, "the response failed");
         assert_eq!((e.kind, e.message.as_str()), (ErrorKind::Server, "the response failed"));
-    }
-
-    #[test]
-    fn quotes_are_cut_on_a_character_boundary() {
-        let long = "é".repeat(QUOTE_CHARS + 5);
-        assert_eq!(quote(&long).chars().count(), QUOTE_CHARS + 1);
-        assert_eq!(quote("short"), "short");
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::error::{reported, unreadable};
 use super::PROVIDER;
-use crate::llm::error::{rate_limit_info, ErrorKind, LlmError};
+use crate::llm::error::{rate_limit_info, snippet, ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, FinishReason, Message, Reason, Response, Role, ThinkingData, ToolCall, Usage, Warning};
 
 /// How the summary parts of one reasoning item are joined into [`ThinkingData::text`].
@@ -16,11 +16,7 @@ pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Respons
     let value: Value =
         serde_json::from_slice(body).map_err(|e| unreadable(ErrorKind::Server, "a response body that is not JSON", e))?;
     if !value.is_object() {
-        return Err(unreadable(
-            ErrorKind::Server,
-            "a response body that is not an object",
-            super::error::quote(&value.to_string()),
-        ));
+        return Err(unreadable(ErrorKind::Server, "a response body that is not an object", snippet(&value.to_string())));
     }
     // A failed response, or a proxy's error object sent with a 200 (a response's own `error`
     // is null).

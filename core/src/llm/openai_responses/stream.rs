@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::error::{quote, reported, unreadable};
+use super::error::{reported, unreadable};
 use super::response::{finish_reason, item_type, message_texts, str_of, thinking, tool_call, usage, SUMMARY_SEPARATOR};
 use crate::llm::codec::StreamDecoder;
-use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::error::{snippet, ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
 
@@ -79,7 +79,7 @@ impl ResponsesStreamDecoder {
             return Ok(());
         }
         let event: Value = serde_json::from_str(data)
-            .map_err(|e| unreadable(ErrorKind::Stream, "a stream event that is not JSON", format!("{e}: {}", quote(data))))?;
+            .map_err(|e| unreadable(ErrorKind::Stream, "a stream event that is not JSON", format!("{e}: {}", snippet(data))))?;
         let kind = str_of(&event, "type").or(sse.event.as_deref()).unwrap_or_default();
         match kind {
             "response.created" => {
