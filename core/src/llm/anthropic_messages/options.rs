@@ -1,10 +1,11 @@
 //! `provider_options.anthropic`: the keys this codec interprets, and the rest, which is merged into
 //! the request body as given (spec 3.6, 7.2).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::PROVIDER;
 use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::json::object;
 use crate::llm::types::Request;
 
 /// The provider options of one request, read once.
@@ -27,7 +28,7 @@ impl Options {
         let mut options = Self {
             beta_headers: Vec::new(),
             auto_cache: true,
-            cache_control: json!({"type": "ephemeral"}),
+            cache_control: object(vec![("type", "ephemeral".into())]),
             thinking: None,
             body: Map::new(),
         };
@@ -83,6 +84,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use serde_json::json;
 
     fn with_options(options: Value) -> Request {
         Request { provider_options: Some(json!({ "anthropic": options, "openai": {"store": true} })), ..Request::default() }

@@ -1,12 +1,13 @@
 //! `Request` -> `POST /v1/messages` (spec 7.2): the body, then the headers.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::options::{deep_merge, Options};
 use super::{cache, messages, DEFAULT_BASE_URL, PROVIDER};
 use crate::llm::codec::ProviderConfig;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::http::HttpRequest;
+use crate::llm::json::object;
 use crate::llm::types::{Request, ResponseFormat, ToolChoice};
 
 const API_VERSION: &str = "2023-06-01";
@@ -42,21 +43,21 @@ fn body(request: &Request, options: &Options, stream: bool) -> Result<Map<String
     let conversation = messages::translate(&request.messages)?;
     let mut system = conversation.system;
     let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
+    body.insert("model".into(), request.model.as_str().into());
     body.insert("messages".into(), Value::Array(conversation.messages));
 
     let thinking = thinking(request, options)?;
-    body.insert("max_tokens".into(), json!(max_tokens(request.max_tokens, thinking.as_ref())));
+    body.insert("max_tokens".into(), max_tokens(request.max_tokens, thinking.as_ref()).into());
     if let Some(thinking) = thinking {
         body.insert("thinking".into(), thinking);
     }
     if !request.tools.is_empty() {
         let tools = request.tools.iter().map(|tool| {
-            let mut wire = json!({"name": tool.name, "input_schema": tool.parameters});
-            if let (false, Value::Object(map)) = (tool.description.is_empty(), &mut wire) {
-                map.insert("description".into(), json!(tool.description));
+            let mut wire = vec![("name", tool.name.as_str().into()), ("input_schema", tool.parameters.clone())];
+            if !tool.description.is_empty() {
+                wire.push(("description", tool.description.as_str().into()));
             }
-            wire
+            object(wire)
         });
         body.insert("tools".into(), Value::Array(tools.collect()));
         match &request.tool_choice {
@@ -72,29 +73,30 @@ fn body(request: &Request, options: &Options, stream: bool) -> Result<Map<String
     }
     match &request.response_format {
         Some(ResponseFormat::JsonSchema { json_schema, .. }) => {
-            body.insert("output_config".into(), json!({"format": {"type": "json_schema", "schema": json_schema}}));
+            let format = object(vec![("type", "json_schema".into()), ("schema", json_schema.clone())]);
+            body.insert("output_config".into(), object(vec![("format", format)]));
         }
-        Some(ResponseFormat::Json) => system.push(json!({"type": "text", "text": JSON_INSTRUCTION})),
+        Some(ResponseFormat::Json) => system.push(object(vec![("type", "text".into()), ("text", JSON_INSTRUCTION.into())])),
         Some(ResponseFormat::Text) | None => {}
     }
     if !system.is_empty() {
         body.insert("system".into(), Value::Array(system));
     }
     if let Some(t) = request.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), t.into());
     }
     if let Some(p) = request.top_p {
-        body.insert("top_p".into(), json!(p));
+        body.insert("top_p".into(), p.into());
     }
     if !request.stop_sequences.is_empty() {
-        body.insert("stop_sequences".into(), json!(request.stop_sequences));
+        body.insert("stop_sequences".into(), request.stop_sequences.clone().into());
     }
     // The API's metadata takes only `user_id` and refuses other keys; the rest is the caller's.
     if let Some(user_id) = request.metadata.get("user_id") {
-        body.insert("metadata".into(), json!({"user_id": user_id}));
+        body.insert("metadata".into(), object(vec![("user_id", user_id.as_str().into())]));
     }
     if stream {
-        body.insert("stream".into(), json!(true));
+        body.insert("stream".into(), true.into());
     }
     deep_merge(&mut body, options.body.clone());
     if options.auto_cache {
@@ -105,11 +107,12 @@ fn body(request: &Request, options: &Options, stream: bool) -> Result<Map<String
 
 /// `none` keeps the tools (see the module doc): the API has taken `{type: none}` since 2025-02.
 fn tool_choice(choice: &ToolChoice) -> Value {
+    let kind = |kind: &str| ("type", Value::from(kind));
     match choice {
-        ToolChoice::Auto => json!({"type": "auto"}),
-        ToolChoice::None => json!({"type": "none"}),
-        ToolChoice::Required => json!({"type": "any"}),
-        ToolChoice::Named { tool_name } => json!({"type": "tool", "name": tool_name}),
+        ToolChoice::Auto => object(vec![kind("auto")]),
+        ToolChoice::None => object(vec![kind("none")]),
+        ToolChoice::Required => object(vec![kind("any")]),
+        ToolChoice::Named { tool_name } => object(vec![kind("tool"), ("name", tool_name.as_str().into())]),
     }
 }
 
@@ -122,7 +125,7 @@ fn thinking(request: &Request, options: &Options) -> Result<Option<Value>, LlmEr
     }
     let budget = match request.reasoning_effort.as_deref() {
         None => return Ok(None),
-        Some("none") => return Ok(Some(json!({"type": "disabled"}))),
+        Some("none") => return Ok(Some(object(vec![("type", "disabled".into())]))),
         // OpenAI's and Gemini's lowest level is portable: here, the smallest budget the API takes.
         Some("minimal") => 1024,
         Some("low") => 2048,
@@ -136,7 +139,7 @@ fn thinking(request: &Request, options: &Options) -> Result<Option<Value>, LlmEr
             .with_provider(PROVIDER))
         }
     };
-    Ok(Some(json!({"type": "enabled", "budget_tokens": budget})))
+    Ok(Some(object(vec![("type", "enabled".into()), ("budget_tokens", budget.into())])))
 }
 
 /// The API wants `max_tokens` above the thinking budget (thinking counts as output).
@@ -190,6 +193,7 @@ mod tests {
     use super::*;
     use crate::llm::codec::ApiKey;
     use crate::llm::types::{Message, ToolDefinition};
+    use serde_json::json;
 
     fn config() -> ProviderConfig {
         ProviderConfig {

@@ -17,6 +17,7 @@ use super::response::{
 };
 use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{snippet, ErrorKind, LlmError};
+use crate::llm::json::object;
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
 use crate::llm::types::{FinishReason, ToolCall, Usage};
@@ -94,7 +95,7 @@ impl ChatStreamDecoder {
             }
         };
         if event.event.as_deref() == Some("error") || is_error(&chunk) {
-            let value = if chunk.is_object() { chunk } else { serde_json::json!({ "error": chunk }) };
+            let value = if chunk.is_object() { chunk } else { object(vec![("error", chunk)]) };
             out.push(StreamEvent::Error { error: embedded_error(&self.provider, value) });
             self.done = true;
             return Ok(());

@@ -2,12 +2,13 @@
 
 use std::collections::HashSet;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{DEFAULT_BASE_URL, PROVIDER};
 use crate::llm::codec::ProviderConfig;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::http::HttpRequest;
+use crate::llm::json::object;
 use crate::llm::types::{
     ContentPart, MediaData, Message, Request, ResponseFormat, Role, ThinkingData, ToolCall, ToolChoice, ToolResult,
 };
@@ -77,30 +78,36 @@ fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> 
     body.insert("input".into(), Value::Array(input(&request.messages, store)?));
     body.insert("store".into(), Value::Bool(store));
     if !store {
-        body.insert("include".into(), json!([ENCRYPTED_REASONING]));
+        body.insert("include".into(), Value::Array(vec![ENCRYPTED_REASONING.into()]));
     }
     if !request.tools.is_empty() {
         let tools = request.tools.iter().map(|t| {
             // `strict: true` (the API's default) would reject ordinary schemas with optional fields.
-            json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters, "strict": false})
+            object(vec![
+                ("type", "function".into()),
+                ("name", t.name.as_str().into()),
+                ("description", t.description.as_str().into()),
+                ("parameters", t.parameters.clone()),
+                ("strict", false.into()),
+            ])
         });
         body.insert("tools".into(), Value::Array(tools.collect()));
     }
     if let Some(choice) = &request.tool_choice {
         let choice = match choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Named { tool_name } => json!({"type": "function", "name": tool_name}),
+            ToolChoice::Auto => "auto".into(),
+            ToolChoice::None => "none".into(),
+            ToolChoice::Required => "required".into(),
+            ToolChoice::Named { tool_name } => object(vec![("type", "function".into()), ("name", tool_name.as_str().into())]),
         };
         body.insert("tool_choice".into(), choice);
     }
     if let Some(format) = &request.response_format {
-        body.insert("text".into(), json!({"format": text_format(format)}));
+        body.insert("text".into(), object(vec![("format", text_format(format))]));
     }
     if let Some(effort) = &request.reasoning_effort {
         // `summary: auto` asks for the readable summary wherever the account may see one.
-        body.insert("reasoning".into(), json!({"effort": effort, "summary": "auto"}));
+        body.insert("reasoning".into(), object(vec![("effort", effort.as_str().into()), ("summary", "auto".into())]));
     }
     let numbers = [
         ("max_output_tokens", request.max_tokens.map(Value::from)),
@@ -113,7 +120,8 @@ fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> 
         }
     }
     if !request.metadata.is_empty() {
-        body.insert("metadata".into(), json!(request.metadata));
+        let metadata = request.metadata.iter().map(|(key, value)| (key.clone(), Value::from(value.as_str())));
+        body.insert("metadata".into(), Value::Object(metadata.collect()));
     }
     Ok(body)
 }
@@ -155,7 +163,7 @@ fn input(messages: &[Message], store: bool) -> Result<Vec<Value>, LlmError> {
                 }
                 ContentPart::Text { text } => {
                     let kind = if role == "assistant" { "output_text" } else { "input_text" };
-                    content.push(json!({"type": kind, "text": text}));
+                    content.push(object(vec![("type", kind.into()), ("text", text.as_str().into())]));
                     None
                 }
                 ContentPart::Image { image } if role == "user" => {
@@ -196,7 +204,8 @@ fn input(messages: &[Message], store: bool) -> Result<Vec<Value>, LlmError> {
 
 fn flush(items: &mut Vec<Value>, role: &str, content: &mut Vec<Value>) {
     if !content.is_empty() {
-        items.push(json!({"type": "message", "role": role, "content": std::mem::take(content)}));
+        let message = vec![("type", "message".into()), ("role", role.into()), ("content", Value::Array(std::mem::take(content)))];
+        items.push(object(message));
     }
 }
 
@@ -220,17 +229,21 @@ fn image_part(image: &MediaData) -> Result<Value, LlmError> {
         (Some(url), None) => url.clone(),
         (None, None) => return Err(invalid("an image needs a url or data")),
     };
-    Ok(json!({"type": "input_image", "image_url": url, "detail": image.detail.as_deref().unwrap_or("auto")}))
+    Ok(image_item(url, image.detail.as_deref().unwrap_or("auto")))
+}
+
+fn image_item(url: String, detail: &str) -> Value {
+    object(vec![("type", "input_image".into()), ("image_url", url.into()), ("detail", detail.into())])
 }
 
 fn file_part(document: &MediaData) -> Result<Value, LlmError> {
     match (&document.url, &document.data) {
-        (_, Some(data)) => Ok(json!({
-            "type": "input_file",
-            "filename": document.file_name.as_deref().unwrap_or("document.pdf"),
-            "file_data": data_uri(document, data, "application/pdf"),
-        })),
-        (Some(url), None) => Ok(json!({"type": "input_file", "file_url": url})),
+        (_, Some(data)) => Ok(object(vec![
+            ("type", "input_file".into()),
+            ("filename", document.file_name.as_deref().unwrap_or("document.pdf").into()),
+            ("file_data", data_uri(document, data, "application/pdf").into()),
+        ])),
+        (Some(url), None) => Ok(object(vec![("type", "input_file".into()), ("file_url", url.as_str().into())])),
         (None, None) => Err(invalid("a document needs a url or data")),
     }
 }
@@ -243,15 +256,17 @@ fn call_item(call: &ToolCall, store: bool) -> Value {
         (None, Value::Null) => "{}".to_owned(),
         (None, value) => value.to_string(),
     };
-    let mut item = if call.call_type == "custom" {
-        json!({"type": "custom_tool_call", "call_id": call.id, "name": call.name, "input": arguments})
-    } else {
-        json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": arguments})
-    };
-    if let (true, Some(id), Some(fields)) = (store, &call.signature, item.as_object_mut()) {
-        fields.insert("id".into(), Value::String(id.clone()));
+    let (kind, field) = if call.call_type == "custom" { ("custom_tool_call", "input") } else { ("function_call", "arguments") };
+    let mut item = vec![
+        ("type", kind.into()),
+        ("call_id", call.id.as_str().into()),
+        ("name", call.name.as_str().into()),
+        (field, arguments.into()),
+    ];
+    if let (true, Some(id)) = (store, &call.signature) {
+        item.push(("id", id.as_str().into()));
     }
-    item
+    object(item)
 }
 
 /// The API has no error flag on a result: the content itself has to say so.
@@ -259,16 +274,14 @@ fn output_item(result: &ToolResult, custom_calls: &HashSet<&str>) -> Value {
     let output = match (&result.image_data, custom_calls.contains(result.tool_call_id.as_str())) {
         (Some(data), false) => {
             let media = MediaData { media_type: result.image_media_type.clone(), ..MediaData::default() };
-            json!([
-                {"type": "input_text", "text": result.content},
-                {"type": "input_image", "image_url": data_uri(&media, data, "image/png"), "detail": "auto"}
-            ])
+            let text = object(vec![("type", "input_text".into()), ("text", result.content.as_str().into())]);
+            Value::Array(vec![text, image_item(data_uri(&media, data, "image/png"), "auto")])
         }
         _ => Value::String(result.content.clone()),
     };
     let kind =
         if custom_calls.contains(result.tool_call_id.as_str()) { "custom_tool_call_output" } else { "function_call_output" };
-    json!({"type": kind, "call_id": result.tool_call_id, "output": output})
+    object(vec![("type", kind.into()), ("call_id", result.tool_call_id.as_str().into()), ("output", output)])
 }
 
 /// What may follow a reasoning item: the API rejects one that is "provided without its required
@@ -285,36 +298,40 @@ fn reasoning_item(thinking: &ThinkingData, store: bool, answered: bool) -> Optio
         return None;
     }
     // Summary part boundaries are not kept by the unified model: the joined text goes back as one part.
-    let summary = if thinking.text.is_empty() { json!([]) } else { json!([{"type": "summary_text", "text": thinking.text}]) };
-    let mut item = Map::new();
-    item.insert("type".into(), json!("reasoning"));
+    let summary = match thinking.text.as_str() {
+        "" => Vec::new(),
+        text => vec![object(vec![("type", "summary_text".into()), ("text", text.into())])],
+    };
+    let mut item = vec![("type", "reasoning".into())];
     if let Some(id) = &thinking.id {
-        item.insert("id".into(), json!(id));
+        item.push(("id", id.as_str().into()));
     }
-    item.insert("summary".into(), summary);
+    item.push(("summary", Value::Array(summary)));
     if let Some(encrypted) = &thinking.signature {
-        item.insert("encrypted_content".into(), json!(encrypted));
+        item.push(("encrypted_content", encrypted.as_str().into()));
     }
-    Some(Value::Object(item))
+    Some(object(item))
 }
 
 /// `text.format`. A `json_schema` format is either the schema itself (named `response`) or
 /// OpenAI's own envelope `{name, schema, description?}`, which keeps the name the model sees.
 fn text_format(format: &ResponseFormat) -> Value {
     match format {
-        ResponseFormat::Text => json!({"type": "text"}),
-        ResponseFormat::Json => json!({"type": "json_object"}),
+        ResponseFormat::Text => object(vec![("type", "text".into())]),
+        ResponseFormat::Json => object(vec![("type", "json_object".into())]),
         ResponseFormat::JsonSchema { json_schema, strict } => {
             let envelope =
                 json_schema.get("schema").filter(|s| s.is_object()).zip(json_schema.get("name").filter(|n| n.is_string()));
-            let mut format = match envelope {
-                Some((schema, name)) => json!({"type": "json_schema", "name": name, "schema": schema, "strict": strict}),
-                None => json!({"type": "json_schema", "name": "response", "schema": json_schema, "strict": strict}),
+            let (name, schema) = match envelope {
+                Some((schema, name)) => (name.clone(), schema.clone()),
+                None => ("response".into(), json_schema.clone()),
             };
-            if let (Some(description), Some(fields)) = (envelope.and(json_schema.get("description")), format.as_object_mut()) {
-                fields.insert("description".into(), description.clone());
+            let mut format =
+                vec![("type", "json_schema".into()), ("name", name), ("schema", schema), ("strict", (*strict).into())];
+            if let Some(description) = envelope.and(json_schema.get("description")) {
+                format.push(("description", description.clone()));
             }
-            format
+            object(format)
         }
     }
 }
@@ -350,6 +367,7 @@ mod tests {
     use super::*;
     use crate::llm::codec::ApiKey;
     use crate::llm::types::ToolDefinition;
+    use serde_json::json;
 
     fn config() -> ProviderConfig {
         ProviderConfig {
