@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::options::{deep_merge, Options};
-use super::{cache, messages, DEFAULT_BASE_URL, PROVIDER};
+use super::options::{deep_merge, place_breakpoints, Options};
+use super::{messages, tools, DEFAULT_BASE_URL, PROVIDER};
 use crate::llm::codec::ProviderConfig;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::http::HttpRequest;
@@ -52,21 +52,14 @@ fn body(request: &Request, options: &Options, stream: bool) -> Result<Map<String
         body.insert("thinking".into(), thinking);
     }
     if !request.tools.is_empty() {
-        let tools = request.tools.iter().map(|tool| {
-            let mut wire = vec![("name", tool.name.as_str().into()), ("input_schema", tool.parameters.clone())];
-            if !tool.description.is_empty() {
-                wire.push(("description", tool.description.as_str().into()));
-            }
-            object(wire)
-        });
-        body.insert("tools".into(), Value::Array(tools.collect()));
+        body.insert("tools".into(), tools::tools(&request.tools));
         match &request.tool_choice {
             Some(choice) => {
-                body.insert("tool_choice".into(), tool_choice(choice));
+                body.insert("tool_choice".into(), tools::tool_choice(choice));
             }
             // A `tool_choice` option (e.g. `{"disable_parallel_tool_use": true}`) needs a type to merge into.
             None if options.body.contains_key("tool_choice") => {
-                body.insert("tool_choice".into(), tool_choice(&ToolChoice::Auto));
+                body.insert("tool_choice".into(), tools::tool_choice(&ToolChoice::Auto));
             }
             None => {}
         }
@@ -100,20 +93,9 @@ fn body(request: &Request, options: &Options, stream: bool) -> Result<Map<String
     }
     deep_merge(&mut body, options.body.clone());
     if options.auto_cache {
-        cache::place_breakpoints(&mut body, &options.cache_control);
+        place_breakpoints(&mut body, &options.cache_control);
     }
     Ok(body)
-}
-
-/// `none` keeps the tools (see the module doc): the API has taken `{type: none}` since 2025-02.
-fn tool_choice(choice: &ToolChoice) -> Value {
-    let kind = |kind: &str| ("type", Value::from(kind));
-    match choice {
-        ToolChoice::Auto => object(vec![kind("auto")]),
-        ToolChoice::None => object(vec![kind("none")]),
-        ToolChoice::Required => object(vec![kind("any")]),
-        ToolChoice::Named { tool_name } => object(vec![kind("tool"), ("name", tool_name.as_str().into())]),
-    }
 }
 
 /// Extended thinking from `reasoning_effort`, unless the caller gave `thinking` outright. The

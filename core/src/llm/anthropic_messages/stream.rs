@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::usage::{finish_reason, usage};
+use super::response::{finish_reason, usage};
 use super::{error, PROVIDER, THINKING_ID_PREFIX};
 use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{snippet, ErrorKind, LlmError};

@@ -23,6 +23,11 @@ pub(super) fn from_event(raw: Value) -> LlmError {
     error_from_http(PROVIDER, status, &[], details(raw))
 }
 
+/// A request Gemini cannot take.
+pub(super) fn invalid(message: impl Into<String>) -> LlmError {
+    LlmError::new(ErrorKind::InvalidRequest, message).with_provider(PROVIDER)
+}
+
 /// The prompt itself was refused; there is no answer to retry into.
 pub(super) fn prompt_blocked(reason: &str) -> LlmError {
     LlmError::new(

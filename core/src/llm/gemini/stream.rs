@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::wire::{self, Answer, PartKind};
+use super::response::{self, Answer, PartKind};
 use super::{error, PROVIDER};
 use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{ErrorKind, LlmError};
@@ -15,7 +15,7 @@ use crate::llm::stream::StreamEvent;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 #[derive(Debug, Default)]
-pub(super) struct GeminiStreamDecoder {
+pub(super) struct Decoder {
     framing: Framing,
     events: Translator,
 }
@@ -34,7 +34,7 @@ impl Default for Framing {
     }
 }
 
-impl StreamDecoder for GeminiStreamDecoder {
+impl StreamDecoder for Decoder {
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         if self.events.over {
             return Ok(());
@@ -54,7 +54,7 @@ impl StreamDecoder for GeminiStreamDecoder {
     }
 }
 
-impl GeminiStreamDecoder {
+impl Decoder {
     /// Translates the chunks framed so far, then reports a framing error, if there was one.
     fn translate(
         &mut self,
@@ -221,10 +221,10 @@ impl Translator {
             self.usage = Some(usage.clone());
         }
         let candidate = chunk.candidate();
-        for part in wire::parts(candidate) {
+        for part in response::parts(candidate) {
             self.part(part, out).map_err(|e| malformed(&e))?;
         }
-        if let Some(reason) = wire::finish_reason_of(candidate) {
+        if let Some(reason) = response::finish_reason_of(candidate) {
             self.close_text(out);
             self.close_reasoning(None, out);
             self.finish_reason = Some(reason.to_owned());
@@ -233,7 +233,7 @@ impl Translator {
     }
 
     fn part(&mut self, part: &Value, out: &mut Vec<StreamEvent>) -> Result<(), String> {
-        match wire::classify(part)? {
+        match response::classify(part)? {
             PartKind::Thought { text, signature } => {
                 self.close_text(out);
                 let id = self.open_reasoning(out);
@@ -331,8 +331,8 @@ impl Translator {
             )
             .with_provider(PROVIDER));
         };
-        let usage = self.usage.as_ref().map(wire::usage).unwrap_or_default();
-        out.push(StreamEvent::Finish { finish_reason: wire::finish_reason(Some(&raw), self.has_tool_calls), usage });
+        let usage = self.usage.as_ref().map(response::usage).unwrap_or_default();
+        out.push(StreamEvent::Finish { finish_reason: response::finish_reason(Some(&raw), self.has_tool_calls), usage });
         Ok(())
     }
 }
@@ -366,7 +366,7 @@ mod tests {
     }
 
     fn decode(body: &[u8], piece: usize) -> Result<Vec<StreamEvent>, (Vec<StreamEvent>, LlmError)> {
-        let mut decoder = GeminiStreamDecoder::default();
+        let mut decoder = Decoder::default();
         let mut out = Vec::new();
         for chunk in body.chunks(piece.max(1)) {
             if let Err(e) = decoder.feed(chunk, &mut out) {

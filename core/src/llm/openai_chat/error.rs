@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::llm::error::{body_snippet, error_from_http, ErrorDetails, LlmError};
 
 /// The typed error for a non-2xx answer.
-pub(super) fn parse_error(provider: &str, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
+pub(super) fn from_http(provider: &str, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
     let details = match serde_json::from_slice::<Value>(body) {
         Ok(value) => details(value),
         Err(_) => {
@@ -66,7 +66,7 @@ mod tests {
     use serde_json::json;
 
     fn parse(status: u16, body: &str) -> LlmError {
-        parse_error("p", status, &[], body.as_bytes())
+        from_http("p", status, &[], body.as_bytes())
     }
 
     #[test]
@@ -116,7 +116,7 @@ mod tests {
             r#"{"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}"#,
         );
         assert_eq!(error.kind, ErrorKind::ContextLength);
-        let error = parse_error("p", 503, &[("retry-after".into(), "2".into())], b"<html>busy</html>");
+        let error = from_http("p", 503, &[("retry-after".into(), "2".into())], b"<html>busy</html>");
         assert_eq!(
             (error.kind, error.retry_after, error.message.as_str()),
             (ErrorKind::Server, Some(2.0), "HTTP 503 from p: <html>busy</html>")

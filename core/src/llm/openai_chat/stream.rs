@@ -34,7 +34,7 @@ struct PendingCall {
 }
 
 #[derive(Debug)]
-pub(super) struct ChatStreamDecoder {
+pub(super) struct Decoder {
     provider: String,
     sse: SseDecoder,
     started: bool,
@@ -53,7 +53,7 @@ pub(super) struct ChatStreamDecoder {
     done: bool,
 }
 
-impl ChatStreamDecoder {
+impl Decoder {
     pub fn new(provider: &str) -> Self {
         Self {
             provider: provider.to_owned(),
@@ -277,7 +277,7 @@ impl ChatStreamDecoder {
     }
 }
 
-impl StreamDecoder for ChatStreamDecoder {
+impl StreamDecoder for Decoder {
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         if self.done {
             return Ok(());
@@ -331,7 +331,7 @@ mod tests {
     /// Decodes `bytes` fed `piece` bytes at a time; a decoder error ends the list as
     /// `HttpLlmClient` ends a stream.
     fn decode(bytes: &[u8], piece: usize) -> Vec<StreamEvent> {
-        let mut decoder = ChatStreamDecoder::new("p");
+        let mut decoder = Decoder::new("p");
         let mut out = Vec::new();
         for chunk in bytes.chunks(piece) {
             if let Err(error) = decoder.feed(chunk, &mut out) {

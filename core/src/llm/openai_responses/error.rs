@@ -42,6 +42,11 @@ pub(super) fn reported(error: Option<&Value>, fallback: &str) -> LlmError {
     error
 }
 
+/// A request this API cannot take.
+pub(super) fn invalid(message: impl Into<String>) -> LlmError {
+    LlmError::new(ErrorKind::InvalidRequest, message).with_provider(PROVIDER)
+}
+
 /// A body or stream event we cannot read. Mid-stream it is a stream error; a whole body that is
 /// not what the API promises is the provider's fault, so a (retryable) server error.
 pub(super) fn unreadable(kind: ErrorKind, what: &str, detail: impl std::fmt::Display) -> LlmError {

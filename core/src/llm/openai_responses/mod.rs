@@ -29,9 +29,12 @@
 //! [`ToolCall::signature`]: crate::llm::ToolCall::signature
 
 mod error;
+mod messages;
+mod options;
 mod request;
 mod response;
 mod stream;
+mod tools;
 
 use super::codec::{Codec, ProviderConfig, StreamDecoder};
 use super::error::LlmError;
@@ -85,6 +88,6 @@ impl Codec for OpenAiResponses {
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::ResponsesStreamDecoder::default())
+        Box::new(stream::Decoder::default())
     }
 }

@@ -28,7 +28,7 @@ const REDUNDANT: [&str; 11] = [
 ];
 
 #[derive(Debug, Default)]
-pub(super) struct ResponsesStreamDecoder {
+pub(super) struct Decoder {
     sse: SseDecoder,
     /// Text segments started and not yet ended: (message item id, text id).
     texts: Vec<(String, String)>,
@@ -52,7 +52,7 @@ struct OpenCall {
     call_id: String,
 }
 
-impl StreamDecoder for ResponsesStreamDecoder {
+impl StreamDecoder for Decoder {
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         let mut events = Vec::new();
         self.sse.push(bytes, &mut events);
@@ -71,7 +71,7 @@ impl StreamDecoder for ResponsesStreamDecoder {
     }
 }
 
-impl ResponsesStreamDecoder {
+impl Decoder {
     fn event(&mut self, sse: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         let data = sse.data.trim();
         // `[DONE]` is not the Responses API's, but compatible servers send it.
@@ -279,7 +279,7 @@ mod tests {
     }
 
     fn decode_in(bytes: &[u8], piece: usize) -> Result<Vec<StreamEvent>, LlmError> {
-        let mut decoder = ResponsesStreamDecoder::default();
+        let mut decoder = Decoder::default();
         let mut out = Vec::new();
         for chunk in bytes.chunks(piece) {
             decoder.feed(chunk, &mut out)?;
