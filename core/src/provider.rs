@@ -1,7 +1,8 @@
-//! Choosing a provider: for each provider a host can name, its wire format, its profile, its
-//! default model, where its key and base URL come from. The CLI, the browser bindings and the
-//! sandbox all start a session from [`ProviderSettings`], so they agree on every default and
-//! every error message.
+//! Starting a session on a provider: [`ProviderSettings`] resolved from what the user gave and
+//! the environment, by the [provider table](crate::llm::providers), and the profile each provider's
+//! models get. The CLI, the browser bindings and the sandbox all start a session from here, so they
+//! agree on every default. The errors say what is missing, in no host's words: each host adds
+//! what to set there (a flag, a variable, an option).
 //!
 //! ```
 //! use openagent_core::provider::{ProviderKind, ProviderSettings};
@@ -13,133 +14,67 @@
 //! assert_eq!(settings.profile("claude-sonnet-4-5").id(), "anthropic");
 //! ```
 
-use std::fmt;
 use std::rc::Rc;
 
-use crate::llm::anthropic_messages::{self, AnthropicMessages};
-use crate::llm::gemini::{self, Gemini};
 use crate::llm::http::{HttpClient, HttpRequest, Method};
-use crate::llm::openai_chat::OpenAiChat;
-use crate::llm::openai_responses::{self, OpenAiResponses};
-use crate::llm::{ApiKey, HttpLlmClient, LlmClient, ProviderConfig};
+use crate::llm::providers::{Variables, PROVIDERS};
+use crate::llm::{ApiKey, LlmClient, ProviderConfig};
 use crate::profile::ProviderProfile;
 use crate::profiles::{AnthropicProfile, GeminiProfile, GeneralProfile, OpenAiProfile};
 
-/// The providers a host can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderKind {
-    /// OpenAI's Responses API, with the OpenAI profile.
-    OpenAi,
-    /// Anthropic's Messages API, with the Anthropic profile.
-    Anthropic,
-    /// Gemini's generateContent, with the Gemini profile.
-    Gemini,
-    /// Any Chat Completions server (llama.cpp, vLLM, Ollama, LM Studio, gateways), with the general profile.
-    OpenAiCompatible,
-}
+pub use crate::llm::providers::{ProviderKind, UnknownProvider};
 
-impl ProviderKind {
-    /// In the order a provider is picked when none is named: the first with a key wins.
-    pub const ALL: [ProviderKind; 4] = [Self::OpenAi, Self::Anthropic, Self::Gemini, Self::OpenAiCompatible];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::OpenAi => "openai",
-            Self::Anthropic => "anthropic",
-            Self::Gemini => "gemini",
-            Self::OpenAiCompatible => "openai-compatible",
-        }
-    }
-
-    pub fn parse(name: &str) -> Result<Self, SetupError> {
-        Self::ALL.into_iter().find(|kind| kind.name() == name).ok_or_else(|| SetupError::UnknownProvider(name.to_owned()))
-    }
-
-    /// The model used when none is given. An OpenAI-compatible server has no fixed one: ask it
-    /// with [`discover_model`].
-    pub fn default_model(self) -> Option<&'static str> {
-        match self {
-            Self::OpenAi => Some("gpt-5.2"),
-            Self::Anthropic => Some("claude-sonnet-4-5"),
-            Self::Gemini => Some("gemini-3-flash-preview"),
-            Self::OpenAiCompatible => None,
-        }
-    }
-
-    /// The variables the key is read from, the first set one winning.
-    pub fn key_variables(self) -> &'static [&'static str] {
-        match self {
-            Self::OpenAi => &["OPENAI_API_KEY"],
-            Self::Anthropic => &["ANTHROPIC_API_KEY"],
-            Self::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-            Self::OpenAiCompatible => &["OPENAI_COMPATIBLE_API_KEY"],
-        }
-    }
-
-    pub fn base_url_variable(self) -> &'static str {
-        match self {
-            Self::OpenAi => "OPENAI_BASE_URL",
-            Self::Anthropic => "ANTHROPIC_BASE_URL",
-            Self::Gemini => "GEMINI_BASE_URL",
-            Self::OpenAiCompatible => "OPENAI_COMPATIBLE_BASE_URL",
-        }
-    }
-
-    /// `None` for an OpenAI-compatible server: there is no default server to assume.
-    pub fn default_base_url(self) -> Option<&'static str> {
-        match self {
-            Self::OpenAi => Some(openai_responses::DEFAULT_BASE_URL),
-            Self::Anthropic => Some(anthropic_messages::DEFAULT_BASE_URL),
-            Self::Gemini => Some(gemini::DEFAULT_BASE_URL),
-            Self::OpenAiCompatible => None,
-        }
-    }
-
-    /// The profile of this provider's model family for `model`: the general one for an
-    /// OpenAI-compatible server.
-    pub fn profile(self, model: &str) -> Rc<dyn ProviderProfile> {
-        match self {
-            Self::OpenAi => Rc::new(OpenAiProfile::new(model)),
-            Self::Anthropic => Rc::new(AnthropicProfile::new(model)),
-            Self::Gemini => Rc::new(GeminiProfile::new(model)),
-            Self::OpenAiCompatible => Rc::new(GeneralProfile::new(model)),
-        }
-    }
-
-    /// Local servers usually take no key.
-    pub fn needs_key(self) -> bool {
-        self != Self::OpenAiCompatible
+/// The profile of `kind`'s model family for `model`: the general one for an OpenAI-compatible
+/// server.
+pub fn profile(kind: ProviderKind, model: &str) -> Rc<dyn ProviderProfile> {
+    match kind {
+        ProviderKind::OpenAi => Rc::new(OpenAiProfile::new(model)),
+        ProviderKind::Anthropic => Rc::new(AnthropicProfile::new(model)),
+        ProviderKind::Gemini => Rc::new(GeminiProfile::new(model)),
+        ProviderKind::OpenAiCompatible => Rc::new(GeneralProfile::new(model)),
     }
 }
 
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Why no provider could be set up. Each message says what to set.
+/// Why no provider could be set up: what is missing or wrong. A host adds where to set it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
-    #[error(
-        "no provider is configured. Set one of OPENAI_API_KEY (openai), ANTHROPIC_API_KEY (anthropic), GEMINI_API_KEY or \
-         GOOGLE_API_KEY (gemini); or use a local OpenAI-compatible server with `--provider openai-compatible --base-url \
-         http://127.0.0.1:8080/v1` (or set OPENAI_COMPATIBLE_BASE_URL)"
-    )]
+    /// No provider was named, none has its key set, and no OpenAI-compatible server's URL is given.
+    #[error("no provider is configured")]
     NoProvider,
-    #[error("unknown provider `{0}`; the providers are openai, anthropic, gemini and openai-compatible")]
-    UnknownProvider(String),
-    #[error("the {provider} provider needs an API key: set {variables}")]
-    MissingKey { provider: ProviderKind, variables: String },
-    #[error(
-        "the openai-compatible provider needs the server's URL: pass --base-url (e.g. http://127.0.0.1:8080/v1) or set \
-         OPENAI_COMPATIBLE_BASE_URL"
-    )]
+    #[error(transparent)]
+    UnknownProvider(#[from] UnknownProvider),
+    /// The provider needs an API key and none is set: its table row names the variables.
+    #[error("the {0} provider needs an API key")]
+    MissingKey(ProviderKind),
+    /// An OpenAI-compatible server has no default URL.
+    #[error("the openai-compatible provider needs the server's URL")]
     MissingBaseUrl,
     #[error("the base URL `{0}` is not an http:// or https:// URL")]
     BadBaseUrl(String),
-    #[error("{0}")]
+    /// No model was given, and the OpenAI-compatible server could not name one (why, in brackets).
+    #[error("no model given, and the server could not list its models ({0})")]
     NoModel(String),
+}
+
+/// Where the key on a provider's requests comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// This key, on every request; empty for a server that takes none.
+    Fixed(ApiKey),
+    /// The host gives each request its key itself: the browser asks its page's `getApiKey` before
+    /// every call, the sandbox's host adds the key to the requests its guest makes. The settings
+    /// hold none, and [`ProviderSettings::client`] sends none.
+    Host,
+}
+
+impl KeySource {
+    /// The key, when the settings hold one (an empty key is none).
+    pub fn key(&self) -> Option<&ApiKey> {
+        match self {
+            Self::Fixed(key) if !key.is_empty() => Some(key),
+            _ => None,
+        }
+    }
 }
 
 /// A provider, resolved: which one, where, with which key, and the model if one is known yet.
@@ -148,70 +83,77 @@ pub struct ProviderSettings {
     pub kind: ProviderKind,
     /// `None` only for an OpenAI-compatible server with no model given: see [`discover_model`].
     pub model: Option<String>,
-    pub api_key: ApiKey,
+    pub key: KeySource,
     pub base_url: String,
 }
 
 impl ProviderSettings {
     /// Settings from what the user gave (`provider`, `model`, `base_url`, any of them absent) and
     /// the environment (`vars`; natively the process environment, in a browser the settings page).
-    /// Without a provider, the first of [`ProviderKind::ALL`] with a key set is taken, then an
-    /// OpenAI-compatible server if its URL is set.
+    /// Without a provider, the first of the [table](crate::llm::providers::PROVIDERS) with a key set
+    /// is taken, then an OpenAI-compatible server if its URL is set.
     pub fn resolve(
         provider: Option<&str>,
         model: Option<&str>,
         base_url: Option<&str>,
         vars: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, SetupError> {
-        // A value pasted with a trailing newline would otherwise reach a header and be refused.
-        let var = |name: &str| vars(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
-        let key_of = |kind: ProviderKind| kind.key_variables().iter().find_map(|name| var(name));
-        let kind = match provider {
-            Some(name) => ProviderKind::parse(name)?,
-            None => ProviderKind::ALL
-                .into_iter()
-                .find(|&kind| {
-                    if kind.needs_key() {
-                        key_of(kind).is_some()
-                    } else {
-                        base_url.is_some() || var(kind.base_url_variable()).is_some()
-                    }
+        Self::resolve_with(provider, model, base_url, Variables(vars), false)
+    }
+
+    /// [`resolve`](Self::resolve) for a host that gives each request its key itself
+    /// ([`KeySource::Host`]): a provider is then never refused for want of a key.
+    pub fn resolve_for_host_key(
+        provider: Option<&str>,
+        model: Option<&str>,
+        base_url: Option<&str>,
+        vars: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, SetupError> {
+        Self::resolve_with(provider, model, base_url, Variables(vars), true)
+    }
+
+    fn resolve_with<F: Fn(&str) -> Option<String>>(
+        provider: Option<&str>,
+        model: Option<&str>,
+        base_url: Option<&str>,
+        vars: Variables<F>,
+        host_key: bool,
+    ) -> Result<Self, SetupError> {
+        let spec = match provider {
+            Some(name) => ProviderKind::parse(name)?.spec(),
+            None => PROVIDERS
+                .iter()
+                .find(|spec| match spec.needs_key {
+                    true => vars.key(spec).is_some(),
+                    false => base_url.is_some() || vars.get(spec.base_url_variable).is_some(),
                 })
                 .ok_or(SetupError::NoProvider)?,
         };
-        let api_key = match key_of(kind) {
-            Some(key) => ApiKey::new(key),
-            None if kind.needs_key() => {
-                return Err(SetupError::MissingKey { provider: kind, variables: kind.key_variables().join(" or ") })
-            }
-            None => ApiKey::default(),
+        let key = match vars.key(spec) {
+            _ if host_key => KeySource::Host,
+            Some(key) => KeySource::Fixed(ApiKey::new(key)),
+            None if spec.needs_key => return Err(SetupError::MissingKey(spec.kind)),
+            None => KeySource::Fixed(ApiKey::default()),
         };
-        let base_url = base_url
-            .map(str::to_owned)
-            .or_else(|| var(kind.base_url_variable()))
-            .or_else(|| kind.default_base_url().map(str::to_owned))
-            .ok_or(SetupError::MissingBaseUrl)?;
+        let base_url = base_url.map(str::to_owned).or_else(|| vars.base_url(spec)).ok_or(SetupError::MissingBaseUrl)?;
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(SetupError::BadBaseUrl(base_url));
         }
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let model = model.map(str::to_owned).or_else(|| kind.default_model().map(str::to_owned));
-        Ok(Self { kind, model, api_key, base_url })
+        let model = model.or(spec.default_model).map(str::to_owned);
+        Ok(Self { kind: spec.kind, model, key, base_url })
     }
 
     /// The profile of the provider's model family for `model`.
     pub fn profile(&self, model: &str) -> Rc<dyn ProviderProfile> {
-        self.kind.profile(model)
+        profile(self.kind, model)
     }
 
     /// The header that carries the key, as this provider's API expects it; `None` without a key.
     /// For hosts that add the key to requests made by someone else (the sandbox keeps it out of
     /// its guest).
     pub fn auth_header(&self) -> Option<(&'static str, String)> {
-        if self.api_key.is_empty() {
-            return None;
-        }
-        let key = self.api_key.expose();
+        let key = self.key.key()?.expose();
         Some(match self.kind {
             ProviderKind::Anthropic => ("x-api-key", key.to_owned()),
             ProviderKind::Gemini => ("x-goog-api-key", key.to_owned()),
@@ -219,20 +161,16 @@ impl ProviderSettings {
         })
     }
 
-    /// The provider's codec over `http`. It does not retry: the session does, and reports each retry.
+    /// The provider's codec over `http`, with the settings' key (none for [`KeySource::Host`]).
+    /// It does not retry: the session does, and reports each retry.
     pub fn client(&self, http: Rc<dyn HttpClient>, browser: bool) -> Rc<dyn LlmClient> {
-        let config = ProviderConfig {
-            api_key: self.api_key.clone(),
-            base_url: self.base_url.clone(),
-            browser,
-            ..ProviderConfig::default()
-        };
-        match self.kind {
-            ProviderKind::OpenAi => Rc::new(HttpLlmClient::new(OpenAiResponses::new(config), http)),
-            ProviderKind::Anthropic => Rc::new(HttpLlmClient::new(AnthropicMessages::new(config), http)),
-            ProviderKind::Gemini => Rc::new(HttpLlmClient::new(Gemini::new(config), http)),
-            ProviderKind::OpenAiCompatible => Rc::new(HttpLlmClient::new(OpenAiChat::new(config), http)),
-        }
+        self.client_with_key(self.key.key().cloned().unwrap_or_default(), http, browser)
+    }
+
+    /// [`client`](Self::client) with `key` on its requests: for a host that gives the key itself.
+    pub fn client_with_key(&self, key: ApiKey, http: Rc<dyn HttpClient>, browser: bool) -> Rc<dyn LlmClient> {
+        let config = ProviderConfig { api_key: key, base_url: self.base_url.clone(), browser, ..ProviderConfig::default() };
+        self.kind.client(config, http)
     }
 }
 
@@ -240,27 +178,24 @@ impl ProviderSettings {
 /// vLLM, Ollama and LM Studio all answer it), for when the user named none.
 pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<String, SetupError> {
     let url = format!("{}/models", settings.base_url);
-    let no_model = |why: String| {
-        SetupError::NoModel(format!("no model given, and the server could not list its models ({why}); pass --model"))
-    };
     // Spelled out rather than through `auth_header`: this runs in the browser bundle, where the
     // other providers' arms would be dead weight (only OpenAI-compatible servers are asked).
     let mut request = HttpRequest { method: Method::Get, url: url.clone(), headers: Vec::new(), body: Vec::new() };
-    if !settings.api_key.is_empty() {
-        request.headers.push(("authorization".into(), format!("Bearer {}", settings.api_key.expose())));
+    if let Some(key) = settings.key.key() {
+        request.headers.push(("authorization".into(), format!("Bearer {}", key.expose())));
     }
-    let response = http.send(request).await.map_err(|e| no_model(format!("GET {url}: {}", e.message)))?;
+    let response = http.send(request).await.map_err(|e| SetupError::NoModel(format!("GET {url}: {}", e.message)))?;
     let status = response.status;
-    let body = response.bytes().await.map_err(|e| no_model(e.message))?;
+    let body = response.bytes().await.map_err(|e| SetupError::NoModel(e.message))?;
     if !(200..300).contains(&status) {
-        return Err(no_model(format!("GET {url} answered {status}")));
+        return Err(SetupError::NoModel(format!("GET {url} answered {status}")));
     }
-    let listing: serde_json::Value = serde_json::from_slice(&body).map_err(|e| no_model(format!("{url}: {e}")))?;
+    let listing: serde_json::Value = serde_json::from_slice(&body).map_err(|e| SetupError::NoModel(format!("{url}: {e}")))?;
     listing["data"]
         .as_array()
         .and_then(|models| models.iter().find_map(|m| m["id"].as_str()))
         .map(str::to_owned)
-        .ok_or_else(|| no_model(format!("{url} listed none")))
+        .ok_or_else(|| SetupError::NoModel(format!("{url} listed none")))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use js_sys::Promise;
 use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{LlmClient, RetryPolicy};
-use openagent_core::provider::{discover_model, ProviderSettings};
+use openagent_core::provider::{self, discover_model};
 use openagent_core::session::{SessionError, StopReason, Turn};
 use openagent_core::{Session, SessionStatus};
 use serde::Serialize;
@@ -56,7 +56,7 @@ impl Agent {
         let (options, callbacks) = options::parse(&options)?;
         let settings = options.settings(callbacks.get_api_key.is_some())?;
         let model = options.model(&settings)?;
-        let profile = ProviderSettings { kind: options.profile_kind(&settings)?, ..settings.clone() }.profile(&model);
+        let profile = provider::profile(options.profile_kind(&settings)?, &model);
         let runtime = Rc::new(BrowserRuntime);
         let env = environment(&options, runtime.clone())?;
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch));
@@ -75,7 +75,7 @@ impl Agent {
             .retries(retries)
             // A tool that prints the key (a registered JS tool, a file holding it) must not put it
             // in the events, the snapshot or the next request.
-            .redact([settings.api_key.expose().to_owned()]);
+            .redact(options.api_key.clone());
         if let Some(snapshot) = options.snapshot {
             builder = builder.restore(snapshot);
         }
@@ -267,7 +267,9 @@ impl Agent {
         crate::panic::promise(async move {
             let (options, callbacks) = parsed?;
             let settings = options.settings(callbacks.get_api_key.is_some())?;
-            let model = discover_model(&settings, &FetchClient::new(callbacks.fetch)).await.map_err(|e| error(&e.to_string()))?;
+            let model = discover_model(&settings, &FetchClient::new(callbacks.fetch))
+                .await
+                .map_err(|e| error(&options::explain_setup(&e)))?;
             Ok(model.into())
         })
     }

@@ -14,18 +14,20 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::fetch::describe;
 
+/// The client of settings whose key the page gives ([`KeySource::Host`](openagent_core::provider::KeySource)).
 pub struct KeyedClient {
     get_key: Function,
     http: Rc<dyn HttpClient>,
+    settings: ProviderSettings,
     provider: String,
-    /// The settings with the last key, and the codec built with it.
-    current: RefCell<(ProviderSettings, Option<Rc<dyn LlmClient>>)>,
+    /// The last key, and the codec built with it.
+    current: RefCell<Option<(String, Rc<dyn LlmClient>)>>,
 }
 
 impl KeyedClient {
     pub fn new(settings: ProviderSettings, get_key: Function, http: Rc<dyn HttpClient>) -> Self {
         let provider = settings.client(http.clone(), true).provider().to_owned();
-        Self { get_key, http, provider, current: RefCell::new((settings, None)) }
+        Self { get_key, http, settings, provider, current: RefCell::new(None) }
     }
 
     async fn client(&self) -> Result<Rc<dyn LlmClient>, LlmError> {
@@ -35,13 +37,11 @@ impl KeyedClient {
         let key = value.as_string().map(|k| k.trim().to_owned()).filter(|k| !k.is_empty());
         let key = key.ok_or_else(|| no_key("it returned no string, or an empty one".into()))?;
         let mut current = self.current.borrow_mut();
-        let (settings, client) = &mut *current;
-        match client {
-            Some(client) if settings.api_key.expose() == key => Ok(client.clone()),
+        match &*current {
+            Some((last, client)) if *last == key => Ok(client.clone()),
             _ => {
-                settings.api_key = ApiKey::new(key);
-                let fresh = settings.client(self.http.clone(), true);
-                *client = Some(fresh.clone());
+                let fresh = self.settings.client_with_key(ApiKey::new(key.clone()), self.http.clone(), true);
+                *current = Some((key, fresh.clone()));
                 Ok(fresh)
             }
         }

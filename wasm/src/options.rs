@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use js_sys::Function;
-use openagent_core::provider::{ProviderKind, ProviderSettings};
+use openagent_core::provider::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::session::SessionSnapshot;
 use openagent_core::SessionConfig;
 use serde_json::{Map, Value};
@@ -65,6 +65,16 @@ pub struct Callbacks {
 const CALLBACKS: [&str; 4] = ["getApiKey", "onEvent", "fetch", "signal"];
 
 pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
+
+/// A setup error with what to set here: the options that say it.
+pub fn explain_setup(error: &SetupError) -> String {
+    match error {
+        SetupError::MissingKey(_) => format!("{error}: set `apiKey` or `getApiKey`"),
+        SetupError::MissingBaseUrl => format!("{error}: set `baseUrl` (e.g. http://127.0.0.1:8080/v1)"),
+        SetupError::NoModel(_) => format!("{error}; set `model`"),
+        _ => error.to_string(),
+    }
+}
 
 fn invalid(why: &str) -> JsValue {
     error(&format!("invalid Agent options: {why}"))
@@ -160,21 +170,17 @@ impl AgentOptions {
         })
     }
 
-    /// The provider, with the key from `apiKey`; with `getApiKey` instead, a stand-in that is
-    /// replaced before any request (see `KeyedClient`).
+    /// The provider, with the key from `apiKey`; with `getApiKey`, a key the page gives before each
+    /// call (`KeySource::Host`: see `KeyedClient`).
     pub fn settings(&self, has_key_callback: bool) -> Result<ProviderSettings, JsValue> {
         let kind = ProviderKind::parse(&self.provider).map_err(|e| invalid(&e.to_string()))?;
-        let key = match (&self.api_key, has_key_callback) {
-            (Some(key), _) => Some(key.clone()),
-            (None, true) => Some("from-getApiKey".to_owned()),
-            (None, false) => None,
+        let vars = |name: &str| self.api_key.clone().filter(|_| kind.spec().key_variables.contains(&name));
+        let (provider, model, base_url) = (Some(self.provider.as_str()), self.model.as_deref(), self.base_url.as_deref());
+        let settings = match has_key_callback {
+            true => ProviderSettings::resolve_for_host_key(provider, model, base_url, vars),
+            false => ProviderSettings::resolve(provider, model, base_url, vars),
         };
-        let vars = |name: &str| key.clone().filter(|_| kind.key_variables().contains(&name));
-        ProviderSettings::resolve(Some(&self.provider), self.model.as_deref(), self.base_url.as_deref(), vars).map_err(|e| {
-            // The core's messages speak of variables and flags; in JS they are options.
-            let message = e.to_string().replace(&kind.key_variables().join(" or "), "`apiKey` or `getApiKey`");
-            invalid(&message.replace("pass --base-url", "set `baseUrl`").replace(" or set OPENAI_COMPATIBLE_BASE_URL", ""))
-        })
+        settings.map_err(|e| invalid(&explain_setup(&e)))
     }
 
     /// The model: the option, or the provider's default.

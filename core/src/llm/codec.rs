@@ -2,6 +2,11 @@
 //! over any [`HttpClient`]. A codec builds HTTP requests and parses bodies and stream bytes; it
 //! never does I/O, so it is tested byte for byte against captured payloads and runs unchanged in
 //! the browser and natively.
+//!
+//! The key policy lives here too, once for every codec: every error an [`HttpLlmClient`] returns
+//! or streams has the credentials of its request scrubbed out (a provider or a proxy may echo a
+//! key back in a body, an event or a transport error), so a codec never handles the key beyond
+//! putting it in its header.
 
 use std::fmt;
 use std::rc::Rc;
@@ -11,13 +16,13 @@ use futures::stream::{self, StreamExt};
 
 use super::client::{EventStream, LlmClient};
 use super::error::{ErrorKind, LlmError};
-use super::http::{redacted_headers, HttpClient, HttpError, HttpErrorKind, HttpResponse};
+use super::http::{is_secret_header, redacted_headers, HttpClient, HttpError, HttpErrorKind, HttpResponse};
 use super::stream::StreamEvent;
 use super::types::{Request, Response};
 use crate::llm::http::HttpRequest;
 
-/// An API key. Shown as `[redacted]` in `Debug` and `Display`, so it cannot leak into logs,
-/// events or error messages by accident.
+/// An API key. Shown as `[redacted]` in `Debug`, so it cannot leak into logs, events or error
+/// messages by accident; [`HttpLlmClient`] scrubs it from the errors it returns.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct ApiKey(String);
 
@@ -33,30 +38,6 @@ impl ApiKey {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-
-    /// `error` with this key replaced by `[redacted]` in its message and in every string of its
-    /// raw body: a provider or a proxy may echo the key back. Keys shorter than 8 characters are
-    /// left alone, since replacing them would mangle ordinary words.
-    pub fn scrub(&self, mut error: LlmError) -> LlmError {
-        if self.0.len() < 8 {
-            return error;
-        }
-        error.message = error.message.replace(&self.0, "[redacted]");
-        if let Some(raw) = error.raw.as_mut() {
-            scrub_value(raw, &self.0);
-        }
-        error
-    }
-}
-
-fn scrub_value(value: &mut serde_json::Value, secret: &str) {
-    use serde_json::Value;
-    match value {
-        Value::String(s) if s.contains(secret) => *s = s.replace(secret, "[redacted]"),
-        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, secret)),
-        Value::Object(map) => map.values_mut().for_each(|v| scrub_value(v, secret)),
-        _ => {}
     }
 }
 
@@ -163,11 +144,76 @@ impl<C: Codec + 'static> LlmClient for HttpLlmClient<C> {
     }
 
     async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
-        self.wire().complete(request).await
+        let http_request = self.codec.build_request(request, false)?;
+        let secrets = Secrets::of(&http_request);
+        self.wire().complete(http_request).await.map_err(|error| secrets.scrub(error))
     }
 
     async fn stream(&self, request: &Request) -> Result<EventStream, LlmError> {
-        self.wire().stream(request).await
+        let http_request = self.codec.build_request(request, true)?;
+        let secrets = Secrets::of(&http_request);
+        let events = self.wire().stream(http_request).await.map_err(|error| secrets.scrub(error))?;
+        Ok(Box::pin(events.map(move |event| match event {
+            StreamEvent::Error { error } => StreamEvent::Error { error: secrets.scrub(error) },
+            event => event,
+        })))
+    }
+}
+
+/// The credentials one request carries: the values of its credential headers (a bearer token
+/// without `Bearer `). Each is scrubbed from the errors of that exchange, together with anything
+/// shaped like an OpenAI key (OpenAI's 401 quotes a masked `sk-proj-****1234`).
+struct Secrets(Vec<String>);
+
+impl Secrets {
+    fn of(request: &HttpRequest) -> Self {
+        let values = request.headers.iter().filter(|(name, _)| is_secret_header(name)).map(|(_, value)| {
+            let value = value.trim();
+            value.strip_prefix("Bearer ").unwrap_or(value).trim().to_owned()
+        });
+        // A value shorter than 8 characters is no real key, and replacing it would mangle words.
+        Self(values.filter(|value| value.len() >= 8).collect())
+    }
+
+    /// `error` with every secret replaced by `[redacted]` in its message and in every string of
+    /// its raw body.
+    fn scrub(&self, mut error: LlmError) -> LlmError {
+        error.message = self.scrub_text(&error.message);
+        if let Some(raw) = error.raw.as_mut() {
+            self.scrub_value(raw);
+        }
+        error
+    }
+
+    fn scrub_value(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
+        match value {
+            Value::String(text) => *text = self.scrub_text(text),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.scrub_value(v)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.scrub_value(v)),
+            _ => {}
+        }
+    }
+
+    fn scrub_text(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for secret in &self.0 {
+            if text.contains(secret.as_str()) {
+                text = text.replace(secret.as_str(), "[redacted]");
+            }
+        }
+        // `sk-` tokens that start a word, masked or whole.
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("sk-") {
+            let starts_word = rest[..at].chars().next_back().is_none_or(|c| !c.is_ascii_alphanumeric());
+            let len = rest[at..].find(|c: char| !(c.is_ascii_alphanumeric() || "-_*".contains(c))).unwrap_or(rest.len() - at);
+            out.push_str(&rest[..at]);
+            out.push_str(if starts_word { "[redacted]" } else { &rest[at..at + len] });
+            rest = &rest[at + len..];
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -180,8 +226,7 @@ struct Wire<'a> {
 }
 
 impl Wire<'_> {
-    async fn send(&self, request: &Request, stream: bool) -> Result<HttpResponse, LlmError> {
-        let http_request = self.codec.build_request(request, stream)?;
+    async fn send(&self, http_request: HttpRequest) -> Result<HttpResponse, LlmError> {
         let response = self.http.send(http_request).await.map_err(|e| transport_error(self.codec.provider(), e))?;
         if (200..300).contains(&response.status) {
             return Ok(response);
@@ -191,8 +236,8 @@ impl Wire<'_> {
         Err(self.codec.parse_error(status, &headers, &body))
     }
 
-    async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
-        let mut response = self.send(request, false).await?;
+    async fn complete(&self, request: HttpRequest) -> Result<Response, LlmError> {
+        let mut response = self.send(request).await?;
         let headers = std::mem::take(&mut response.headers);
         let mut body = Vec::new();
         while let Some(chunk) = response.body.next().await {
@@ -204,8 +249,8 @@ impl Wire<'_> {
         self.codec.parse_response(&body, &headers).map_err(|error| self.not_a_response(error, &headers, &body))
     }
 
-    async fn stream(&self, request: &Request) -> Result<EventStream, LlmError> {
-        let mut response = self.send(request, true).await?;
+    async fn stream(&self, request: HttpRequest) -> Result<EventStream, LlmError> {
+        let mut response = self.send(request).await?;
         let provider = self.codec.provider().to_owned();
         // An event stream starts with a field (`data:`, `event:`, ...) or a comment. A page or a
         // JSON object in its place is read whole (within the cap) and answered as an error.
@@ -304,3 +349,7 @@ fn finish_batch(mut out: Vec<StreamEvent>, result: Result<(), LlmError>) -> Vec<
     }
     out
 }
+
+#[cfg(test)]
+#[path = "codec_tests.rs"]
+mod tests;

@@ -127,6 +127,25 @@ pub fn error_from_http(provider: &str, status: u16, headers: &[(String, String)]
     error
 }
 
+/// How much of a provider's text (a body that is not JSON, an event that cannot be read) an
+/// error message quotes.
+const SNIPPET_CHARS: usize = 300;
+
+/// Provider text as an error message quotes it: trimmed, and cut after [`SNIPPET_CHARS`]
+/// characters with `…`.
+pub(crate) fn snippet(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(SNIPPET_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// A response body as an error message quotes it (see [`snippet`]); `None` when it is blank.
+pub(crate) fn body_snippet(body: &[u8]) -> Option<String> {
+    Some(snippet(&String::from_utf8_lossy(body))).filter(|text| !text.is_empty())
+}
+
 /// Spec 6.5: a kind from the words of an error message, where they are unambiguous.
 pub fn classify_message(message: &str) -> Option<ErrorKind> {
     let m = message.to_ascii_lowercase();
@@ -247,6 +266,16 @@ mod tests {
         assert_eq!(retry_after(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")])), None);
         let e = error_from_http("p", 429, &headers(&[("retry-after", "3")]), ErrorDetails::default());
         assert_eq!(e.retry_after, Some(3.0));
+    }
+
+    #[test]
+    fn snippets_are_trimmed_and_cut_on_a_character_boundary() {
+        let long = "é".repeat(SNIPPET_CHARS + 5);
+        assert_eq!(snippet(&long).chars().count(), SNIPPET_CHARS + 1);
+        assert!(snippet(&long).ends_with('…'));
+        assert_eq!(snippet(" short\n"), "short");
+        assert_eq!(body_snippet(b"<html>Bad gateway</html>\n").as_deref(), Some("<html>Bad gateway</html>"));
+        assert_eq!(body_snippet(b" \n"), None);
     }
 
     #[test]

@@ -24,20 +24,17 @@
 
 use std::rc::Rc;
 
-use super::anthropic_messages::{self, AnthropicMessages};
 use super::client::LlmClient;
-use super::codec::{ApiKey, Codec, HttpLlmClient, ProviderConfig};
-use super::gemini::{self, Gemini};
+use super::codec::{ApiKey, ProviderConfig};
 use super::http::HttpClient;
-use super::openai_chat::{self, OpenAiChat};
-use super::openai_responses::{self, OpenAiResponses};
+use super::providers::{ProviderKind, Variables, PROVIDERS};
 use super::retry::{RetryPolicy, RetryingClient};
 use super::router::Client;
 use crate::runtime::Runtime;
 
 impl Client {
-    /// A client with a provider for each API key that is set and not blank, registered in this
-    /// order, the first becoming the default:
+    /// A client with a provider for each API key that is set and not blank, registered in the
+    /// order of the [provider table](super::providers::PROVIDERS), the first becoming the default:
     ///
     /// | name | codec | key | base URL (default) | also read |
     /// |---|---|---|---|---|
@@ -45,37 +42,27 @@ impl Client {
     /// | `anthropic` | Messages | `ANTHROPIC_API_KEY` | `ANTHROPIC_BASE_URL` (`https://api.anthropic.com`) | |
     /// | `gemini` | generateContent | `GEMINI_API_KEY`, else `GOOGLE_API_KEY` | `GEMINI_BASE_URL` (`https://generativelanguage.googleapis.com`) | |
     ///
-    /// Each provider is an [`HttpLlmClient`] over `http`, wrapped in a [`RetryingClient`] that
-    /// sleeps on `runtime`. With no key set the client has no provider and every call is a
-    /// configuration error that names the variables to set.
+    /// (An OpenAI-compatible server needs no key, so it is not found this way: add it with
+    /// [`Client::add_openai_compatible`].) Each provider is an [`HttpLlmClient`](super::HttpLlmClient)
+    /// over `http`, wrapped in a [`RetryingClient`] that sleeps on `runtime`. With no key set the
+    /// client has no provider and every call is a configuration error that names the variables to set.
     pub fn from_env(
         vars: impl Fn(&str) -> Option<String>,
         http: Rc<dyn HttpClient>,
         runtime: Rc<dyn Runtime>,
         policy: RetryPolicy,
     ) -> Client {
-        // A key pasted with a trailing newline would otherwise reach the header and be refused.
-        let var = |name: &str| vars(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
-        let config = |key: String, base_url: Option<String>, default: &str| ProviderConfig {
-            api_key: ApiKey::new(key),
-            base_url: base_url.unwrap_or_else(|| default.to_owned()),
-            ..ProviderConfig::default()
-        };
+        let vars = Variables(vars);
         let mut client = Client::new();
-        if let Some(key) = var("OPENAI_API_KEY") {
-            let mut config = config(key, var("OPENAI_BASE_URL"), openai_responses::DEFAULT_BASE_URL);
-            let ids = [("OpenAI-Organization", "OPENAI_ORG_ID"), ("OpenAI-Project", "OPENAI_PROJECT_ID")];
-            config.default_headers.extend(ids.iter().filter_map(|(header, name)| Some(((*header).to_owned(), var(name)?))));
-            client.register("openai", http_provider(OpenAiResponses::new(config), &http, &runtime, &policy));
-        }
-        if let Some(key) = var("ANTHROPIC_API_KEY") {
-            let config = config(key, var("ANTHROPIC_BASE_URL"), anthropic_messages::DEFAULT_BASE_URL);
-            client.register("anthropic", http_provider(AnthropicMessages::new(config), &http, &runtime, &policy));
-        }
-        // Google's own tools read GOOGLE_API_KEY; GEMINI_API_KEY is the spec's name and wins.
-        if let Some(key) = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY")) {
-            let config = config(key, var("GEMINI_BASE_URL"), gemini::DEFAULT_BASE_URL);
-            client.register("gemini", http_provider(Gemini::new(config), &http, &runtime, &policy));
+        for spec in PROVIDERS.iter().filter(|spec| spec.needs_key) {
+            let Some(key) = vars.key(spec) else { continue };
+            let config = ProviderConfig {
+                api_key: ApiKey::new(key),
+                base_url: vars.base_url(spec).unwrap_or_default(),
+                default_headers: vars.headers(spec),
+                ..ProviderConfig::default()
+            };
+            client.register(spec.name, retrying(spec.kind.client(config, http.clone()), &runtime, &policy));
         }
         client
     }
@@ -92,19 +79,13 @@ impl Client {
         policy: RetryPolicy,
     ) {
         let config = ProviderConfig { api_key: api_key.unwrap_or_default(), base_url: base_url.into(), ..Default::default() };
-        let codec = OpenAiChat::new(config);
-        self.register(openai_chat::DEFAULT_PROVIDER, http_provider(codec, &http, &runtime, &policy));
+        let kind = ProviderKind::OpenAiCompatible;
+        self.register(kind.name(), retrying(kind.client(config, http), &runtime, &policy));
     }
 }
 
-/// `codec` over `http`, retried by `policy` with its sleeps on `runtime`.
-pub fn http_provider<C: Codec + 'static>(
-    codec: C,
-    http: &Rc<dyn HttpClient>,
-    runtime: &Rc<dyn Runtime>,
-    policy: &RetryPolicy,
-) -> Rc<dyn LlmClient> {
-    let inner: Rc<dyn LlmClient> = Rc::new(HttpLlmClient::new(codec, http.clone()));
+/// `inner`, retried by `policy` with its sleeps on `runtime`.
+fn retrying(inner: Rc<dyn LlmClient>, runtime: &Rc<dyn Runtime>, policy: &RetryPolicy) -> Rc<dyn LlmClient> {
     Rc::new(RetryingClient::new(inner, policy.clone(), runtime.clone()))
 }
 

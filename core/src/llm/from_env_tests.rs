@@ -12,7 +12,11 @@ use futures::executor::block_on;
 use futures::StreamExt;
 
 use super::*;
+use crate::llm::anthropic_messages::AnthropicMessages;
+use crate::llm::gemini::Gemini;
 use crate::llm::http::{HttpError, HttpRequest, HttpResponse};
+use crate::llm::openai_chat::OpenAiChat;
+use crate::llm::openai_responses::OpenAiResponses;
 use crate::llm::{ErrorKind, LlmError, Message, Request, StreamEvent};
 use crate::runtime::VirtualRuntime;
 

@@ -1,5 +1,21 @@
 //! The LLM layer: the unified data model, the `LlmClient` seam, streaming and errors, and the
-//! transport pieces every wire codec shares (the `HttpClient` seam, SSE decoding).
+//! transport pieces every wire codec shares (the `HttpClient` seam, SSE decoding), the provider
+//! table (`providers`) and the key policy (`HttpLlmClient`, in `codec.rs`).
+//!
+//! Every codec folder has the same files, each with one job:
+//!
+//! | file | job |
+//! |---|---|
+//! | `mod.rs` | the codec type, its `Codec` impl, and what it decides for the caller |
+//! | `request.rs` | a `Request` as an `HttpRequest`: URL, headers, the body's top level |
+//! | `messages.rs` | the conversation as the API's messages, tool calls, results and reasoning |
+//! | `tools.rs` | tool definitions and the tool choice |
+//! | `options.rs` | `provider_options`: the keys the codec reads, the rest merged into the body |
+//! | `response.rs` | a whole body as a `Response`, and the readers the stream decoder shares |
+//! | `stream.rs` | the stream `Decoder`: bytes to `StreamEvent`s |
+//! | `error.rs` | error answers and error events as `LlmError`s |
+//!
+//! Bodies are built with `json::object` and `Value::from`, never `json!` (see `json.rs`).
 
 pub mod anthropic_messages;
 pub mod base64;
@@ -12,6 +28,7 @@ pub mod http;
 mod json;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod providers;
 mod retry;
 mod router;
 mod scripted;
@@ -22,7 +39,6 @@ mod types;
 pub use client::{collect_stream, EventStream, LlmClient};
 pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
 pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
-pub use from_env::http_provider;
 pub use retry::{OnRetry, RetryPolicy, RetryingClient};
 pub use router::{Client, Middleware, Next};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};

@@ -24,8 +24,8 @@ mod wasi {
     use futures::executor::LocalPool;
     use futures::future::{select, Either};
     use futures::StreamExt;
-    use openagent_core::llm::{ApiKey, LlmError, RetryPolicy};
-    use openagent_core::provider::{ProviderKind, ProviderSettings};
+    use openagent_core::llm::{LlmError, RetryPolicy};
+    use openagent_core::provider::{KeySource, ProviderKind, ProviderSettings};
     use openagent_core::{Session, SessionConfig, SessionError};
     use openagent_sandbox_guest::abi::{emit_event, finish, ImportHttpClient};
     use openagent_sandbox_guest::{GuestConfig, GuestEnd, GuestRuntime, WasiEnvironment, WORKSPACE};
@@ -53,7 +53,7 @@ mod wasi {
         let runtime = Rc::new(GuestRuntime::new(pool.spawner()));
         // The key stays with the host, which adds it to every request it forwards.
         let settings =
-            ProviderSettings { kind, model: Some(config.model.clone()), api_key: ApiKey::default(), base_url: config.base_url };
+            ProviderSettings { kind, model: Some(config.model.clone()), key: KeySource::Host, base_url: config.base_url };
         let session = Session::builder(
             settings.profile(&config.model),
             Rc::new(WasiEnvironment::new(WORKSPACE, runtime.clone())),

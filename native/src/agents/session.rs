@@ -16,7 +16,7 @@ impl AgentConfig {
     /// none), cut down to its tools.
     pub fn profile(&self, provider: ProviderKind, model: &str) -> Rc<dyn ProviderProfile> {
         let family = self.profile.as_deref().and_then(profile_kind).unwrap_or(provider);
-        let base = family.profile(model);
+        let base = openagent_core::provider::profile(family, model);
         Rc::new(AgentProfile::new(base, provider, self.tools.as_deref(), self.limits.command_timeout_ms))
     }
 

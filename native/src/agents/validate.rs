@@ -51,7 +51,7 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
     if let (Ok(families), Some(tools)) = (families, &config.tools) {
         let model = config.model.as_deref().unwrap_or_default();
         let mut offered: Vec<String> = Vec::new();
-        for name in families.iter().flat_map(|f| f.profile(model).tool_registry().names()) {
+        for name in families.iter().flat_map(|f| openagent_core::provider::profile(*f, model).tool_registry().names()) {
             if !offered.contains(&name) {
                 offered.push(name);
             }

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use openagent_core::llm::http::HttpClient;
+use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
-use openagent_core::provider::{discover_model, ProviderSettings};
+use openagent_core::provider::{discover_model, ProviderKind, ProviderSettings, SetupError};
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
 use openagent_core::{Session, SessionConfig, SessionError};
 
@@ -102,7 +103,7 @@ impl Agent {
     /// every secret variable of this process (native/README.md, "What a command can see").
     fn secrets(&self) -> Vec<String> {
         let mut secrets = secret_values(std::env::vars_os());
-        secrets.push(self.settings.api_key.expose().to_owned());
+        secrets.extend(self.settings.key.key().map(|key| key.expose().to_owned()));
         secrets
     }
 
@@ -182,13 +183,44 @@ pub fn resolve_provider(
         options.base_url.as_deref(),
         |name| std::env::var(name).ok(),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| explain_setup(&e))?;
     let model = match &settings.model {
         Some(model) => model.clone(),
-        None => runtime.block_on(discover_model(&settings, http)).map_err(|e| e.to_string())?,
+        None => runtime.block_on(discover_model(&settings, http)).map_err(|e| explain_setup(&e))?,
     };
     Ok((settings, model))
 }
+
+/// A setup error with what to set here: the variables of the provider table, and the flags.
+pub fn explain_setup(error: &SetupError) -> String {
+    match error {
+        SetupError::NoProvider => {
+            let keys: Vec<String> = PROVIDERS
+                .iter()
+                .filter(|spec| spec.needs_key)
+                .map(|spec| format!("{} ({})", spec.key_variables.join(" or "), spec.name))
+                .collect();
+            let local = ProviderKind::OpenAiCompatible.spec();
+            format!(
+                "{error}. Set one of {}; or use a local OpenAI-compatible server with `--provider {} --base-url {LOCAL_URL}` \
+                 (or set {})",
+                keys.join(", "),
+                local.name,
+                local.base_url_variable
+            )
+        }
+        SetupError::MissingKey(kind) => format!("{error}: set {}", kind.spec().key_variables.join(" or ")),
+        SetupError::MissingBaseUrl => format!(
+            "{error}: pass --base-url (e.g. {LOCAL_URL}) or set {}",
+            ProviderKind::OpenAiCompatible.spec().base_url_variable
+        ),
+        SetupError::NoModel(_) => format!("{error}; pass --model"),
+        SetupError::UnknownProvider(_) | SetupError::BadBaseUrl(_) => error.to_string(),
+    }
+}
+
+/// Where a local OpenAI-compatible server usually listens (llama.cpp's default), for examples.
+const LOCAL_URL: &str = "http://127.0.0.1:8080/v1";
 
 /// `url` with the password of its user part, if it has one, left out (`https://user:***@host/`):
 /// what is shown, kept in artifacts or in the store.
@@ -206,7 +238,7 @@ pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -
     let SessionError::Llm(llm) = error else { return error.to_string() };
     let hint = match llm.kind {
         ErrorKind::Authentication | ErrorKind::AccessDenied => {
-            let variables = settings.kind.key_variables().join(" or ");
+            let variables = settings.kind.spec().key_variables.join(" or ");
             format!("the {} provider refused the API key; check {variables}", settings.kind)
         }
         ErrorKind::NotFound => format!(
@@ -220,4 +252,29 @@ pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -
         _ => return llm.to_string(),
     };
     format!("{llm} ({hint})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_errors_say_which_variable_or_flag_to_set() {
+        let text = explain_setup(&SetupError::NoProvider);
+        assert!(text.starts_with("no provider is configured. Set one of OPENAI_API_KEY (openai), "), "{text}");
+        for needed in ["ANTHROPIC_API_KEY (anthropic)", "GEMINI_API_KEY or GOOGLE_API_KEY (gemini)", "--base-url"] {
+            assert!(text.contains(needed), "{text}");
+        }
+        assert!(text.ends_with("(or set OPENAI_COMPATIBLE_BASE_URL)"), "{text}");
+        assert_eq!(
+            explain_setup(&SetupError::MissingKey(ProviderKind::Gemini)),
+            "the gemini provider needs an API key: set GEMINI_API_KEY or GOOGLE_API_KEY"
+        );
+        assert_eq!(
+            explain_setup(&SetupError::MissingBaseUrl),
+            "the openai-compatible provider needs the server's URL: pass --base-url (e.g. http://127.0.0.1:8080/v1) or set \
+             OPENAI_COMPATIBLE_BASE_URL"
+        );
+        assert!(explain_setup(&SetupError::NoModel("it answered 404".into())).ends_with("(it answered 404); pass --model"));
+    }
 }

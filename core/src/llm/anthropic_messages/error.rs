@@ -4,28 +4,20 @@
 use serde_json::Value;
 
 use super::PROVIDER;
-use crate::llm::codec::ApiKey;
-use crate::llm::error::{error_from_http, ErrorDetails, ErrorKind, LlmError};
+use crate::llm::error::{body_snippet, error_from_http, ErrorDetails, ErrorKind, LlmError};
 
-/// Longest stretch of a non-JSON error body (an HTML page from a proxy, say) kept as the message.
-const MAX_TEXT_MESSAGE: usize = 300;
-
-pub(super) fn from_http(api_key: &ApiKey, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
+pub(super) fn from_http(status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
     let details = match serde_json::from_slice::<Value>(body) {
         Ok(raw) => details(raw),
-        Err(_) => {
-            let text = String::from_utf8_lossy(body);
-            let text = text.trim();
-            let message = (!text.is_empty()).then(|| text.chars().take(MAX_TEXT_MESSAGE).collect());
-            ErrorDetails { message, ..ErrorDetails::default() }
-        }
+        // Not JSON (a proxy's HTML page, say): its text is the best message there is.
+        Err(_) => ErrorDetails { message: body_snippet(body), ..ErrorDetails::default() },
     };
-    finish(error_from_http(PROVIDER, status, headers, details), api_key)
+    finish(error_from_http(PROVIDER, status, headers, details))
 }
 
 /// An `error` stream event. It arrives after a 200, so the kind comes from the error type (by
 /// the status the API gives that type), and the error has no status of its own.
-pub(super) fn from_event(event: &Value, api_key: &ApiKey) -> LlmError {
+pub(super) fn from_event(event: &Value) -> LlmError {
     let status = match event.pointer("/error/type").and_then(Value::as_str) {
         Some("invalid_request_error") => 400,
         Some("authentication_error") => 401,
@@ -41,7 +33,7 @@ pub(super) fn from_event(event: &Value, api_key: &ApiKey) -> LlmError {
     };
     let mut error = error_from_http(PROVIDER, status, &[], details(event.clone()));
     error.status_code = None;
-    finish(error, api_key)
+    finish(error)
 }
 
 fn details(raw: Value) -> ErrorDetails {
@@ -49,14 +41,13 @@ fn details(raw: Value) -> ErrorDetails {
     ErrorDetails { message: field("message"), error_code: field("type"), raw: Some(raw) }
 }
 
-/// Kinds the shared table cannot know, and a last guard that the key never rides in an error,
-/// even if a proxy echoed it back.
-fn finish(mut error: LlmError, api_key: &ApiKey) -> LlmError {
+/// Kinds the shared table cannot know.
+fn finish(mut error: LlmError) -> LlmError {
     if error.error_code.as_deref() == Some("billing_error") {
         error.kind = ErrorKind::QuotaExceeded;
         error.retryable = error.kind.default_retryable();
     }
-    api_key.scrub(error)
+    error
 }
 
 #[cfg(test)]
@@ -74,12 +65,7 @@ mod tests {
     #[test]
     fn http_errors_keep_message_code_raw_and_retry_after() {
         let headers = [("retry-after".to_owned(), "12".to_owned())];
-        let error = from_http(
-            &ApiKey::default(),
-            429,
-            &headers,
-            &body("rate_limit_error", "Number of requests has exceeded your rate limit"),
-        );
+        let error = from_http(429, &headers, &body("rate_limit_error", "Number of requests has exceeded your rate limit"));
         assert_eq!((error.kind, error.retryable, error.status_code), (ErrorKind::RateLimit, true, Some(429)));
         assert_eq!(error.error_code.as_deref(), Some("rate_limit_error"));
         assert_eq!(error.message, "Number of requests has exceeded your rate limit");
@@ -102,35 +88,27 @@ mod tests {
             (529, "overloaded_error", "Overloaded", ErrorKind::Server),
         ];
         for (status, kind, message, expected) in cases {
-            let error = from_http(&ApiKey::default(), status, &[], &body(kind, message));
+            let error = from_http(status, &[], &body(kind, message));
             assert_eq!((error.kind, error.retryable), (expected, expected.default_retryable()), "{status} {kind}");
         }
     }
 
     #[test]
     fn non_json_bodies_still_give_a_useful_message() {
-        let error = from_http(&ApiKey::default(), 502, &[], b"<html>Bad gateway</html>");
+        let error = from_http(502, &[], b"<html>Bad gateway</html>");
         assert_eq!((error.kind, error.message.as_str()), (ErrorKind::Server, "<html>Bad gateway</html>"));
-        let error = from_http(&ApiKey::default(), 503, &[], b"");
+        let error = from_http(503, &[], b"");
         assert_eq!(error.message, "HTTP 503 from anthropic");
     }
 
     #[test]
     fn stream_error_events_map_by_type_without_a_status() {
         let event = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
-        let error = from_event(&event, &ApiKey::default());
+        let error = from_event(&event);
         assert_eq!((error.kind, error.retryable, error.status_code), (ErrorKind::Server, true, None));
         assert_eq!(error.message, "Overloaded");
         let event = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}});
-        assert_eq!(from_event(&event, &ApiKey::default()).kind, ErrorKind::InvalidRequest);
-        assert_eq!(from_event(&json!({"type": "error"}), &ApiKey::default()).kind, ErrorKind::Server);
-    }
-
-    #[test]
-    fn an_echoed_key_is_redacted() {
-        let key = ApiKey::new("sk-ant-secret-123");
-        let error = from_http(&key, 401, &[], &body("authentication_error", "invalid x-api-key: sk-ant-secret-123"));
-        assert!(!format!("{error:?}").contains("sk-ant-secret-123"));
-        assert!(error.message.contains("[redacted]"));
+        assert_eq!(from_event(&event).kind, ErrorKind::InvalidRequest);
+        assert_eq!(from_event(&json!({"type": "error"})).kind, ErrorKind::Server);
     }
 }

@@ -1,11 +1,12 @@
 //! Conversation translation (spec 7.3, Anthropic): system and developer text to `system`, and the
 //! rest to strictly alternating `user`/`assistant` messages of content blocks.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{PROVIDER, THINKING_ID_PREFIX};
 use crate::llm::base64;
 use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::json::object;
 use crate::llm::types::{ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolResult};
 
 /// The translated conversation.
@@ -53,7 +54,7 @@ impl Conversation {
                 return Ok(());
             }
         }
-        self.messages.push(json!({"role": role, "content": blocks}));
+        self.messages.push(object(vec![("role", role.into()), ("content", Value::Array(blocks))]));
         Ok(())
     }
 }
@@ -63,25 +64,27 @@ impl Conversation {
 fn block(part: &ContentPart) -> Result<Option<Value>, LlmError> {
     Ok(match part {
         ContentPart::Text { text } => text_block(text),
-        ContentPart::Image { image } => Some(json!({"type": "image", "source": source(image, "image/png")?})),
+        ContentPart::Image { image } => Some(object(vec![("type", "image".into()), ("source", source(image, "image/png")?)])),
         ContentPart::Document { document } => Some(document_block(document)?),
         ContentPart::Audio { .. } => return Err(unsupported("audio input")),
         ContentPart::ToolCall { tool_call } => Some(tool_use(tool_call)),
         ContentPart::ToolResult { tool_result } => Some(tool_result_block(tool_result)),
         ContentPart::Thinking { thinking } => thinking_block(thinking),
-        ContentPart::RedactedThinking { thinking } => Some(json!({"type": "redacted_thinking", "data": thinking.text})),
+        ContentPart::RedactedThinking { thinking } => {
+            Some(object(vec![("type", "redacted_thinking".into()), ("data", thinking.text.as_str().into())]))
+        }
     })
 }
 
 fn text_block(text: &str) -> Option<Value> {
-    (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
+    (!text.is_empty()).then(|| object(vec![("type", "text".into()), ("text", text.into())]))
 }
 
 /// A `source` object for inline bytes, a `data:` URL (as a browser produces) or a web URL.
 fn source(media: &MediaData, default_type: &str) -> Result<Value, LlmError> {
     if let Some(bytes) = &media.data {
         let media_type = media.media_type.as_deref().unwrap_or(default_type);
-        return Ok(json!({"type": "base64", "media_type": media_type, "data": base64::encode(bytes)}));
+        return Ok(base64_source(media_type, base64::encode(bytes)));
     }
     let Some(url) = &media.url else {
         return Err(
@@ -89,24 +92,29 @@ fn source(media: &MediaData, default_type: &str) -> Result<Value, LlmError> {
         );
     };
     if let Some((media_type, data)) = url.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
-        return Ok(json!({"type": "base64", "media_type": media_type, "data": data}));
+        return Ok(base64_source(media_type, data.to_owned()));
     }
-    Ok(json!({"type": "url", "url": url}))
+    Ok(object(vec![("type", "url".into()), ("url", url.as_str().into())]))
+}
+
+fn base64_source(media_type: &str, data: String) -> Value {
+    object(vec![("type", "base64".into()), ("media_type", media_type.into()), ("data", data.into())])
 }
 
 /// Plain-text documents go as text sources (the API reads them as text); others as base64 or URL.
 fn document_block(document: &MediaData) -> Result<Value, LlmError> {
     let source = match (&document.data, document.media_type.as_deref()) {
         (Some(bytes), Some("text/plain")) => {
-            json!({"type": "text", "media_type": "text/plain", "data": String::from_utf8_lossy(bytes)})
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            object(vec![("type", "text".into()), ("media_type", "text/plain".into()), ("data", text.into())])
         }
         _ => source(document, "application/pdf")?,
     };
-    let mut block = json!({"type": "document", "source": source});
-    if let (Some(title), Value::Object(map)) = (&document.file_name, &mut block) {
-        map.insert("title".into(), json!(title));
+    let mut block = vec![("type", "document".into()), ("source", source)];
+    if let Some(title) = &document.file_name {
+        block.push(("title", title.as_str().into()));
     }
-    Ok(block)
+    Ok(object(block))
 }
 
 /// `input` must be an object: arguments that never parsed (kept only as raw text) go as `{}`.
@@ -115,24 +123,29 @@ fn tool_use(call: &ToolCall) -> Value {
         Value::Object(_) => call.arguments.clone(),
         _ => Value::Object(Map::new()),
     };
-    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
+    object(vec![
+        ("type", "tool_use".into()),
+        ("id", call.id.as_str().into()),
+        ("name", call.name.as_str().into()),
+        ("input", input),
+    ])
 }
 
 fn tool_result_block(result: &ToolResult) -> Value {
     let content = match &result.image_data {
-        None => json!(result.content),
+        None => result.content.as_str().into(),
         Some(bytes) => {
             let media_type = result.image_media_type.as_deref().unwrap_or("image/png");
-            let image =
-                json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": base64::encode(bytes)}});
+            let image = object(vec![("type", "image".into()), ("source", base64_source(media_type, base64::encode(bytes)))]);
             Value::Array(text_block(&result.content).into_iter().chain([image]).collect())
         }
     };
-    let mut block = json!({"type": "tool_result", "tool_use_id": result.tool_call_id, "content": content});
-    if let (true, Value::Object(map)) = (result.is_error, &mut block) {
-        map.insert("is_error".into(), json!(true));
+    let mut block =
+        vec![("type", "tool_result".into()), ("tool_use_id", result.tool_call_id.as_str().into()), ("content", content)];
+    if result.is_error {
+        block.push(("is_error", true.into()));
     }
-    block
+    object(block)
 }
 
 /// Signed thinking goes back verbatim: the API refuses a tool-use turn whose thinking is missing.
@@ -142,7 +155,11 @@ fn tool_result_block(result: &ToolResult) -> Value {
 fn thinking_block(thinking: &ThinkingData) -> Option<Value> {
     let ours = thinking.id.as_deref().is_none_or(|id| id.starts_with(THINKING_ID_PREFIX));
     match &thinking.signature {
-        Some(signature) if ours => Some(json!({"type": "thinking", "thinking": thinking.text, "signature": signature})),
+        Some(signature) if ours => Some(object(vec![
+            ("type", "thinking".into()),
+            ("thinking", thinking.text.as_str().into()),
+            ("signature", signature.as_str().into()),
+        ])),
         _ => None,
     }
 }
@@ -157,6 +174,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
+    use serde_json::json;
 
     fn part_of(message: &Value, at: usize) -> &Value {
         &message["content"][at]

@@ -32,7 +32,7 @@
 //!   `tool_use` history without tool definitions.
 //! - **Structured output**: a JSON schema goes to `output_config.format`; plain JSON mode, which
 //!   the API lacks, becomes a closing system instruction.
-//! - **Prompt caching** (see `cache.rs`): up to four `cache_control` breakpoints are placed
+//! - **Prompt caching** (see `options.rs`): up to four `cache_control` breakpoints are placed
 //!   automatically; `auto_cache: false` turns that off and `cache_control` replaces the marker
 //!   (e.g. `{"type": "ephemeral", "ttl": "1h"}`).
 //! - **`beta_headers`** are joined into the `anthropic-beta` header.
@@ -43,14 +43,13 @@
 //!   `output_tokens_details.thinking_tokens` when the API reports them, else are estimated as a
 //!   quarter of the thinking text's characters.
 
-mod cache;
 mod error;
 mod messages;
 mod options;
 mod request;
 mod response;
 mod stream;
-mod usage;
+mod tools;
 
 use super::codec::{Codec, ProviderConfig, StreamDecoder};
 use super::error::LlmError;
@@ -94,10 +93,10 @@ impl Codec for AnthropicMessages {
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        error::from_http(&self.config.api_key, status, headers, body)
+        error::from_http(status, headers, body)
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::Decoder::new(self.config.api_key.clone()))
+        Box::new(stream::Decoder::new())
     }
 }

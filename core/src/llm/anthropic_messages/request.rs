@@ -1,12 +1,13 @@
 //! `Request` -> `POST /v1/messages` (spec 7.2): the body, then the headers.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::options::{deep_merge, Options};
-use super::{cache, messages, DEFAULT_BASE_URL, PROVIDER};
+use super::options::{deep_merge, place_breakpoints, Options};
+use super::{messages, tools, DEFAULT_BASE_URL, PROVIDER};
 use crate::llm::codec::ProviderConfig;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::http::HttpRequest;
+use crate::llm::json::object;
 use crate::llm::types::{Request, ResponseFormat, ToolChoice};
 
 const API_VERSION: &str = "2023-06-01";
@@ -42,75 +43,59 @@ fn body(request: &Request, options: &Options, stream: bool) -> Result<Map<String
     let conversation = messages::translate(&request.messages)?;
     let mut system = conversation.system;
     let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
+    body.insert("model".into(), request.model.as_str().into());
     body.insert("messages".into(), Value::Array(conversation.messages));
 
     let thinking = thinking(request, options)?;
-    body.insert("max_tokens".into(), json!(max_tokens(request.max_tokens, thinking.as_ref())));
+    body.insert("max_tokens".into(), max_tokens(request.max_tokens, thinking.as_ref()).into());
     if let Some(thinking) = thinking {
         body.insert("thinking".into(), thinking);
     }
     if !request.tools.is_empty() {
-        let tools = request.tools.iter().map(|tool| {
-            let mut wire = json!({"name": tool.name, "input_schema": tool.parameters});
-            if let (false, Value::Object(map)) = (tool.description.is_empty(), &mut wire) {
-                map.insert("description".into(), json!(tool.description));
-            }
-            wire
-        });
-        body.insert("tools".into(), Value::Array(tools.collect()));
+        body.insert("tools".into(), tools::tools(&request.tools));
         match &request.tool_choice {
             Some(choice) => {
-                body.insert("tool_choice".into(), tool_choice(choice));
+                body.insert("tool_choice".into(), tools::tool_choice(choice));
             }
             // A `tool_choice` option (e.g. `{"disable_parallel_tool_use": true}`) needs a type to merge into.
             None if options.body.contains_key("tool_choice") => {
-                body.insert("tool_choice".into(), tool_choice(&ToolChoice::Auto));
+                body.insert("tool_choice".into(), tools::tool_choice(&ToolChoice::Auto));
             }
             None => {}
         }
     }
     match &request.response_format {
         Some(ResponseFormat::JsonSchema { json_schema, .. }) => {
-            body.insert("output_config".into(), json!({"format": {"type": "json_schema", "schema": json_schema}}));
+            let format = object(vec![("type", "json_schema".into()), ("schema", json_schema.clone())]);
+            body.insert("output_config".into(), object(vec![("format", format)]));
         }
-        Some(ResponseFormat::Json) => system.push(json!({"type": "text", "text": JSON_INSTRUCTION})),
+        Some(ResponseFormat::Json) => system.push(object(vec![("type", "text".into()), ("text", JSON_INSTRUCTION.into())])),
         Some(ResponseFormat::Text) | None => {}
     }
     if !system.is_empty() {
         body.insert("system".into(), Value::Array(system));
     }
     if let Some(t) = request.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), t.into());
     }
     if let Some(p) = request.top_p {
-        body.insert("top_p".into(), json!(p));
+        body.insert("top_p".into(), p.into());
     }
     if !request.stop_sequences.is_empty() {
-        body.insert("stop_sequences".into(), json!(request.stop_sequences));
+        body.insert("stop_sequences".into(), request.stop_sequences.clone().into());
     }
     // The API's metadata takes only `user_id` and refuses other keys; the rest is the caller's.
     if let Some(user_id) = request.metadata.get("user_id") {
-        body.insert("metadata".into(), json!({"user_id": user_id}));
+        body.insert("metadata".into(), object(vec![("user_id", user_id.as_str().into())]));
     }
     if stream {
-        body.insert("stream".into(), json!(true));
+        body.insert("stream".into(), true.into());
     }
     deep_merge(&mut body, options.body.clone());
     if options.auto_cache {
-        cache::place_breakpoints(&mut body, &options.cache_control);
+        place_breakpoints(&mut body, &options.cache_control);
     }
     Ok(body)
-}
-
-/// `none` keeps the tools (see the module doc): the API has taken `{type: none}` since 2025-02.
-fn tool_choice(choice: &ToolChoice) -> Value {
-    match choice {
-        ToolChoice::Auto => json!({"type": "auto"}),
-        ToolChoice::None => json!({"type": "none"}),
-        ToolChoice::Required => json!({"type": "any"}),
-        ToolChoice::Named { tool_name } => json!({"type": "tool", "name": tool_name}),
-    }
 }
 
 /// Extended thinking from `reasoning_effort`, unless the caller gave `thinking` outright. The
@@ -122,7 +107,7 @@ fn thinking(request: &Request, options: &Options) -> Result<Option<Value>, LlmEr
     }
     let budget = match request.reasoning_effort.as_deref() {
         None => return Ok(None),
-        Some("none") => return Ok(Some(json!({"type": "disabled"}))),
+        Some("none") => return Ok(Some(object(vec![("type", "disabled".into())]))),
         // OpenAI's and Gemini's lowest level is portable: here, the smallest budget the API takes.
         Some("minimal") => 1024,
         Some("low") => 2048,
@@ -136,7 +121,7 @@ fn thinking(request: &Request, options: &Options) -> Result<Option<Value>, LlmEr
             .with_provider(PROVIDER))
         }
     };
-    Ok(Some(json!({"type": "enabled", "budget_tokens": budget})))
+    Ok(Some(object(vec![("type", "enabled".into()), ("budget_tokens", budget.into())])))
 }
 
 /// The API wants `max_tokens` above the thinking budget (thinking counts as output).
@@ -190,6 +175,7 @@ mod tests {
     use super::*;
     use crate::llm::codec::ApiKey;
     use crate::llm::types::{Message, ToolDefinition};
+    use serde_json::json;
 
     fn config() -> ProviderConfig {
         ProviderConfig {

@@ -6,10 +6,10 @@
 
 use serde_json::{Map, Value};
 
-use super::usage::{finish_reason, usage};
+use super::response::{finish_reason, usage};
 use super::{error, PROVIDER, THINKING_ID_PREFIX};
-use crate::llm::codec::{ApiKey, StreamDecoder};
-use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::codec::StreamDecoder;
+use crate::llm::error::{snippet, ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
 use crate::llm::types::ToolCall;
@@ -37,8 +37,6 @@ enum Block {
 
 pub(super) struct Decoder {
     sse: SseDecoder,
-    /// Only to keep the key out of error messages.
-    api_key: ApiKey,
     blocks: Vec<(u64, Block)>,
     /// The usage object so far: `message_start`'s, updated by each `message_delta`.
     usage: Map<String, Value>,
@@ -49,10 +47,9 @@ pub(super) struct Decoder {
 }
 
 impl Decoder {
-    pub fn new(api_key: ApiKey) -> Self {
+    pub fn new() -> Self {
         Self {
             sse: SseDecoder::new(),
-            api_key,
             blocks: Vec::new(),
             usage: Map::new(),
             stop_reason: None,
@@ -67,7 +64,7 @@ impl Decoder {
                 break;
             }
             let result = serde_json::from_str::<Value>(&event.data)
-                .map_err(|e| broken(&format!("an event's data is not JSON ({e}): {}", preview(&event.data))))
+                .map_err(|e| broken(&format!("an event's data is not JSON ({e}): {}", snippet(&event.data))))
                 .and_then(|data| {
                     // The JSON `type` is authoritative; the `event:` line is the fallback (spec 7.7).
                     let kind: String =
@@ -101,7 +98,7 @@ impl Decoder {
             "message_stop" => self.finish(out),
             "ping" => {}
             "error" => {
-                out.push(StreamEvent::Error { error: error::from_event(&data, &self.api_key) });
+                out.push(StreamEvent::Error { error: error::from_event(&data) });
                 self.done = true;
             }
             _ => out.push(StreamEvent::ProviderEvent { raw: data }),
@@ -246,11 +243,6 @@ fn push_nonempty(out: &mut Vec<StreamEvent>, text: String, event: impl FnOnce(St
     }
 }
 
-/// The start of a bad payload, enough to recognise it in a report.
-fn preview(data: &str) -> String {
-    data.chars().take(120).collect()
-}
-
 fn broken(why: &str) -> LlmError {
     LlmError::new(ErrorKind::Stream, format!("Anthropic's event stream broke off: {why}")).with_provider(PROVIDER)
 }
@@ -271,7 +263,7 @@ mod tests {
     }
 
     fn decode(body: &[u8], piece: usize) -> Result<Vec<StreamEvent>, LlmError> {
-        let mut decoder = Decoder::new(ApiKey::default());
+        let mut decoder = Decoder::new();
         let mut out = Vec::new();
         for chunk in body.chunks(piece.max(1)) {
             decoder.feed(chunk, &mut out)?;

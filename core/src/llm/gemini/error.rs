@@ -4,14 +4,14 @@
 use serde_json::Value;
 
 use super::PROVIDER;
-use crate::llm::error::{error_from_http, ErrorDetails, ErrorKind, LlmError};
+use crate::llm::error::{body_snippet, error_from_http, ErrorDetails, ErrorKind, LlmError};
 
 /// Spec 7.6: the typed error for a non-2xx answer.
 pub(super) fn from_http(status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
     let details = match serde_json::from_slice::<Value>(body) {
         Ok(raw) => details(raw),
         // Not JSON (a proxy's HTML page, say): its text is the best message there is.
-        Err(_) => ErrorDetails { message: body_text(body), ..ErrorDetails::default() },
+        Err(_) => ErrorDetails { message: body_snippet(body), ..ErrorDetails::default() },
     };
     error_from_http(PROVIDER, status, headers, details)
 }
@@ -21,6 +21,11 @@ pub(super) fn from_event(raw: Value) -> LlmError {
     let status = raw.pointer("/error/code").and_then(Value::as_u64).and_then(|c| u16::try_from(c).ok());
     let status = status.filter(|s| (400..600).contains(s)).unwrap_or(500);
     error_from_http(PROVIDER, status, &[], details(raw))
+}
+
+/// A request Gemini cannot take.
+pub(super) fn invalid(message: impl Into<String>) -> LlmError {
+    LlmError::new(ErrorKind::InvalidRequest, message).with_provider(PROVIDER)
 }
 
 /// The prompt itself was refused; there is no answer to retry into.
@@ -45,17 +50,6 @@ fn details(raw: Value) -> ErrorDetails {
     };
     let text = |key: &str| error.and_then(|e| e.get(key)).and_then(Value::as_str).map(str::to_owned);
     ErrorDetails { message: text("message"), error_code: text("status"), raw: Some(raw) }
-}
-
-fn body_text(body: &[u8]) -> Option<String> {
-    const LIMIT: usize = 500;
-    let text = String::from_utf8_lossy(body);
-    let text = text.trim();
-    match text.char_indices().nth(LIMIT) {
-        _ if text.is_empty() => None,
-        Some((cut, _)) => Some(format!("{}…", &text[..cut])),
-        None => Some(text.to_owned()),
-    }
 }
 
 #[cfg(test)]

@@ -18,14 +18,15 @@
 //!   `responseJsonSchema`, which the captures show accepting full JSON Schema.
 
 mod error;
+mod messages;
+mod options;
 mod request;
 mod response;
-mod schema;
 mod stream;
-mod wire;
+mod tools;
 
 use super::codec::{Codec, ProviderConfig, StreamDecoder};
-use super::error::{ErrorKind, LlmError};
+use super::error::LlmError;
 use super::http::HttpRequest;
 use super::types::{Request, Response};
 
@@ -49,26 +50,6 @@ impl Gemini {
     pub fn new(config: ProviderConfig) -> Self {
         Self { config }
     }
-
-    fn url(&self, model: &str, stream: bool) -> Result<String, LlmError> {
-        let model = model.trim();
-        let model = model.strip_prefix("models/").unwrap_or(model);
-        if model.is_empty() {
-            return Err(LlmError::new(
-                ErrorKind::InvalidRequest,
-                "the request names no model: set a Gemini model id such as gemini-2.5-flash",
-            )
-            .with_provider(PROVIDER));
-        }
-        let base = match self.config.base_url.trim().trim_end_matches('/') {
-            "" => DEFAULT_BASE_URL,
-            base => base,
-        };
-        // A base URL that already names an API version (…/v1beta) is used as it is.
-        let version = if ["/v1", "/v1beta", "/v1alpha"].iter().any(|v| base.ends_with(v)) { "" } else { "/v1beta" };
-        let method = if stream { "streamGenerateContent?alt=sse" } else { "generateContent" };
-        Ok(format!("{base}{version}/models/{}:{method}", encode_path_segment(model)))
-    }
 }
 
 impl Codec for Gemini {
@@ -77,30 +58,19 @@ impl Codec for Gemini {
     }
 
     fn build_request(&self, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
-        let url = self.url(&request.model, stream)?;
-        let body = request::body(request)?;
-        let body = serde_json::to_vec(&body).map_err(|e| {
-            LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be serialised: {e}")).with_provider(PROVIDER)
-        })?;
-        let mut http = HttpRequest::post_json(url, body);
-        // The key goes in its header only: never in the URL (`?key=` would end up in logs).
-        if !self.config.api_key.is_empty() {
-            http.headers.push(("x-goog-api-key".into(), self.config.api_key.expose().to_owned()));
-        }
-        http.headers.extend(self.config.default_headers.iter().cloned());
-        Ok(http)
+        request::build(&self.config, request, stream)
     }
 
     fn parse_response(&self, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
-        response::parse(body, headers).map_err(|e| self.config.api_key.scrub(e))
+        response::parse(body, headers)
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        self.config.api_key.scrub(error::from_http(status, headers, body))
+        error::from_http(status, headers, body)
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::GeminiStreamDecoder::new(self.config.api_key.clone()))
+        Box::new(stream::Decoder::default())
     }
 }
 
@@ -120,17 +90,6 @@ fn is_synthetic_call_id(id: &str) -> bool {
     })
 }
 
-/// Percent-encodes everything but RFC 3986 unreserved characters, so a model id cannot alter the path.
-fn encode_path_segment(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -141,8 +100,9 @@ mod tests {
     use futures::executor::block_on;
 
     use super::*;
+    use crate::llm::error::ErrorKind;
     use crate::llm::http::{HttpClient, HttpError, HttpResponse};
-    use crate::llm::{collect_stream, ApiKey, HttpLlmClient, LlmClient, Message, Reason, StreamEvent};
+    use crate::llm::{collect_stream, ApiKey, HttpLlmClient, LlmClient, Message, Reason};
 
     fn codec(base_url: &str) -> Gemini {
         Gemini::new(ProviderConfig {
@@ -155,21 +115,6 @@ mod tests {
 
     fn request(model: &str) -> Request {
         Request { model: model.into(), messages: vec![Message::user("hi")], ..Request::default() }
-    }
-
-    /// A proxy in front of Gemini may echo the key; it is scrubbed from errors however they come.
-    #[test]
-    fn an_echoed_key_never_reaches_an_error() {
-        let echo = r#"{"error": {"code": 400, "message": "bad key AIza-secret", "status": "INVALID_ARGUMENT", "details": ["AIza-secret"]}}"#;
-        let shown = |e: &LlmError| format!("{e} {}", serde_json::to_string(e).unwrap());
-        let error = codec("").parse_error(400, &[], echo.as_bytes());
-        assert_eq!(error.message, "bad key [redacted]");
-        assert!(!shown(&error).contains("AIza-secret"), "{}", shown(&error));
-        let mut decoder = codec("").stream_decoder();
-        let mut out = Vec::new();
-        decoder.feed(format!("data: {echo}\n\n").as_bytes(), &mut out).unwrap();
-        let Some(StreamEvent::Error { error }) = out.last() else { panic!("{out:?}") };
-        assert!(!shown(error).contains("AIza-secret"), "{}", shown(error));
     }
 
     #[test]

@@ -1,29 +1,68 @@
-//! A `Request` as a generateContent body (spec 7.2, 7.3).
+//! A `Request` as `POST {base}/v1beta/models/{model}:generateContent` (or
+//! `:streamGenerateContent?alt=sse`; spec 7.2, 7.3): the URL, the key's header and the body.
 
 use serde_json::{Map, Value};
 
-use super::{is_synthetic_call_id, schema, PROVIDER};
-use crate::llm::base64;
-use crate::llm::error::{ErrorKind, LlmError};
+use super::error::invalid;
+use super::{messages, options, tools, DEFAULT_BASE_URL, PROVIDER};
+use crate::llm::codec::ProviderConfig;
+use crate::llm::error::LlmError;
+use crate::llm::http::HttpRequest;
 use crate::llm::json::object;
-use crate::llm::types::{
-    ContentPart, MediaData, Message, Request, ResponseFormat, Role, ThinkingData, ToolCall, ToolChoice, ToolDefinition,
-    ToolResult,
-};
+use crate::llm::types::{Request, ResponseFormat};
 
-pub(super) fn body(request: &Request) -> Result<Value, LlmError> {
+pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
+    let url = url(&config.base_url, &request.model, stream)?;
+    let body = serde_json::to_vec(&body(request)?).map_err(|e| invalid(format!("the request could not be serialised: {e}")))?;
+    let mut http = HttpRequest::post_json(url, body);
+    // The key goes in its header only: never in the URL (`?key=` would end up in logs).
+    if !config.api_key.is_empty() {
+        http.headers.push(("x-goog-api-key".into(), config.api_key.expose().to_owned()));
+    }
+    http.headers.extend(config.default_headers.iter().cloned());
+    Ok(http)
+}
+
+fn url(base_url: &str, model: &str, stream: bool) -> Result<String, LlmError> {
+    let model = model.trim();
+    let model = model.strip_prefix("models/").unwrap_or(model);
+    if model.is_empty() {
+        return Err(invalid("the request names no model: set a Gemini model id such as gemini-2.5-flash"));
+    }
+    let base = match base_url.trim().trim_end_matches('/') {
+        "" => DEFAULT_BASE_URL,
+        base => base,
+    };
+    // A base URL that already names an API version (…/v1beta) is used as it is.
+    let version = if ["/v1", "/v1beta", "/v1alpha"].iter().any(|v| base.ends_with(v)) { "" } else { "/v1beta" };
+    let method = if stream { "streamGenerateContent?alt=sse" } else { "generateContent" };
+    Ok(format!("{base}{version}/models/{}:{method}", encode_path_segment(model)))
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters, so a model id cannot alter the path.
+fn encode_path_segment(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn body(request: &Request) -> Result<Value, LlmError> {
     let mut body = Map::new();
-    let (system, contents) = contents(&request.messages)?;
+    let (system, contents) = messages::contents(&request.messages)?;
     if !system.is_empty() {
         body.insert("systemInstruction".into(), object(vec![("parts", Value::Array(system))]));
     }
     body.insert("contents".into(), Value::Array(contents));
     if !request.tools.is_empty() {
-        let declarations = request.tools.iter().map(declaration).collect();
+        let declarations = request.tools.iter().map(tools::declaration).collect();
         body.insert("tools".into(), Value::Array(vec![object(vec![("functionDeclarations", Value::Array(declarations))])]));
     }
     if let Some(choice) = &request.tool_choice {
-        if let Some(config) = tool_config(choice, request)? {
+        if let Some(config) = tools::tool_config(choice, request)? {
             body.insert("toolConfig".into(), object(vec![("functionCallingConfig", config)]));
         }
     }
@@ -32,196 +71,9 @@ pub(super) fn body(request: &Request) -> Result<Value, LlmError> {
         body.insert("generationConfig".into(), Value::Object(generation));
     }
     if let Some(options) = request.provider_options.as_ref().and_then(|o| o.get(PROVIDER)) {
-        apply_provider_options(&mut body, options)?;
+        options::apply(&mut body, options)?;
     }
     Ok(Value::Object(body))
-}
-
-fn invalid(message: impl Into<String>) -> LlmError {
-    LlmError::new(ErrorKind::InvalidRequest, message).with_provider(PROVIDER)
-}
-
-fn text_part(text: &str) -> Value {
-    object(vec![("text", text.into())])
-}
-
-fn inline_data(mime: &str, data: Value) -> Value {
-    object(vec![("inlineData", object(vec![("mimeType", mime.into()), ("data", data)]))])
-}
-
-/// System and developer text for `systemInstruction`, and the conversation as `contents`.
-fn contents(messages: &[Message]) -> Result<(Vec<Value>, Vec<Value>), LlmError> {
-    let mut system = Vec::new();
-    let mut contents: Vec<Value> = Vec::new();
-    // Whether the last content holds tool results, which the next results join.
-    let mut results_open = false;
-    for (at, message) in messages.iter().enumerate() {
-        if matches!(message.role, Role::System | Role::Developer) {
-            for part in &message.content {
-                let text = part
-                    .as_text()
-                    .ok_or_else(|| invalid("Gemini's systemInstruction takes text only: move media into a user message"))?;
-                system.push(text_part(text));
-            }
-            continue;
-        }
-        let parts = parts(message, &messages[..at])?;
-        let is_tool = message.role == Role::Tool;
-        match contents.last_mut().and_then(|c| c.get_mut("parts")).and_then(Value::as_array_mut) {
-            _ if parts.is_empty() => {}
-            // All the results of one turn go back in one content, as Gemini pairs them with its calls.
-            Some(previous) if is_tool && results_open => previous.extend(parts),
-            _ => {
-                let role = if message.role == Role::Assistant { "model" } else { "user" };
-                contents.push(object(vec![("role", role.into()), ("parts", Value::Array(parts))]));
-                results_open = is_tool;
-            }
-        }
-    }
-    Ok((system, contents))
-}
-
-/// A message's parts; `earlier` is the conversation before it, where tool results find their calls.
-fn parts(message: &Message, earlier: &[Message]) -> Result<Vec<Value>, LlmError> {
-    let mut parts: Vec<Value> = Vec::new();
-    for part in &message.content {
-        match part {
-            ContentPart::Text { text } => parts.push(text_part(text)),
-            ContentPart::Image { image } => parts.push(media(image, "image/png")?),
-            ContentPart::Audio { audio } => parts.push(media(audio, "audio/wav")?),
-            ContentPart::Document { document } => parts.push(media(document, "application/pdf")?),
-            ContentPart::ToolCall { tool_call } => parts.push(function_call(tool_call)),
-            ContentPart::ToolResult { tool_result } => {
-                // A `functionResponse` names its function: the name of the call it answers.
-                let call = earlier.iter().rev().flat_map(Message::tool_calls).find(|call| call.id == tool_result.tool_call_id);
-                let name = call.map(|call| call.name.as_str()).or(message.name.as_deref()).ok_or_else(|| {
-                    invalid(format!(
-                        "the tool result for call `{}` answers no earlier tool call, and Gemini needs the function's name: \
-                         keep the assistant message with the call, or set the tool message's name",
-                        tool_result.tool_call_id
-                    ))
-                })?;
-                parts.extend(function_response(tool_result, name));
-            }
-            ContentPart::Thinking { thinking } => thought(thinking, &mut parts),
-            // Anthropic's opaque reasoning means nothing to Gemini.
-            ContentPart::RedactedThinking { .. } => {}
-        }
-    }
-    Ok(parts)
-}
-
-fn function_call(call: &ToolCall) -> Value {
-    // Gemini takes an object; arguments that were not one (a failed parse) go back as `{}`.
-    let args = if call.arguments.is_object() { call.arguments.clone() } else { Value::Object(Map::new()) };
-    let mut function_call = vec![("name", call.name.as_str().into()), ("args", args)];
-    if !is_synthetic_call_id(&call.id) {
-        function_call.push(("id", call.id.as_str().into()));
-    }
-    let mut part = vec![("functionCall", object(function_call))];
-    if let Some(signature) = &call.signature {
-        part.push(("thoughtSignature", signature.as_str().into()));
-    }
-    object(part)
-}
-
-/// The result as the object Gemini expects: the tool's text under `result` (or `error`). Structured
-/// output is sent as text too: a coding agent's tools return file contents whose exact text matters.
-fn function_response(result: &ToolResult, name: &str) -> Vec<Value> {
-    let key = if result.is_error { "error" } else { "result" };
-    let response = object(vec![("name", name.into()), ("response", object(vec![(key, result.content.as_str().into())]))]);
-    let mut parts = vec![object(vec![("functionResponse", response)])];
-    if let Some(data) = &result.image_data {
-        parts.push(inline_data(result.image_media_type.as_deref().unwrap_or("image/png"), base64::encode(data).into()));
-    }
-    parts
-}
-
-/// A thought goes back as it came. An empty one carries a text part's signature, which goes back
-/// on the part before it (see the module docs).
-fn thought(thinking: &ThinkingData, parts: &mut Vec<Value>) {
-    let signature = thinking.signature.as_deref().map(Value::from);
-    if !thinking.text.is_empty() {
-        let mut part = vec![("text", thinking.text.as_str().into()), ("thought", true.into())];
-        part.extend(signature.map(|s| ("thoughtSignature", s)));
-        parts.push(object(part));
-        return;
-    }
-    let Some(signature) = signature else { return };
-    match parts.last_mut().and_then(Value::as_object_mut) {
-        Some(previous) if !previous.contains_key("thoughtSignature") => {
-            previous.insert("thoughtSignature".into(), signature);
-        }
-        _ => parts.push(object(vec![("text", "".into()), ("thoughtSignature", signature)])),
-    }
-}
-
-fn media(media: &MediaData, fallback_mime: &str) -> Result<Value, LlmError> {
-    let guessed = media.url.as_deref().or(media.file_name.as_deref()).and_then(mime_from_extension);
-    let mime = media.media_type.as_deref().or(guessed).unwrap_or(fallback_mime);
-    if let Some(data) = &media.data {
-        return Ok(inline_data(mime, base64::encode(data).into()));
-    }
-    let url = media.url.as_deref().ok_or_else(|| invalid("a media part has neither data nor a URL"))?;
-    if let Some((data_mime, data)) = url.strip_prefix("data:").and_then(|rest| rest.split_once(";base64,")) {
-        return Ok(inline_data(data_mime, data.into()));
-    }
-    if url.starts_with('/') || url.starts_with("./") || url.starts_with('~') {
-        return Err(invalid(format!("`{url}` is a local path: the host must read the file and pass its bytes as data")));
-    }
-    Ok(object(vec![("fileData", object(vec![("mimeType", mime.into()), ("fileUri", url.into())]))]))
-}
-
-fn mime_from_extension(path: &str) -> Option<&'static str> {
-    let path = path.split(['?', '#']).next().unwrap_or(path);
-    let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();
-    Some(match extension.as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "heic" => "image/heic",
-        "heif" => "image/heif",
-        "pdf" => "application/pdf",
-        "wav" => "audio/wav",
-        "mp3" => "audio/mp3",
-        "ogg" => "audio/ogg",
-        "flac" => "audio/flac",
-        _ => return None,
-    })
-}
-
-fn declaration(tool: &ToolDefinition) -> Value {
-    let mut declaration = vec![("name", tool.name.as_str().into())];
-    if !tool.description.is_empty() {
-        declaration.push(("description", tool.description.as_str().into()));
-    }
-    // A function without parameters declares none: Gemini rejects an OBJECT with no properties.
-    let parameters = schema::to_gemini(&tool.parameters);
-    if parameters.get("properties").is_some() {
-        declaration.push(("parameters", parameters));
-    }
-    object(declaration)
-}
-
-/// The `functionCallingConfig`, if there is anything to configure.
-fn tool_config(choice: &ToolChoice, request: &Request) -> Result<Option<Value>, LlmError> {
-    let mode = |mode: &str| Ok(Some(object(vec![("mode", mode.into())])));
-    match choice {
-        // Without tools there is nothing to configure, and Gemini would refuse a toolConfig.
-        ToolChoice::Auto | ToolChoice::None if request.tools.is_empty() => Ok(None),
-        ToolChoice::Auto => mode("AUTO"),
-        ToolChoice::None => mode("NONE"),
-        ToolChoice::Required if request.tools.is_empty() => Err(invalid("tool_choice `required` needs at least one tool")),
-        ToolChoice::Required => mode("ANY"),
-        ToolChoice::Named { tool_name } if !request.tools.iter().any(|t| t.name == *tool_name) => {
-            Err(invalid(format!("tool_choice names `{tool_name}`, which is not among the request's tools")))
-        }
-        ToolChoice::Named { tool_name } => {
-            let allowed = Value::Array(vec![tool_name.as_str().into()]);
-            Ok(Some(object(vec![("mode", "ANY".into()), ("allowedFunctionNames", allowed)])))
-        }
-    }
 }
 
 fn generation_config(request: &Request) -> Result<Map<String, Value>, LlmError> {
@@ -286,43 +138,6 @@ fn thinking_config(model: &str, effort: &str) -> Result<Value, LlmError> {
     Ok(object(vec![("thinkingLevel", level.into()), ("includeThoughts", (effort != "none").into())]))
 }
 
-/// Spec 7.2 step 7, as the `Gemini` docs describe: a deep merge, with `tools` appended and
-/// `generationConfig.thinkingConfig` replaced whole.
-fn apply_provider_options(body: &mut Map<String, Value>, options: &Value) -> Result<(), LlmError> {
-    let options =
-        options.as_object().ok_or_else(|| invalid("provider_options.gemini must be an object of request-body fields"))?;
-    for (key, value) in options {
-        let target = body.entry(key.as_str()).or_insert(Value::Null);
-        match (key.as_str(), target, value) {
-            ("tools", Value::Array(tools), Value::Array(extra)) => tools.extend(extra.iter().cloned()),
-            ("generationConfig", Value::Object(config), Value::Object(patch)) => {
-                for (key, value) in patch {
-                    match config.get_mut(key) {
-                        Some(target) if key != "thinkingConfig" => merge(target, value),
-                        _ => {
-                            config.insert(key.clone(), value.clone());
-                        }
-                    }
-                }
-            }
-            (_, target, value) => merge(target, value),
-        }
-    }
-    Ok(())
-}
-
-/// Objects merge key by key; anything else replaces what was there.
-fn merge(target: &mut Value, patch: &Value) {
-    match (target, patch) {
-        (Value::Object(target), Value::Object(patch)) => {
-            for (key, value) in patch {
-                merge(target.entry(key.as_str()).or_insert(Value::Null), value);
-            }
-        }
-        (target, patch) => *target = patch.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -330,6 +145,10 @@ mod tests {
 
     use super::super::synthetic_call_id;
     use super::*;
+    use crate::llm::error::ErrorKind;
+    use crate::llm::types::{
+        ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolChoice, ToolDefinition, ToolResult,
+    };
     use serde_json::json;
 
     fn request(messages: Vec<Message>) -> Request {

@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use super::wire::{self, Answer, PartKind};
+use super::response::{self, Answer, PartKind};
 use super::{error, PROVIDER};
-use crate::llm::codec::{ApiKey, StreamDecoder};
+use crate::llm::codec::StreamDecoder;
 use crate::llm::error::{ErrorKind, LlmError};
 use crate::llm::sse::SseDecoder;
 use crate::llm::stream::StreamEvent;
@@ -15,11 +15,9 @@ use crate::llm::stream::StreamEvent;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 #[derive(Debug, Default)]
-pub(super) struct GeminiStreamDecoder {
+pub(super) struct Decoder {
     framing: Framing,
     events: Translator,
-    /// Scrubbed from the errors the stream reports (a proxy may echo it).
-    key: ApiKey,
 }
 
 #[derive(Debug)]
@@ -36,43 +34,27 @@ impl Default for Framing {
     }
 }
 
-impl StreamDecoder for GeminiStreamDecoder {
+impl StreamDecoder for Decoder {
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         if self.events.over {
             return Ok(());
         }
-        let (from, mut chunks) = (out.len(), Vec::new());
+        let mut chunks = Vec::new();
         let framed = self.framing.push(bytes, &mut chunks);
-        let result = self.translate(framed, chunks, out);
-        self.scrubbed(result, &mut out[from..])
+        self.translate(framed, chunks, out)
     }
 
     fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         if self.events.over {
             return Ok(());
         }
-        let (from, mut chunks) = (out.len(), Vec::new());
+        let mut chunks = Vec::new();
         let framed = self.framing.finish(&mut chunks);
-        let result = self.translate(framed, chunks, out).and_then(|()| self.events.finish(out));
-        self.scrubbed(result, &mut out[from..])
+        self.translate(framed, chunks, out).and_then(|()| self.events.finish(out))
     }
 }
 
-impl GeminiStreamDecoder {
-    pub(super) fn new(key: ApiKey) -> Self {
-        Self { key, ..Self::default() }
-    }
-
-    /// `result`, and the error events among `new`, without the key.
-    fn scrubbed(&self, result: Result<(), LlmError>, new: &mut [StreamEvent]) -> Result<(), LlmError> {
-        for event in new {
-            if let StreamEvent::Error { error } = event {
-                *error = self.key.scrub(error.clone()); // errors are rare: a copy is cheap enough
-            }
-        }
-        result.map_err(|e| self.key.scrub(e))
-    }
-
+impl Decoder {
     /// Translates the chunks framed so far, then reports a framing error, if there was one.
     fn translate(
         &mut self,
@@ -239,10 +221,10 @@ impl Translator {
             self.usage = Some(usage.clone());
         }
         let candidate = chunk.candidate();
-        for part in wire::parts(candidate) {
+        for part in response::parts(candidate) {
             self.part(part, out).map_err(|e| malformed(&e))?;
         }
-        if let Some(reason) = wire::finish_reason_of(candidate) {
+        if let Some(reason) = response::finish_reason_of(candidate) {
             self.close_text(out);
             self.close_reasoning(None, out);
             self.finish_reason = Some(reason.to_owned());
@@ -251,7 +233,7 @@ impl Translator {
     }
 
     fn part(&mut self, part: &Value, out: &mut Vec<StreamEvent>) -> Result<(), String> {
-        match wire::classify(part)? {
+        match response::classify(part)? {
             PartKind::Thought { text, signature } => {
                 self.close_text(out);
                 let id = self.open_reasoning(out);
@@ -349,8 +331,8 @@ impl Translator {
             )
             .with_provider(PROVIDER));
         };
-        let usage = self.usage.as_ref().map(wire::usage).unwrap_or_default();
-        out.push(StreamEvent::Finish { finish_reason: wire::finish_reason(Some(&raw), self.has_tool_calls), usage });
+        let usage = self.usage.as_ref().map(response::usage).unwrap_or_default();
+        out.push(StreamEvent::Finish { finish_reason: response::finish_reason(Some(&raw), self.has_tool_calls), usage });
         Ok(())
     }
 }
@@ -384,7 +366,7 @@ mod tests {
     }
 
     fn decode(body: &[u8], piece: usize) -> Result<Vec<StreamEvent>, (Vec<StreamEvent>, LlmError)> {
-        let mut decoder = GeminiStreamDecoder::default();
+        let mut decoder = Decoder::default();
         let mut out = Vec::new();
         for chunk in body.chunks(piece.max(1)) {
             if let Err(e) = decoder.feed(chunk, &mut out) {

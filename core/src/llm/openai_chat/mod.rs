@@ -21,13 +21,15 @@
 //!   `stream_options: null` for a server that rejects it). `stream` is always the codec's.
 
 mod error;
+mod messages;
 mod options;
 mod request;
 mod response;
 mod stream;
+mod tools;
 
 use super::codec::{Codec, ProviderConfig, StreamDecoder};
-use super::error::{ErrorKind, LlmError};
+use super::error::LlmError;
 use super::http::HttpRequest;
 use super::types::{Request, Response};
 
@@ -63,19 +65,6 @@ impl OpenAiChat {
         self.provider = name.into();
         self
     }
-
-    fn endpoint(&self) -> Result<String, LlmError> {
-        let base = self.config.base_url.trim().trim_end_matches('/');
-        if base.is_empty() {
-            return Err(LlmError::new(
-                ErrorKind::Configuration,
-                "no base URL for the OpenAI-compatible server: set it (e.g. OPENAI_BASE_URL=http://127.0.0.1:8080/v1)",
-            )
-            .with_provider(&self.provider));
-        }
-        // A base URL that already names the endpoint is taken as it is.
-        Ok(if base.ends_with("/chat/completions") { base.to_owned() } else { format!("{base}/chat/completions") })
-    }
 }
 
 impl Codec for OpenAiChat {
@@ -84,34 +73,19 @@ impl Codec for OpenAiChat {
     }
 
     fn build_request(&self, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
-        let body = options::ChatOptions::from_request(request, &self.provider)
-            .and_then(|options| request::build_body(request, &options, stream))
-            .and_then(|body| {
-                serde_json::to_vec(&body).map_err(|e| {
-                    LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be encoded as JSON: {e}"))
-                })
-            })
-            .map_err(|e| e.with_provider(&self.provider))?;
-        let mut http = HttpRequest::post_json(self.endpoint()?, body);
-        http.headers.push(("accept".into(), if stream { "text/event-stream" } else { "application/json" }.into()));
-        // Local servers usually run without a key; an empty bearer token would only confuse them.
-        if !self.config.api_key.is_empty() {
-            http.headers.push(("authorization".into(), format!("Bearer {}", self.config.api_key.expose())));
-        }
-        http.headers.extend(self.config.default_headers.iter().cloned());
-        Ok(http)
+        request::build(&self.config, &self.provider, request, stream)
     }
 
     fn parse_response(&self, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
-        response::parse_response(&self.provider, &self.config.api_key, body, headers)
+        response::parse(&self.provider, body, headers)
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        error::parse_error(&self.provider, &self.config.api_key, status, headers, body)
+        error::from_http(&self.provider, status, headers, body)
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::ChatStreamDecoder::new(&self.provider, self.config.api_key.clone()))
+        Box::new(stream::Decoder::new(&self.provider))
     }
 }
 
@@ -128,6 +102,7 @@ mod tests {
 
     use super::*;
     use crate::llm::http::{HttpClient, HttpError, HttpResponse};
+    use crate::llm::ErrorKind;
     use crate::llm::{ApiKey, HttpLlmClient, LlmClient, Message, StreamEvent};
 
     /// An HTTP client that answers every request with one status and body, in pieces.

@@ -1,12 +1,47 @@
-//! Unified [`Request`] -> Chat Completions body (spec 7.2, 7.3 and 7.4 for Chat Completions).
+//! Unified [`Request`] -> `POST {base_url}/chat/completions` (spec 7.2, 7.3 and 7.4 for Chat
+//! Completions): the URL, the headers and the body.
 
 use serde_json::{Map, Value};
 
 use super::options::ChatOptions;
-use crate::llm::base64;
+use super::{messages, tools};
+use crate::llm::codec::ProviderConfig;
 use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::http::HttpRequest;
 use crate::llm::json::object;
-use crate::llm::types::{ContentPart, MediaData, Message, Request, ResponseFormat, Role, ToolCall, ToolChoice};
+use crate::llm::types::{Request, ResponseFormat};
+
+/// The HTTP request for `request`, streamed or not, attributed to `provider`.
+pub(super) fn build(config: &ProviderConfig, provider: &str, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
+    let body = ChatOptions::from_request(request, provider)
+        .and_then(|options| build_body(request, &options, stream))
+        .and_then(|body| {
+            serde_json::to_vec(&body)
+                .map_err(|e| LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be encoded as JSON: {e}")))
+        })
+        .map_err(|e| e.with_provider(provider))?;
+    let mut http = HttpRequest::post_json(endpoint(&config.base_url, provider)?, body);
+    http.headers.push(("accept".into(), if stream { "text/event-stream" } else { "application/json" }.into()));
+    // Local servers usually run without a key; an empty bearer token would only confuse them.
+    if !config.api_key.is_empty() {
+        http.headers.push(("authorization".into(), format!("Bearer {}", config.api_key.expose())));
+    }
+    http.headers.extend(config.default_headers.iter().cloned());
+    Ok(http)
+}
+
+fn endpoint(base_url: &str, provider: &str) -> Result<String, LlmError> {
+    let base = base_url.trim().trim_end_matches('/');
+    if base.is_empty() {
+        return Err(LlmError::new(
+            ErrorKind::Configuration,
+            "no base URL for the OpenAI-compatible server: give the URL of its API (e.g. http://127.0.0.1:8080/v1)",
+        )
+        .with_provider(provider));
+    }
+    // A base URL that already names the endpoint is taken as it is.
+    Ok(if base.ends_with("/chat/completions") { base.to_owned() } else { format!("{base}/chat/completions") })
+}
 
 /// The JSON body for `request`, streamed or not.
 ///
@@ -18,26 +53,14 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     body.insert("model".into(), request.model.as_str().into());
     let mut messages = Vec::with_capacity(request.messages.len());
     for message in &request.messages {
-        translate_message(message, options, &mut messages)?;
+        messages::translate(message, options, &mut messages)?;
     }
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
-        let tools = request.tools.iter().map(|tool| {
-            let mut function = Map::new();
-            function.insert("name".into(), tool.name.as_str().into());
-            if !tool.description.is_empty() {
-                function.insert("description".into(), tool.description.as_str().into());
-            }
-            function.insert("parameters".into(), tool.parameters.clone());
-            if options.strict_tools {
-                function.insert("strict".into(), true.into());
-            }
-            object(vec![("type", "function".into()), ("function", Value::Object(function))])
-        });
-        body.insert("tools".into(), tools.collect());
+        body.insert("tools".into(), tools::tools(&request.tools, options));
         // A tool choice without tools is rejected by OpenAI and means nothing anyway.
         if let Some(choice) = &request.tool_choice {
-            body.insert("tool_choice".into(), tool_choice(choice));
+            body.insert("tool_choice".into(), tools::tool_choice(choice));
         }
     }
     if let Some(max) = request.max_tokens {
@@ -79,170 +102,6 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     Ok(Value::Object(body))
 }
 
-/// Appends the wire messages for one unified message: usually one, one per tool result.
-fn translate_message(message: &Message, options: &ChatOptions, out: &mut Vec<Value>) -> Result<(), LlmError> {
-    let role = match message.role {
-        Role::System => "system",
-        Role::Developer if options.developer_role => "developer",
-        // Every compatible server knows `system`; not all know `developer`.
-        Role::Developer => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    };
-    let mut results = message.content.iter().filter_map(|part| match part {
-        ContentPart::ToolResult { tool_result } => Some(tool_result),
-        _ => None,
-    });
-    if message.role == Role::Tool {
-        let mut any = false;
-        for result in results.by_ref() {
-            any = true;
-            // Chat tool messages are text only: an image result has nowhere to go.
-            out.push(tool_message(&result.tool_call_id, &result.content));
-        }
-        if !any {
-            let Some(id) = &message.tool_call_id else {
-                return Err(invalid("a tool message needs a tool result part or a tool_call_id"));
-            };
-            out.push(tool_message(id, &message.text()));
-        }
-        return Ok(());
-    }
-    let mut wire = Map::new();
-    wire.insert("role".into(), role.into());
-    if message.role == Role::Assistant {
-        assistant_fields(message, options, &mut wire);
-    } else {
-        wire.insert("content".into(), content(message)?);
-    }
-    if let Some(name) = &message.name {
-        wire.insert("name".into(), name.as_str().into());
-    }
-    out.push(Value::Object(wire));
-    // Tool results placed in another role's message (as Anthropic-shaped histories do) still
-    // become tool messages, after it.
-    for result in results {
-        out.push(tool_message(&result.tool_call_id, &result.content));
-    }
-    Ok(())
-}
-
-fn assistant_fields(message: &Message, options: &ChatOptions, wire: &mut Map<String, Value>) {
-    let text = message.text();
-    let calls: Vec<Value> = message.tool_calls().map(tool_call).collect();
-    // `null` content is the API's way to say "only tool calls".
-    wire.insert("content".into(), if text.is_empty() && !calls.is_empty() { Value::Null } else { text.into() });
-    if !calls.is_empty() {
-        wire.insert("tool_calls".into(), Value::Array(calls));
-    }
-    if options.send_reasoning {
-        let reasoning: String = message
-            .content
-            .iter()
-            .filter_map(|part| match part {
-                ContentPart::Thinking { thinking } => Some(thinking.text.as_str()),
-                _ => None,
-            })
-            .collect();
-        if !reasoning.is_empty() {
-            wire.insert("reasoning_content".into(), reasoning.into());
-        }
-    }
-}
-
-fn tool_message(tool_call_id: &str, content: &str) -> Value {
-    object(vec![("role", "tool".into()), ("tool_call_id", tool_call_id.into()), ("content", content.into())])
-}
-
-fn tool_call(call: &ToolCall) -> Value {
-    // The model's own argument text goes back byte for byte; only calls built in code are
-    // serialised here.
-    let arguments = match (&call.raw_arguments, &call.arguments) {
-        (Some(raw), _) => raw.clone(),
-        (None, Value::Null) => "{}".to_owned(),
-        (None, value) => value.to_string(),
-    };
-    let function = object(vec![("name", call.name.as_str().into()), ("arguments", arguments.into())]);
-    object(vec![("id", call.id.as_str().into()), ("type", "function".into()), ("function", function)])
-}
-
-/// A string when the message is text only (every server reads that), else content parts.
-fn content(message: &Message) -> Result<Value, LlmError> {
-    let media_only =
-        |p: &ContentPart| matches!(p, ContentPart::Image { .. } | ContentPart::Audio { .. } | ContentPart::Document { .. });
-    if !message.content.iter().any(media_only) {
-        return Ok(message.text().into());
-    }
-    let mut parts = Vec::new();
-    for part in &message.content {
-        match part {
-            ContentPart::Text { text } => parts.push(object(vec![("type", "text".into()), ("text", text.as_str().into())])),
-            ContentPart::Image { image } => parts.push(image_part(image)?),
-            ContentPart::Audio { audio } => parts.push(audio_part(audio)?),
-            ContentPart::Document { document } => parts.push(document_part(document)?),
-            // Tool calls, results and reasoning belong to other roles; they are handled there.
-            _ => {}
-        }
-    }
-    Ok(Value::Array(parts))
-}
-
-fn image_part(image: &MediaData) -> Result<Value, LlmError> {
-    let url = match (&image.url, &image.data) {
-        (Some(url), _) => url.clone(),
-        (None, Some(data)) => data_uri(image.media_type.as_deref().unwrap_or("image/png"), data),
-        (None, None) => return Err(invalid("an image part needs a url or data")),
-    };
-    let mut image_url = Map::new();
-    image_url.insert("url".into(), url.into());
-    if let Some(detail) = &image.detail {
-        image_url.insert("detail".into(), detail.as_str().into());
-    }
-    Ok(object(vec![("type", "image_url".into()), ("image_url", Value::Object(image_url))]))
-}
-
-fn audio_part(audio: &MediaData) -> Result<Value, LlmError> {
-    let Some(data) = &audio.data else {
-        return Err(invalid("Chat Completions takes audio only inline: send the bytes, not a URL"));
-    };
-    let format = match audio.media_type.as_deref().unwrap_or("audio/wav") {
-        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
-        "audio/mpeg" | "audio/mp3" => "mp3",
-        other => return Err(invalid(&format!("Chat Completions takes wav or mp3 audio, not {other}"))),
-    };
-    let input_audio = object(vec![("data", base64::encode(data).into()), ("format", format.into())]);
-    Ok(object(vec![("type", "input_audio".into()), ("input_audio", input_audio)]))
-}
-
-fn document_part(document: &MediaData) -> Result<Value, LlmError> {
-    let Some(data) = &document.data else {
-        // The API answers a URL here with "Expected a base64-encoded data URL".
-        return Err(invalid("Chat Completions takes documents only inline: send the bytes, not a URL"));
-    };
-    let mut file = Map::new();
-    file.insert("file_data".into(), data_uri(document.media_type.as_deref().unwrap_or("application/pdf"), data).into());
-    if let Some(name) = &document.file_name {
-        file.insert("filename".into(), name.as_str().into());
-    }
-    Ok(object(vec![("type", "file".into()), ("file", Value::Object(file))]))
-}
-
-fn data_uri(media_type: &str, data: &[u8]) -> String {
-    format!("data:{media_type};base64,{}", base64::encode(data))
-}
-
-fn tool_choice(choice: &ToolChoice) -> Value {
-    match choice {
-        ToolChoice::Auto => "auto".into(),
-        ToolChoice::None => "none".into(),
-        ToolChoice::Required => "required".into(),
-        ToolChoice::Named { tool_name } => {
-            object(vec![("type", "function".into()), ("function", object(vec![("name", tool_name.as_str().into())]))])
-        }
-    }
-}
-
 /// `json_schema` is the schema itself, or OpenAI's wrapper `{name, description?, schema}` when
 /// the caller wants to name it (a schema has no `name`+`schema` keywords, so the two cannot be
 /// confused).
@@ -270,17 +129,15 @@ fn response_format(format: &ResponseFormat) -> Value {
     }
 }
 
-fn invalid(message: &str) -> LlmError {
-    LlmError::new(ErrorKind::InvalidRequest, message)
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::*;
-    use crate::llm::types::{ThinkingData, ToolDefinition, ToolResult};
+    use crate::llm::types::{
+        ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolChoice, ToolDefinition, ToolResult,
+    };
     use serde_json::json;
 
     fn body(request: &Request, options: &ChatOptions, stream: bool) -> Value {

@@ -4,7 +4,6 @@
 use serde_json::Value;
 
 use super::error::{embedded_error, is_error};
-use crate::llm::codec::ApiKey;
 use crate::llm::error::{rate_limit_info, ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, FinishReason, Message, Reason, Response, Role, ThinkingData, ToolCall, Usage, Warning};
 
@@ -13,19 +12,14 @@ pub(super) fn usage_missing() -> Warning {
     Warning { message: "the server reported no token usage; usage is counted as zero".into(), code: Some("usage_missing".into()) }
 }
 
-pub(super) fn parse_response(
-    provider: &str,
-    key: &ApiKey,
-    body: &[u8],
-    headers: &[(String, String)],
-) -> Result<Response, LlmError> {
+pub(super) fn parse(provider: &str, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         LlmError::new(ErrorKind::Server, format!("{provider} answered with a body that is not valid JSON: {e}"))
             .with_provider(provider)
     })?;
     // Some proxies answer 200 with an error object.
     if is_error(&value) {
-        return Err(embedded_error(provider, key, value));
+        return Err(embedded_error(provider, value));
     }
     let Some(choice) = value.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
         return Err(LlmError::new(ErrorKind::Server, format!("{provider} answered without any choice")).with_provider(provider));
@@ -157,8 +151,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn parse(body: Value) -> Result<Response, LlmError> {
-        parse_response("p", &ApiKey::default(), body.to_string().as_bytes(), &[])
+    fn parse_json(body: Value) -> Result<Response, LlmError> {
+        parse("p", body.to_string().as_bytes(), &[])
     }
 
     #[test]
@@ -170,7 +164,7 @@ mod tests {
                 "prompt_tokens_details": {"cached_tokens": 4, "cache_write_tokens": 2},
                 "completion_tokens_details": {"reasoning_tokens": 8}}
         });
-        let response = parse(body.clone()).unwrap();
+        let response = parse_json(body.clone()).unwrap();
         assert_eq!((response.id.as_str(), response.model.as_str(), response.text().as_str()), ("chatcmpl-1", "gpt-x", "Paris."));
         assert_eq!(response.finish_reason, FinishReason::new(Reason::Stop, Some("stop")));
         let usage = &response.usage;
@@ -188,7 +182,7 @@ mod tests {
             {"type": "function", "function": {"name": "put", "arguments": {"v": true}}},
             {"id": "call_c", "type": "function", "function": {"name": "bad", "arguments": "{\"open"}}
         ]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 1, "completion_tokens": 2}});
-        let response = parse(body).unwrap();
+        let response = parse_json(body).unwrap();
         let calls = response.tool_calls();
         assert_eq!(calls[0], ToolCall::from_raw("call_a", "get", "{\"q\": 1}"));
         assert_eq!((calls[1].id.as_str(), &calls[1].arguments), ("call_r_1", &json!({"v": true})));
@@ -204,7 +198,7 @@ mod tests {
             json!({"content": "4", "reasoning": "2+2"}),
             json!({"content": "4", "reasoning_content": "2+2", "reasoning": "2+2"}),
         ] {
-            let response = parse(json!({"choices": [{"message": message, "finish_reason": "stop"}], "usage": {}})).unwrap();
+            let response = parse_json(json!({"choices": [{"message": message, "finish_reason": "stop"}], "usage": {}})).unwrap();
             assert_eq!((response.reasoning().as_deref(), response.text().as_str()), (Some("2+2"), "4"));
             assert!(matches!(response.message.content[0], ContentPart::Thinking { .. }));
         }
@@ -230,30 +224,32 @@ mod tests {
 
     #[test]
     fn missing_usage_is_zero_and_said() {
-        let response = parse(json!({"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]})).unwrap();
+        let response = parse_json(json!({"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]})).unwrap();
         assert_eq!(response.usage, Usage::default());
         assert_eq!(response.warnings, vec![usage_missing()]);
     }
 
     #[test]
     fn content_parts_and_refusals_are_text() {
-        let response =
-            parse(json!({"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}]}))
-                .unwrap();
+        let response = parse_json(
+            json!({"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}]}),
+        )
+        .unwrap();
         assert_eq!(response.text(), "ab");
-        let response = parse(json!({"choices": [{"message": {"content": null, "refusal": "I can't help with that."}}]})).unwrap();
+        let response =
+            parse_json(json!({"choices": [{"message": {"content": null, "refusal": "I can't help with that."}}]})).unwrap();
         assert_eq!(response.text(), "I can't help with that.");
     }
 
     #[test]
     fn malformed_bodies_are_clear_errors_not_panics() {
-        let parse_bytes = |b: &[u8]| parse_response("p", &ApiKey::default(), b, &[]);
+        let parse_bytes = |b: &[u8]| parse("p", b, &[]);
         assert_eq!(parse_bytes(b"{\"choices\": [").unwrap_err().kind, ErrorKind::Server);
         assert_eq!(parse_bytes(b"[]").unwrap_err().kind, ErrorKind::Server);
         assert_eq!(parse_bytes(b"{\"choices\": []}").unwrap_err().kind, ErrorKind::Server);
         let error = parse_bytes(br#"{"error": {"message": "model not loaded", "code": 503}}"#).unwrap_err();
         assert_eq!((error.kind, error.status_code), (ErrorKind::Server, Some(503)));
-        let odd = parse(
+        let odd = parse_json(
             json!({"choices": [{"message": {"content": 5, "tool_calls": [{"function": 3}, 7]}, "finish_reason": 1}], "usage": {"prompt_tokens": u64::MAX, "completion_tokens": 9}}),
         );
         let odd = odd.unwrap();

@@ -11,12 +11,13 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::error::{embedded_error, is_error, snippet};
+use super::error::{embedded_error, is_error};
 use super::response::{
     arguments_text, message_text, reasoning_text, synthetic_call_id, text, unified_reason, usage_from, usage_missing,
 };
-use crate::llm::codec::{ApiKey, StreamDecoder};
-use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::codec::StreamDecoder;
+use crate::llm::error::{snippet, ErrorKind, LlmError};
+use crate::llm::json::object;
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
 use crate::llm::types::{FinishReason, ToolCall, Usage};
@@ -33,9 +34,8 @@ struct PendingCall {
 }
 
 #[derive(Debug)]
-pub(super) struct ChatStreamDecoder {
+pub(super) struct Decoder {
     provider: String,
-    key: ApiKey,
     sse: SseDecoder,
     started: bool,
     id: String,
@@ -53,11 +53,10 @@ pub(super) struct ChatStreamDecoder {
     done: bool,
 }
 
-impl ChatStreamDecoder {
-    pub fn new(provider: &str, key: ApiKey) -> Self {
+impl Decoder {
+    pub fn new(provider: &str) -> Self {
         Self {
             provider: provider.to_owned(),
-            key,
             sse: SseDecoder::new(),
             started: false,
             id: String::new(),
@@ -96,8 +95,8 @@ impl ChatStreamDecoder {
             }
         };
         if event.event.as_deref() == Some("error") || is_error(&chunk) {
-            let value = if chunk.is_object() { chunk } else { serde_json::json!({ "error": chunk }) };
-            out.push(StreamEvent::Error { error: embedded_error(&self.provider, &self.key, value) });
+            let value = if chunk.is_object() { chunk } else { object(vec![("error", chunk)]) };
+            out.push(StreamEvent::Error { error: embedded_error(&self.provider, value) });
             self.done = true;
             return Ok(());
         }
@@ -278,7 +277,7 @@ impl ChatStreamDecoder {
     }
 }
 
-impl StreamDecoder for ChatStreamDecoder {
+impl StreamDecoder for Decoder {
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         if self.done {
             return Ok(());
@@ -332,7 +331,7 @@ mod tests {
     /// Decodes `bytes` fed `piece` bytes at a time; a decoder error ends the list as
     /// `HttpLlmClient` ends a stream.
     fn decode(bytes: &[u8], piece: usize) -> Vec<StreamEvent> {
-        let mut decoder = ChatStreamDecoder::new("p", ApiKey::new("sk-secret-key-123"));
+        let mut decoder = Decoder::new("p");
         let mut out = Vec::new();
         for chunk in bytes.chunks(piece) {
             if let Err(error) = decoder.feed(chunk, &mut out) {
@@ -550,8 +549,8 @@ mod tests {
         assert!(
             matches!(&events[..], [StreamEvent::Error { error }] if error.message == "overloaded" && error.kind == ErrorKind::Server)
         );
-        let events = decode(b"event: error\ndata: upstream timeout sk-secret-key-123\n\n", 5);
-        assert!(matches!(&events[..], [StreamEvent::Error { error }] if error.message == "upstream timeout [redacted]"));
+        let events = decode(b"event: error\ndata: upstream timeout\n\n", 5);
+        assert!(matches!(&events[..], [StreamEvent::Error { error }] if error.message == "upstream timeout"));
     }
 
     #[test]

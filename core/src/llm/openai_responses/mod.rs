@@ -21,17 +21,20 @@
 //!   (`reasoning.summary`, `text.verbosity`) or remove a default (`include: null`). Only
 //!   `organization` and `project` are taken out: they become the `OpenAI-Organization` and
 //!   `OpenAI-Project` headers.
-//! - The API key goes into the `Authorization` header and nowhere else; error messages from the
-//!   provider are scrubbed of anything that looks like a key.
+//! - The API key goes into the `Authorization` header and nowhere else. (`HttpLlmClient` keeps it,
+//!   and anything shaped like an OpenAI key, out of errors.)
 //!
 //! [`ContentPart::Thinking`]: crate::llm::ContentPart::Thinking
 //! [`ToolCall::id`]: crate::llm::ToolCall::id
 //! [`ToolCall::signature`]: crate::llm::ToolCall::signature
 
 mod error;
+mod messages;
+mod options;
 mod request;
 mod response;
 mod stream;
+mod tools;
 
 use super::codec::{Codec, ProviderConfig, StreamDecoder};
 use super::error::LlmError;
@@ -77,14 +80,14 @@ impl Codec for OpenAiResponses {
     }
 
     fn parse_response(&self, body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
-        response::parse(body, headers, &self.config.api_key)
+        response::parse(body, headers)
     }
 
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError {
-        error::from_http(&self.config.api_key, status, headers, body)
+        error::from_http(status, headers, body)
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
-        Box::new(stream::ResponsesStreamDecoder::new(self.config.api_key.clone()))
+        Box::new(stream::Decoder::default())
     }
 }

@@ -1,34 +1,27 @@
 //! A unified [`Request`] as a Responses API request (spec 7.2, 7.3, 7.4).
 
-use std::collections::HashSet;
+use serde_json::{Map, Value};
 
-use serde_json::{json, Map, Value};
-
-use super::{DEFAULT_BASE_URL, PROVIDER};
+use super::error::invalid;
+use super::{messages, options, tools, DEFAULT_BASE_URL};
 use crate::llm::codec::ProviderConfig;
-use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::error::LlmError;
 use crate::llm::http::HttpRequest;
-use crate::llm::types::{
-    ContentPart, MediaData, Message, Request, ResponseFormat, Role, ThinkingData, ToolCall, ToolChoice, ToolResult,
-};
-
-/// `provider_options.openai` keys that become headers rather than body fields.
-const HEADER_OPTIONS: [(&str, &str); 2] = [("organization", "OpenAI-Organization"), ("project", "OpenAI-Project")];
+use crate::llm::json::object;
+use crate::llm::types::{Request, ResponseFormat};
 
 /// What the API needs to hand reasoning back in a stateless conversation.
 const ENCRYPTED_REASONING: &str = "reasoning.encrypted_content";
 
 pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
-    let options = provider_options(request)?;
+    let options = options::read(request)?;
     // The API's own default is `store: true`; ours is stateless, so replay decides on this.
     let store = options.get("store").and_then(Value::as_bool).unwrap_or(false);
     let mut body = body(request, store)?;
     if stream {
         body.insert("stream".into(), Value::Bool(true));
     }
-    for (key, value) in options.iter().filter(|(key, _)| !HEADER_OPTIONS.iter().any(|(option, _)| option == key)) {
-        merge_patch(&mut body, key, value);
-    }
+    options::merge_into(&mut body, &options);
     let bytes = serde_json::to_vec(&body).map_err(|e| invalid(format!("the request could not be serialised: {e}")))?;
     let base_url = config.base_url.trim_end_matches('/');
     let base_url = if base_url.is_empty() { DEFAULT_BASE_URL } else { base_url };
@@ -39,27 +32,9 @@ pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) ->
     if stream {
         http.headers.push(("Accept".into(), "text/event-stream".into()));
     }
-    for (option, header) in HEADER_OPTIONS {
-        match options.get(option) {
-            None | Some(Value::Null) => {}
-            Some(Value::String(value)) => http.headers.push((header.into(), value.clone())),
-            Some(_) => return Err(invalid(format!("provider_options.openai.{option} must be a string"))),
-        }
-    }
+    options::headers(&options, &mut http.headers)?;
     http.headers.extend(config.default_headers.iter().cloned());
     Ok(http)
-}
-
-fn invalid(message: impl Into<String>) -> LlmError {
-    LlmError::new(ErrorKind::InvalidRequest, message).with_provider(PROVIDER)
-}
-
-fn provider_options(request: &Request) -> Result<Map<String, Value>, LlmError> {
-    match request.provider_options.as_ref().and_then(|all| all.get(PROVIDER)) {
-        None | Some(Value::Null) => Ok(Map::new()),
-        Some(Value::Object(options)) => Ok(options.clone()),
-        Some(_) => Err(invalid("provider_options.openai must be an object")),
-    }
 }
 
 fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> {
@@ -70,37 +45,27 @@ fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> 
     }
     let mut body = Map::new();
     body.insert("model".into(), Value::String(request.model.clone()));
-    let instructions = instructions(&request.messages);
+    let instructions = messages::instructions(&request.messages);
     if !instructions.is_empty() {
         body.insert("instructions".into(), Value::String(instructions));
     }
-    body.insert("input".into(), Value::Array(input(&request.messages, store)?));
+    body.insert("input".into(), Value::Array(messages::input(&request.messages, store)?));
     body.insert("store".into(), Value::Bool(store));
     if !store {
-        body.insert("include".into(), json!([ENCRYPTED_REASONING]));
+        body.insert("include".into(), Value::Array(vec![ENCRYPTED_REASONING.into()]));
     }
     if !request.tools.is_empty() {
-        let tools = request.tools.iter().map(|t| {
-            // `strict: true` (the API's default) would reject ordinary schemas with optional fields.
-            json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters, "strict": false})
-        });
-        body.insert("tools".into(), Value::Array(tools.collect()));
+        body.insert("tools".into(), tools::tools(&request.tools));
     }
     if let Some(choice) = &request.tool_choice {
-        let choice = match choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Named { tool_name } => json!({"type": "function", "name": tool_name}),
-        };
-        body.insert("tool_choice".into(), choice);
+        body.insert("tool_choice".into(), tools::tool_choice(choice));
     }
     if let Some(format) = &request.response_format {
-        body.insert("text".into(), json!({"format": text_format(format)}));
+        body.insert("text".into(), object(vec![("format", text_format(format))]));
     }
     if let Some(effort) = &request.reasoning_effort {
         // `summary: auto` asks for the readable summary wherever the account may see one.
-        body.insert("reasoning".into(), json!({"effort": effort, "summary": "auto"}));
+        body.insert("reasoning".into(), object(vec![("effort", effort.as_str().into()), ("summary", "auto".into())]));
     }
     let numbers = [
         ("max_output_tokens", request.max_tokens.map(Value::from)),
@@ -113,231 +78,31 @@ fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> 
         }
     }
     if !request.metadata.is_empty() {
-        body.insert("metadata".into(), json!(request.metadata));
+        let metadata = request.metadata.iter().map(|(key, value)| (key.clone(), Value::from(value.as_str())));
+        body.insert("metadata".into(), Value::Object(metadata.collect()));
     }
     Ok(body)
-}
-
-fn instructions(messages: &[Message]) -> String {
-    let texts: Vec<String> = messages
-        .iter()
-        .filter(|m| matches!(m.role, Role::System | Role::Developer))
-        .map(Message::text)
-        .filter(|text| !text.is_empty())
-        .collect();
-    texts.join("\n\n")
-}
-
-/// The `input` items: messages, and the top-level `function_call`, `function_call_output` and
-/// `reasoning` items, in conversation order.
-fn input(messages: &[Message], store: bool) -> Result<Vec<Value>, LlmError> {
-    // A result goes back as `custom_tool_call_output` when it answers a custom call.
-    let custom_calls: HashSet<&str> = messages
-        .iter()
-        .flat_map(Message::tool_calls)
-        .filter(|call| call.call_type == "custom")
-        .map(|call| call.id.as_str())
-        .collect();
-    let mut items = Vec::new();
-    for message in messages {
-        let role = match message.role {
-            Role::System | Role::Developer => continue,
-            Role::User | Role::Tool => "user",
-            Role::Assistant => "assistant",
-        };
-        let mut content = Vec::new();
-        let mut tool_text = String::new();
-        for (at, part) in message.content.iter().enumerate() {
-            let item = match part {
-                ContentPart::Text { text } if message.role == Role::Tool => {
-                    tool_text.push_str(text);
-                    None
-                }
-                ContentPart::Text { text } => {
-                    let kind = if role == "assistant" { "output_text" } else { "input_text" };
-                    content.push(json!({"type": kind, "text": text}));
-                    None
-                }
-                ContentPart::Image { image } if role == "user" => {
-                    content.push(image_part(image)?);
-                    None
-                }
-                ContentPart::Document { document } if role == "user" => {
-                    content.push(file_part(document)?);
-                    None
-                }
-                ContentPart::Image { .. } | ContentPart::Document { .. } | ContentPart::Audio { .. } => {
-                    return Err(unsupported_part(part, role));
-                }
-                ContentPart::ToolCall { tool_call } => Some(call_item(tool_call, store)),
-                ContentPart::ToolResult { tool_result } => Some(output_item(tool_result, &custom_calls)),
-                ContentPart::Thinking { thinking } => {
-                    let answered = message.content.iter().skip(at + 1).any(answers_reasoning);
-                    reasoning_item(thinking, store, answered)
-                }
-                // Anthropic's opaque reasoning means nothing to another provider.
-                ContentPart::RedactedThinking { .. } => None,
-            };
-            if let Some(item) = item {
-                flush(&mut items, role, &mut content);
-                items.push(item);
-            }
-        }
-        flush(&mut items, role, &mut content);
-        if !tool_text.is_empty() {
-            let Some(call_id) = &message.tool_call_id else {
-                return Err(invalid("a tool message with text needs a tool_call_id to send it back to OpenAI"));
-            };
-            items.push(output_item(&ToolResult::new(call_id.clone(), tool_text, false), &custom_calls));
-        }
-    }
-    Ok(items)
-}
-
-fn flush(items: &mut Vec<Value>, role: &str, content: &mut Vec<Value>) {
-    if !content.is_empty() {
-        items.push(json!({"type": "message", "role": role, "content": std::mem::take(content)}));
-    }
-}
-
-fn unsupported_part(part: &ContentPart, role: &str) -> LlmError {
-    let kind = match part {
-        ContentPart::Audio { .. } => "audio",
-        ContentPart::Document { .. } => "a document",
-        _ => "an image",
-    };
-    invalid(format!("the OpenAI Responses API does not take {kind} in a {role} message"))
-}
-
-fn data_uri(media: &MediaData, data: &[u8], default_type: &str) -> String {
-    let media_type = media.media_type.as_deref().unwrap_or(default_type);
-    format!("data:{media_type};base64,{}", crate::llm::base64::encode(data))
-}
-
-fn image_part(image: &MediaData) -> Result<Value, LlmError> {
-    let url = match (&image.url, &image.data) {
-        (_, Some(data)) => data_uri(image, data, "image/png"),
-        (Some(url), None) => url.clone(),
-        (None, None) => return Err(invalid("an image needs a url or data")),
-    };
-    Ok(json!({"type": "input_image", "image_url": url, "detail": image.detail.as_deref().unwrap_or("auto")}))
-}
-
-fn file_part(document: &MediaData) -> Result<Value, LlmError> {
-    match (&document.url, &document.data) {
-        (_, Some(data)) => Ok(json!({
-            "type": "input_file",
-            "filename": document.file_name.as_deref().unwrap_or("document.pdf"),
-            "file_data": data_uri(document, data, "application/pdf"),
-        })),
-        (Some(url), None) => Ok(json!({"type": "input_file", "file_url": url})),
-        (None, None) => Err(invalid("a document needs a url or data")),
-    }
-}
-
-fn call_item(call: &ToolCall, store: bool) -> Value {
-    // The exact text the model wrote, when we have it: re-serialising could change it.
-    let arguments = match (&call.raw_arguments, &call.arguments) {
-        (Some(raw), _) => raw.clone(),
-        (None, Value::String(text)) if call.call_type == "custom" => text.clone(),
-        (None, Value::Null) => "{}".to_owned(),
-        (None, value) => value.to_string(),
-    };
-    let mut item = if call.call_type == "custom" {
-        json!({"type": "custom_tool_call", "call_id": call.id, "name": call.name, "input": arguments})
-    } else {
-        json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": arguments})
-    };
-    if let (true, Some(id), Some(fields)) = (store, &call.signature, item.as_object_mut()) {
-        fields.insert("id".into(), Value::String(id.clone()));
-    }
-    item
-}
-
-/// The API has no error flag on a result: the content itself has to say so.
-fn output_item(result: &ToolResult, custom_calls: &HashSet<&str>) -> Value {
-    let output = match (&result.image_data, custom_calls.contains(result.tool_call_id.as_str())) {
-        (Some(data), false) => {
-            let media = MediaData { media_type: result.image_media_type.clone(), ..MediaData::default() };
-            json!([
-                {"type": "input_text", "text": result.content},
-                {"type": "input_image", "image_url": data_uri(&media, data, "image/png"), "detail": "auto"}
-            ])
-        }
-        _ => Value::String(result.content.clone()),
-    };
-    let kind =
-        if custom_calls.contains(result.tool_call_id.as_str()) { "custom_tool_call_output" } else { "function_call_output" };
-    json!({"type": kind, "call_id": result.tool_call_id, "output": output})
-}
-
-/// What may follow a reasoning item: the API rejects one that is "provided without its required
-/// following item" (a captured 400), as happens when a reply was cut off while still reasoning.
-fn answers_reasoning(part: &ContentPart) -> bool {
-    matches!(part, ContentPart::Text { .. } | ContentPart::ToolCall { .. })
-}
-
-/// A reasoning item to replay, when the API can use it. Stateless, it needs the encrypted
-/// content (an id alone names nothing stored); with `store`, the id is enough.
-fn reasoning_item(thinking: &ThinkingData, store: bool, answered: bool) -> Option<Value> {
-    let usable = if store { thinking.id.is_some() || thinking.signature.is_some() } else { thinking.signature.is_some() };
-    if thinking.redacted || !usable || !answered {
-        return None;
-    }
-    // Summary part boundaries are not kept by the unified model: the joined text goes back as one part.
-    let summary = if thinking.text.is_empty() { json!([]) } else { json!([{"type": "summary_text", "text": thinking.text}]) };
-    let mut item = Map::new();
-    item.insert("type".into(), json!("reasoning"));
-    if let Some(id) = &thinking.id {
-        item.insert("id".into(), json!(id));
-    }
-    item.insert("summary".into(), summary);
-    if let Some(encrypted) = &thinking.signature {
-        item.insert("encrypted_content".into(), json!(encrypted));
-    }
-    Some(Value::Object(item))
 }
 
 /// `text.format`. A `json_schema` format is either the schema itself (named `response`) or
 /// OpenAI's own envelope `{name, schema, description?}`, which keeps the name the model sees.
 fn text_format(format: &ResponseFormat) -> Value {
     match format {
-        ResponseFormat::Text => json!({"type": "text"}),
-        ResponseFormat::Json => json!({"type": "json_object"}),
+        ResponseFormat::Text => object(vec![("type", "text".into())]),
+        ResponseFormat::Json => object(vec![("type", "json_object".into())]),
         ResponseFormat::JsonSchema { json_schema, strict } => {
             let envelope =
                 json_schema.get("schema").filter(|s| s.is_object()).zip(json_schema.get("name").filter(|n| n.is_string()));
-            let mut format = match envelope {
-                Some((schema, name)) => json!({"type": "json_schema", "name": name, "schema": schema, "strict": strict}),
-                None => json!({"type": "json_schema", "name": "response", "schema": json_schema, "strict": strict}),
+            let (name, schema) = match envelope {
+                Some((schema, name)) => (name.clone(), schema.clone()),
+                None => ("response".into(), json_schema.clone()),
             };
-            if let (Some(description), Some(fields)) = (envelope.and(json_schema.get("description")), format.as_object_mut()) {
-                fields.insert("description".into(), description.clone());
+            let mut format =
+                vec![("type", "json_schema".into()), ("name", name), ("schema", schema), ("strict", (*strict).into())];
+            if let Some(description) = envelope.and(json_schema.get("description")) {
+                format.push(("description", description.clone()));
             }
-            format
-        }
-    }
-}
-
-/// RFC 7396 JSON merge patch of one key: objects merge, `null` removes, anything else replaces.
-fn merge_patch(target: &mut Map<String, Value>, key: &str, patch: &Value) {
-    match patch {
-        Value::Null => {
-            target.remove(key);
-        }
-        Value::Object(fields) => {
-            let slot = target.entry(key).or_insert_with(|| Value::Object(Map::new()));
-            if !slot.is_object() {
-                *slot = Value::Object(Map::new());
-            }
-            if let Value::Object(inner) = slot {
-                for (key, value) in fields {
-                    merge_patch(inner, key, value);
-                }
-            }
-        }
-        other => {
-            target.insert(key.to_owned(), other.clone());
+            object(format)
         }
     }
 }
@@ -349,7 +114,10 @@ mod tests {
 
     use super::*;
     use crate::llm::codec::ApiKey;
+    use crate::llm::error::ErrorKind;
     use crate::llm::types::ToolDefinition;
+    use crate::llm::types::{ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolChoice, ToolResult};
+    use serde_json::json;
 
     fn config() -> ProviderConfig {
         ProviderConfig {

@@ -6,27 +6,22 @@ use serde_json::Value;
 
 use super::error::{reported, unreadable};
 use super::PROVIDER;
-use crate::llm::codec::ApiKey;
-use crate::llm::error::{rate_limit_info, ErrorKind, LlmError};
+use crate::llm::error::{rate_limit_info, snippet, ErrorKind, LlmError};
 use crate::llm::types::{ContentPart, FinishReason, Message, Reason, Response, Role, ThinkingData, ToolCall, Usage, Warning};
 
 /// How the summary parts of one reasoning item are joined into [`ThinkingData::text`].
 pub(super) const SUMMARY_SEPARATOR: &str = "\n\n";
 
-pub(super) fn parse(body: &[u8], headers: &[(String, String)], key: &ApiKey) -> Result<Response, LlmError> {
+pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| unreadable(ErrorKind::Server, "a response body that is not JSON", e))?;
     if !value.is_object() {
-        return Err(unreadable(
-            ErrorKind::Server,
-            "a response body that is not an object",
-            super::error::quote(&value.to_string()),
-        ));
+        return Err(unreadable(ErrorKind::Server, "a response body that is not an object", snippet(&value.to_string())));
     }
     // A failed response, or a proxy's error object sent with a 200 (a response's own `error`
     // is null).
     if str_of(&value, "status") == Some("failed") || value.get("error").is_some_and(|e| !e.is_null()) {
-        return Err(reported(value.get("error"), "the response failed", key));
+        return Err(reported(value.get("error"), "the response failed"));
     }
     let mut warnings = Vec::new();
     let mut content = Vec::new();
@@ -161,7 +156,7 @@ mod tests {
     use serde_json::json;
 
     fn parsed(body: Value) -> Response {
-        parse(body.to_string().as_bytes(), &[], &ApiKey::default()).unwrap()
+        parse(body.to_string().as_bytes(), &[]).unwrap()
     }
 
     #[test]
@@ -251,18 +246,17 @@ mod tests {
     #[test]
     fn a_failed_response_is_an_error() {
         let body = json!({"status": "failed", "error": {"code": "server_error", "message": "boom"}});
-        let e = parse(body.to_string().as_bytes(), &[], &ApiKey::default()).unwrap_err();
+        let e = parse(body.to_string().as_bytes(), &[]).unwrap_err();
         assert_eq!((e.kind, e.message.as_str()), (ErrorKind::Server, "boom"));
     }
 
     #[test]
     fn unreadable_bodies_are_server_errors() {
         for body in [&b"{\"id\": "[..], b"[1,2]", b"\xff\xfe"] {
-            let e = parse(body, &[], &ApiKey::default()).unwrap_err();
+            let e = parse(body, &[]).unwrap_err();
             assert_eq!((e.kind, e.retryable), (ErrorKind::Server, true), "{e}");
         }
-        let e = parse(br#"{"status":"completed","output":[{"type":"function_call","name":"f"}]}"#, &[], &ApiKey::default())
-            .unwrap_err();
+        let e = parse(br#"{"status":"completed","output":[{"type":"function_call","name":"f"}]}"#, &[]).unwrap_err();
         assert!(e.message.contains("call_id"), "{e}");
     }
 
@@ -277,7 +271,7 @@ mod tests {
     #[test]
     fn rate_limit_headers_are_kept() {
         let headers = [("x-ratelimit-remaining-requests".to_owned(), "9".to_owned())];
-        let r = parse(br#"{"status":"completed","output":[]}"#, &headers, &ApiKey::default()).unwrap();
+        let r = parse(br#"{"status":"completed","output":[]}"#, &headers).unwrap();
         assert_eq!(r.rate_limit.and_then(|l| l.requests_remaining), Some(9));
     }
 }

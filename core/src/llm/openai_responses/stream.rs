@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::error::{quote, reported, unreadable};
+use super::error::{reported, unreadable};
 use super::response::{finish_reason, item_type, message_texts, str_of, thinking, tool_call, usage, SUMMARY_SEPARATOR};
-use crate::llm::codec::{ApiKey, StreamDecoder};
-use crate::llm::error::{ErrorKind, LlmError};
+use crate::llm::codec::StreamDecoder;
+use crate::llm::error::{snippet, ErrorKind, LlmError};
 use crate::llm::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::StreamEvent;
 
@@ -28,7 +28,7 @@ const REDUNDANT: [&str; 11] = [
 ];
 
 #[derive(Debug, Default)]
-pub(super) struct ResponsesStreamDecoder {
+pub(super) struct Decoder {
     sse: SseDecoder,
     /// Text segments started and not yet ended: (message item id, text id).
     texts: Vec<(String, String)>,
@@ -37,8 +37,6 @@ pub(super) struct ResponsesStreamDecoder {
     saw_tool_call: bool,
     /// A `Finish` or `Error` went out: the stream has said all it will.
     finished: bool,
-    /// Scrubbed from error events.
-    key: ApiKey,
 }
 
 #[derive(Debug)]
@@ -54,7 +52,7 @@ struct OpenCall {
     call_id: String,
 }
 
-impl StreamDecoder for ResponsesStreamDecoder {
+impl StreamDecoder for Decoder {
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         let mut events = Vec::new();
         self.sse.push(bytes, &mut events);
@@ -73,11 +71,7 @@ impl StreamDecoder for ResponsesStreamDecoder {
     }
 }
 
-impl ResponsesStreamDecoder {
-    pub(super) fn new(key: ApiKey) -> Self {
-        Self { key, ..Self::default() }
-    }
-
+impl Decoder {
     fn event(&mut self, sse: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         let data = sse.data.trim();
         // `[DONE]` is not the Responses API's, but compatible servers send it.
@@ -85,7 +79,7 @@ impl ResponsesStreamDecoder {
             return Ok(());
         }
         let event: Value = serde_json::from_str(data)
-            .map_err(|e| unreadable(ErrorKind::Stream, "a stream event that is not JSON", format!("{e}: {}", quote(data))))?;
+            .map_err(|e| unreadable(ErrorKind::Stream, "a stream event that is not JSON", format!("{e}: {}", snippet(data))))?;
         let kind = str_of(&event, "type").or(sse.event.as_deref()).unwrap_or_default();
         match kind {
             "response.created" => {
@@ -141,13 +135,13 @@ impl ResponsesStreamDecoder {
             }
             "response.failed" => {
                 let error = event.get("response").and_then(|r| r.get("error"));
-                out.push(StreamEvent::Error { error: reported(error, "the response failed", &self.key) });
+                out.push(StreamEvent::Error { error: reported(error, "the response failed") });
                 self.finished = true;
             }
             // Documented both as `{type, code, message, param}` and with the fields under `error`.
             "error" => {
                 let error = event.get("error").filter(|e| e.is_object()).unwrap_or(&event);
-                out.push(StreamEvent::Error { error: reported(Some(error), "the provider reported an error", &self.key) });
+                out.push(StreamEvent::Error { error: reported(Some(error), "the provider reported an error") });
                 self.finished = true;
             }
             kind if REDUNDANT.contains(&kind) => {}
@@ -285,7 +279,7 @@ mod tests {
     }
 
     fn decode_in(bytes: &[u8], piece: usize) -> Result<Vec<StreamEvent>, LlmError> {
-        let mut decoder = ResponsesStreamDecoder::default();
+        let mut decoder = Decoder::default();
         let mut out = Vec::new();
         for chunk in bytes.chunks(piece) {
             decoder.feed(chunk, &mut out)?;

@@ -1,4 +1,5 @@
-//! Tool parameter schemas in the form `FunctionDeclaration.parameters` accepts: an OpenAPI 3.0
+//! Tool declarations and the tool choice (spec 7.4), and tool parameter schemas in the form
+//! `FunctionDeclaration.parameters` accepts: an OpenAPI 3.0
 //! subset with upper-case type names. JSON Schema keywords outside it make Gemini refuse the whole
 //! request (a captured request failed on `exclusiveMinimum`), so they are mapped where a close
 //! equivalent exists and dropped otherwise. The model sees the converted schema; the session still
@@ -14,7 +15,43 @@
 
 use serde_json::{Map, Value};
 
+use super::error::invalid;
+use crate::llm::error::LlmError;
 use crate::llm::json::object;
+use crate::llm::types::{Request, ToolChoice, ToolDefinition};
+
+pub(super) fn declaration(tool: &ToolDefinition) -> Value {
+    let mut declaration = vec![("name", tool.name.as_str().into())];
+    if !tool.description.is_empty() {
+        declaration.push(("description", tool.description.as_str().into()));
+    }
+    // A function without parameters declares none: Gemini rejects an OBJECT with no properties.
+    let parameters = to_gemini(&tool.parameters);
+    if parameters.get("properties").is_some() {
+        declaration.push(("parameters", parameters));
+    }
+    object(declaration)
+}
+
+/// The `functionCallingConfig`, if there is anything to configure.
+pub(super) fn tool_config(choice: &ToolChoice, request: &Request) -> Result<Option<Value>, LlmError> {
+    let mode = |mode: &str| Ok(Some(object(vec![("mode", mode.into())])));
+    match choice {
+        // Without tools there is nothing to configure, and Gemini would refuse a toolConfig.
+        ToolChoice::Auto | ToolChoice::None if request.tools.is_empty() => Ok(None),
+        ToolChoice::Auto => mode("AUTO"),
+        ToolChoice::None => mode("NONE"),
+        ToolChoice::Required if request.tools.is_empty() => Err(invalid("tool_choice `required` needs at least one tool")),
+        ToolChoice::Required => mode("ANY"),
+        ToolChoice::Named { tool_name } if !request.tools.iter().any(|t| t.name == *tool_name) => {
+            Err(invalid(format!("tool_choice names `{tool_name}`, which is not among the request's tools")))
+        }
+        ToolChoice::Named { tool_name } => {
+            let allowed = Value::Array(vec![tool_name.as_str().into()]);
+            Ok(Some(object(vec![("mode", "ANY".into()), ("allowedFunctionNames", allowed)])))
+        }
+    }
+}
 
 /// Keywords Gemini's schema has, copied as they are.
 const KEPT: [&str; 15] = [
@@ -37,7 +74,7 @@ const KEPT: [&str; 15] = [
 
 const FORMATS: [&str; 6] = ["enum", "date-time", "int32", "int64", "float", "double"];
 
-pub(super) fn to_gemini(schema: &Value) -> Value {
+fn to_gemini(schema: &Value) -> Value {
     Value::Object(convert(schema, schema, &mut Vec::new()))
 }
 
