@@ -20,11 +20,13 @@ pub mod profile;
 pub mod profiles;
 pub mod provider;
 pub mod runtime;
-pub mod schema;
 pub mod session;
 pub mod tools;
 
 mod sort;
+
+/// The JSON Schema validator that checks tool arguments and structured results, a crate of its own.
+pub use openagent_jsonschema as schema;
 
 pub use abort::AbortSignal;
 pub use env::ExecutionEnvironment;
