@@ -11,6 +11,10 @@
 //! (clock, timers, spawning). So the same code runs in a browser tab, in a native CLI and inside a
 //! WASI sandbox; it builds and passes its tests on `wasm32-unknown-unknown`, and nothing in it
 //! needs `Send`.
+//!
+//! Two jobs live in crates of their own, pure functions that know nothing of OpenAgent: the JSON
+//! Schema validator (`openagent-jsonschema`, re-exported as [`schema`]) and the v4a patch format
+//! that the `apply_patch` tool applies (`openagent-apply-patch`).
 
 pub mod abort;
 pub mod env;
@@ -20,11 +24,13 @@ pub mod profile;
 pub mod profiles;
 pub mod provider;
 pub mod runtime;
-pub mod schema;
 pub mod session;
 pub mod tools;
 
 mod sort;
+
+/// The JSON Schema validator that checks tool arguments and structured results, a crate of its own.
+pub use openagent_jsonschema as schema;
 
 pub use abort::AbortSignal;
 pub use env::ExecutionEnvironment;

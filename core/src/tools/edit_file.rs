@@ -6,6 +6,8 @@ use std::ops::Range;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use openagent_apply_patch::text::uses_crlf;
+
 use super::args::{optional_bool, required_str};
 use super::edit_match;
 use super::read_file::explain_read_error;
@@ -79,11 +81,6 @@ impl ToolExecutor for EditFileTool {
         let how = if found.fuzzy { " (matched after normalising whitespace/Unicode punctuation)" } else { "" };
         Ok(format!("Replaced {count} {noun} in {path}{how}.").into())
     }
-}
-
-/// A file uses CRLF when its first line ends with it. Shared with `apply_patch`.
-pub(crate) fn uses_crlf(content: &str) -> bool {
-    content.find('\n').is_some_and(|at| content[..at].ends_with('\r'))
 }
 
 /// Text that already has a CR is left as the model wrote it.
@@ -245,12 +242,5 @@ mod tests {
             run_err(&EditFileTool, &env, args),
             "file not found: /workspace/none.rs. Check the path, or use glob to find the file."
         );
-    }
-
-    #[test]
-    fn uses_crlf_looks_at_the_first_line_ending() {
-        assert!(uses_crlf("a\r\nb\n"));
-        assert!(!uses_crlf("a\nb\r\n"));
-        assert!(!uses_crlf("no newline\r"));
     }
 }

@@ -8,6 +8,8 @@
 
 use std::ops::Range;
 
+use openagent_apply_patch::text::{fold, Fold};
+
 /// Non-overlapping byte ranges of the original text, in order.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Found {
@@ -50,14 +52,6 @@ fn find_normalised(text: &str, needle: &str) -> Vec<Range<usize>> {
 struct Normalised {
     text: String,
     spans: Vec<Range<usize>>,
-}
-
-/// What one character becomes when normalised; shared with `apply_patch`'s fuzzy pass.
-pub(crate) enum Fold {
-    Space,
-    Newline,
-    Text(&'static str),
-    Keep(char),
 }
 
 impl Normalised {
@@ -105,18 +99,6 @@ impl Normalised {
     fn push(&mut self, s: &str, span: Range<usize>) {
         self.text.push_str(s);
         self.spans.extend(std::iter::repeat_n(span, s.len()));
-    }
-}
-
-pub(crate) fn fold(c: char) -> Fold {
-    match c {
-        '\n' => Fold::Newline,
-        ' ' | '\t' | '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => Fold::Space,
-        '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}' | '\u{2032}' => Fold::Text("'"),
-        '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' => Fold::Text("\""),
-        '\u{2010}'..='\u{2015}' | '\u{2212}' => Fold::Text("-"),
-        '\u{2026}' => Fold::Text("..."),
-        c => Fold::Keep(c),
     }
 }
 

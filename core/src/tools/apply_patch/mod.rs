@@ -2,9 +2,9 @@
 //! the editing format OpenAI's models are trained on. Profiles that want it register
 //! [`definition`] with [`ApplyPatchTool`]; it is not one of the shared core tools.
 //!
-//! The work is split as the format is: `parse` turns the text into operations, `seek` finds a
-//! hunk's lines in a file (exact first, then ever more forgiving passes) and `apply` computes a
-//! file's new content.
+//! The format itself, parsing a patch and computing a file's new content from its hunks, is the
+//! `openagent-apply-patch` crate, pure functions over text; this module reads and writes the files
+//! through the environment.
 //!
 //! # Atomicity: verify, write, undo on failure
 //!
@@ -27,19 +27,15 @@
 //! `*** Add File` over an existing file replaces it, as codex does (its scenario
 //! `011_add_overwrites_existing_file`); the summary says so, so it is never silent.
 
-mod apply;
-mod parse;
-mod seek;
 #[cfg(test)]
 mod tests;
 
 use std::fmt::Write;
 
 use async_trait::async_trait;
+use openagent_apply_patch::{apply_chunks, parse, Chunk, ChunkError, Miss, Op};
 use serde_json::Value;
 
-use self::apply::{apply_chunks, ChunkError, Miss};
-use self::parse::{parse, Chunk, Op};
 use super::args::required_str;
 use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::{EnvError, ExecutionEnvironment};
@@ -77,7 +73,7 @@ pub struct ApplyPatchTool;
 #[async_trait(?Send)]
 impl ToolExecutor for ApplyPatchTool {
     async fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let ops = parse(required_str(args, "patch")?).map_err(ToolError)?;
+        let ops = parse(required_str(args, "patch")?).map_err(|error| ToolError(error.0))?;
         // Every file the patch touches is read once, up front, so that planning needs no I/O.
         let mut files = Files { cwd: ctx.env.working_directory(), entries: Vec::new() };
         for path in ops.iter().flat_map(Op::paths).flatten() {

@@ -1,5 +1,5 @@
-//! The tool end to end over a `MemoryEnvironment`. The codex scenarios run in
-//! `core/tests/apply_patch_scenarios.rs`; these cover what they do not.
+//! The tool end to end over a `MemoryEnvironment`. The codex scenarios run against the
+//! `openagent-apply-patch` crate (its `tests/codex_scenarios.rs`); these cover what they do not.
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -1,4 +1,4 @@
-//! Runs the official JSON-Schema-Test-Suite (draft 2020-12) against `openagent_core::schema`.
+//! Runs the official JSON-Schema-Test-Suite (draft 2020-12) against this crate.
 //!
 //! The fixtures live in `shared/fixtures/json_schema_test_suite/` beside the repository (CI clones
 //! them there); `OPENAGENT_FIXTURES` points elsewhere. Without them the test says so and passes.
@@ -8,11 +8,11 @@
 
 use std::path::{Path, PathBuf};
 
-use openagent_core::schema::Schema;
+use openagent_jsonschema::Schema;
 use serde_json::Value;
 
 /// Files or groups (`file`, `Some(group description)`) that need what the validator deliberately
-/// leaves out (see the `schema` module doc).
+/// leaves out (see the crate doc).
 const UNSUPPORTED: &[(&str, Option<&str>, &str)] = &[
     ("dynamicRef.json", None, "$dynamicRef is not supported"),
     ("unevaluatedItems.json", Some("unevaluatedItems with $dynamicRef"), "$dynamicRef is not supported"),
@@ -48,7 +48,7 @@ const OPTIONAL: &[&str] = &[
     "unknownKeyword.json",
 ];
 
-/// Run and counted, but not required: `pattern` is regex-lite, not ECMA-262 (see the module doc).
+/// Run and counted, but not required: `pattern` is regex-lite, not ECMA-262 (see the crate doc).
 const REPORTED_ONLY: &[&str] = &["ecmascript-regex.json"];
 
 #[derive(Default)]
@@ -62,7 +62,7 @@ struct Tally {
 fn json_schema_test_suite_draft2020_12() {
     let root = std::env::var_os("OPENAGENT_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
     let dir = root.join("json_schema_test_suite/draft2020-12");
     if !dir.is_dir() {
         println!("skipped: fixtures not found at {}", dir.display());

@@ -7,11 +7,11 @@
 
 use super::parse::{Chunk, Tag};
 use super::seek::Seeker;
-use crate::tools::edit_file::uses_crlf;
+use crate::text::uses_crlf;
 
 /// Why a hunk did not apply.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Miss {
+pub enum Miss {
     /// Its `@@` line was not found.
     Context,
     /// Its context and `-` lines were not found.
@@ -20,7 +20,7 @@ pub(super) enum Miss {
 
 /// The hunk (index into the chunks) that did not apply, and why.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct ChunkError {
+pub struct ChunkError {
     pub index: usize,
     pub miss: Miss,
 }
@@ -32,7 +32,8 @@ struct Edit<'c, 'a> {
     lines: &'c [(Tag, &'a str)],
 }
 
-pub(super) fn apply_chunks(content: &str, chunks: &[Chunk<'_>]) -> Result<String, ChunkError> {
+/// `content` with an update's `chunks` applied, or the first hunk that was not found in it.
+pub fn apply_chunks(content: &str, chunks: &[Chunk<'_>]) -> Result<String, ChunkError> {
     let crlf = uses_crlf(content);
     let lines = split_lines(content, crlf);
     let mut seeker = Seeker::new(&lines);

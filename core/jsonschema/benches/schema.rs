@@ -1,10 +1,10 @@
-//! How long checking one tool call takes: `cargo bench -p openagent-core --bench schema`.
+//! How long checking one tool call takes: `cargo bench -p openagent-jsonschema --bench schema`.
 //! A plain timing loop (no harness, no dependencies); it reports and asserts nothing.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use openagent_core::schema::Schema;
+use openagent_jsonschema::Schema;
 use serde_json::{json, Value};
 
 fn time(label: &str, runs: u32, mut run: impl FnMut()) {

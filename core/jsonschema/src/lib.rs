@@ -1,3 +1,5 @@
+//! # openagent-jsonschema
+//!
 //! JSON Schema (draft 2020-12) validation, small enough for the browser bundle.
 //!
 //! Tool-call arguments from a model are checked with this before a tool runs, and structured
@@ -7,8 +9,13 @@
 //! `boon`) are each larger than our whole bundle budget, hence this one; it is proven against the
 //! official JSON-Schema-Test-Suite in `tests/json_schema_suite.rs`.
 //!
+//! It must not depend on anything of OpenAgent, nor do I/O or anything async: it is plain functions
+//! over `serde_json` values (with `regex-lite` for `pattern`), so every host and every crate can use
+//! it, and it builds and passes its tests on `wasm32-unknown-unknown`. `openagent-core` re-exports
+//! it as `openagent_core::schema`.
+//!
 //! ```
-//! use openagent_core::schema::Schema;
+//! use openagent_jsonschema::Schema;
 //! use serde_json::json;
 //!
 //! let schema = Schema::compile(&json!({
@@ -22,7 +29,7 @@
 //!     "(root): missing required property \"file_path\"",
 //!     "/limit: value 7 is greater than the maximum 5",
 //! ]);
-//! # Ok::<(), openagent_core::schema::SchemaError>(())
+//! # Ok::<(), openagent_jsonschema::SchemaError>(())
 //! ```
 //!
 //! # Supported

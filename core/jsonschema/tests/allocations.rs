@@ -1,11 +1,11 @@
 //! Validation runs on every tool call, so a valid instance must be checked without allocating.
-//! A counting allocator (its own test binary, as it is global) holds the schema module to that.
+//! A counting allocator (its own test binary, as it is global) holds the validator to that.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use openagent_core::schema::Schema;
+use openagent_jsonschema::Schema;
 use serde_json::json;
 
 struct Counting;

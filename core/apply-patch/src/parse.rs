@@ -15,7 +15,7 @@ const END_OF_FILE: &str = "*** End of File";
 
 /// One file section of a patch. Paths are as written, under the heredoc's `cd` directory if any.
 #[derive(Debug, PartialEq)]
-pub(super) enum Op<'a> {
+pub enum Op<'a> {
     Add { path: String, lines: Vec<&'a str> },
     Delete { path: String },
     Update { path: String, move_to: Option<String>, chunks: Vec<Chunk<'a>> },
@@ -33,7 +33,7 @@ impl Op<'_> {
 
 /// One `@@` hunk of an update.
 #[derive(Debug, PartialEq, Default)]
-pub(super) struct Chunk<'a> {
+pub struct Chunk<'a> {
     /// The text after `@@ `: a line at or above the change to seek to first.
     pub context: Option<&'a str>,
     /// The hunk's lines without their prefix.
@@ -42,8 +42,9 @@ pub(super) struct Chunk<'a> {
     pub at_end: bool,
 }
 
+/// What a hunk line says about the file, from its first character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Tag {
+pub enum Tag {
     /// ` `: in the file before and after.
     Context,
     /// `-`: in the file before only.
@@ -65,27 +66,33 @@ impl<'a> Chunk<'a> {
     }
 }
 
-pub(super) fn parse(input: &str) -> Result<Vec<Op<'_>>, String> {
+/// A patch that cannot be read; the message names the line and says how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseError(pub String);
+
+/// The operations of a patch, in order. Nothing is checked against any file here.
+pub fn parse(input: &str) -> Result<Vec<Op<'_>>, ParseError> {
     let (dir, body) = unwrap_heredoc(input.trim());
     let lines: Vec<&str> = body.lines().collect();
     let (Some(first), Some(last)) = (lines.first(), lines.last()) else {
-        return Err(format!("apply_patch: the patch is empty. Send the whole patch, from `{BEGIN}` to `{END}`."));
+        return Err(ParseError(format!("apply_patch: the patch is empty. Send the whole patch, from `{BEGIN}` to `{END}`.")));
     };
     if first.trim() != BEGIN {
-        return Err(format!("apply_patch: the first line of the patch must be `{BEGIN}`, not `{}`.", first.trim()));
+        return Err(ParseError(format!("apply_patch: the first line of the patch must be `{BEGIN}`, not `{}`.", first.trim())));
     }
     if lines.len() < 2 || last.trim() != END {
-        return Err(format!(
+        return Err(ParseError(format!(
             "apply_patch: the last line of the patch must be `{END}`. If the patch was cut short, send all of it again."
-        ));
+        )));
     }
     let mut parser = Parser { lines: &lines[..lines.len() - 1], at: 1, dir };
     let ops = parser.ops()?;
     if ops.is_empty() {
-        return Err(format!(
+        return Err(ParseError(format!(
             "apply_patch: the patch changes no files. Put at least one `{ADD}PATH`, `{DELETE}PATH` or \
              `{UPDATE}PATH` section between `{BEGIN}` and `{END}`."
-        ));
+        )));
     }
     Ok(ops)
 }
@@ -144,7 +151,7 @@ impl<'a> Parser<'a, '_> {
         self.lines.get(self.at).copied()
     }
 
-    fn ops(&mut self) -> Result<Vec<Op<'a>>, String> {
+    fn ops(&mut self) -> Result<Vec<Op<'a>>, ParseError> {
         let mut ops = Vec::new();
         while let Some(line) = self.peek() {
             let header = line.trim();
@@ -183,7 +190,7 @@ impl<'a> Parser<'a, '_> {
         Ok(ops)
     }
 
-    fn path(&self, written: &str) -> Result<String, String> {
+    fn path(&self, written: &str) -> Result<String, ParseError> {
         let path = written.trim();
         if path.is_empty() {
             return Err(self.error("the file path is missing.".into()));
@@ -194,7 +201,7 @@ impl<'a> Parser<'a, '_> {
         })
     }
 
-    fn chunks(&mut self, path: &str) -> Result<Vec<Chunk<'a>>, String> {
+    fn chunks(&mut self, path: &str) -> Result<Vec<Chunk<'a>>, ParseError> {
         let mut chunks = Vec::new();
         loop {
             while self.peek().is_some_and(|line| line.trim().is_empty()) {
@@ -212,7 +219,7 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// A hunk from its `@@` line, which the first hunk of a file may leave out.
-    fn chunk(&mut self, path: &str, first: bool) -> Result<Chunk<'a>, String> {
+    fn chunk(&mut self, path: &str, first: bool) -> Result<Chunk<'a>, ParseError> {
         let mut chunk = Chunk::default();
         let header = self.peek().unwrap_or_default().trim();
         if let Some(context) = header.strip_prefix("@@") {
@@ -254,8 +261,8 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// Names the line just read, counting `*** Begin Patch` as line 1.
-    fn error(&self, message: String) -> String {
-        format!("apply_patch: invalid patch at line {}: {message}", self.at.max(1))
+    fn error(&self, message: String) -> ParseError {
+        ParseError(format!("apply_patch: invalid patch at line {}: {message}", self.at.max(1)))
     }
 }
 
@@ -315,7 +322,7 @@ mod tests {
 
     #[test]
     fn missing_markers_and_empty_patches_are_explained() {
-        let err = |patch: &str| parse(patch).unwrap_err();
+        let err = |patch: &str| parse(patch).unwrap_err().to_string();
         assert_eq!(
             err("  \n"),
             "apply_patch: the patch is empty. Send the whole patch, from `*** Begin Patch` to `*** End Patch`."
@@ -332,7 +339,7 @@ mod tests {
 
     #[test]
     fn malformed_sections_name_the_line() {
-        let err = |body: &str| parse(&format!("*** Begin Patch\n{body}\n*** End Patch")).unwrap_err();
+        let err = |body: &str| parse(&format!("*** Begin Patch\n{body}\n*** End Patch")).unwrap_err().to_string();
         assert!(err("*** Frobnicate: a")
             .starts_with("apply_patch: invalid patch at line 2: `*** Frobnicate: a` is not a file section."));
         assert!(err("*** Add File: a\n+x\nno plus").contains("line 4: `no plus` is not a file section"));

@@ -4,8 +4,8 @@
 //! stray trailing spaces, different indentation or typographic punctuation: exact; trailing
 //! whitespace ignored; leading and trailing whitespace ignored; and finally whitespace runs
 //! collapsed and Unicode punctuation (dashes, curly quotes, non-breaking spaces, ...) mapped to
-//! ASCII as `edit_file` does. An earlier pass anywhere below the start wins over a later pass, so
-//! a fuzzy match is only used when there is no better one.
+//! ASCII as `edit_file` does ([`crate::text`]). An earlier pass anywhere below the start wins over
+//! a later pass, so a fuzzy match is only used when there is no better one.
 //!
 //! Searches only go forward from the previous hunk, and each pass normalises the file's lines
 //! once, the first time it is needed: a patch whose hunks match exactly reads the file about once,
@@ -14,11 +14,11 @@
 
 use std::borrow::Cow;
 
-use crate::tools::edit_match::{fold, Fold};
+use crate::text::{fold, Fold};
 
 const PASSES: usize = 4;
 
-pub(super) struct Seeker<'a> {
+pub(crate) struct Seeker<'a> {
     lines: &'a [&'a str],
     /// The lines as passes 1, 2 and 3 see them.
     normalised: [Option<Vec<Cow<'a, str>>>; PASSES - 1],

@@ -1,7 +1,11 @@
-//! Runs codex's apply_patch conformance scenarios against the `apply_patch` tool over a
-//! `MemoryEnvironment`, as their runner contract says (`shared/fixtures/apply_patch_scenarios/NOTICE.md`):
-//! load `input/` into the working directory, apply `patch.txt` (the result is ignored), then the
-//! working directory must equal `expected/` exactly: the same paths, bytes and directories.
+//! Runs codex's apply_patch conformance scenarios against the crate, over a tree held in memory, as
+//! their runner contract says (`shared/fixtures/apply_patch_scenarios/NOTICE.md`): load `input/`,
+//! apply `patch.txt` (the result is ignored), then the tree must equal `expected/` exactly: the same
+//! paths, bytes and directories.
+//!
+//! Files are changed here as `openagent-core`'s `apply_patch` tool changes them (its own tests cover
+//! reading and writing through an environment): all of a patch or none of it, an added file
+//! replaces one that is there, and an update or a deletion needs the file.
 //!
 //! The fixtures live in `shared/fixtures/` beside the repository; `OPENAGENT_FIXTURES` points
 //! elsewhere. Without them the test says so and passes.
@@ -9,14 +13,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
-use futures::executor::block_on;
-use openagent_core::env::MemoryEnvironment;
-use openagent_core::runtime::VirtualRuntime;
-use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
-use openagent_core::ExecutionEnvironment;
-use serde_json::json;
+use openagent_apply_patch::{apply_chunks, parse, Op};
 
 /// A tree as relative paths: files with their bytes, directories with `None`.
 type Tree = BTreeMap<String, Option<Vec<u8>>>;
@@ -25,7 +23,7 @@ type Tree = BTreeMap<String, Option<Vec<u8>>>;
 fn codex_apply_patch_scenarios() {
     let root = std::env::var_os("OPENAGENT_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
     let dir = root.join("apply_patch_scenarios");
     if !dir.is_dir() {
         println!("skipped: apply_patch scenarios not found at {}", dir.display());
@@ -56,21 +54,11 @@ fn codex_apply_patch_scenarios() {
 }
 
 fn run(scenario: &Path) -> Result<(), String> {
-    let env = MemoryEnvironment::new(Rc::new(VirtualRuntime::new(|_| {})));
-    for (path, content) in disk_tree(&scenario.join("input")) {
-        match content {
-            Some(bytes) => env.write_bytes(&path, &bytes),
-            None => env.mkdir_p(&path),
-        }
-        .map_err(|error| format!("loading input {path}: {error}"))?;
-    }
+    let input = disk_tree(&scenario.join("input"));
     let patch = std::fs::read_to_string(scenario.join("patch.txt")).map_err(|error| error.to_string())?;
-    let ctx = ToolContext { env: &env, default_command_timeout_ms: 10_000, max_command_timeout_ms: 600_000, on_output: None };
     // The contract compares trees only; a refused patch must simply leave the input as it was.
-    let _ = block_on(ApplyPatchTool.execute(&json!({ "patch": patch }), &ctx));
-
+    let actual = apply(&input, &patch).unwrap_or(input);
     let expected = disk_tree(&scenario.join("expected"));
-    let actual = memory_tree(&env);
     if actual == expected {
         return Ok(());
     }
@@ -83,6 +71,34 @@ fn run(scenario: &Path) -> Result<(), String> {
             .collect()
     };
     Err(format!("expected {:?}, got {:?}", show(&expected), show(&actual)))
+}
+
+/// `tree` with the whole patch applied, or why it cannot be.
+fn apply(tree: &Tree, patch: &str) -> Result<Tree, String> {
+    let mut tree = tree.clone();
+    for op in parse(patch).map_err(|error| error.to_string())? {
+        match op {
+            Op::Add { path, lines } => put(&mut tree, &path, lines.iter().map(|line| format!("{line}\n")).collect()),
+            Op::Delete { path } => {
+                tree.remove(&path).flatten().ok_or(format!("no file {path} to delete"))?;
+            }
+            Op::Update { path, move_to, chunks } => {
+                let old = tree.remove(&path).flatten().ok_or(format!("no file {path} to update"))?;
+                let old = String::from_utf8(old).map_err(|error| error.to_string())?;
+                let new = apply_chunks(&old, &chunks).map_err(|error| format!("{path}: {error:?}"))?;
+                put(&mut tree, move_to.as_deref().unwrap_or(&path), new);
+            }
+        }
+    }
+    Ok(tree)
+}
+
+/// Writes a file, making the directories it is in.
+fn put(tree: &mut Tree, path: &str, content: String) {
+    for (at, _) in path.match_indices('/') {
+        tree.insert(path[..at].to_owned(), None);
+    }
+    tree.insert(path.to_owned(), Some(content.into_bytes()));
 }
 
 /// Everything under `dir` on disk; an absent directory is an empty tree.
@@ -101,17 +117,6 @@ fn disk_tree(dir: &Path) -> Tree {
                 tree.insert(relative, Some(std::fs::read(&path).expect("fixture file is readable")));
             }
         }
-    }
-    tree
-}
-
-/// Everything under the environment's working directory.
-fn memory_tree(env: &MemoryEnvironment) -> Tree {
-    let entries = block_on(env.list_directory(".", usize::MAX)).expect("working directory lists");
-    let mut tree = Tree::new();
-    for entry in entries {
-        let content = if entry.is_dir { None } else { Some(env.read_bytes_sync(&entry.name).expect("listed file reads")) };
-        tree.insert(entry.name, content);
     }
     tree
 }
