@@ -19,25 +19,16 @@
 //! let status = runtime.block_on(async { http.send(request).await.map(|r| r.status) });
 //! ```
 
-pub mod agent_secrets;
-pub mod agents;
+pub mod cli;
 mod exit_reason;
-mod http;
-mod http_server;
-mod local_env;
-pub mod resume;
-pub mod run;
-mod runtime;
+pub mod host;
 #[cfg(feature = "sandbox")]
 pub mod sandbox;
-pub mod serve;
-pub mod sessions;
-mod signals;
 pub mod store;
-mod url;
-mod web;
 
-pub use http::{NativeHttpClient, NativeHttpConfig};
-pub use local_env::{secret_values, EnvPass, EnvPolicy, LocalEnvironment};
-pub use runtime::NativeRuntime;
-pub use web::{WebRoots, WebServer};
+pub use cli::web::{WebRoots, WebServer};
+pub use cli::{agents, resume, run, serve, sessions};
+pub use host::agent_secrets;
+pub use host::http::{NativeHttpClient, NativeHttpConfig};
+pub use host::local_env::{secret_values, EnvPass, EnvPolicy, LocalEnvironment};
+pub use host::runtime::NativeRuntime;

@@ -12,11 +12,11 @@ use openagent_core::SessionError;
 use openagent_sandbox_guest::GuestEnd;
 
 use super::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
-use crate::run::{
+use crate::cli::run::{
     explain, fixed_run_id, new_run_id, open_events_file, pinned_runtime, refuse, resolve_provider, session_config, ExitReason,
     Report, RunArgs, RunConfig, RunEnd,
 };
-use crate::NativeHttpClient;
+use crate::host::http::NativeHttpClient;
 
 /// The guest's file name, as cargo builds it.
 const GUEST_FILE: &str = "openagent-sandbox-guest.wasm";
@@ -77,7 +77,7 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
     // Ctrl-C or SIGTERM stops the guest; the run still ends with its one `run_finished`. A
     // second signal leaves at once.
     let mut signals =
-        crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
+        crate::host::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let stop = run.stop.clone();
     let ended = guest.run(&run, &sandbox.limits, |wake| {
         if let Some(Ok(_)) = signals.as_mut().map(|rx| rx.try_recv()) {

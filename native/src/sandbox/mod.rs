@@ -52,7 +52,7 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 pub use cli::{run_cli, SandboxArgs};
 pub use model::ModelGate;
 
-use crate::run::Wake;
+use crate::cli::run::Wake;
 
 /// How often the epoch advances: the granularity of the time cap while the guest computes.
 const EPOCH_TICK: Duration = Duration::from_millis(10);

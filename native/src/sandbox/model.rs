@@ -14,7 +14,7 @@ use openagent_sandbox_guest::{abi, ModelErrorKind, ModelHead, ModelRequest};
 use wasmtime::{Caller, Linker};
 
 use super::{guest_bytes, write_guest, Cap, Host};
-use crate::NativeHttpClient;
+use crate::host::http::NativeHttpClient;
 
 /// Response chunks in flight per request, as in `NativeHttpClient`.
 const CHANNEL_DEPTH: usize = 8;

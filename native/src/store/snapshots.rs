@@ -3,7 +3,7 @@
 //! rolling snapshot, replaced at every turn, lets a run killed with SIGKILL resume from its last
 //! complete turn. A snapshot is keyed by the session's last event when it was taken, so
 //! `fork --at <seq>` takes the latest at or before an event. The store keeps the text as given;
-//! whether it is a snapshot the core can restore is [`crate::resume`]'s question.
+//! whether it is a snapshot the core can restore is [`crate::cli::resume`]'s question.
 
 use std::collections::HashMap;
 

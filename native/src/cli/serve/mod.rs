@@ -5,7 +5,7 @@
 //! its parent as an `<agent-callback>` message. `GET /openapi.json` describes it all.
 //!
 //! Every request needs `Authorization: Bearer <token>`. The server is `std::net` and a fixed pool
-//! of worker threads, like `openagent web` ([`crate::http_server`]), with a quarter of them kept
+//! of worker threads, like `openagent web` ([`crate::host::http_server`]), with a quarter of them kept
 //! from event streams so that a steer or an abort always finds one ([`sse::Streams`]); each
 //! session runs on a thread of its own ([`runs`]), closed once idle for
 //! [`ServeOptions::session_idle`], so no async runtime is needed here either.
@@ -29,9 +29,9 @@ use routes::{Api, Reply};
 use runs::Runs;
 use sse::Streams;
 
-use crate::run::AgentOptions;
+use crate::cli::run::AgentOptions;
 
-use crate::http_server::{self, respond, BadRequest, Limits, Request};
+use crate::host::http_server::{self, respond, BadRequest, Limits, Request};
 use crate::store::Store;
 
 /// The largest request body taken: a task, an output schema or a message is far smaller.
@@ -134,7 +134,7 @@ impl Server {
     /// code, 128 + the signal. Where signals cannot be taken over, serves until the process is
     /// killed.
     pub fn serve_until_signalled(&self) -> u8 {
-        let mut signals = match crate::signals::interrupts() {
+        let mut signals = match crate::host::signals::interrupts() {
             Ok(signals) => signals,
             Err(e) => {
                 eprintln!("warning: a signal will stop openagent serve without stopping its sessions' commands: {e}");
@@ -145,7 +145,7 @@ impl Server {
         };
         let signal = futures::executor::block_on(signals.next()).unwrap_or(libc::SIGTERM);
         self.runs.abort_all(SESSIONS_END_WITHIN);
-        crate::signals::end_commands(crate::run::COMMANDS_END_WITHIN);
+        crate::host::signals::end_commands(crate::cli::run::COMMANDS_END_WITHIN);
         128 + signal as u8
     }
 

@@ -34,9 +34,9 @@ pub(crate) use human::main_argument;
 pub use human::Human;
 pub use projection::{Projector, RunEnd, RunInfo};
 
-use crate::resume::{self, ResumeFrom, Resumed};
+use crate::cli::resume::{self, ResumeFrom, Resumed};
+use crate::host::runtime::NativeRuntime;
 use crate::store::{Recorder, SessionInfo, Store};
-use crate::NativeRuntime;
 
 /// How a run reports on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -110,7 +110,7 @@ pub fn run(args: RunArgs) -> u8 {
     let session = agent.session(session_id, session_config, resumed.map(|resumed| resumed.snapshot));
 
     let mut signals =
-        crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
+        crate::host::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
     let abandoned = Cell::new(false);
     let result = runtime.block_on(drive(
@@ -134,7 +134,7 @@ pub fn run(args: RunArgs) -> u8 {
     let code = report.finish(&format_rfc3339(now()), end);
     // Commands whose calls were cancelled are ending under their supervisors: the process waits
     // for them rather than leave them running on.
-    crate::signals::end_commands(COMMANDS_END_WITHIN);
+    crate::host::signals::end_commands(COMMANDS_END_WITHIN);
     code
 }
 

@@ -199,7 +199,7 @@ fn describe(error: &ureq::Error) -> String {
 /// `scheme://host:port` of a URL: enough to say where a request went, never its path, query or
 /// credentials.
 fn origin(url: &str) -> String {
-    let url = crate::url::parts(url);
+    let url = crate::host::url::parts(url);
     if url.scheme.is_empty() {
         url.host.to_owned()
     } else {

@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use openagent_core::runtime::format_rfc3339;
 
-use crate::resume;
-use crate::run::{main_argument, new_run_id};
+use crate::cli::resume;
+use crate::cli::run::{main_argument, new_run_id};
 use crate::store::{SessionFilter, SessionRecord, SessionResult, Status, Store, StoreError, StoredEvent};
 
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -87,7 +87,7 @@ pub fn run(command: SessionsCommand, data_dir: &Path) -> u8 {
             Ok(())
         }
         SessionsCommand::Fork { id, at } => {
-            let now = crate::runtime::system_now_ms();
+            let now = crate::host::runtime::system_now_ms();
             let forked = resume::fork(&mut store, &id, at, &new_run_id(now), &format_rfc3339(now))?;
             eprintln!("forked {} after its event {} as:", forked.forked_from, forked.at);
             print(&mut out, &forked.id);

@@ -7,7 +7,7 @@ use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 
-use crate::http_server::{self, Request};
+use crate::host::http_server::{self, Request};
 
 const TEXT: &str = "text/plain; charset=utf-8";
 /// The playground only GETs files: a body is read (so the client is not cut off) and ignored.

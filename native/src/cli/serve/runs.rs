@@ -27,13 +27,13 @@ use openagent_core::{Session, SessionStatus};
 use serde_json::Value;
 
 use super::callback::callback_message;
-use crate::resume::{ResumeFrom, Resumed};
-use crate::run::{
+use crate::cli::resume::{ResumeFrom, Resumed};
+use crate::cli::run::{
     drive, new_run_id, pinned_runtime, Agent, AgentOptions, ExitReason, LimitFlags, Output, Report, RunConfig, Wake,
 };
-use crate::runtime::system_now_ms;
+use crate::host::runtime::system_now_ms;
+use crate::host::runtime::NativeRuntime;
 use crate::store::{Recorder, SessionResult, Store, StoreError};
-use crate::NativeRuntime;
 
 /// A run thread answers a request as soon as its executor polls again, which is at once unless
 /// it is stuck; past this the request is refused rather than left hanging.

@@ -130,7 +130,7 @@ pub(super) async fn run(
             let _ = spawned_tx.send(Ok(pid));
             let closed = read_output(stdout, stderr, &tx);
             let mut command = Descendants::new(pid, marker);
-            let _registration = crate::signals::supervise(command.killer());
+            let _registration = crate::host::signals::supervise(command.killer());
             let (code, timed_out) = watch(&mut child, &mut command, deadline, &watch_cancelled);
             // The pipes close once every process holding them is gone; a holder supervision could
             // not find gets a short grace, not the caller's patience.

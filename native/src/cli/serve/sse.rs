@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::http_server::write_head;
+use crate::host::http_server::write_head;
 use crate::store::{Status, Store, StoreError, StoredEvent};
 
 /// How often the store is asked for new events: short enough to feel live, long enough that an

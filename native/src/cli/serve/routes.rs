@@ -11,11 +11,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::runs::{NewRun, Refusal, Runs, StartError};
-use crate::http_server::{percent_decode, Request};
-use crate::resume;
-use crate::run::{new_run_id, AgentOptions};
-use crate::runtime::system_now_ms;
-use crate::sessions::session_json;
+use crate::cli::resume;
+use crate::cli::run::{new_run_id, AgentOptions};
+use crate::cli::sessions::session_json;
+use crate::host::http_server::{percent_decode, Request};
+use crate::host::runtime::system_now_ms;
 use crate::store::{SessionFilter, SessionResult, Status, Store, StoreError};
 
 /// The OpenAPI 3.1 document of this API, served at `GET /openapi.json`.

@@ -107,7 +107,7 @@ pub(crate) fn is_secret(name: &str, value: &OsString) -> bool {
     parts.iter().any(|part| SECRET_PARTS.contains(part))
         || parts.last().is_some_and(|last| parts.len() > 1 && SECRET_LAST_PARTS.contains(last))
         || parts.windows(2).any(|pair| BEFORE_KEY.contains(&pair[0]) && pair[1] == "KEY")
-        || value.to_str().is_some_and(|value| crate::url::parts(value).credentials().is_some())
+        || value.to_str().is_some_and(|value| crate::host::url::parts(value).credentials().is_some())
 }
 
 /// The secret values among `vars` (the host's), to be redacted wherever a command's output is
@@ -115,7 +115,7 @@ pub(crate) fn is_secret(name: &str, value: &OsString) -> bool {
 pub fn secret_values(vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<String> {
     vars.filter(|(name, value)| name.to_str().is_some_and(|name| is_secret(name, value)))
         .filter_map(|(_, value)| value.into_string().ok())
-        .map(|value| match crate::url::parts(&value).credentials() {
+        .map(|value| match crate::host::url::parts(&value).credentials() {
             Some((_, password)) => password.to_owned(),
             None => value,
         })

@@ -12,8 +12,10 @@ use openagent_core::provider::{discover_model, ProviderKind, ProviderSettings, S
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
 use openagent_core::{Session, SessionConfig, SessionError};
 
-use crate::agents::{self, AgentConfig};
-use crate::{secret_values, EnvPass, LocalEnvironment, NativeHttpClient, NativeRuntime};
+use crate::cli::agents::{self, AgentConfig};
+use crate::host::http::NativeHttpClient;
+use crate::host::local_env::{secret_values, EnvPass, LocalEnvironment};
+use crate::host::runtime::NativeRuntime;
 
 /// What the user said about the agent (flags; the environment fills in the rest).
 #[derive(Debug, Clone, Default)]
@@ -225,7 +227,7 @@ const LOCAL_URL: &str = "http://127.0.0.1:8080/v1";
 /// `url` with the password of its user part, if it has one, left out (`https://user:***@host/`):
 /// what is shown, kept in artifacts or in the store.
 pub fn without_password(url: &str) -> String {
-    let parts = crate::url::parts(url);
+    let parts = crate::host::url::parts(url);
     match parts.credentials() {
         Some((user, _)) => format!("{}://{user}:***@{}{}", parts.scheme, parts.host, parts.rest),
         None => url.to_owned(),

@@ -110,7 +110,7 @@ impl Descendants {
 
     /// Something that signals the whole command from another thread (the agent leaving on a
     /// signal), however far its own supervision got.
-    pub(super) fn killer(&self) -> crate::signals::Killer {
+    pub(super) fn killer(&self) -> crate::host::signals::Killer {
         let (shell, needle, agent) = (self.shell, self.needle.clone(), self.agent);
         Box::new(move |signal| {
             Descendants { shell, needle: needle.clone(), agent, known: HashSet::new() }.signal(signal);

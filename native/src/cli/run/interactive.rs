@@ -19,7 +19,7 @@ use super::{
     drive, load_resumed, pinned_runtime, prepare_agent, record, signal_wakes, AgentOptions, ExitReason, Human, LimitFlags,
     Output, Report, RunConfig, Wake,
 };
-use crate::resume::ResumeFrom;
+use crate::cli::resume::ResumeFrom;
 
 /// The interactive session's settings.
 pub struct InteractiveArgs {
@@ -76,7 +76,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     );
 
     let mut lines = stdin_lines();
-    let mut signals = crate::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will quit at once: {e}")).ok();
+    let mut signals = crate::host::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will quit at once: {e}")).ok();
     let mut report = Report::to(Output::Human(human), None);
     let now = || format_rfc3339(runtime.now_ms());
     // The session's row is written at its first task (a resumed one's taken up again then), so
@@ -105,7 +105,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             Wake::Signal => {
                 presses += 1;
                 if presses > 1 {
-                    crate::signals::end_commands(super::COMMANDS_END_WITHIN);
+                    crate::host::signals::end_commands(super::COMMANDS_END_WITHIN);
                     std::process::exit(i32::from(ExitReason::Interrupted.code()));
                 }
                 session.interrupt();
@@ -136,7 +136,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         report.finish_store(last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now());
     }
     // An input interrupted just before quitting may have commands still ending.
-    crate::signals::end_commands(super::COMMANDS_END_WITHIN);
+    crate::host::signals::end_commands(super::COMMANDS_END_WITHIN);
     0
 }
 

@@ -23,7 +23,7 @@ pub fn keep_from_commands() {
         // Linux) the process stays as it was.
         unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) };
         let secrets: Vec<(OsString, OsString)> = std::env::vars_os()
-            .filter(|(name, value)| name.to_str().is_some_and(|name| crate::local_env::is_secret(name, value)))
+            .filter(|(name, value)| name.to_str().is_some_and(|name| crate::host::local_env::is_secret(name, value)))
             .collect();
         if let Some(block) = startup_environment() {
             for (name, value) in &secrets {

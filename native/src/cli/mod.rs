@@ -1,0 +1,11 @@
+//! The commands of `openagent`: `run` and the interactive session, `serve`, `sessions`,
+//! `agents`, `web`, and what they share (agent configs, resuming a stored session). They drive
+//! the core through the host's plumbing (`crate::host`) and record into `crate::store`; nothing
+//! below them imports them.
+
+pub mod agents;
+pub mod resume;
+pub mod run;
+pub mod serve;
+pub mod sessions;
+pub mod web;
