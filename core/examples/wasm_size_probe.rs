@@ -29,7 +29,7 @@ use openagent_core::llm::{
     collect_stream, LlmClient, Message, Request, ScriptStep, ScriptedClient, StreamEvent, ToolChoice, ToolDefinition,
 };
 use openagent_core::llm::{ApiKey, HttpLlmClient, ProviderConfig, RetryPolicy, RetryingClient};
-use openagent_core::profile::PromptContext;
+use openagent_core::profiles::PromptContext;
 use openagent_core::runtime::{format_rfc3339, VirtualRuntime};
 use openagent_core::schema::Schema;
 use openagent_core::session::SessionSnapshot;

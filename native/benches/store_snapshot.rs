@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{Message, ToolResult, Usage};
-use openagent_core::provider::ProviderSettings;
 use openagent_core::session::{Session, SessionSnapshot, Turn};
+use openagent_core::setup::ProviderSettings;
 use openagent_native::store::{SessionInfo, Store};
 use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
 

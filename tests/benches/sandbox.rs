@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
-use openagent_core::provider::ProviderSettings;
+use openagent_core::setup::ProviderSettings;
 use openagent_core::Session;
 use openagent_native::run::{drive, Wake};
 use openagent_native::sandbox::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use common::{serve, KEY};
 use futures::stream::{self, StreamExt};
-use openagent_core::provider::ProviderSettings;
 use openagent_core::session::{EventData, SessionEvent};
+use openagent_core::setup::ProviderSettings;
 use openagent_core::{Session, SessionConfig};
 use openagent_native::run::{drive, AgentOptions, LimitFlags, OutputMode, Projector, RunArgs, RunInfo, Wake};
 use openagent_native::sandbox::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};

@@ -6,8 +6,8 @@ use js_sys::Promise;
 use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{LlmClient, RetryPolicy};
-use openagent_core::provider::{self, discover_model};
 use openagent_core::session::{SessionError, StopReason, Turn};
+use openagent_core::setup::{self, discover_model};
 use openagent_core::{Session, SessionStatus};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -56,7 +56,7 @@ impl Agent {
         let (options, callbacks) = options::parse(&options)?;
         let settings = options.settings(callbacks.get_api_key.is_some())?;
         let model = options.model(&settings)?;
-        let profile = provider::profile(options.profile_kind(&settings)?, &model);
+        let profile = setup::profile(options.profile_kind(&settings)?, &model);
         let runtime = Rc::new(BrowserRuntime);
         let env = environment(&options, runtime.clone())?;
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch));

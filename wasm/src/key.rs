@@ -8,13 +8,13 @@ use async_trait::async_trait;
 use js_sys::{Function, Promise};
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{ApiKey, ErrorKind, EventStream, LlmClient, LlmError, Request, Response};
-use openagent_core::provider::ProviderSettings;
+use openagent_core::setup::ProviderSettings;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::fetch::describe;
 
-/// The client of settings whose key the page gives ([`KeySource::Host`](openagent_core::provider::KeySource)).
+/// The client of settings whose key the page gives ([`KeySource::Host`](openagent_core::setup::KeySource)).
 pub struct KeyedClient {
     get_key: Function,
     http: Rc<dyn HttpClient>,

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use js_sys::Function;
-use openagent_core::provider::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::session::SessionSnapshot;
+use openagent_core::setup::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::SessionConfig;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;

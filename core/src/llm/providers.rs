@@ -2,7 +2,7 @@
 //! from, where its API lives by default, its default model and the codec that speaks to it. It is
 //! the one place these are written: [`Client::from_env`](super::Client::from_env) and the core's
 //! `ProviderSettings` both read it. (Which profile a provider's models get is the agent's business,
-//! not the LLM layer's: that mapping is in `openagent_core::provider`.)
+//! not the LLM layer's: that mapping is in `openagent_core::setup`.)
 //!
 //! ```
 //! use openagent_core::llm::providers::ProviderKind;

@@ -75,7 +75,7 @@ macro_rules! provider_profile {
         }
 
         #[async_trait::async_trait(?Send)]
-        impl crate::profile::ProviderProfile for $profile {
+        impl crate::profiles::ProviderProfile for $profile {
             fn id(&self) -> &str {
                 &self.0.id
             }
@@ -88,7 +88,7 @@ macro_rules! provider_profile {
                 &self.0.registry
             }
 
-            async fn build_system_prompt(&self, ctx: &crate::profile::PromptContext<'_>) -> String {
+            async fn build_system_prompt(&self, ctx: &crate::profiles::PromptContext<'_>) -> String {
                 super::prompt::build(ctx, &self.0.model, &self.0.family.layers).await
             }
 
@@ -125,6 +125,7 @@ mod gemini;
 mod general;
 mod git;
 mod openai;
+mod profile;
 mod prompt;
 #[cfg(test)]
 mod tests;
@@ -133,3 +134,4 @@ pub use anthropic::AnthropicProfile;
 pub use gemini::GeminiProfile;
 pub use general::GeneralProfile;
 pub use openai::OpenAiProfile;
+pub use profile::{CoreProfile, PromptContext, ProviderProfile};

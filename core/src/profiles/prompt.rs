@@ -5,7 +5,8 @@
 
 use super::docs::project_docs;
 use super::git::GitSnapshot;
-use crate::profile::{environment_block, PromptContext};
+use super::profile::environment_block;
+use crate::profiles::PromptContext;
 
 /// What a profile brings to its prompt.
 pub(crate) struct Layers {

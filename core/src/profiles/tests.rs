@@ -14,7 +14,7 @@ use super::docs::TRUNCATED;
 use super::*;
 use crate::env::{CommandRunner, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, MemoryEnvironment};
 use crate::llm::{ScriptStep, ScriptedClient, ToolDefinition};
-use crate::profile::{PromptContext, ProviderProfile};
+use crate::profiles::{PromptContext, ProviderProfile};
 use crate::runtime::VirtualRuntime;
 use crate::session::{Session, Turn};
 use crate::tools::testing::{memory_env, run_ok, write};

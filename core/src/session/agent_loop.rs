@@ -16,7 +16,7 @@ use super::truncation::truncate_tool_output;
 use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
 use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolCall, ToolResult};
-use crate::profile::PromptContext;
+use crate::profiles::PromptContext;
 use crate::runtime::format_rfc3339;
 use crate::tools::{ToolContext, ToolExecutor};
 

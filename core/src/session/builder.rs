@@ -13,7 +13,7 @@ use super::{results, Inner, Session, SessionConfig, SessionSnapshot, SessionStat
 use crate::abort::AbortSignal;
 use crate::env::ExecutionEnvironment;
 use crate::llm::{LlmClient, LlmError, Message, Request, RetryPolicy, RetryingClient};
-use crate::profile::ProviderProfile;
+use crate::profiles::ProviderProfile;
 use crate::runtime::Runtime;
 use crate::schema::SchemaError;
 

@@ -16,7 +16,7 @@ use crate::llm::{
     stream_events, ContentPart, ErrorKind, EventStream, FinishReason, LlmClient, LlmError, Message, Reason, Request, Response,
     Role, ScriptStep, ScriptedClient, ToolCall, ToolDefinition, ToolResult, Usage,
 };
-use crate::profile::CoreProfile;
+use crate::profiles::CoreProfile;
 use crate::runtime::VirtualRuntime;
 use crate::session::{EventData, Session, SessionConfig, SessionError, SessionEvent, SessionStatus, StopReason, Turn};
 use crate::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};

@@ -55,7 +55,7 @@ pub use turns::Turn;
 use crate::abort::AbortSignal;
 use crate::env::ExecutionEnvironment;
 use crate::llm::{LlmClient, LlmError, Usage};
-use crate::profile::ProviderProfile;
+use crate::profiles::ProviderProfile;
 use crate::runtime::{format_rfc3339, Runtime};
 use crate::tools::{RegisteredTool, ToolRegistry};
 use events::Emitter;

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::env::MemoryEnvironment;
 use crate::llm::{ErrorKind, ScriptStep, ScriptedClient, ToolResult};
-use crate::profile::CoreProfile;
+use crate::profiles::CoreProfile;
 use crate::runtime::VirtualRuntime;
 use crate::session::{OutcomeStatus, SessionConfig, SessionError, SessionEvent};
 use crate::tools::{register_core_tools, ToolRegistry};

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::env::MemoryEnvironment;
 use crate::llm::{ContentPart, LlmClient, Message, ScriptStep, ScriptedClient, ToolDefinition};
-use crate::profile::CoreProfile;
+use crate::profiles::CoreProfile;
 use crate::runtime::VirtualRuntime;
 use crate::session::{
     EventData, Session, SessionConfig, SessionSnapshot, SessionStatus, SnapshotError, StopReason, SubAgentStatus, Turn,

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::super::{EventData, Session, SessionConfig, SessionEvent, SessionStatus, StopReason, Turn};
 use crate::env::{ExecutionEnvironment, MemoryEnvironment};
 use crate::llm::{ScriptStep, ScriptedClient, ToolResult};
-use crate::profile::CoreProfile;
+use crate::profiles::CoreProfile;
 use crate::runtime::VirtualRuntime;
 use crate::tools::{register_core_tools, ToolRegistry};
 

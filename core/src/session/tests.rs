@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::env::MemoryEnvironment;
 use crate::llm::{ContentPart, ErrorKind, Message, Role, ScriptStep, ScriptedClient};
-use crate::profile::CoreProfile;
+use crate::profiles::CoreProfile;
 use crate::runtime::VirtualRuntime;
 use crate::tools::{ToolContext, ToolError, ToolExecutor, ToolOutput};
 
@@ -765,7 +765,7 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
     }
     struct Slow(CoreProfile);
     #[async_trait(?Send)]
-    impl crate::profile::ProviderProfile for Slow {
+    impl crate::profiles::ProviderProfile for Slow {
         fn id(&self) -> &str {
             self.0.id()
         }
@@ -775,7 +775,7 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
         fn tool_registry(&self) -> &ToolRegistry {
             self.0.tool_registry()
         }
-        async fn build_system_prompt(&self, ctx: &crate::profile::PromptContext<'_>) -> String {
+        async fn build_system_prompt(&self, ctx: &crate::profiles::PromptContext<'_>) -> String {
             self.0.build_system_prompt(ctx).await
         }
         fn supports_reasoning(&self) -> bool {

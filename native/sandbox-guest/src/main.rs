@@ -25,7 +25,7 @@ mod wasi {
     use futures::future::{select, Either};
     use futures::StreamExt;
     use openagent_core::llm::{LlmError, RetryPolicy};
-    use openagent_core::provider::{KeySource, ProviderKind, ProviderSettings};
+    use openagent_core::setup::{KeySource, ProviderKind, ProviderSettings};
     use openagent_core::{Session, SessionConfig, SessionError};
     use openagent_sandbox_guest::abi::{emit_event, finish, ImportHttpClient};
     use openagent_sandbox_guest::{GuestConfig, GuestEnd, GuestRuntime, WasiEnvironment, WORKSPACE};

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use openagent_core::provider::ProviderSettings;
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::session::{AgentOutcome, EvidenceKind, OutcomeStatus, StopReason};
+use openagent_core::setup::ProviderSettings;
 use openagent_core::SessionError;
 use openagent_sandbox_guest::GuestEnd;
 

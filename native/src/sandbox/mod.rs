@@ -16,7 +16,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use openagent_core::provider::ProviderSettings;
+//! use openagent_core::setup::ProviderSettings;
 //! use openagent_native::run::Wake;
 //! use openagent_native::sandbox::{Sandbox, SandboxLimits, SandboxRun};
 //!
@@ -41,7 +41,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use openagent_core::provider::ProviderSettings;
+use openagent_core::setup::ProviderSettings;
 use openagent_core::SessionEvent;
 use openagent_sandbox_guest::abi;
 use openagent_sandbox_guest::{GuestConfig, GuestEnd, WORKSPACE};

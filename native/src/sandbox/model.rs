@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use openagent_core::llm::http::{is_secret_header, HttpClient, HttpError, HttpErrorKind, HttpRequest, Method};
-use openagent_core::provider::ProviderSettings;
+use openagent_core::setup::ProviderSettings;
 use openagent_sandbox_guest::{abi, ModelErrorKind, ModelHead, ModelRequest};
 use wasmtime::{Caller, Linker};
 
@@ -200,7 +200,7 @@ pub(super) fn add_to_linker(linker: &mut Linker<Host>) -> wasmtime::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use openagent_core::provider::ProviderSettings;
+    use openagent_core::setup::ProviderSettings;
 
     use super::ModelGate;
 

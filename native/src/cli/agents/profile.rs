@@ -5,8 +5,8 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use openagent_core::profile::{PromptContext, ProviderProfile};
-use openagent_core::provider::ProviderKind;
+use openagent_core::profiles::{PromptContext, ProviderProfile};
+use openagent_core::setup::ProviderKind;
 use openagent_core::tools::ToolRegistry;
 use serde_json::Value;
 

@@ -3,9 +3,9 @@
 
 use std::rc::Rc;
 
-use openagent_core::profile::ProviderProfile;
-use openagent_core::provider::ProviderKind;
+use openagent_core::profiles::ProviderProfile;
 use openagent_core::session::{SessionBuilder, SUBAGENT_TOOLS};
+use openagent_core::setup::ProviderKind;
 use openagent_core::{Session, SessionConfig};
 
 use super::config::AgentConfig;
@@ -16,7 +16,7 @@ impl AgentConfig {
     /// none), cut down to its tools.
     pub fn profile(&self, provider: ProviderKind, model: &str) -> Rc<dyn ProviderProfile> {
         let family = self.profile.as_deref().and_then(profile_kind).unwrap_or(provider);
-        let base = openagent_core::provider::profile(family, model);
+        let base = openagent_core::setup::profile(family, model);
         Rc::new(AgentProfile::new(base, provider, self.tools.as_deref(), self.limits.command_timeout_ms))
     }
 

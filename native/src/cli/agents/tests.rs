@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::ScriptedClient;
-use openagent_core::provider::ProviderKind;
 use openagent_core::runtime::VirtualRuntime;
+use openagent_core::setup::ProviderKind;
 use openagent_core::{Session, SessionConfig};
 use serde_json::json;
 

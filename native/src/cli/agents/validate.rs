@@ -3,8 +3,8 @@
 //! check, so a config that loads is one a session accepts). Every problem is reported, not just
 //! the first.
 
-use openagent_core::provider::ProviderKind;
 use openagent_core::session::{check_output_schema, SUBAGENT_TOOLS};
+use openagent_core::setup::ProviderKind;
 
 use super::config::{AgentConfig, SCHEMA_VERSION};
 use super::error::Problem;
@@ -51,7 +51,7 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
     if let (Ok(families), Some(tools)) = (families, &config.tools) {
         let model = config.model.as_deref().unwrap_or_default();
         let mut offered: Vec<String> = Vec::new();
-        for name in families.iter().flat_map(|f| openagent_core::provider::profile(*f, model).tool_registry().names()) {
+        for name in families.iter().flat_map(|f| openagent_core::setup::profile(*f, model).tool_registry().names()) {
             if !offered.contains(&name) {
                 offered.push(name);
             }

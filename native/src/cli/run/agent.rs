@@ -8,8 +8,8 @@ use std::rc::Rc;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
-use openagent_core::provider::{discover_model, ProviderKind, ProviderSettings, SetupError};
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
+use openagent_core::setup::{discover_model, ProviderKind, ProviderSettings, SetupError};
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::cli::agents::{self, AgentConfig};
@@ -32,7 +32,10 @@ pub struct AgentOptions {
     pub env_pass: Vec<String>,
 }
 
-pub struct Agent {
+/// What a run starts its sessions from, once the options are checked: the provider's settings
+/// and model, the working directory and its environment, the agent config. Not an agent itself
+/// (the browser's `Agent` is the JavaScript API; `AgentConfig` is an agent.yml).
+pub struct Launcher {
     pub settings: ProviderSettings,
     pub model: String,
     pub cwd: PathBuf,
@@ -43,7 +46,7 @@ pub struct Agent {
     runtime: Rc<NativeRuntime>,
 }
 
-impl Agent {
+impl Launcher {
     /// Resolves the provider and model and opens the working directory. The error says what to
     /// change.
     pub fn prepare(options: &AgentOptions, runtime: Rc<NativeRuntime>) -> Result<Self, String> {
@@ -82,7 +85,7 @@ impl Agent {
         session
     }
 
-    /// What [`Agent::session`] builds, for a host that adds to it (an output schema).
+    /// What [`Launcher::session`] builds, for a host that adds to it (an output schema).
     pub fn builder(&self, id: &str, config: SessionConfig) -> SessionBuilder {
         let http: Rc<dyn HttpClient> = self.http.clone();
         let client = self.settings.client(http, false);
@@ -116,7 +119,7 @@ impl Agent {
 }
 
 /// A session's settings: the agent config's limits (when there is one), then the flags given on
-/// top. Shared with the sandboxed run, which has no `Agent`.
+/// top. Shared with the sandboxed run, which has no `Launcher`.
 pub fn session_config(agent: Option<&AgentConfig>, limits: &LimitFlags) -> SessionConfig {
     let base = match agent {
         Some(agent) => agent.apply_limits(SessionConfig::default()),
@@ -235,7 +238,7 @@ pub fn without_password(url: &str) -> String {
 }
 
 /// `error` as the user should read it, for a run of `model` on the provider of `settings`: what
-/// went wrong and what to do. Shared with the sandboxed run, which has no `Agent`.
+/// went wrong and what to do. Shared with the sandboxed run, which has no `Launcher`.
 pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -> String {
     let SessionError::Llm(llm) = error else { return error.to_string() };
     let hint = match llm.kind {

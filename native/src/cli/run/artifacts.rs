@@ -8,14 +8,14 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use openagent_core::provider::ProviderSettings;
+use openagent_core::setup::ProviderSettings;
 use openagent_core::SessionConfig;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::agent::without_password;
 use super::projection::RunEnd;
-use super::Agent;
+use super::Launcher;
 use crate::store::SessionInfo;
 
 /// What a run was asked to do.
@@ -53,14 +53,14 @@ pub struct RunConfig {
 
 impl RunConfig {
     /// What `agent` is asked to do with `task` under `config`, shown as `output_mode`.
-    pub fn new(task: &str, agent: &Agent, config: &SessionConfig, output_mode: &str) -> Self {
+    pub fn new(task: &str, agent: &Launcher, config: &SessionConfig, output_mode: &str) -> Self {
         Self {
             agent: agent.config.as_ref().map(|config| serde_json::to_value(config).expect("a config serialises")),
             ..Self::without_agent(task, &agent.settings, &agent.model, &agent.cwd, config, output_mode)
         }
     }
 
-    /// The same for a run with no agent config and no `Agent` (a sandboxed run): `model` on the
+    /// The same for a run with no agent config and no `Launcher` (a sandboxed run): `model` on the
     /// provider of `settings`, working in `working_directory`.
     pub fn without_agent(
         task: &str,

@@ -28,7 +28,7 @@ use openagent_core::session::{AgentOutcome, EventData, EvidenceKind, OutcomeStat
 use openagent_core::{Session, SessionError};
 
 pub use crate::exit_reason::ExitReason;
-pub use agent::{explain, resolve_provider, session_config, working_directory, Agent, AgentOptions, LimitFlags};
+pub use agent::{explain, resolve_provider, session_config, working_directory, AgentOptions, Launcher, LimitFlags};
 pub use artifacts::{Artifacts, RunConfig};
 pub(crate) use human::main_argument;
 pub use human::Human;
@@ -161,9 +161,9 @@ pub(crate) fn prepare_agent(
     flags: &AgentOptions,
     resumed: Option<&Resumed>,
     runtime: &Rc<NativeRuntime>,
-) -> Result<Agent, String> {
-    let Some(resumed) = resumed else { return Agent::prepare(flags, runtime.clone()) };
-    Agent::prepare(&resumed.options(flags), runtime.clone()).map_err(|e| match &flags.cwd {
+) -> Result<Launcher, String> {
+    let Some(resumed) = resumed else { return Launcher::prepare(flags, runtime.clone()) };
+    Launcher::prepare(&resumed.options(flags), runtime.clone()).map_err(|e| match &flags.cwd {
         Some(_) => e,
         None => format!("{e} (the directory session {} worked in; give --cwd to resume it in another)", resumed.id()),
     })
@@ -295,7 +295,7 @@ impl Tally {
     pub(crate) fn end(
         &self,
         result: &Result<StopReason, SessionError>,
-        agent: &Agent,
+        agent: &Launcher,
         session: &Session,
         duration_ms: u64,
     ) -> RunEnd {

@@ -29,7 +29,7 @@ use serde_json::Value;
 use super::callback::callback_message;
 use crate::cli::resume::{ResumeFrom, Resumed};
 use crate::cli::run::{
-    drive, new_run_id, pinned_runtime, Agent, AgentOptions, ExitReason, LimitFlags, Output, Report, RunConfig, Wake,
+    drive, new_run_id, pinned_runtime, AgentOptions, ExitReason, Launcher, LimitFlags, Output, Report, RunConfig, Wake,
 };
 use crate::host::runtime::system_now_ms;
 use crate::host::runtime::NativeRuntime;
@@ -334,13 +334,13 @@ impl Runs {
         run: &NewRun,
         runtime: &Rc<NativeRuntime>,
         created_at: String,
-    ) -> Result<(Agent, Session, Recorder), StartError> {
+    ) -> Result<(Launcher, Session, Recorder), StartError> {
         let options = AgentOptions {
             cwd: run.agent.cwd.clone().or_else(|| self.defaults.cwd.clone()),
             env_pass: self.defaults.env_pass.clone(),
             ..run.agent.clone()
         };
-        let agent = Agent::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
+        let agent = Launcher::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
         let snapshot = run.resume.as_ref().map(|resumed| resumed.snapshot.clone());
         let limits = LimitFlags {
             max_turns: run.max_turns,

@@ -5,7 +5,7 @@
 //! what to set there (a flag, a variable, an option).
 //!
 //! ```
-//! use openagent_core::provider::{ProviderKind, ProviderSettings};
+//! use openagent_core::setup::{ProviderKind, ProviderSettings};
 //!
 //! let vars = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| "sk-ant-…".to_owned());
 //! let settings = ProviderSettings::resolve(None, None, None, vars).unwrap();
@@ -19,7 +19,7 @@ use std::rc::Rc;
 use crate::llm::http::{HttpClient, HttpRequest, Method};
 use crate::llm::providers::{Variables, PROVIDERS};
 use crate::llm::{ApiKey, LlmClient, ProviderConfig};
-use crate::profile::ProviderProfile;
+use crate::profiles::ProviderProfile;
 use crate::profiles::{AnthropicProfile, GeminiProfile, GeneralProfile, OpenAiProfile};
 
 pub use crate::llm::providers::{ProviderKind, UnknownProvider};
@@ -199,5 +199,5 @@ pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) 
 }
 
 #[cfg(test)]
-#[path = "provider_tests.rs"]
+#[path = "setup_tests.rs"]
 mod tests;
