@@ -42,14 +42,26 @@
 //!
 //! The encoders live in one module per API ([`anthropic`], [`openai_responses`], [`openai_chat`],
 //! [`gemini`]), so codec tests can also call them directly.
+//!
+//! ## What the suites share
+//!
+//! - [`over_http`]: each API's codec pointed at a [`MockServer`] through the native HTTP client,
+//!   and readers for what each API's requests carry.
+//! - [`parity`]: the three provider families and a harness running a profile's session over HTTP
+//!   (spec 9.12 and 9.13).
+//! - [`cli`]: the real `openagent` binary in a sandbox of its own, its output read back as
+//!   `openagent.run_event.v1` records.
 
 pub mod anthropic;
 mod api;
+pub mod cli;
 pub mod gemini;
 mod http1;
 mod ids;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod over_http;
+pub mod parity;
 mod script;
 mod server;
 mod wire;

@@ -2,8 +2,6 @@
 //! provider at the mock LLM server, and the mock's recording shows where each call went, with
 //! which key, through which middleware, and with what retries.
 
-mod common;
-
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -23,7 +21,7 @@ use openagent_core::{CoreProfile, Session};
 use openagent_native::NativeHttpClient;
 use openagent_tests::{Api, MockServer, Reply, Step};
 
-use common::{assert_no_key_in, drain, key_sent, serve, KEY};
+use openagent_tests::over_http::{assert_no_key_in, drain, key_sent, serve, KEY};
 
 fn env_client(server: &MockServer) -> Client {
     let vars: HashMap<&str, String> = HashMap::from([

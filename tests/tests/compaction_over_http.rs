@@ -2,8 +2,6 @@
 //! each API's own error body) makes the session summarise its older turns and send the call
 //! again, once, for every wire format. What the mock recorded shows what each request carried.
 
-mod common;
-
 use std::rc::Rc;
 
 use futures::executor::block_on;
@@ -15,7 +13,7 @@ use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, Session, SessionConfig};
 use openagent_tests::{Action, Reply, Step};
 
-use common::{assert_no_key_in, drain, model, serve, APIS};
+use openagent_tests::over_http::{assert_no_key_in, drain, model, serve, APIS};
 
 fn session_over(client: Rc<dyn LlmClient>) -> Session {
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));

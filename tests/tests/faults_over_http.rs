@@ -3,8 +3,6 @@
 //! go to a `VirtualRuntime`, the test clock: a retry's wait is read off it exactly and costs no
 //! real time. What the mock recorded says how many attempts were really made.
 
-mod common;
-
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -21,7 +19,7 @@ use openagent_native::{NativeHttpClient, NativeHttpConfig};
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
 
-use common::{assert_no_key_in, drain, model, model_over, serve, APIS};
+use openagent_tests::over_http::{assert_no_key_in, drain, model, model_over, serve, APIS};
 
 /// A retrying model for `api` with the test clock, and the retries it made: (retry number, delay in s).
 struct Harness {

@@ -9,8 +9,6 @@
 //! Every cell runs even when one fails; the matrix is printed (`--nocapture` to see it) and the
 //! test then fails listing the cells that did not pass.
 
-mod common;
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use openagent_core::session::EventData;
@@ -18,8 +16,8 @@ use openagent_core::SessionConfig;
 use openagent_tests::{Reply, Step};
 use serde_json::{json, Value};
 
-use common::parity::{user_texts, Family, Harness, WithCall, FAMILIES};
-use common::tool_results_sent;
+use openagent_tests::over_http::tool_results_sent;
+use openagent_tests::parity::{user_texts, Family, Harness, WithCall, FAMILIES};
 
 type Case = fn(Family);
 

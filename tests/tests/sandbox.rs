@@ -5,16 +5,12 @@
 //! Run with `cargo test -p openagent-tests --features sandbox --test sandbox`. The guest is built
 //! by [`guest`] (a no-op when fresh), so the suite needs only the wasm32-wasip1 target installed.
 
-#[path = "common/mod.rs"]
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{serve, KEY};
 use futures::stream::{self, StreamExt};
 use openagent_core::session::{EventData, SessionEvent};
 use openagent_core::setup::ProviderSettings;
@@ -23,6 +19,7 @@ use openagent_native::run::{drive, AgentOptions, LimitFlags, OutputMode, Project
 use openagent_native::sandbox::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};
 use openagent_native::store::{SessionFilter, Status, Store};
 use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use openagent_tests::over_http::{serve, KEY};
 use openagent_tests::{MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
@@ -35,7 +32,7 @@ fn guest_path() -> &'static Path {
         let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
         cargo.args(["build", "--quiet", "--message-format=json", "-p", "openagent-sandbox-guest", "--release"]);
         cargo.args(["--target", "wasm32-wasip1"]).current_dir(env!("CARGO_MANIFEST_DIR"));
-        // As in run_cli/support.rs: a nested cargo must not see this crate's per-crate variables.
+        // As in src/cli.rs: a nested cargo must not see this crate's per-crate variables.
         for (name, _) in std::env::vars_os() {
             let name = name.to_string_lossy();
             if ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"].iter().any(|p| name.starts_with(p))

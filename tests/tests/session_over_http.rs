@@ -4,8 +4,6 @@
 //! story, each API's follow-up requests carry the results back by call id (Gemini: by function
 //! name), usage adds up, and the key reached the server but no event.
 
-mod common;
-
 use std::rc::Rc;
 
 use futures::executor::block_on;
@@ -17,7 +15,7 @@ use openagent_native::NativeRuntime;
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
 
-use common::{
+use openagent_tests::over_http::{
     assert_no_key_in, drain, gemini_call_signatures, key_sent, model, reasoning_sent, serve, tool_calls_sent, tool_results_sent,
     was_streamed, wire_id, APIS, KEY,
 };

@@ -9,14 +9,12 @@
 //! characters in 1,000 lines, because read_file cuts a single line after 2,000 characters (so one
 //! 100k-character line never reaches TOOL_CALL_END whole).
 
-mod common;
-
 use openagent_core::session::EventData;
 use openagent_tests::{Reply, Step};
 use serde_json::{json, Value};
 
-use common::parity::{reply_calling, user_texts, Family, Harness, FAMILIES};
-use common::tool_results_sent;
+use openagent_tests::over_http::tool_results_sent;
+use openagent_tests::parity::{reply_calling, user_texts, Family, Harness, FAMILIES};
 
 const STEER: &str = "Actually, just create a single /health endpoint for now";
 const CHILD_ANSWER: &str = "Wrote tests/test_hello.py with one test.";

@@ -3,15 +3,13 @@
 //! with `StreamStart`, follows start/delta/end for text, and ends with one `Finish` whose usage is
 //! the response's.
 
-mod common;
-
 use futures::executor::block_on;
 use futures::StreamExt;
 use openagent_core::llm::{ContentPart, Message, Reason, Request, Response, StreamAccumulator, StreamEvent};
 use openagent_tests::{Api, Reply, Step, ToolCall, Usage};
 use serde_json::json;
 
-use common::{model, serve, APIS};
+use openagent_tests::over_http::{model, serve, APIS};
 
 /// Reasoning, text and two calls with fixed ids, and every usage figure the mock can send.
 fn rich_reply() -> Reply {

@@ -8,8 +8,8 @@ use openagent_tests::{Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
 use super::call;
-use crate::common::serve;
-use crate::support::{read_json, Running, Sandbox};
+use openagent_tests::cli::{read_json, Running, Sandbox};
+use openagent_tests::over_http::serve;
 
 /// A reviewer on the mock's Anthropic API (the sandbox points its key and URL at the mock).
 const REVIEWER: &str = "\

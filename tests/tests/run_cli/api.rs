@@ -9,7 +9,7 @@ use std::time::Duration;
 use openagent_tests::MockServer;
 use serde_json::Value;
 
-use crate::support::{eventually, Finished, Pipe, Running, Sandbox};
+use openagent_tests::cli::{eventually, Finished, Pipe, Running, Sandbox};
 
 /// The token the tests start their servers with.
 pub const TOKEN: &str = "serve-test-token-2f7c";

@@ -10,8 +10,8 @@ use openagent_tests::{Reply, Step};
 use serde_json::json;
 
 use super::{call, ANSWER, TASK};
-use crate::common::serve;
-use crate::support::Sandbox;
+use openagent_tests::cli::Sandbox;
+use openagent_tests::over_http::serve;
 
 #[test]
 fn special_files_and_paths_outside_are_tool_errors_and_the_run_completes() {

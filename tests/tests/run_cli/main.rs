@@ -11,8 +11,6 @@
 
 mod agents;
 mod api;
-#[path = "../common/mod.rs"]
-mod common;
 mod files;
 mod outcomes;
 mod resume;
@@ -20,7 +18,6 @@ mod secrets;
 mod serve;
 mod sessions;
 mod signals;
-mod support;
 mod terminal;
 
 use std::collections::BTreeSet;
@@ -28,8 +25,8 @@ use std::collections::BTreeSet;
 use openagent_tests::{Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
-use common::serve;
-use support::{read_events, Finished, Pipe, Running, Sandbox, ENVELOPE, PROJECTED_TYPES};
+use openagent_tests::cli::{read_events, Finished, Pipe, Running, Sandbox, ENVELOPE, PROJECTED_TYPES};
+use openagent_tests::over_http::serve;
 
 const NOTES: &str = "notes.txt";
 const TASK: &str = "summarise the notes";

@@ -8,8 +8,8 @@ use openagent_tests::{MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
 use super::{call, rate_limited_then_read_notes, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
-use crate::common::{serve, KEY};
-use crate::support::{eventually, read_events, read_json, Finished, Pipe, Running, Sandbox, PROJECTED_TYPES};
+use openagent_tests::cli::{eventually, read_events, read_json, Finished, Pipe, Running, Sandbox, PROJECTED_TYPES};
+use openagent_tests::over_http::{serve, KEY};
 
 #[test]
 fn human_mode_streams_the_answer_on_stdout_and_tool_lines_on_stderr() {

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use super::sessions::run_killed_at_its_second_turn;
 use super::{read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
 use crate::api::{encode, Serve};
-use crate::common::{serve, KEY};
-use crate::support::{eventually, Finished, Pipe, Running, Sandbox};
+use openagent_tests::cli::{eventually, Finished, Pipe, Running, Sandbox};
+use openagent_tests::over_http::{serve, KEY};
 
 const NEXT: &str = "now count the words";
 const COUNTED: &str = "Four words.";

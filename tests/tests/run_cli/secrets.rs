@@ -7,8 +7,8 @@ use openagent_tests::{MockServer, Reply, Script, Step};
 use serde_json::json;
 
 use crate::call;
-use crate::common::KEY;
-use crate::support::{read_events, Running, Sandbox};
+use openagent_tests::cli::{read_events, Running, Sandbox};
+use openagent_tests::over_http::KEY;
 
 const TOKEN: &str = "ghp_test_secret_0123456789";
 const DB_PASSWORD: &str = "db-password-987654";
@@ -26,7 +26,7 @@ fn snooping_model() -> MockServer {
     .expect("the mock server starts")
 }
 
-fn snoop(extra: &[&str]) -> (Sandbox, MockServer, crate::support::Finished) {
+fn snoop(extra: &[&str]) -> (Sandbox, MockServer, openagent_tests::cli::Finished) {
     let sandbox = Sandbox::new();
     sandbox.write(".env", &format!("GITHUB_TOKEN={TOKEN}\n"));
     let server = snooping_model();

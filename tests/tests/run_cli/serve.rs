@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 
 use super::{call, read_notes_then_answer, sandbox_with_notes, ANSWER, NOTES, TASK};
 use crate::api::{encode, Serve, TOKEN};
-use crate::common::{serve, KEY};
-use crate::support::{eventually, Sandbox};
+use openagent_tests::cli::{eventually, Sandbox};
+use openagent_tests::over_http::{serve, KEY};
 
 /// The routes the OpenAPI document must describe.
 const ROUTES: [(&str, &str); 10] = [

@@ -7,8 +7,8 @@ use openagent_tests::{Reply, Step};
 use serde_json::{json, Value};
 
 use super::{call, read_notes_then_answer, sandbox_with_notes, ANSWER, NOTES, TASK};
-use crate::common::serve;
-use crate::support::{eventually, read_json, Pipe, Running, Sandbox};
+use openagent_tests::cli::{eventually, read_json, Pipe, Running, Sandbox};
+use openagent_tests::over_http::serve;
 
 /// `openagent run TASK --events <sandbox>/events.jsonl` as run `run_id`, to the end.
 fn run_with_events(sandbox: &Sandbox, steps: Vec<Step>, run_id: &str) -> Vec<String> {

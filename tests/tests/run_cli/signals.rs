@@ -14,9 +14,9 @@ use openagent_tests::{Reply, Step};
 use serde_json::json;
 
 use crate::api::Serve;
-use crate::support::{eventually, Pipe, Running, Sandbox};
 use crate::terminal::Terminal;
 use crate::{call, serve, ANSWER, TASK};
+use openagent_tests::cli::{eventually, Pipe, Running, Sandbox};
 
 /// Writes the pid of the process that then sleeps (bash runs the last command in its own
 /// process), so that pid is the command's.
@@ -229,7 +229,7 @@ fn a_terminal_hang_up_ends_the_run_and_its_command_and_writes_run_finished() {
     terminal.hang_up();
     assert_eq!(terminal.exit_code(), Some(130));
     assert_gone(pid, Duration::from_secs(3));
-    let records = crate::support::read_events(&out);
+    let records = openagent_tests::cli::read_events(&out);
     let last = records.last().expect("records");
     assert_eq!((&last["type"], &last["data"]["exit_reason"]), (&json!("run_finished"), &json!("interrupted")), "{records:?}");
 }

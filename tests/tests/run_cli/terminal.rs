@@ -12,7 +12,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::support::DEADLINE;
+use openagent_tests::cli::DEADLINE;
 
 /// `openagent` in a terminal, as a person runs it: a pseudo-terminal whose slave is the process's
 /// controlling terminal (it leads a session of its own, so it is the terminal's foreground process

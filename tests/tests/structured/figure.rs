@@ -6,7 +6,7 @@ use std::process::Command;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::support::{Finished, Sandbox};
+use openagent_tests::cli::{Finished, Sandbox};
 
 /// One task of `tests/structured/tasks.json`.
 #[derive(Debug, Deserialize)]

@@ -9,11 +9,6 @@
 //! markdown JSON instead of a submission) and asserts the exact figure those scripts must give.
 //! `real_model` is opt-in: the same tasks against a real small model (see its header).
 
-#[path = "../common/mod.rs"]
-mod common;
 mod figure;
 mod mock;
 mod real_model;
-#[allow(dead_code)] // the CLI suite's helpers; these tests use only the sandbox and the binary
-#[path = "../run_cli/support.rs"]
-mod support;

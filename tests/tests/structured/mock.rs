@@ -5,7 +5,7 @@ use openagent_tests::{MockServer, Script};
 use serde_json::Value;
 
 use crate::figure::{self, Figure};
-use crate::support::Running;
+use openagent_tests::cli::Running;
 
 #[test]
 fn scripted_mistakes_give_ten_valid_results_in_twelve_runs() {

@@ -15,10 +15,10 @@ use openagent_core::{
     AnthropicProfile, ExecutionEnvironment, GeminiProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig, SessionEvent,
 };
 use openagent_native::NativeRuntime;
-use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::{json, Value};
 
-use super::{drain, model, serve};
+use crate::over_http::{drain, model, serve};
+use crate::{Api, MockServer, Reply, Step};
 
 /// A provider's profile, driven through that provider's own wire API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

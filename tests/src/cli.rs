@@ -19,10 +19,10 @@ use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use openagent_tests::MockServer;
+use crate::MockServer;
 use serde_json::Value;
 
-use crate::common::KEY;
+use crate::over_http::KEY;
 
 /// No run in these tests takes more than a few seconds; one that takes this long is stuck.
 pub const DEADLINE: Duration = Duration::from_secs(60);
@@ -168,6 +168,12 @@ impl Sandbox {
     pub fn run(&self, server: &MockServer, task: &str, extra: &[&str]) -> Finished {
         let args = [&["run", task], extra].concat();
         Running::start(self.openagent(Some(server), &args)).finish()
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -2,11 +2,6 @@
 //! native HTTP client, and readers for what each API's requests carry (the key, tool calls and
 //! tool results), so a test can ask the same question of every wire format.
 
-// Each test crate that includes this module uses only part of it.
-#![allow(dead_code)]
-
-pub mod parity;
-
 use std::rc::Rc;
 
 use futures::channel::mpsc::UnboundedReceiver;
@@ -18,8 +13,9 @@ use openagent_core::llm::openai_responses::OpenAiResponses;
 use openagent_core::llm::{ApiKey, HttpLlmClient, LlmClient, ProviderConfig};
 use openagent_core::session::SessionEvent;
 use openagent_native::NativeHttpClient;
-use openagent_tests::{Api, MockServer, RecordedRequest, Script, Step};
 use serde_json::Value;
+
+use crate::{Api, MockServer, RecordedRequest, Script, Step};
 
 /// Distinctive, and not `sk-`-shaped, so only redaction of the exact key could hide it.
 pub const KEY: &str = "test-key-MUST-NOT-LEAK-5e2b91";
