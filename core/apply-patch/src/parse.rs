@@ -5,6 +5,8 @@
 //! heredoc it is often seen in (`apply_patch <<'EOF'`, optionally after `cd DIR &&`). Strict about
 //! everything that decides what is changed.
 
+use crate::text::split_lines;
+
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
 const ADD: &str = "*** Add File: ";
@@ -74,7 +76,9 @@ pub struct ParseError(pub String);
 /// The operations of a patch, in order. Nothing is checked against any file here.
 pub fn parse(input: &str) -> Result<Vec<Op<'_>>, ParseError> {
     let (dir, body) = unwrap_heredoc(input.trim());
-    let lines: Vec<&str> = body.lines().collect();
+    // As `str::lines` splits, but for a bare CR ending the last line, which is only ever read
+    // trimmed; a copy of `Lines` in this crate would cost the browser bundle.
+    let lines = split_lines(body, true);
     let (Some(first), Some(last)) = (lines.first(), lines.last()) else {
         return Err(ParseError(format!("apply_patch: the patch is empty. Send the whole patch, from `{BEGIN}` to `{END}`.")));
     };
