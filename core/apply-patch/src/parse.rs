@@ -108,10 +108,17 @@ fn unwrap_heredoc(text: &str) -> (Option<&str>, &str) {
     let Some((dir, delimiter)) = heredoc_opener(opener) else { return (None, text) };
     // A heredoc that lost its closing line still holds the patch.
     let body = match rest.trim_end().strip_suffix(delimiter) {
-        Some(body) if body.rsplit('\n').next().is_some_and(|line| line.trim().is_empty()) => body,
+        Some(body) if ends_with_blank_line(body) => body,
         _ => rest,
     };
     (dir, body)
+}
+
+/// Whether the text after the last newline is only whitespace. (Trimmed from the end rather than
+/// split from it: a reverse search of its own in this crate costs the browser bundle.)
+fn ends_with_blank_line(text: &str) -> bool {
+    let trimmed = text.trim_end_matches(|c: char| c != '\n' && c.is_whitespace());
+    trimmed.is_empty() || trimmed.ends_with('\n')
 }
 
 /// `[cd DIR &&] [apply_patch|applypatch] <<[-]['"]EOF['"]`: the directory and the delimiter.
