@@ -325,6 +325,20 @@ mod tests {
     }
 
     #[test]
+    fn crlf_patches_parse_as_lf_ones() {
+        let patch = "*** Begin Patch\n*** Update File: a\n@@ fn main\n ctx\n-old\n+new\n*** End Patch\n";
+        assert_eq!(parse(&patch.replace('\n', "\r\n")).unwrap(), parse(patch).unwrap());
+        let heredoc = "apply_patch <<'EOF'\r\n*** Begin Patch\r\n*** Delete File: x\r\n*** End Patch\r\nEOF\r\n";
+        assert_eq!(parse(heredoc).unwrap(), [Op::Delete { path: "x".into() }]);
+    }
+
+    #[test]
+    fn a_heredoc_delimiter_inside_a_line_does_not_close_it() {
+        let patch = "apply_patch <<EOF\n*** Begin Patch\n*** Delete File: x\n*** End PatchEOF";
+        assert!(parse(patch).unwrap_err().to_string().contains("the last line of the patch must be `*** End Patch`"));
+    }
+
+    #[test]
     fn a_cd_before_the_heredoc_prefixes_relative_paths() {
         let patch =
             "cd 'my app' && apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** Delete File: /abs\n*** End Patch\nEOF";

@@ -209,4 +209,13 @@ mod tests {
         assert_eq!(unescape_token("a~1b~0c"), "a/b~c");
         assert_eq!(escape_token("a/b~c"), "a~1b~0c");
     }
+
+    #[test]
+    fn unescapes_tokens_in_one_pass() {
+        // `~01` is `~1` (not `/`), and a `~` before anything but 0 or 1 stays as it is.
+        for (token, unescaped) in [("~01", "~1"), ("~~1", "~/"), ("a~", "a~"), ("~2~", "~2~"), ("", ""), ("~0~1", "~/")] {
+            assert_eq!(unescape_token(token), unescaped, "{token:?}");
+        }
+        assert_eq!(unescape_token(&escape_token("~1/~0")), "~1/~0");
+    }
 }
