@@ -7,7 +7,7 @@
 
 use super::parse::{Chunk, Tag};
 use super::seek::Seeker;
-use crate::text::uses_crlf;
+use crate::text::{split_lines, uses_crlf};
 
 /// Why a hunk did not apply.
 #[derive(Debug, PartialEq, Eq)]
@@ -73,19 +73,6 @@ pub fn apply_chunks(content: &str, chunks: &[Chunk<'_>]) -> Result<String, Chunk
     let mut out = String::with_capacity(content.len() + content.len() / 8);
     join(&mut out, &lines, &edits, if crlf { "\r\n" } else { "\n" });
     Ok(out)
-}
-
-/// The lines without their endings; the final line ending does not start another line.
-fn split_lines(content: &str, crlf: bool) -> Vec<&str> {
-    if content.is_empty() {
-        return Vec::new();
-    }
-    let body = content.strip_suffix('\n').unwrap_or(content);
-    let mut lines = Vec::with_capacity(content.len() / 32);
-    for line in body.split('\n') {
-        lines.push(if crlf { line.strip_suffix('\r').unwrap_or(line) } else { line });
-    }
-    lines
 }
 
 /// Writes `lines` with `edits` (in order, not overlapping) made, every line ended with `eol`.

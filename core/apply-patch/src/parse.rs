@@ -5,6 +5,8 @@
 //! heredoc it is often seen in (`apply_patch <<'EOF'`, optionally after `cd DIR &&`). Strict about
 //! everything that decides what is changed.
 
+use crate::text::split_lines;
+
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
 const ADD: &str = "*** Add File: ";
@@ -74,7 +76,9 @@ pub struct ParseError(pub String);
 /// The operations of a patch, in order. Nothing is checked against any file here.
 pub fn parse(input: &str) -> Result<Vec<Op<'_>>, ParseError> {
     let (dir, body) = unwrap_heredoc(input.trim());
-    let lines: Vec<&str> = body.lines().collect();
+    // As `str::lines` splits, but for a bare CR ending the last line, which is only ever read
+    // trimmed; a copy of `Lines` in this crate would cost the browser bundle.
+    let lines = split_lines(body, true);
     let (Some(first), Some(last)) = (lines.first(), lines.last()) else {
         return Err(ParseError(format!("apply_patch: the patch is empty. Send the whole patch, from `{BEGIN}` to `{END}`.")));
     };
@@ -104,10 +108,17 @@ fn unwrap_heredoc(text: &str) -> (Option<&str>, &str) {
     let Some((dir, delimiter)) = heredoc_opener(opener) else { return (None, text) };
     // A heredoc that lost its closing line still holds the patch.
     let body = match rest.trim_end().strip_suffix(delimiter) {
-        Some(body) if body.rsplit('\n').next().is_some_and(|line| line.trim().is_empty()) => body,
+        Some(body) if ends_with_blank_line(body) => body,
         _ => rest,
     };
     (dir, body)
+}
+
+/// Whether the text after the last newline is only whitespace. (Trimmed from the end rather than
+/// split from it: a reverse search of its own in this crate costs the browser bundle.)
+fn ends_with_blank_line(text: &str) -> bool {
+    let trimmed = text.trim_end_matches(|c: char| c != '\n' && c.is_whitespace());
+    trimmed.is_empty() || trimmed.ends_with('\n')
 }
 
 /// `[cd DIR &&] [apply_patch|applypatch] <<[-]['"]EOF['"]`: the directory and the delimiter.
@@ -311,6 +322,20 @@ mod tests {
         }
         let cut_short = "apply_patch <<'PATCH'\n*** Begin Patch\n*** Delete File: x\n*** End Patch";
         assert_eq!(parse(cut_short).unwrap(), want);
+    }
+
+    #[test]
+    fn crlf_patches_parse_as_lf_ones() {
+        let patch = "*** Begin Patch\n*** Update File: a\n@@ fn main\n ctx\n-old\n+new\n*** End Patch\n";
+        assert_eq!(parse(&patch.replace('\n', "\r\n")).unwrap(), parse(patch).unwrap());
+        let heredoc = "apply_patch <<'EOF'\r\n*** Begin Patch\r\n*** Delete File: x\r\n*** End Patch\r\nEOF\r\n";
+        assert_eq!(parse(heredoc).unwrap(), [Op::Delete { path: "x".into() }]);
+    }
+
+    #[test]
+    fn a_heredoc_delimiter_inside_a_line_does_not_close_it() {
+        let patch = "apply_patch <<EOF\n*** Begin Patch\n*** Delete File: x\n*** End PatchEOF";
+        assert!(parse(patch).unwrap_err().to_string().contains("the last line of the patch must be `*** End Patch`"));
     }
 
     #[test]

@@ -6,6 +6,20 @@ pub fn uses_crlf(content: &str) -> bool {
     content.find('\n').is_some_and(|at| content[..at].ends_with('\r'))
 }
 
+/// The lines without their endings (CRs too, with `crlf`); the final line ending does not start
+/// another line.
+pub(crate) fn split_lines(content: &str, crlf: bool) -> Vec<&str> {
+    if content.is_empty() {
+        return Vec::new();
+    }
+    let body = content.strip_suffix('\n').unwrap_or(content);
+    let mut lines = Vec::with_capacity(content.len() / 32);
+    for line in body.split('\n') {
+        lines.push(if crlf { line.strip_suffix('\r').unwrap_or(line) } else { line });
+    }
+    lines
+}
+
 /// What one character becomes when normalised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fold {

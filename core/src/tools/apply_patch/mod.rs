@@ -170,7 +170,8 @@ impl Files {
                 (!nothing).then(|| Change { path: entry.path.clone(), content, original: entry.original.clone() })
             })
             .collect();
-        changes.sort_by_key(|change| matches!(change.original, Original::Unrestorable));
+        let unrestorable = |change: &Change| matches!(change.original, Original::Unrestorable);
+        crate::sort::sort_by(&mut changes, |a, b| unrestorable(a).cmp(&unrestorable(b)));
         changes
     }
 
