@@ -5,8 +5,9 @@
 //! (`agent.rs`), the files' snapshot (`MemoryEnvironment::snapshot`), the saved session
 //! (`SessionSnapshot`) and every type they name, with ts-rs derives that only openagent-wasm's
 //! tests turn on; and the `Provider` and `ReasoningEffort` names, from the lists the code reads.
-//! The file is checked in and included here, so neither ts-rs nor the generator is in the bundle;
-//! `typings_tests.rs` fails when it is stale.
+//! The file is checked in and included here, so neither ts-rs nor the generator is in the bundle.
+//! `typings_tests.rs` fails when the file is stale, and writes what serde emits for samples of
+//! each type into `web/tests/serde_samples.ts`, which `tsc --strict` checks against the package.
 //!
 //! What JS hands to the API is written by hand, in `typings.hand-written.d.ts`: the options are
 //! read field by field (`options.rs`), not by serde, and half of them are functions or DOM types

@@ -1,9 +1,13 @@
-//! The generated typings, kept in step with the Rust types.
+//! The generated typings, kept in step with the Rust types and with what serde emits.
 //!
 //! - `typings.generated.d.ts` must be what ts-rs makes of the Rust types today.
+//! - `web/tests/serde_samples.ts` must be what serde emits today for samples of each type: every
+//!   kind of event, turn and content part, every value of each string enum, optional fields
+//!   present and absent. CI's `tsc --strict` compiles it against the package's `.d.ts`, so a
+//!   field serde writes that the typings lack (or name or type differently) fails there.
 //! - The hand-written options name exactly the fields `options.rs` reads.
 //!
-//! A stale file fails with the command that rewrites it: [`REGENERATE`].
+//! A stale file fails with the command that rewrites both: [`REGENERATE`].
 
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashSet};
@@ -19,21 +23,29 @@ use crate::options::{CALLBACKS, COMPACTION_FIELDS, LIMIT_FIELDS, OPTION_FIELDS, 
 
 #[path = "typings_format.rs"]
 mod format;
+#[path = "typings_samples.rs"]
+mod samples;
 
-const REGENERATE: &str = "UPDATE_TYPINGS=1 cargo test -p openagent-wasm --lib typings";
+pub const REGENERATE: &str = "UPDATE_TYPINGS=1 cargo test -p openagent-wasm --lib typings";
 
 const HAND_WRITTEN: &str = include_str!("typings.hand-written.d.ts");
 
 const GENERATED_PATH: &str = "src/typings.generated.d.ts";
+const SAMPLES_PATH: &str = "../web/tests/serde_samples.ts";
 
 /// `u64` is a `number`: JS gets every value through `JSON.parse`.
-fn config() -> Config {
+pub fn config() -> Config {
     Config::new().with_large_int("number")
 }
 
 #[test]
 fn the_generated_typings_are_up_to_date() {
     check_file(GENERATED_PATH, &generated());
+}
+
+#[test]
+fn the_serde_samples_are_up_to_date() {
+    check_file(SAMPLES_PATH, &samples::render());
 }
 
 /// The options are read by hand, so their typings are written by hand: they must name the
