@@ -15,6 +15,10 @@
 //! Two jobs live in crates of their own, pure functions that know nothing of OpenAgent: the JSON
 //! Schema validator (`openagent-jsonschema`, re-exported as [`schema`]) and the v4a patch format
 //! that the `apply_patch` tool applies (`openagent-apply-patch`).
+//!
+//! The `typings` feature derives ts-rs's `TS` on the types a host hands to JavaScript (events,
+//! turns, outcomes, snapshots), from which openagent-wasm's tests generate its TypeScript
+//! declarations. Only those tests turn it on: no build of the core depends on ts-rs.
 
 pub mod abort;
 pub mod env;

@@ -33,18 +33,22 @@ pub struct Agent {
 
 /// What `submit()` resolves to.
 #[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
-struct Outcome<'a> {
-    reason: StopReason,
-    state: SessionStatus,
+pub(crate) struct Outcome<'a> {
+    pub reason: StopReason,
+    pub state: SessionStatus,
     /// The model's last answer.
-    text: String,
-    usage: &'a openagent_core::llm::Usage,
-    /// The task's result (seed 003): its text, the validated structured result when the agent
-    /// has an `outputSchema` (`null` otherwise), and the typed outcome (seed 002).
-    result_text: String,
-    result_data: Option<serde_json::Value>,
-    outcome: Option<openagent_core::session::AgentOutcome>,
+    pub text: String,
+    /// Tokens used by the session so far.
+    pub usage: &'a openagent_core::llm::Usage,
+    // The task's result (seed 003) and its typed outcome (seed 002).
+    /// The task's result: the model's answer, or why there is none.
+    pub result_text: String,
+    /// The validated structured result with `outputSchema`; `null` otherwise.
+    pub result_data: Option<serde_json::Value>,
+    /// How the task ended, typed: see the outcome table in native/README.md.
+    pub outcome: Option<openagent_core::session::AgentOutcome>,
 }
 
 #[wasm_bindgen]

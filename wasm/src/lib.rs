@@ -22,7 +22,9 @@
 //! ```
 //!
 //! The TypeScript types of options, events and outcomes are in `typings`, emitted with the
-//! bindings into `openagent_wasm.d.ts`.
+//! bindings into `openagent_wasm.d.ts`: generated from the Rust types at test time (ts-rs, a
+//! dev-dependency) and checked against what serde emits. After changing a type that crosses to
+//! JS, `UPDATE_TYPINGS=1 cargo test -p openagent-wasm --lib typings` regenerates them.
 
 pub mod agent;
 pub mod convert;

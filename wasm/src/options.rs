@@ -62,7 +62,7 @@ pub struct Callbacks {
     pub signal: Option<web_sys::AbortSignal>,
 }
 
-const CALLBACKS: [&str; 4] = ["getApiKey", "onEvent", "fetch", "signal"];
+pub(crate) const CALLBACKS: [&str; 4] = ["getApiKey", "onEvent", "fetch", "signal"];
 
 pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
 
@@ -238,7 +238,7 @@ impl AgentOptions {
     }
 }
 
-const OPTION_FIELDS: &[&str] = &[
+pub(crate) const OPTION_FIELDS: &[&str] = &[
     "provider",
     "model",
     "apiKey",
@@ -256,9 +256,9 @@ const OPTION_FIELDS: &[&str] = &[
     "compaction",
 ];
 
-const COMPACTION_FIELDS: &[&str] = &["thresholdPercent", "keepRecentTokens"];
+pub(crate) const COMPACTION_FIELDS: &[&str] = &["thresholdPercent", "keepRecentTokens"];
 
-const LIMIT_FIELDS: &[&str] = &[
+pub(crate) const LIMIT_FIELDS: &[&str] = &[
     "maxTurns",
     "maxToolRoundsPerInput",
     "defaultCommandTimeoutMs",

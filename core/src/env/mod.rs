@@ -16,6 +16,8 @@ use crate::runtime::EpochMillis;
 
 mod memory;
 
+#[cfg(feature = "typings")]
+pub use memory::MemorySnapshot;
 pub use memory::{resolve_path, CommandRunner, MemoryEnvironment};
 
 /// What went wrong in an environment operation. Messages are shown to the model, so they say

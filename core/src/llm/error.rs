@@ -5,6 +5,7 @@ use serde_json::Value;
 
 /// The error taxonomy of spec 6.1, flattened into kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     Authentication,

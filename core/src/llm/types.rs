@@ -8,6 +8,7 @@ use serde_json::Value;
 
 /// Who produced a message (spec 3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     System,
@@ -19,6 +20,7 @@ pub enum Role {
 
 /// One message of a conversation (spec 3.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct Message {
     pub role: Role,
     pub content: Vec<ContentPart>,
@@ -69,6 +71,7 @@ impl Message {
 
 /// A tagged part of a message's content (spec 3.3, 3.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ContentPart {
     Text {
@@ -114,11 +117,13 @@ impl ContentPart {
 
 /// An image, audio clip or document: by URL or inline bytes (spec 3.5).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct MediaData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// Inline bytes, serialised as standard base64.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::llm::base64::option")]
+    #[cfg_attr(feature = "typings", ts(type = "string"))]
     pub data: Option<Vec<u8>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
@@ -131,6 +136,7 @@ pub struct MediaData {
 
 /// A tool invocation requested by the model (spec 3.5 ToolCallData, 5.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
@@ -177,11 +183,14 @@ impl ToolCall {
 
 /// The outcome of one tool call, sent back to the model (spec 3.5 ToolResultData).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct ToolResult {
     pub tool_call_id: String,
     pub content: String,
     pub is_error: bool,
+    /// An image the tool returned, as standard base64.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::llm::base64::option")]
+    #[cfg_attr(feature = "typings", ts(type = "string"))]
     pub image_data: Option<Vec<u8>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_media_type: Option<String>,
@@ -195,6 +204,7 @@ impl ToolResult {
 
 /// Model reasoning (spec 3.5 ThinkingData).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct ThinkingData {
     pub text: String,
     /// Provider signature (Anthropic `signature`, OpenAI `encrypted_content`), echoed verbatim.
@@ -297,6 +307,7 @@ pub enum Reason {
 /// Token counts; adding two sums every field, treating a missing optional count as 0 unless both
 /// sides miss it (spec 3.9).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,

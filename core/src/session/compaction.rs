@@ -20,6 +20,7 @@ use crate::llm::{ContentPart, LlmError, Message, Request};
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CompactionReason {
     /// The estimate passed the threshold.

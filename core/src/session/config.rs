@@ -9,6 +9,7 @@ pub const DEFAULT_COMMAND_TIMEOUT_MS: u64 = 10_000;
 
 /// Limits, timeouts and settings of one session. Every field has the spec's default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(default)]
 pub struct SessionConfig {
     /// Model responses allowed over the whole session; 0 = unlimited.

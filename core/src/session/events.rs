@@ -15,6 +15,7 @@ use crate::llm::{ErrorKind, Usage};
 
 /// What happened. The variant is the event's `kind`; its fields are the `data`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum EventData {
     SessionStart {
@@ -133,6 +134,7 @@ pub enum EventData {
 
 /// What became of a tool call before it ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     Allow,
@@ -141,6 +143,7 @@ pub enum Decision {
 
 /// Why processing of an input stopped (spec 2.8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// The model answered without tool calls.
@@ -192,12 +195,15 @@ impl EventData {
     }
 }
 
-/// One event with its envelope.
+/// One event with its envelope: `kind` and `data` are the [`EventData`], beside the time and the
+/// session it happened in.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS), ts(rename = "AgentEvent"))]
 pub struct SessionEvent {
     /// RFC 3339 UTC.
     pub timestamp: String,
     pub session_id: String,
+    #[cfg_attr(feature = "typings", ts(flatten))]
     pub data: EventData,
 }
 

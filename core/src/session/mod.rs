@@ -63,6 +63,7 @@ use state::LoopCache;
 
 /// Where a session is in its life (spec 2.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS), ts(rename = "SessionState"))]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
     Idle,

@@ -17,6 +17,7 @@ use serde_json::Value;
 /// `evidence`, `metrics` and `timestamp` may be missing and unknown fields are ignored;
 /// serialising always writes every field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct AgentOutcome {
     pub status: OutcomeStatus,
     #[serde(default)]
@@ -32,6 +33,7 @@ pub struct AgentOutcome {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
     /// The task was done and its result delivered.
@@ -56,6 +58,7 @@ impl OutcomeStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct Evidence {
     pub kind: EvidenceKind,
     pub description: String,
@@ -64,6 +67,7 @@ pub struct Evidence {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceKind {
     /// The agent's own assessment (its `give_up` reason).
@@ -79,6 +83,7 @@ pub enum EvidenceKind {
 
 /// Counts for one input. Every field defaults to zero when missing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(default)]
 pub struct OutcomeMetrics {
     /// Model responses.

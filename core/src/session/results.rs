@@ -29,6 +29,7 @@ the reason instead.";
 
 /// The end of an input, as the `result` event carries it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct RunResult {
     /// Human-readable: the model's last answer, or why there is none.
     pub result_text: String,

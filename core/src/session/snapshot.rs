@@ -13,8 +13,10 @@ use crate::llm::ContentPart;
 /// A session saved at its last complete turn. Written with a derived `Serialize`, read back by
 /// hand ([`SessionSnapshot::from_json`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct SessionSnapshot {
     /// Always [`SessionSnapshot::SCHEMA`] when written by this build.
+    #[cfg_attr(feature = "typings", ts(type = "\"openagent.session/1\""))]
     pub schema: String,
     pub session_id: String,
     /// The profile (provider family) and model the history was made with: reasoning signatures
@@ -28,6 +30,7 @@ pub struct SessionSnapshot {
     pub user_instructions: Option<String>,
     /// The host's slot for its environment: the browser keeps its in-memory files here; the
     /// native host leaves it empty (the files are on disk).
+    #[cfg_attr(feature = "typings", ts(type = "Snapshot | null"))]
     pub environment: Option<Value>,
 }
 

@@ -14,6 +14,7 @@ use crate::llm::{Message, Request, ToolChoice, ToolDefinition, Usage};
 
 /// The loop's state: plain data, serialisable, everything a saved session needs to go on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS), ts(rename = "SavedState"))]
 pub struct SessionState {
     pub history: Vec<Turn>,
     /// Token usage summed over every model call, compaction's included.
@@ -21,13 +22,16 @@ pub struct SessionState {
     /// Model responses over the whole session (what `max_turns` limits).
     pub turns: usize,
     /// Steering not injected yet, and inputs queued after the current one.
+    #[cfg_attr(feature = "typings", ts(as = "Vec<String>"))]
     pub steering: VecDeque<String>,
+    #[cfg_attr(feature = "typings", ts(as = "Vec<String>"))]
     pub followups: VecDeque<String>,
     /// The reasoning effort and limits in force.
     pub config: SessionConfig,
     /// How the last input ended.
     pub last_result: Option<RunResult>,
     /// Signatures of the most recent tool calls, oldest first, at most the detection window.
+    #[cfg_attr(feature = "typings", ts(as = "Vec<u64>"))]
     pub recent_calls: VecDeque<u64>,
     /// How many times older history was replaced by a summary.
     pub compactions: usize,
@@ -54,6 +58,7 @@ impl SessionState {
 /// A subagent as a snapshot keeps it: how it was started, its own state, and its last run's
 /// result (`None` while it ran).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct SubAgentRecord {
     pub agent_id: String,
     pub working_dir: Option<String>,

@@ -20,6 +20,7 @@ use crate::llm::ToolDefinition;
 use crate::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SubAgentStatus {
     Running,
@@ -29,6 +30,7 @@ pub enum SubAgentStatus {
 
 /// What `wait` reports (spec 7.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct SubAgentResult {
     pub agent_id: String,
     pub status: SubAgentStatus,

@@ -7,6 +7,7 @@ use crate::runtime::EpochMillis;
 
 /// One entry of a session's history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Turn {
     User {

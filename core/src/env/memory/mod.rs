@@ -16,6 +16,8 @@ use async_trait::async_trait;
 pub use self::fs::resolve as resolve_path;
 use self::fs::{as_text, resolve, Kind, Tree};
 pub use self::runner::CommandRunner;
+#[cfg(feature = "typings")]
+pub use self::snapshot::Snapshot as MemorySnapshot;
 use crate::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
 use crate::runtime::{EpochMillis, Runtime};
 

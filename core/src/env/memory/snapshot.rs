@@ -16,25 +16,41 @@ use std::rc::Rc;
 const FORMAT: &str = "openagent-memory-environment";
 const VERSION: u64 = 1;
 
-/// Written with a derived `Serialize`, read by hand ([`Snapshot::read`]): a derived `Deserialize`
-/// costs the browser bundle several times as much.
+// Written with a derived `Serialize`, read by hand ([`Snapshot::read`]): a derived `Deserialize`
+// costs the browser bundle several times as much. Public only for the typings.
+/// The files as JSON data, in the format [`MemoryEnvironment::snapshot`] describes. When it is
+/// read back, only `version` is required.
 #[derive(Serialize)]
-struct Snapshot {
+#[cfg_attr(feature = "typings", derive(ts_rs::TS))]
+pub struct Snapshot {
+    // Optional in TypeScript where the reader takes a snapshot without them (on a field that is
+    // not an `Option`, `optional = nullable` only adds the `?`).
+    #[cfg_attr(feature = "typings", ts(optional = nullable, type = "\"openagent-memory-environment\""))]
     format: String,
+    #[cfg_attr(feature = "typings", ts(type = "1"))]
     version: u64,
+    #[cfg_attr(feature = "typings", ts(optional = nullable))]
     working_directory: String,
+    #[cfg_attr(feature = "typings", ts(optional = nullable))]
     files: Vec<FileEntry>,
+    #[cfg_attr(feature = "typings", ts(optional = nullable))]
     directories: Vec<String>,
 }
 
+/// A file: exactly one of `text` (UTF-8 content) and `base64` (any other content).
 #[derive(Serialize)]
+#[cfg_attr(feature = "typings", derive(ts_rs::TS), ts(rename = "SnapshotFile"))]
 struct FileEntry {
     path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typings", ts(optional))]
     text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typings", ts(optional))]
     base64: Option<String>,
+    /// Milliseconds since 1970; the time of the restore when left out.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typings", ts(optional))]
     modified_ms: Option<EpochMillis>,
 }
 

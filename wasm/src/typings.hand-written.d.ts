@@ -1,0 +1,94 @@
+// Written by hand (wasm/src/typings.rs says why): what JS hands to the API (options, tools) and
+// its errors. The types it names are in typings.generated.d.ts.
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export type ProfileName = "openai" | "anthropic" | "gemini" | "general";
+
+export type AgentEventKind = AgentEvent["kind"];
+
+export interface Compaction {
+  /**
+   * Compact once the next request is estimated past this share of the context window, in
+   * percent: 80 by default; 0 switches automatic compaction off (`compact()` still works).
+   */
+  thresholdPercent?: number;
+  /** Recent history kept whole, in tokens; a quarter of the window by default. */
+  keepRecentTokens?: number;
+}
+
+export interface Limits {
+  /** Model responses over the whole session; 0 = unlimited. */
+  maxTurns?: number;
+  /** Tool rounds per submitted task; 0 = unlimited. */
+  maxToolRoundsPerInput?: number;
+  defaultCommandTimeoutMs?: number;
+  maxCommandTimeoutMs?: number;
+  maxSubagentDepth?: number;
+  /** With `outputSchema`: refused results (or answers without one) allowed per task; 3 by default. */
+  maxResultAttempts?: number;
+}
+
+export interface AgentOptions {
+  provider: Provider;
+  /** The provider's default when absent; required for an openai-compatible server. */
+  model?: string;
+  /** Kept in the agent's memory only. */
+  apiKey?: string;
+  /** Asked before each model call instead of `apiKey`. */
+  getApiKey?: () => string | Promise<string>;
+  /** Another server for the provider's API, e.g. `http://127.0.0.1:8080/v1` for a local one. */
+  baseUrl?: string;
+  /** The tool set and prompt family; the provider's own by default. */
+  profile?: ProfileName;
+  reasoningEffort?: ReasoningEffort;
+  limits?: Limits;
+  /** Appended last to the system prompt. */
+  instructions?: string;
+  /** The files to start with: a snapshot, or `{ path: text }`. */
+  files?: Snapshot | { [path: string]: string };
+  /** `/workspace` by default. */
+  workingDirectory?: string;
+  /** Retries of a failed model call (rate limits, server errors); 2 by default. */
+  maxRetries?: number;
+  sessionId?: string;
+  /**
+   * A saved session to go on with (`agent.snapshot()`, or its JSON text): its conversation and,
+   * when it has them, its files (then leave `files` out). Its id is kept unless `sessionId` is set.
+   * The provider, model and key are these options'; limits, `reasoningEffort` and `compaction`
+   * left unset keep the snapshot's. A snapshot made with another provider family goes on without
+   * its reasoning signatures (a `warning` event says so).
+   */
+  snapshot?: SessionSnapshot | string;
+  /** The model's context window in tokens, for a model the catalog does not know (a local server's n_ctx). */
+  contextWindow?: number;
+  /** When older turns are summarised to make room in the context window. */
+  compaction?: Compaction;
+  /**
+   * A JSON Schema (`"type": "object"` at the root) each task's result must follow. The agent then
+   * offers `submit_result` (these are its parameters) and `give_up`, corrects refused results, and
+   * `submit()` resolves with the validated `resultData`.
+   */
+  outputSchema?: { [key: string]: JsonValue };
+  /** Every event, in order; all of a task's events have been delivered when `submit()` settles. */
+  onEvent?: (event: AgentEvent) => void;
+  /** Aborts the agent, as `abort()` does. */
+  signal?: AbortSignal;
+  /** Used instead of the global `fetch` (a proxy, a test double). */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+}
+
+/** What `submit()` rejects with. */
+export interface AgentError extends Error {
+  kind: ErrorKind | "closed" | "busy" | "crashed";
+  status?: number;
+}
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** A JSON Schema with `"type": "object"` at the root; arguments are checked against it. */
+  parameters?: { [key: string]: JsonValue };
+  /** Its return value (a string, or data sent as JSON) is the tool's output; a throw is an error the model sees. */
+  execute: (args: { [key: string]: JsonValue }) => unknown;
+}
