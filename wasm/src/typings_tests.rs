@@ -14,8 +14,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use openagent_core::env::MemorySnapshot;
-use openagent_core::provider::ProviderKind;
 use openagent_core::session::{SessionEvent, SessionSnapshot};
+use openagent_core::setup::ProviderKind;
 use ts_rs::{Config, TypeVisitor, TS};
 
 use crate::agent::Outcome;
