@@ -434,3 +434,39 @@ fn ten_lines_of_a_huge_file_read_only_what_they_need() {
     assert!(block_on(env.read_bytes("huge.log")).is_err());
     assert!(bytes_read_by_this_thread() - before < 1024 * 1024);
 }
+
+#[test]
+fn output_without_end_is_kept_to_a_cap_and_the_rest_counted() {
+    let dir = TempDir::new();
+    // 40 MB without a newline: before, one line grew without bound and came after the result.
+    let result = exec(&dir.env(), "head -c 40000000 /dev/zero | tr '\\0' a", 60_000);
+    assert_eq!((result.exit_code, result.timed_out), (0, false));
+    let kept = 16 * 1024 * 1024;
+    assert!(result.stdout.starts_with(&"a".repeat(kept)), "{} bytes kept", result.stdout.len());
+    assert!(
+        result.stdout.ends_with(&format!(
+            "\n[{} more bytes of output were dropped: the first {kept} bytes are kept]\n",
+            40_000_000 - kept
+        )),
+        "{:?}",
+        &result.stdout[kept..]
+    );
+}
+
+#[test]
+fn fast_output_streams_a_piece_per_read_not_a_delta_per_line() {
+    let dir = TempDir::new();
+    let pieces = Rc::new(RefCell::new(Vec::new()));
+    let sink = pieces.clone();
+    let options = ExecOptions {
+        timeout_ms: 60_000,
+        on_output: Some(Rc::new(move |text: &str| sink.borrow_mut().push(text.to_owned()))),
+        ..ExecOptions::default()
+    };
+    let result = block_on(dir.env().exec_command("yes | head -n 200000", &options)).unwrap();
+    assert_eq!(result.stdout.len(), 400_000);
+    let pieces = pieces.borrow();
+    assert_eq!(pieces.concat(), result.stdout);
+    assert!(pieces.iter().all(|piece| piece.ends_with('\n')), "every piece ends with a whole line");
+    assert!(pieces.len() < 1_000, "{} deltas for 200,000 lines", pieces.len());
+}

@@ -10,11 +10,11 @@
 //! [`GRACE`]), and output stops being collected soon after whoever still holds the pipes.
 
 mod descendants;
+mod output;
 #[cfg(target_os = "linux")]
 mod watchdog;
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
@@ -222,28 +222,12 @@ fn emit(options: &ExecOptions, text: &str) {
 fn read_output(stdout: Option<ChildStdout>, stderr: Option<ChildStderr>, tx: &UnboundedSender<Event>) -> mpsc::Receiver<()> {
     let (closed_tx, closed) = mpsc::channel();
     if let Some(out) = stdout {
-        forward(out, tx.clone(), Event::Stdout, closed_tx.clone());
+        output::forward(out, tx.clone(), Event::Stdout, closed_tx.clone());
     }
     if let Some(err) = stderr {
-        forward(err, tx.clone(), Event::Stderr, closed_tx);
+        output::forward(err, tx.clone(), Event::Stderr, closed_tx);
     }
     closed
-}
-
-/// Sends a pipe's output line by line (whole lines keep UTF-8 characters intact) until it
-/// closes or nobody collects it any more.
-fn forward(pipe: impl Read + Send + 'static, tx: UnboundedSender<Event>, wrap: fn(String) -> Event, closed: mpsc::Sender<()>) {
-    thread::spawn(move || {
-        let mut reader = BufReader::new(pipe);
-        let mut line = Vec::new();
-        while matches!(reader.read_until(b'\n', &mut line), Ok(n) if n > 0) {
-            if tx.unbounded_send(wrap(String::from_utf8_lossy(&line).into_owned())).is_err() {
-                return;
-            }
-            line.clear();
-        }
-        let _ = closed.send(());
-    });
 }
 
 /// Waits for the shell to exit, the deadline to pass or the caller to cancel, and leaves no
