@@ -101,7 +101,7 @@ impl Descendants {
     }
 
     fn carries_marker(&self, pid: libc::pid_t) -> bool {
-        let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else { return false };
+        let Some(environ) = settled_environ(pid) else { return false };
         let mut padded = Vec::with_capacity(environ.len() + 1);
         padded.push(0);
         padded.extend_from_slice(&environ);
@@ -116,6 +116,22 @@ impl Descendants {
             Descendants { shell, needle: needle.clone(), agent, known: HashSet::new() }.signal(signal);
         })
     }
+}
+
+/// A process's environment once it has one. A process in the middle of `execve` (`setsid`
+/// becoming `sleep` just as the shell exits) shows an empty environment and an empty command
+/// line for a moment; it is looked at again rather than taken for one that cleared its
+/// environment, which still has a command line.
+fn settled_environ(pid: libc::pid_t) -> Option<Vec<u8>> {
+    const TRIES: u32 = 50;
+    for _ in 0..TRIES {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        if !environ.is_empty() || !std::fs::read(format!("/proc/{pid}/cmdline")).ok()?.is_empty() {
+            return Some(environ);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    None
 }
 
 /// Every process /proc shows; none where it cannot be read.
