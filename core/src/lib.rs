@@ -1,10 +1,10 @@
 //! # openagent-core
 //!
-//! The runtime-agnostic heart of OpenAgent: the agentic loop (`Session`), the unified LLM data
-//! model and the `LlmClient` seam, the tool registry and the shared coding tools, the
-//! provider-aligned profiles (OpenAI, Anthropic, Gemini, and a general one for OpenAI-compatible
-//! servers) with their layered system prompts, and `MemoryEnvironment`, an in-memory filesystem
-//! with a small built-in shell.
+//! The runtime-agnostic heart of OpenAgent: the agentic loop (`Session`), the tool registry and
+//! the shared coding tools, the provider-aligned profiles (OpenAI, Anthropic, Gemini, and a
+//! general one for OpenAI-compatible servers) with their layered system prompts, the
+//! `ExecutionEnvironment` seam, and `MemoryEnvironment`, an in-memory filesystem with a small
+//! built-in shell.
 //!
 //! The core does no I/O of its own. A host gives it three seams: an [`env::ExecutionEnvironment`]
 //! (where tools run), an [`llm::LlmClient`] (how the model is reached) and a [`runtime::Runtime`]
@@ -12,9 +12,11 @@
 //! WASI sandbox; it builds and passes its tests on `wasm32-unknown-unknown`, and nothing in it
 //! needs `Send`.
 //!
-//! Two jobs live in crates of their own, pure functions that know nothing of OpenAgent: the JSON
-//! Schema validator (`openagent-jsonschema`, re-exported as [`schema`]) and the v4a patch format
-//! that the `apply_patch` tool applies (`openagent-apply-patch`).
+//! Three jobs live in crates of their own, which must not depend on this one: the LLM layer
+//! (`openagent-llm`, re-exported as [`llm`], with the [`runtime`] seam its retries share), the
+//! JSON Schema validator (`openagent-jsonschema`, re-exported as [`schema`]) and the v4a patch
+//! format that the `apply_patch` tool applies (`openagent-apply-patch`). The core must not depend
+//! on a host: no I/O, no tokio, no browser API.
 //!
 //! The `typings` feature derives ts-rs's `TS` on the types a host hands to JavaScript (events,
 //! turns, outcomes, snapshots), from which openagent-wasm's tests generate its TypeScript
@@ -22,18 +24,17 @@
 
 pub mod abort;
 pub mod env;
-pub mod id;
-pub mod llm;
 pub mod profiles;
-pub mod runtime;
 pub mod session;
 pub mod setup;
 pub mod tools;
 
-mod sort;
-
 /// The JSON Schema validator that checks tool arguments and structured results, a crate of its own.
 pub use openagent_jsonschema as schema;
+/// The LLM layer, a crate of its own.
+pub use openagent_llm as llm;
+/// The host seam for time and tasks, from the LLM layer (its retries wait on it).
+pub use openagent_llm::{id, runtime};
 
 pub use abort::AbortSignal;
 pub use env::ExecutionEnvironment;

@@ -69,7 +69,7 @@ pub(super) fn glob(tree: &Tree, cwd: &str, pattern: &str, path: &str) -> Result<
         .filter(|(rel, abs, _)| glob_match(pattern, if pattern.starts_with('/') { abs } else { rel }))
         .map(|(_, abs, node)| (node.stamp, abs))
         .collect();
-    crate::sort::sort_by(&mut hits, |(a, a_path), (b, b_path)| b.cmp(a).then_with(|| a_path.cmp(b_path)));
+    openagent_llm::sort::sort_by(&mut hits, |(a, a_path), (b, b_path)| b.cmp(a).then_with(|| a_path.cmp(b_path)));
     Ok(hits.into_iter().map(|(_, abs)| relative_to(cwd, &abs)).collect())
 }
 

@@ -156,7 +156,7 @@ impl MemoryEnvironment {
                 }
             }
         }
-        crate::sort::sort_by(&mut files, |(a, _), (b, _)| a.cmp(b));
+        openagent_llm::sort::sort_by(&mut files, |(a, _), (b, _)| a.cmp(b));
         let snapshot = Snapshot {
             format: FORMAT.to_owned(),
             version: VERSION,

@@ -171,7 +171,7 @@ impl Files {
             })
             .collect();
         let unrestorable = |change: &Change| matches!(change.original, Original::Unrestorable);
-        crate::sort::sort_by(&mut changes, |a, b| unrestorable(a).cmp(&unrestorable(b)));
+        openagent_llm::sort::sort_by(&mut changes, |a, b| unrestorable(a).cmp(&unrestorable(b)));
         changes
     }
 

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use crate::env::memory::fs::{join, parent, Kind, Node, Stamp, Tree};
 use crate::env::EnvError;
 use crate::runtime::{format_rfc3339, EpochMillis};
-use crate::sort::sorted_order;
+use openagent_llm::sort::sorted_order;
 
 use super::super::describe;
 use super::{lines, Call, Flags};

@@ -1,0 +1,60 @@
+//! # openagent-llm
+//!
+//! The LLM layer of OpenAgent: the unified data model (messages, content parts, tool calls,
+//! usage), the `LlmClient` seam with streaming and errors, and the transport pieces every wire
+//! codec shares: the `HttpClient` seam, SSE decoding, retries, the provider table (`providers`)
+//! and the key policy (`HttpLlmClient`, in `codec.rs`). Four codecs speak the providers' APIs:
+//! OpenAI Responses, Anthropic Messages, Gemini generateContent and Chat Completions.
+//!
+//! It must not depend on the agent (`openagent-core`: sessions, tools, profiles, environments)
+//! nor do I/O of its own: a host hands it an `HttpClient` and a [`runtime::Runtime`] (the clock
+//! and timers its retries wait on, which the agent loop shares). It builds and passes its tests on
+//! `wasm32-unknown-unknown`, and nothing in it needs `Send`.
+//!
+//! Every codec folder has the same files, each with one job:
+//!
+//! | file | job |
+//! |---|---|
+//! | `mod.rs` | the codec type, its `Codec` impl, and what it decides for the caller |
+//! | `request.rs` | a `Request` as an `HttpRequest`: URL, headers, the body's top level |
+//! | `messages.rs` | the conversation as the API's messages, tool calls, results and reasoning |
+//! | `tools.rs` | tool definitions and the tool choice |
+//! | `options.rs` | `provider_options`: the keys the codec reads, the rest merged into the body |
+//! | `response.rs` | a whole body as a `Response`, and the readers the stream decoder shares |
+//! | `stream.rs` | the stream `Decoder`: bytes to `StreamEvent`s |
+//! | `error.rs` | error answers and error events as `LlmError`s |
+//!
+//! Bodies are built with `json::object` and `Value::from`, never `json!` (see `json.rs`).
+
+pub mod anthropic_messages;
+pub mod base64;
+mod client;
+mod codec;
+mod error;
+mod from_env;
+pub mod gemini;
+pub mod http;
+pub mod id;
+mod json;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod providers;
+mod retry;
+mod router;
+pub mod runtime;
+mod scripted;
+/// One copy of the standard sort for every crate above this one (see the module).
+#[doc(hidden)]
+pub mod sort;
+pub mod sse;
+mod stream;
+mod types;
+
+pub use client::{collect_stream, EventStream, LlmClient};
+pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
+pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
+pub use retry::{OnRetry, RetryPolicy, RetryingClient};
+pub use router::{Client, Middleware, Next};
+pub use scripted::{stream_events, ScriptStep, ScriptedClient};
+pub use stream::{StreamAccumulator, StreamEvent};
+pub use types::*;
