@@ -19,9 +19,7 @@ use openagent_core::tools::{ReadFileTool, ToolContext, ToolExecutor};
 use openagent_native::{EnvPass, EnvPolicy, LocalEnvironment};
 use serde_json::json;
 
-mod common;
-
-use common::{wait_until_gone, wait_until_group_gone, TempDir};
+use openagent_tests::processes::{wait_until_gone, wait_until_group_gone, TempDir};
 
 fn exec(env: &LocalEnvironment, command: &str, timeout_ms: u64) -> ExecResult {
     block_on(env.exec_command(command, &ExecOptions { timeout_ms, ..ExecOptions::default() })).unwrap()

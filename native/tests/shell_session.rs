@@ -14,9 +14,7 @@ use openagent_core::{CoreProfile, Session, SessionStatus};
 use openagent_native::NativeRuntime;
 use serde_json::{json, Value};
 
-mod common;
-
-use common::{wait_until_gone, wait_until_group_gone, TempDir};
+use openagent_tests::processes::{wait_until_gone, wait_until_group_gone, TempDir};
 
 /// Prints the shell's pid (the id of the command's process group), then a background child's,
 /// then sleeps: a command that only a kill ends early.

@@ -10,11 +10,7 @@ use std::time::{Duration, Instant};
 use openagent_core::env::{ExecOptions, ExecResult, ExecutionEnvironment};
 use openagent_native::NativeRuntime;
 
-// Shared with the other tests; this file needs only part of it.
-#[allow(dead_code)]
-mod common;
-
-use common::{running, TempDir};
+use openagent_tests::processes::{running, TempDir};
 
 fn exec(command: &str, timeout_ms: u64) -> (ExecResult, Duration) {
     let dir = TempDir::new();

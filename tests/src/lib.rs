@@ -51,6 +51,8 @@
 //!   (spec 9.12 and 9.13).
 //! - [`cli`]: the real `openagent` binary in a sandbox of its own, its output read back as
 //!   `openagent.run_event.v1` records.
+//! - [`processes`]: temporary directories for `LocalEnvironment`, and checks that processes are
+//!   gone (openagent-native's own integration tests use it too, as a dev-dependency).
 
 pub mod anthropic;
 mod api;
@@ -62,6 +64,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod over_http;
 pub mod parity;
+pub mod processes;
 mod script;
 mod server;
 mod wire;

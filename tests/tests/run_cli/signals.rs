@@ -17,6 +17,7 @@ use crate::api::Serve;
 use crate::terminal::Terminal;
 use crate::{call, serve, ANSWER, TASK};
 use openagent_tests::cli::{eventually, Pipe, Running, Sandbox};
+use openagent_tests::processes::running;
 
 /// Writes the pid of the process that then sleeps (bash runs the last command in its own
 /// process), so that pid is the command's.
@@ -48,12 +49,6 @@ fn written_pid(sandbox: &Sandbox, name: &str) -> i32 {
 
 fn read_pid(file: &Path) -> Option<i32> {
     std::fs::read_to_string(file).ok()?.trim().parse().ok()
-}
-
-/// Running and not a zombie (a killed orphan may wait for PID 1 to reap it).
-fn running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
 }
 
 /// Fails when `pid` still runs after a moment, killing it first so no test leaves it behind.

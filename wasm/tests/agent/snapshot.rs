@@ -1,14 +1,11 @@
 //! Sessions that outlive the agent (issue 12, the browser's part): `agent.snapshot()`,
 //! `new Agent({ snapshot })`, `Agent.checkSnapshot`, `agent.compact()` and the compaction
 //! options, under Node with a scripted `fetch`.
-#![cfg(target_arch = "wasm32")]
 
-mod support;
-
+use crate::support::*;
 use js_sys::Reflect;
 use openagent_wasm::Agent;
 use serde_json::{json, Value};
-use support::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -1,14 +1,11 @@
 //! The JavaScript API, exercised under Node by wasm-bindgen-test-runner: each test drives an
 //! `Agent` as a page would, with a scripted `fetch` (tests/support/fake_llm.js) in place of a
 //! model server.
-#![cfg(target_arch = "wasm32")]
 
-mod support;
-
+use crate::support::*;
 use js_sys::{Function, Reflect};
 use openagent_wasm::Agent;
 use serde_json::{json, Value};
-use support::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test as test;

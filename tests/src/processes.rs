@@ -1,5 +1,5 @@
-//! What the tests of `LocalEnvironment` and of sessions on it share: temporary directories and
-//! checks that processes are gone.
+//! Temporary directories for `LocalEnvironment`, and checks that processes are gone, for the tests
+//! of the native host and of the CLI.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +21,12 @@ impl TempDir {
 
     pub fn env(&self) -> LocalEnvironment {
         LocalEnvironment::new(&self.0).unwrap()
+    }
+}
+
+impl Default for TempDir {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

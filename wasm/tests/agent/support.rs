@@ -1,6 +1,5 @@
-//! What the binding tests share: a scripted `fetch` (fake_llm.js) in place of a model server,
-//! and shorthands to make agents and read what they did. Each test binary uses a part of it.
-#![allow(dead_code)]
+//! What the binding tests share: a scripted `fetch` (tests/support/fake_llm.js) in place of a
+//! model server, and shorthands to make agents and read what they did.
 
 use js_sys::{Function, Reflect};
 use openagent_wasm::convert::to_json;

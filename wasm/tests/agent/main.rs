@@ -1,0 +1,8 @@
+//! The JavaScript API under Node, run by wasm-bindgen-test-runner: `Agent` driven as a page
+//! would drive it, with a scripted `fetch` in place of a model server. One test binary, so that
+//! the helpers in `support` serve every module (`crash.rs` is apart: it leaves its module crashed).
+#![cfg(target_arch = "wasm32")]
+
+mod bindings;
+mod snapshot;
+mod support;
