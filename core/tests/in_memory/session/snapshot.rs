@@ -11,16 +11,18 @@ use futures::executor::{block_on, LocalPool};
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
-use crate::env::MemoryEnvironment;
-use crate::llm::{ContentPart, LlmClient, Message, ScriptStep, ScriptedClient, ToolDefinition};
-use crate::profiles::CoreProfile;
-use crate::runtime::VirtualRuntime;
-use crate::session::{
+use openagent_core::env::MemoryEnvironment;
+use openagent_core::llm::{ContentPart, LlmClient, Message, ScriptStep, ScriptedClient, ToolDefinition};
+use openagent_core::profiles::CoreProfile;
+use openagent_core::runtime::VirtualRuntime;
+use openagent_core::session::{
     EventData, Session, SessionConfig, SessionSnapshot, SessionStatus, SnapshotError, StopReason, SubAgentStatus, Turn,
 };
-use crate::tools::{register_core_tools, RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+use openagent_core::tools::{
+    register_core_tools, RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry,
+};
 
-fn build(provider: &str, client: Rc<dyn LlmClient>, extra: Option<RegisteredTool>) -> crate::session::SessionBuilder {
+fn build(provider: &str, client: Rc<dyn LlmClient>, extra: Option<RegisteredTool>) -> openagent_core::session::SessionBuilder {
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
     let mut registry = ToolRegistry::new();

@@ -10,15 +10,20 @@ use async_trait::async_trait;
 use futures::executor::block_on;
 use serde_json::{json, Value};
 
-use super::docs::TRUNCATED;
-use super::*;
-use crate::env::{CommandRunner, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, MemoryEnvironment};
-use crate::llm::{ScriptStep, ScriptedClient, ToolDefinition};
-use crate::profiles::{PromptContext, ProviderProfile};
-use crate::runtime::VirtualRuntime;
-use crate::session::{Session, Turn};
-use crate::tools::testing::{memory_env, run_ok, write};
-use crate::tools::{RegisteredTool, ShellTool};
+use crate::testing::{memory_env, run_ok, write};
+use openagent_core::env::{CommandRunner, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::llm::{ScriptStep, ScriptedClient, ToolDefinition};
+use openagent_core::profiles::*;
+use openagent_core::runtime::VirtualRuntime;
+use openagent_core::session::{Session, Turn};
+use openagent_core::tools::{RegisteredTool, ShellTool};
+
+/// Spec 6.5: the project instructions' budget, and the marker where it cuts them.
+const DOCS_BUDGET: usize = 32 * 1024;
+const TRUNCATED: &str = "[Project instructions truncated at 32KB]";
+
+/// How long the git snapshot waits for each of its commands.
+const GIT_TIMEOUT_MS: u64 = 5_000;
 
 /// A host's git: answers the snapshot's commands from a script, fails every other command as a
 /// missing one (exit 127), and records what it was asked with which timeout.
@@ -203,7 +208,7 @@ fn custom(name: &str) -> RegisteredTool {
 }
 
 /// Registers a replacement shell and a new tool; the replacement keeps the shell's place.
-fn add_custom_tools(registry: &mut crate::tools::ToolRegistry) -> Vec<String> {
+fn add_custom_tools(registry: &mut openagent_core::tools::ToolRegistry) -> Vec<String> {
     let before = registry.names();
     registry.register(custom("shell"));
     registry.register(custom("run_tests"));
@@ -270,10 +275,10 @@ fn openai_grep_and_shell_take_codex_arguments() {
 #[test]
 fn prompt_layers_come_in_order_with_user_instructions_last() {
     let bases = [
-        include_str!("base/openai.md"),
-        include_str!("base/anthropic.md"),
-        include_str!("base/gemini.md"),
-        include_str!("base/general.md"),
+        include_str!("../../src/profiles/base/openai.md"),
+        include_str!("../../src/profiles/base/anthropic.md"),
+        include_str!("../../src/profiles/base/gemini.md"),
+        include_str!("../../src/profiles/base/general.md"),
     ];
     for (profile, base) in every_profile().into_iter().zip(bases) {
         let (env, _) = git_env("/repo", REPO);
@@ -302,7 +307,7 @@ fn git_snapshot_gives_branch_change_counts_and_recent_commits() {
                  abc1234 Add the parser\ndef5678 Initial commit\n</git>";
     assert!(text.contains(block), "{text}");
     let asked = git.asked.borrow().clone();
-    let expected: Vec<(String, u64)> = REPO.iter().map(|(command, _)| ((*command).to_owned(), git::TIMEOUT_MS)).collect();
+    let expected: Vec<(String, u64)> = REPO.iter().map(|(command, _)| ((*command).to_owned(), GIT_TIMEOUT_MS)).collect();
     assert_eq!(asked, expected);
 }
 
@@ -378,7 +383,7 @@ fn instruction_files_stop_at_32kb_with_a_marker() {
     assert!(text.contains(&format!("{}\n{TRUNCATED}\n</project_instructions>\n\n<user_instructions>", "é".repeat(3))));
     // Exactly the budget needs no marker.
     let (env, _) = git_env("/repo", REPO);
-    write(&env, "/repo/AGENTS.md", &"x".repeat(docs::BUDGET));
+    write(&env, "/repo/AGENTS.md", &"x".repeat(DOCS_BUDGET));
     assert!(!prompt(&GeneralProfile::new("local"), &env, None).contains(TRUNCATED));
 }
 

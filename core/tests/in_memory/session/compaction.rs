@@ -7,19 +7,21 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use futures::executor::block_on;
+use futures::executor::{block_on, LocalPool};
+use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
-use super::*;
-use crate::env::MemoryEnvironment;
-use crate::llm::{
+use openagent_core::env::MemoryEnvironment;
+use openagent_core::llm::{
     stream_events, ContentPart, ErrorKind, EventStream, FinishReason, LlmClient, LlmError, Message, Reason, Request, Response,
-    Role, ScriptStep, ScriptedClient, ToolCall, ToolDefinition, ToolResult, Usage,
+    Role, ScriptStep, ScriptedClient, ToolCall, ToolDefinition, Usage,
 };
-use crate::profiles::CoreProfile;
-use crate::runtime::VirtualRuntime;
-use crate::session::{EventData, Session, SessionConfig, SessionError, SessionEvent, SessionStatus, StopReason, Turn};
-use crate::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+use openagent_core::profiles::CoreProfile;
+use openagent_core::runtime::VirtualRuntime;
+use openagent_core::session::{
+    CompactionReason, EventData, Session, SessionConfig, SessionError, SessionEvent, SessionStatus, StopReason, Turn,
+};
+use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 
 /// A tool that answers with `size` bytes.
 struct Big(usize);
@@ -109,7 +111,17 @@ impl LlmClient for Worker {
 }
 
 fn session_with(client: Rc<dyn LlmClient>, window: usize, config: SessionConfig, tool_size: usize) -> Session {
-    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    session_on(Rc::new(VirtualRuntime::new(|_| {})), client, window, config, tool_size)
+}
+
+/// A session whose subagents run as tasks of `runtime`.
+fn session_on(
+    runtime: Rc<VirtualRuntime>,
+    client: Rc<dyn LlmClient>,
+    window: usize,
+    config: SessionConfig,
+    tool_size: usize,
+) -> Session {
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
     let mut registry = ToolRegistry::new();
     registry.register(big_tool(tool_size));
@@ -199,40 +211,6 @@ fn the_context_window_setting_overrides_the_profile() {
     }
     assert!(worker.summaries.get() > 0);
     assert!(worker.sizes.borrow().iter().all(|&s| s <= 8_000));
-}
-
-fn turn_of(kind: &str, chars: usize) -> Turn {
-    let content = "x".repeat(chars);
-    match kind {
-        "user" => Turn::User { content, timestamp: 0 },
-        "call" => Turn::Assistant {
-            message: Message::new(
-                Role::Assistant,
-                vec![ContentPart::ToolCall { tool_call: ToolCall::new("c", "big", json!({})) }],
-            ),
-            usage: Usage::default(),
-            response_id: None,
-            timestamp: 0,
-        },
-        "results" => Turn::ToolResults { results: vec![ToolResult::new("c", content, false)], timestamp: 0 },
-        _ => Turn::Assistant { message: Message::assistant(content), usage: Usage::default(), response_id: None, timestamp: 0 },
-    }
-}
-
-#[test]
-fn the_cut_never_separates_a_tool_call_from_its_result() {
-    let history: Vec<Turn> = ["user", "call", "results", "call", "results", "answer"].iter().map(|k| turn_of(k, 400)).collect();
-    // Each turn is ~100 tokens; a call ~3.
-    assert_eq!(cut_point(&history, 110), 5, "only the answer fits");
-    assert_eq!(cut_point(&history, 210), 3, "the last call with its result and the answer");
-    assert_eq!(cut_point(&history, 10_000), 0, "everything fits: nothing to summarise");
-    // Even when nothing fits, the latest point is used, never one before a tool result.
-    let tail: Vec<Turn> = ["user", "call", "results"].iter().map(|k| turn_of(k, 4_000)).collect();
-    assert_eq!(cut_point(&tail, 1), 1);
-    for keep in [0, 1, 50, 105, 200, 300, 1_000] {
-        let cut = cut_point(&history, keep);
-        assert!(!matches!(history.get(cut), Some(Turn::ToolResults { .. })), "keep {keep}: cut {cut}");
-    }
 }
 
 #[test]
@@ -363,18 +341,65 @@ fn a_summary_that_fails_is_reported_and_the_input_still_runs() {
     assert!(failed);
 }
 
+/// A parent that hands its work to a subagent: the parent (the only one offered `spawn_agent`)
+/// starts one and waits for it; the subagent calls `big` eight times, then answers. Summaries
+/// are the `Worker`'s.
+#[derive(Default)]
+struct Delegating {
+    worker: Worker,
+    child_rounds: Cell<usize>,
+}
+
+#[async_trait(?Send)]
+impl LlmClient for Delegating {
+    fn provider(&self) -> &str {
+        "worker"
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
+        if request.tools.is_empty() {
+            return self.worker.complete(request).await;
+        }
+        let call = |id: String, name: &str, arguments: Value| {
+            response(vec![ContentPart::ToolCall { tool_call: ToolCall::new(id, name, arguments) }])
+        };
+        if request.tools.iter().any(|tool| tool.name == "spawn_agent") {
+            let results = request.messages.iter().filter(|m| matches!(m.role, Role::Tool)).count();
+            return Ok(match results {
+                0 => call("spawn".into(), "spawn_agent", json!({"task": "make big outputs"})),
+                1 => call("wait".into(), "wait", json!({"agent_id": "agent_1"})),
+                _ => response(vec![ContentPart::text("done")]),
+            });
+        }
+        let round = self.child_rounds.get();
+        self.child_rounds.set(round + 1);
+        Ok(match round < 8 {
+            true => call(format!("call_{round}"), "big", json!({})),
+            false => response(vec![ContentPart::text("done")]),
+        })
+    }
+
+    async fn stream(&self, request: &Request) -> Result<EventStream, LlmError> {
+        let response = self.complete(request).await?;
+        Ok(Box::pin(futures::stream::iter(stream_events(&response))))
+    }
+}
+
 #[test]
 fn a_subagent_compacts_on_its_own() {
-    let worker = Rc::new(Worker::default());
+    let client = Rc::new(Delegating::default());
     let config = SessionConfig { context_window: Some(6_000), ..SessionConfig::default() };
-    let parent = session_with(worker.clone(), 1_000_000, config, 4_000);
-    let child = parent.child_builder("agent_1", None, None, None).unwrap().config(parent.config()).build();
-    for i in 0..8 {
-        block_on(child.submit(format!("task {i}"))).unwrap();
-    }
-    assert!(worker.summaries.get() > 0);
-    assert!(child.history().iter().any(|t| matches!(t, Turn::Summary { .. })));
-    assert!(parent.history().is_empty());
+    let mut pool = LocalPool::new();
+    let spawner = pool.spawner();
+    let runtime = Rc::new(VirtualRuntime::new(move |task| {
+        let _ = spawner.spawn_local(task);
+    }));
+    let parent = session_on(runtime, client.clone(), 1_000_000, config, 4_000);
+    assert_eq!(pool.run_until(parent.submit("delegate")), Ok(StopReason::Completed));
+    assert!(client.worker.summaries.get() > 0);
+    let child = &parent.snapshot().state.subagents[0].state;
+    assert!(child.history.iter().any(|t| matches!(t, Turn::Summary { .. })));
+    assert!(!parent.history().iter().any(|t| matches!(t, Turn::Summary { .. })));
 }
 
 #[test]

@@ -9,12 +9,12 @@ use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
-use super::super::{EventData, Session, SessionConfig, SessionEvent, SessionStatus, StopReason, Turn};
-use crate::env::{ExecutionEnvironment, MemoryEnvironment};
-use crate::llm::{ScriptStep, ScriptedClient, ToolResult};
-use crate::profiles::CoreProfile;
-use crate::runtime::VirtualRuntime;
-use crate::tools::{register_core_tools, ToolRegistry};
+use openagent_core::env::{ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::llm::{ScriptStep, ScriptedClient, ToolResult};
+use openagent_core::profiles::CoreProfile;
+use openagent_core::runtime::VirtualRuntime;
+use openagent_core::session::{EventData, Session, SessionConfig, SessionEvent, SessionStatus, StopReason, Turn};
+use openagent_core::tools::{register_core_tools, ToolRegistry};
 
 struct World {
     pool: LocalPool,
@@ -180,6 +180,7 @@ fn close_agent_and_parent_abort_close_the_children() {
         ],
         SessionConfig::default(),
     );
+    let mut events = w.session.events();
     let session = w.session.clone();
     let client = w.client.clone();
     let abort_when_child_calls = futures::future::poll_fn(move |cx| {
@@ -193,9 +194,12 @@ fn close_agent_and_parent_abort_close_the_children() {
     let (stop, ()) = w.pool.run_until(futures::future::join(w.session.submit("go"), abort_when_child_calls));
     assert_eq!(stop.unwrap(), StopReason::Aborted);
     assert_eq!(w.session.status(), SessionStatus::Closed);
-    let child = w.session.inner.subagents.borrow()[0].session.clone();
     w.pool.run_until_stalled();
-    assert_eq!(child.status(), SessionStatus::Closed);
+    // The child reports into the parent's events: its `session_end` says it is closed.
+    let child_closed = std::iter::from_fn(|| events.try_recv().ok()).any(|event| {
+        event.session_id == "p/agent_1" && matches!(event.data, EventData::SessionEnd { state: SessionStatus::Closed, .. })
+    });
+    assert!(child_closed);
 }
 
 #[test]

@@ -1,5 +1,10 @@
 //! Session tests, named after the items of spec section 9 they prove.
 
+mod compaction;
+mod results;
+mod snapshot;
+mod subagents;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -14,12 +19,12 @@ use futures::executor::block_on;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::*;
-use crate::env::MemoryEnvironment;
-use crate::llm::{ContentPart, ErrorKind, Message, Role, ScriptStep, ScriptedClient};
-use crate::profiles::CoreProfile;
-use crate::runtime::VirtualRuntime;
-use crate::tools::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use openagent_core::env::{ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::llm::{ContentPart, ErrorKind, Message, Role, ScriptStep, ScriptedClient, Usage};
+use openagent_core::profiles::CoreProfile;
+use openagent_core::runtime::VirtualRuntime;
+use openagent_core::session::*;
+use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 
 /// A tool whose behaviour is a closure over its arguments.
 struct FnTool(Box<dyn Fn(&Value) -> Result<ToolOutput, ToolError>>);
@@ -32,7 +37,8 @@ impl ToolExecutor for FnTool {
 }
 
 fn tool(name: &str, parameters: Value, f: impl Fn(&Value) -> Result<ToolOutput, ToolError> + 'static) -> RegisteredTool {
-    let definition = crate::llm::ToolDefinition { name: name.into(), description: format!("test tool {name}"), parameters };
+    let definition =
+        openagent_core::llm::ToolDefinition { name: name.into(), description: format!("test tool {name}"), parameters };
     RegisteredTool::new(definition, Rc::new(FnTool(Box::new(f)))).expect("valid test schema")
 }
 
@@ -58,7 +64,7 @@ impl Harness {
         let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
         let mut registry = ToolRegistry::new();
         registry.register(echo_tool());
-        crate::tools::register_core_tools(&mut registry);
+        openagent_core::tools::register_core_tools(&mut registry);
         let profile = Rc::new(profile(CoreProfile::new("test-model", registry)));
         let client = Rc::new(ScriptedClient::new(steps));
         let session = Session::builder(profile, env.clone(), client.clone(), runtime).config(config).id("s1").build();
@@ -84,7 +90,7 @@ impl Harness {
     }
 }
 
-fn tool_results(history: &[Turn]) -> Vec<crate::llm::ToolResult> {
+fn tool_results(history: &[Turn]) -> Vec<openagent_core::llm::ToolResult> {
     Turn::tool_results(history)
 }
 
@@ -180,7 +186,7 @@ impl ToolExecutor for HangingTool {
 fn register_hanging_tool(session: &Session) -> (Rc<Cell<bool>>, Rc<Cell<bool>>) {
     let (started, dropped) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(false)));
     let parameters = json!({"type": "object"});
-    let definition = crate::llm::ToolDefinition { name: "hang".into(), description: "never ends".into(), parameters };
+    let definition = openagent_core::llm::ToolDefinition { name: "hang".into(), description: "never ends".into(), parameters };
     let hanging = HangingTool { started: started.clone(), dropped: dropped.clone() };
     session.register_tool(RegisteredTool::new(definition, Rc::new(hanging)).unwrap());
     (started, dropped)
@@ -297,7 +303,7 @@ fn retries_configured_on_the_session_are_reported_as_events() {
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
     let profile = Rc::new(CoreProfile::new("test-model", ToolRegistry::new()));
     let client = Rc::new(ScriptedClient::new(vec![ScriptStep::fail(ErrorKind::RateLimit, "slow down"), ScriptStep::text("ok")]));
-    let policy = crate::llm::RetryPolicy { jitter: false, ..Default::default() };
+    let policy = openagent_core::llm::RetryPolicy { jitter: false, ..Default::default() };
     let session = Session::builder(profile, env, client.clone(), runtime).retries(policy).build();
     let mut events = session.events();
     assert_eq!(block_on(session.submit("hi")).unwrap(), StopReason::Completed);
@@ -381,7 +387,7 @@ fn unknown_tool_returns_an_error_result_not_an_exception() {
 
 #[test]
 fn tool_arguments_are_parsed_and_validated_against_the_schema() {
-    let bad_json = crate::llm::ToolCall::from_raw("c1", "echo", "{\"text\": ");
+    let bad_json = openagent_core::llm::ToolCall::from_raw("c1", "echo", "{\"text\": ");
     let steps = vec![
         ScriptStep::Reply(reply_with(vec![ContentPart::ToolCall { tool_call: bad_json }])),
         ScriptStep::tool_call("echo", json!({"text": 42})),
@@ -397,7 +403,7 @@ fn tool_arguments_are_parsed_and_validated_against_the_schema() {
     assert!(results[2].content.contains("text"), "{}", results[2].content);
 }
 
-fn reply_with(content: Vec<ContentPart>) -> crate::llm::Response {
+fn reply_with(content: Vec<ContentPart>) -> openagent_core::llm::Response {
     match ScriptStep::text("") {
         ScriptStep::Reply(mut r) => {
             r.message.content = content;
@@ -459,7 +465,7 @@ fn parallel_tool_execution_when_the_profile_supports_it() {
     let calls = [("meet", json!({"n": 1})), ("meet", json!({"n": 2})), ("meet", json!({"n": 3}))];
     let h = Harness::new(vec![ScriptStep::tool_calls(&calls), ScriptStep::text("done")]);
     let rendezvous = Rendezvous { arrived: Rc::default(), waiters: Rc::default(), needed: 3 };
-    let definition = crate::llm::ToolDefinition {
+    let definition = openagent_core::llm::ToolDefinition {
         name: "meet".into(),
         description: "waits for the others".into(),
         parameters: json!({"type": "object"}),
@@ -747,7 +753,7 @@ fn context_usage_warning_above_80_percent_of_the_window() {
 
 #[test]
 fn a_broken_stream_is_an_error_not_a_silent_success() {
-    let events = vec![crate::llm::StreamEvent::TextDelta { text_id: "t".into(), delta: "partial".into() }];
+    let events = vec![openagent_core::llm::StreamEvent::TextDelta { text_id: "t".into(), delta: "partial".into() }];
     let h = Harness::new(vec![ScriptStep::Events(events)]);
     let err = h.submit("hi").unwrap_err();
     assert!(matches!(err, SessionError::Llm(ref e) if e.kind == ErrorKind::Stream));
@@ -765,7 +771,7 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
     }
     struct Slow(CoreProfile);
     #[async_trait(?Send)]
-    impl crate::profiles::ProviderProfile for Slow {
+    impl openagent_core::profiles::ProviderProfile for Slow {
         fn id(&self) -> &str {
             self.0.id()
         }
@@ -775,7 +781,7 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
         fn tool_registry(&self) -> &ToolRegistry {
             self.0.tool_registry()
         }
-        async fn build_system_prompt(&self, ctx: &crate::profiles::PromptContext<'_>) -> String {
+        async fn build_system_prompt(&self, ctx: &openagent_core::profiles::PromptContext<'_>) -> String {
             self.0.build_system_prompt(ctx).await
         }
         fn supports_reasoning(&self) -> bool {
@@ -795,8 +801,11 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
         }
     }
     let mut registry = ToolRegistry::new();
-    let definition =
-        crate::llm::ToolDefinition { name: "timeout".into(), description: "t".into(), parameters: json!({"type": "object"}) };
+    let definition = openagent_core::llm::ToolDefinition {
+        name: "timeout".into(),
+        description: "t".into(),
+        parameters: json!({"type": "object"}),
+    };
     registry.register(RegisteredTool::new(definition, Rc::new(Timeout)).unwrap());
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
@@ -825,7 +834,7 @@ fn the_system_prompt_is_built_at_the_first_input_and_kept_after() {
         ScriptStep::text("done"),
         ScriptStep::text("encore"),
     ]));
-    let profile = Rc::new(crate::GeneralProfile::new("local"));
+    let profile = Rc::new(openagent_core::GeneralProfile::new("local"));
     let session = Session::builder(profile, env, client.clone(), runtime.clone()).build();
     block_on(session.submit("write the project instructions")).unwrap();
     runtime.advance(86_400_000); // a day later
@@ -840,7 +849,7 @@ fn the_system_prompt_is_built_at_the_first_input_and_kept_after() {
 #[test]
 fn an_answer_cut_off_at_the_output_limit_ends_the_input_as_such() {
     let ScriptStep::Reply(mut reply) = ScriptStep::text("The first half of") else { unreachable!() };
-    reply.finish_reason = crate::llm::FinishReason::new(crate::llm::Reason::Length, Some("max_tokens"));
+    reply.finish_reason = openagent_core::llm::FinishReason::new(openagent_core::llm::Reason::Length, Some("max_tokens"));
     let h = Harness::new(vec![ScriptStep::Reply(reply)]);
     assert_eq!(h.submit("write an essay").unwrap(), StopReason::OutputLimit);
     let result = h.session.last_result().unwrap();
@@ -856,7 +865,7 @@ fn known_secrets_are_redacted_in_tool_outputs_events_history_and_the_next_reques
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
     block_on(env.write_file(".env", &format!("OPENAI_API_KEY={KEY}\n"))).unwrap();
     let mut registry = ToolRegistry::new();
-    crate::tools::register_core_tools(&mut registry);
+    openagent_core::tools::register_core_tools(&mut registry);
     let profile = Rc::new(CoreProfile::new("test-model", registry));
     let client = Rc::new(ScriptedClient::new(vec![
         ScriptStep::tool_call("read_file", json!({"file_path": ".env"})),
