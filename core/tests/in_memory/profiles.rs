@@ -11,12 +11,13 @@ use futures::executor::block_on;
 use serde_json::{json, Value};
 
 use crate::testing::{memory_env, run_ok, write};
-use openagent_core::env::{CommandRunner, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::env::{EnvError, ExecOptions, ExecResult, ExecutionEnvironment};
 use openagent_core::llm::{ScriptStep, ScriptedClient, ToolDefinition};
 use openagent_core::profiles::*;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{Session, Turn};
 use openagent_core::tools::{RegisteredTool, ShellTool};
+use openagent_memenv::{CommandRunner, MemoryEnvironment};
 
 /// Spec 6.5: the project instructions' budget, and the marker where it cuts them.
 const DOCS_BUDGET: usize = 32 * 1024;

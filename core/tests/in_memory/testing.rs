@@ -5,9 +5,10 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use serde_json::Value;
 
-use openagent_core::env::{ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::env::ExecutionEnvironment;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::tools::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use openagent_memenv::MemoryEnvironment;
 
 pub fn memory_env() -> MemoryEnvironment {
     MemoryEnvironment::new(Rc::new(VirtualRuntime::new(|_| {})))

@@ -11,7 +11,6 @@ use futures::executor::{block_on, LocalPool};
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::{
     stream_events, ContentPart, ErrorKind, EventStream, FinishReason, LlmClient, LlmError, Message, Reason, Request, Response,
     Role, ScriptStep, ScriptedClient, ToolCall, ToolDefinition, Usage,
@@ -22,6 +21,7 @@ use openagent_core::session::{
     CompactionReason, EventData, Session, SessionConfig, SessionError, SessionEvent, SessionStatus, StopReason, Turn,
 };
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+use openagent_memenv::MemoryEnvironment;
 
 /// A tool that answers with `size` bytes.
 struct Big(usize);

@@ -19,12 +19,13 @@ use futures::executor::block_on;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use openagent_core::env::{ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::env::ExecutionEnvironment;
 use openagent_core::llm::{ContentPart, ErrorKind, Message, Role, ScriptStep, ScriptedClient, Usage};
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::*;
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+use openagent_memenv::MemoryEnvironment;
 
 /// A tool whose behaviour is a closure over its arguments.
 struct FnTool(Box<dyn Fn(&Value) -> Result<ToolOutput, ToolError>>);

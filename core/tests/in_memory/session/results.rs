@@ -9,12 +9,12 @@ use std::rc::Rc;
 use futures::executor::block_on;
 use serde_json::{json, Value};
 
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::{ErrorKind, ScriptStep, ScriptedClient, ToolResult};
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::*;
 use openagent_core::tools::{register_core_tools, ToolRegistry};
+use openagent_memenv::MemoryEnvironment;
 
 /// A review's result: a summary of at least 10 characters, an approval, and issues with a severity.
 fn review_schema() -> Value {

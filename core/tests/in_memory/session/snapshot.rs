@@ -11,7 +11,6 @@ use futures::executor::{block_on, LocalPool};
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::{ContentPart, LlmClient, Message, ScriptStep, ScriptedClient, ToolDefinition};
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
@@ -21,6 +20,7 @@ use openagent_core::session::{
 use openagent_core::tools::{
     register_core_tools, RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry,
 };
+use openagent_memenv::MemoryEnvironment;
 
 fn build(provider: &str, client: Rc<dyn LlmClient>, extra: Option<RegisteredTool>) -> openagent_core::session::SessionBuilder {
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));

@@ -9,12 +9,13 @@ use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
-use openagent_core::env::{ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::env::ExecutionEnvironment;
 use openagent_core::llm::{ScriptStep, ScriptedClient, ToolResult};
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{EventData, Session, SessionConfig, SessionEvent, SessionStatus, StopReason, Turn};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
+use openagent_memenv::MemoryEnvironment;
 
 struct World {
     pool: LocalPool,

@@ -8,8 +8,9 @@ use futures::executor::block_on;
 use serde_json::{json, Value};
 
 use crate::testing::{memory_env, read, run_err, run_ok, write};
-use openagent_core::env::{ExecutionEnvironment, MemoryEnvironment};
+use openagent_core::env::ExecutionEnvironment;
 use openagent_core::tools::ApplyPatchTool;
+use openagent_memenv::MemoryEnvironment;
 
 fn patch(body: &str) -> Value {
     json!({ "patch": format!("*** Begin Patch\n{body}\n*** End Patch\n") })

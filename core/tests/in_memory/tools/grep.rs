@@ -4,8 +4,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use serde_json::json;
 
 use crate::testing::{memory_env, run_err, run_ok, write};
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::tools::GrepTool;
+use openagent_memenv::MemoryEnvironment;
 
 fn project() -> MemoryEnvironment {
     let env = memory_env();

@@ -9,8 +9,9 @@ use futures::executor::block_on;
 use serde_json::json;
 
 use crate::testing::{context, memory_env, run_err, run_ok, write};
-use openagent_core::env::{CommandRunner, EnvError, ExecOptions, ExecResult, MemoryEnvironment};
+use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 use openagent_core::tools::{ShellTool, ToolContext, ToolExecutor};
+use openagent_memenv::{CommandRunner, MemoryEnvironment};
 
 /// Answers every command with `result` (or `error`) and records how it was asked, for what
 /// the built-in shell cannot show: timeouts, the options passed, failures to run.

@@ -5,7 +5,7 @@ use regex_lite::Regex;
 use super::super::describe;
 use super::pattern::wildcard;
 use super::Call;
-use crate::env::memory::fs::Node;
+use crate::fs::Node;
 
 const SUPPORTED: &str = "supported: -name, -iname, -path, -ipath, -type f|d, -maxdepth, -mindepth, -empty, !, -not, -o, -print";
 

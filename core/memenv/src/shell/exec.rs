@@ -4,7 +4,7 @@ use futures::future::LocalBoxFuture;
 
 use super::parse::{AndOr, Command, Connector, List, Pipeline, Redirect, RedirectOp, Word};
 use super::{builtins, describe, Output, Shell, Stream, Vars, MAX_DEPTH, TIMED_OUT};
-use crate::env::EnvError;
+use openagent_core::env::EnvError;
 
 /// Where fd 1 or fd 2 of a command goes.
 #[derive(Clone)]
@@ -290,8 +290,8 @@ mod tests {
     use futures::executor::block_on;
 
     use super::super::{env_with, run, run_in, sh};
-    use crate::env::{ExecOptions, ExecutionEnvironment};
-    use crate::runtime::{Runtime, VirtualRuntime};
+    use openagent_core::env::{ExecOptions, ExecutionEnvironment};
+    use openagent_core::runtime::{Runtime, VirtualRuntime};
 
     fn stdout(command: &str) -> String {
         sh(&env_with(&[]), command).0
@@ -444,7 +444,7 @@ mod tests {
     #[test]
     fn sleep_waits_on_the_runtime_and_honours_the_timeout() {
         let runtime = Rc::new(VirtualRuntime::new(|_| {}));
-        let env = crate::env::MemoryEnvironment::new(runtime.clone());
+        let env = crate::MemoryEnvironment::new(runtime.clone());
         let start = runtime.now_ms();
         let result = run_in(&env, "sleep 1.5; echo woke");
         assert_eq!((result.stdout.as_str(), result.duration_ms, result.timed_out), ("woke\n", 1500, false));

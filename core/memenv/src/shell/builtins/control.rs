@@ -4,7 +4,7 @@
 use super::super::parse::{parse, List};
 use super::super::{describe, Shell, TIMED_OUT};
 use super::{run, Call, NAMES};
-use crate::env::EnvError;
+use openagent_core::env::EnvError;
 
 pub(super) fn pwd(c: &mut Call) -> i32 {
     let line = format!("{}\n", c.shell.cwd);

@@ -1,6 +1,19 @@
-//! `MemoryEnvironment`: an in-memory filesystem with a small built-in shell, the environment of
-//! the browser host and of every test. The files: `fs` (the tree and paths), `search` (grep and
-//! glob), `snapshot` (JSON), `runner` (the host's command seam) and `shell` (the built-in shell).
+//! # openagent-memenv
+//!
+//! [`MemoryEnvironment`]: an [`ExecutionEnvironment`] whose files are held in memory, with a small
+//! built-in shell. It is the environment of the browser host (a tab has no filesystem), of the
+//! WASI sandbox's guest, and of every test that runs tools or sessions. A host that can run
+//! commands itself (a JS callback, a sandbox) plugs in a [`CommandRunner`] instead of the shell.
+//!
+//! It implements the core's seam, so it depends on `openagent-core` (the `env` module's trait,
+//! errors and options; the `runtime` clock and timers; the base64 and sort helpers of the LLM
+//! layer) and never the other way round: the core, its loop and its tools know only the trait.
+//! It must not depend on a host nor do I/O of its own. It builds and passes its tests on
+//! `wasm32-unknown-unknown`, and nothing in it needs `Send`.
+//!
+//! The files: `fs` (the tree and paths), `search` (grep and glob), `snapshot` (JSON), `runner`
+//! (the host's command seam) and `shell` (the built-in shell: parser, expansion, execution and
+//! the builtins, one file per family).
 
 mod fs;
 mod runner;
@@ -18,8 +31,8 @@ use self::fs::{as_text, resolve, Kind, Tree};
 pub use self::runner::CommandRunner;
 #[cfg(feature = "typings")]
 pub use self::snapshot::Snapshot as MemorySnapshot;
-use crate::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
-use crate::runtime::{EpochMillis, Runtime};
+use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
+use openagent_core::runtime::{EpochMillis, Runtime};
 
 const DEFAULT_WORKING_DIRECTORY: &str = "/workspace";
 
@@ -48,8 +61,9 @@ const SCRATCH_DIRECTORY: &str = "/tmp";
 ///
 /// ```
 /// use std::rc::Rc;
-/// use openagent_core::env::{ExecOptions, ExecutionEnvironment, MemoryEnvironment};
+/// use openagent_core::env::{ExecOptions, ExecutionEnvironment};
 /// use openagent_core::runtime::VirtualRuntime;
+/// use openagent_memenv::MemoryEnvironment;
 ///
 /// let env = MemoryEnvironment::new(Rc::new(VirtualRuntime::new(|_| {})));
 /// env.write_bytes("notes.txt", b"one\ntwo\n").unwrap();
@@ -247,10 +261,10 @@ impl ExecutionEnvironment for MemoryEnvironment {
     }
 }
 
-/// An environment on a [`VirtualRuntime`](crate::runtime::VirtualRuntime), for tests.
+/// An environment on a [`VirtualRuntime`](openagent_core::runtime::VirtualRuntime), for tests.
 #[cfg(test)]
 fn test_env() -> MemoryEnvironment {
-    MemoryEnvironment::new(Rc::new(crate::runtime::VirtualRuntime::new(|_| {})))
+    MemoryEnvironment::new(Rc::new(openagent_core::runtime::VirtualRuntime::new(|_| {})))
 }
 
 #[cfg(test)]
@@ -330,7 +344,7 @@ mod tests {
         env.write_bytes("src/util/mod.rs", b"").unwrap();
         env.write_bytes("Cargo.toml", b"[package]").unwrap();
         let info = block_on(env.stat("src/main.rs")).unwrap();
-        assert_eq!((info.is_dir, info.size, info.modified_ms), (false, 12, Some(crate::runtime::VirtualRuntime::START)));
+        assert_eq!((info.is_dir, info.size, info.modified_ms), (false, 12, Some(openagent_core::runtime::VirtualRuntime::START)));
         let names = |depth| -> Vec<String> {
             block_on(env.list_directory(".", depth)).unwrap().into_iter().map(|entry| entry.name).collect()
         };

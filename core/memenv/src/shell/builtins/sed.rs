@@ -421,7 +421,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::super::super::{env_with, sh};
-    use crate::env::memory::MemoryEnvironment;
+    use crate::MemoryEnvironment;
 
     fn env() -> MemoryEnvironment {
         env_with(&[("f.txt", "alpha\nbeta\ngamma\ndelta\nepsilon\n")])

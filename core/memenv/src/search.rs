@@ -4,7 +4,7 @@ use glob_match::glob_match;
 use regex_lite::RegexBuilder;
 
 use super::fs::{as_text, join, relative_to, resolve, Kind, Node, Stamp, Tree};
-use crate::env::{push_grep_matches, EnvError, GrepOptions};
+use openagent_core::env::{push_grep_matches, EnvError, GrepOptions};
 
 /// The files to search under `root`: the file itself, or every file below a directory, in
 /// name order, as (path relative to `root`, absolute path, node).
@@ -69,7 +69,7 @@ pub(super) fn glob(tree: &Tree, cwd: &str, pattern: &str, path: &str) -> Result<
         .filter(|(rel, abs, _)| glob_match(pattern, if pattern.starts_with('/') { abs } else { rel }))
         .map(|(_, abs, node)| (node.stamp, abs))
         .collect();
-    openagent_llm::sort::sort_by(&mut hits, |(a, a_path), (b, b_path)| b.cmp(a).then_with(|| a_path.cmp(b_path)));
+    openagent_core::llm::sort::sort_by(&mut hits, |(a, a_path), (b, b_path)| b.cmp(a).then_with(|| a_path.cmp(b_path)));
     Ok(hits.into_iter().map(|(_, abs)| relative_to(cwd, &abs)).collect())
 }
 

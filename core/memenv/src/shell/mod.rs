@@ -37,8 +37,8 @@ use std::cell::RefMut;
 
 use super::fs::{resolve, Tree};
 use super::MemoryEnvironment;
-use crate::env::{EnvError, ExecOptions, ExecResult};
-use crate::runtime::EpochMillis;
+use openagent_core::env::{EnvError, ExecOptions, ExecResult};
+use openagent_core::runtime::EpochMillis;
 
 /// The exit status of a command stopped by the timeout, as `timeout(1)` reports it.
 const TIMED_OUT: i32 = 124;

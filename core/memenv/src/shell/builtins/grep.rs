@@ -6,7 +6,7 @@ use regex_lite::{Regex, RegexBuilder};
 use super::super::describe;
 use super::pattern::translate;
 use super::{Call, Flags};
-use crate::env::memory::fs::Kind;
+use crate::fs::Kind;
 
 // Long options without a short form get private flag characters.
 const INCLUDE: char = '\u{1}';
@@ -276,7 +276,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::super::super::{env_with, sh};
-    use crate::env::memory::MemoryEnvironment;
+    use crate::MemoryEnvironment;
 
     fn project() -> MemoryEnvironment {
         let env = env_with(&[

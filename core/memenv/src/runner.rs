@@ -3,9 +3,9 @@
 
 use async_trait::async_trait;
 
-use crate::env::{EnvError, ExecOptions, ExecResult};
+use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
-/// Runs one command for [`ExecutionEnvironment::exec_command`](crate::env::ExecutionEnvironment::exec_command),
+/// Runs one command for [`ExecutionEnvironment::exec_command`](openagent_core::env::ExecutionEnvironment::exec_command),
 /// with the same contract: a command that fails is still `Ok` with its exit code.
 #[async_trait(?Send)]
 pub trait CommandRunner {

@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 
 use super::super::escapes::unescape;
 use super::{lines, Call};
-use openagent_llm::sort::sorted_order;
+use openagent_core::llm::sort::sorted_order;
 
 /// Which part of the input `head`/`tail` keep.
 enum Span {

@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 
 use super::fs::{as_text, resolve, Kind, Stamp, Tree};
 use super::{MemoryEnvironment, DEFAULT_WORKING_DIRECTORY, SCRATCH_DIRECTORY};
-use crate::env::EnvError;
-use crate::llm::base64;
-use crate::runtime::{EpochMillis, Runtime};
+use openagent_core::env::EnvError;
+use openagent_core::llm::base64;
+use openagent_core::runtime::{EpochMillis, Runtime};
 use std::rc::Rc;
 
 const FORMAT: &str = "openagent-memory-environment";
@@ -156,7 +156,7 @@ impl MemoryEnvironment {
                 }
             }
         }
-        openagent_llm::sort::sort_by(&mut files, |(a, _), (b, _)| a.cmp(b));
+        openagent_core::llm::sort::sort_by(&mut files, |(a, _), (b, _)| a.cmp(b));
         let snapshot = Snapshot {
             format: FORMAT.to_owned(),
             version: VERSION,
@@ -238,8 +238,8 @@ mod tests {
 
     use super::super::test_env;
     use super::*;
-    use crate::env::ExecutionEnvironment;
     use futures::executor::block_on;
+    use openagent_core::env::ExecutionEnvironment;
 
     #[test]
     fn round_trips_text_binary_times_and_empty_directories() {

@@ -4,7 +4,7 @@ use glob_match::glob_match;
 
 use super::parse::{Part, Word};
 use super::{Output, Shell};
-use crate::env::memory::fs::{join, parent};
+use crate::fs::{join, parent};
 
 /// One field being built: its text, and the same text as a glob pattern in which only unquoted
 /// `*` and `?` are live.

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::env::EnvError;
-use crate::runtime::EpochMillis;
+use openagent_core::env::EnvError;
+use openagent_core::runtime::EpochMillis;
 
 /// When a node last changed: wall-clock time plus a write sequence that breaks ties, so that
 /// "newest first" is deterministic even when the clock does not move between writes.

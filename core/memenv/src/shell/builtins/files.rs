@@ -2,10 +2,10 @@
 
 use std::cmp::Ordering;
 
-use crate::env::memory::fs::{join, parent, Kind, Node, Stamp, Tree};
-use crate::env::EnvError;
-use crate::runtime::{format_rfc3339, EpochMillis};
-use openagent_llm::sort::sorted_order;
+use crate::fs::{join, parent, Kind, Node, Stamp, Tree};
+use openagent_core::env::EnvError;
+use openagent_core::llm::sort::sorted_order;
+use openagent_core::runtime::{format_rfc3339, EpochMillis};
 
 use super::super::describe;
 use super::{lines, Call, Flags};
