@@ -9,9 +9,9 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use futures::executor::block_on;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
+use openagent_memenv::MemoryEnvironment;
 use serde_json::{json, Value};
 
 const FILE_BYTES: usize = 1 << 20;

@@ -19,7 +19,6 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use futures::future::join;
 use futures::StreamExt;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::{
     stream_events, EventStream, FinishReason, LlmClient, LlmError, Message, Reason, Request, Response, ScriptStep,
     ScriptedClient, StreamEvent, ToolCall, Usage,
@@ -28,6 +27,7 @@ use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{EventData, SessionBuilder, SessionSnapshot};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionConfig};
+use openagent_memenv::MemoryEnvironment;
 use serde_json::json;
 
 const SIZES: [usize; 3] = [200, 1000, 2000];

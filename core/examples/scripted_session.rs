@@ -9,11 +9,11 @@ use std::rc::Rc;
 
 use futures::executor::block_on;
 use futures::StreamExt;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::{ScriptStep, ScriptedClient};
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, Session};
+use openagent_memenv::MemoryEnvironment;
 use serde_json::json;
 
 fn main() {

@@ -1,4 +1,5 @@
-//! Size probe: what `openagent-core` weighs in a browser bundle.
+//! Size probe: what `openagent-core` weighs in a browser bundle, with the `MemoryEnvironment`
+//! (`openagent-memenv`) a browser host runs it on.
 //!
 //! `scripts/test-all` builds this example as a `cdylib` for `wasm32-unknown-unknown` with the
 //! `wasm-release` profile, runs `wasm-opt -Oz` and gzip -9 on it, and prints the sizes (DESIGN.md:
@@ -6,8 +7,8 @@
 //! public API with inputs the host passes in at run time, so the linker cannot drop that code and
 //! the number reflects what a real host would ship.
 //!
-//! When a public API grows in `core`, add an export (or extend one) that exercises it, or the size
-//! figure will under-report.
+//! When a public API grows in `core` or `core/memenv`, add an export (or extend one) that
+//! exercises it, or the size figure will under-report.
 //!
 //! ABI: the host allocates with [`probe_alloc`], writes UTF-8 (usually JSON) there, passes
 //! `(ptr, len)` pairs and frees with [`probe_free`]. Results are small integers (lengths, counts or
@@ -19,7 +20,6 @@ use async_trait::async_trait;
 use futures::executor::block_on;
 use futures::StreamExt;
 use openagent_core::abort::AbortSignal;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::anthropic_messages::AnthropicMessages;
 use openagent_core::llm::gemini::Gemini;
 use openagent_core::llm::http::{HttpClient, HttpError, HttpRequest, HttpResponse};
@@ -38,6 +38,7 @@ use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor
 use openagent_core::{
     AnthropicProfile, CoreProfile, GeminiProfile, GeneralProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig,
 };
+use openagent_memenv::MemoryEnvironment;
 use serde_json::{json, Value};
 
 /// Reads a host buffer as text; invalid UTF-8 reads as empty.

@@ -2,9 +2,8 @@
 //!
 //! The runtime-agnostic heart of OpenAgent: the agentic loop (`Session`), the tool registry and
 //! the shared coding tools, the provider-aligned profiles (OpenAI, Anthropic, Gemini, and a
-//! general one for OpenAI-compatible servers) with their layered system prompts, the
-//! `ExecutionEnvironment` seam, and `MemoryEnvironment`, an in-memory filesystem with a small
-//! built-in shell.
+//! general one for OpenAI-compatible servers) with their layered system prompts, and the
+//! `ExecutionEnvironment` seam.
 //!
 //! The core does no I/O of its own. A host gives it three seams: an [`env::ExecutionEnvironment`]
 //! (where tools run), an [`llm::LlmClient`] (how the model is reached) and a [`runtime::Runtime`]
@@ -15,8 +14,10 @@
 //! Three jobs live in crates of their own, which must not depend on this one: the LLM layer
 //! (`openagent-llm`, re-exported as [`llm`], with the [`runtime`] seam its retries share), the
 //! JSON Schema validator (`openagent-jsonschema`, re-exported as [`schema`]) and the v4a patch
-//! format that the `apply_patch` tool applies (`openagent-apply-patch`). The core must not depend
-//! on a host: no I/O, no tokio, no browser API.
+//! format that the `apply_patch` tool applies (`openagent-apply-patch`). The in-memory
+//! environment and its shell go the other way: `openagent-memenv`, whose `MemoryEnvironment` the
+//! browser and the tests run on, is built on this crate, so the core must not depend on it. Nor
+//! may the core depend on a host: no I/O, no tokio, no browser API.
 //!
 //! The `typings` feature derives ts-rs's `TS` on the types a host hands to JavaScript (events,
 //! turns, outcomes, snapshots), from which openagent-wasm's tests generate its TypeScript

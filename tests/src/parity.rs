@@ -8,12 +8,12 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::executor::block_on;
 use futures::future::{select, Either};
 use futures::StreamExt;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::runtime::{Runtime, VirtualRuntime};
 use openagent_core::session::{EventData, StopReason};
 use openagent_core::{
     AnthropicProfile, ExecutionEnvironment, GeminiProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig, SessionEvent,
 };
+use openagent_memenv::MemoryEnvironment;
 use openagent_native::NativeRuntime;
 use serde_json::{json, Value};
 

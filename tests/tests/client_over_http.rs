@@ -9,7 +9,6 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use futures::executor::block_on;
 use futures::StreamExt;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::{
     ApiKey, Client, ErrorKind, EventStream, LlmClient, LlmError, Message, Middleware, Next, Request, Response, RetryPolicy,
     StreamEvent,
@@ -18,6 +17,7 @@ use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{SessionError, StopReason};
 use openagent_core::tools::ToolRegistry;
 use openagent_core::{CoreProfile, Session};
+use openagent_memenv::MemoryEnvironment;
 use openagent_native::NativeHttpClient;
 use openagent_tests::{Api, MockServer, Reply, Step};
 

@@ -5,12 +5,12 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::LlmClient;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{CompactionReason, EventData, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, Session, SessionConfig};
+use openagent_memenv::MemoryEnvironment;
 use openagent_tests::{Action, Reply, Step};
 
 use openagent_tests::over_http::{assert_no_key_in, drain, model, serve, APIS};

@@ -10,7 +10,6 @@
 use std::rc::Rc;
 
 use futures::StreamExt;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::anthropic_messages::AnthropicMessages;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::openai_chat::OpenAiChat;
@@ -19,6 +18,7 @@ use openagent_core::llm::{ErrorKind, HttpLlmClient, LlmClient, ProviderConfig};
 use openagent_core::session::{EventData, StopReason, Turn};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, GeneralProfile, Session, SessionConfig, SessionError, SessionStatus};
+use openagent_memenv::MemoryEnvironment;
 use openagent_native::{NativeHttpClient, NativeHttpConfig, NativeRuntime};
 
 fn server() -> Option<String> {

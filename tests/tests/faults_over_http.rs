@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use futures::executor::block_on;
 use futures::StreamExt;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::{ErrorKind, LlmClient, LlmError, Message, Request, Response, RetryPolicy, RetryingClient, StreamEvent};
 use openagent_core::runtime::{Runtime, VirtualRuntime};
 use openagent_core::session::{EventData, SessionError, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, Session, SessionStatus};
+use openagent_memenv::MemoryEnvironment;
 use openagent_native::{NativeHttpClient, NativeHttpConfig};
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;

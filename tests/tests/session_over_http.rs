@@ -7,10 +7,10 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::session::{EventData, SessionEvent, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionStatus};
+use openagent_memenv::MemoryEnvironment;
 use openagent_native::NativeRuntime;
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;

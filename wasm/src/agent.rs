@@ -3,12 +3,12 @@
 use std::rc::Rc;
 
 use js_sys::Promise;
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{LlmClient, RetryPolicy};
 use openagent_core::session::{SessionError, StopReason, Turn};
 use openagent_core::setup::{self, discover_model};
 use openagent_core::{Session, SessionStatus};
+use openagent_memenv::MemoryEnvironment;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

@@ -1,7 +1,7 @@
 //! `MemoryFs`: the agent's in-memory filesystem, from JS. It shares its files with the agent,
 //! so a page can seed a project, watch what the agent writes and save it all.
 
-use openagent_core::env::MemoryEnvironment;
+use openagent_memenv::MemoryEnvironment;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{error, to_js, to_json};

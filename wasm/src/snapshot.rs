@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::session::SessionSnapshot;
+use openagent_memenv::MemoryEnvironment;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::to_json;

@@ -8,7 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use openagent_core::env::{MemoryEnvironment, MemorySnapshot};
 use openagent_core::llm::{ContentPart, ErrorKind, MediaData, Message, Role, ThinkingData, ToolCall, ToolResult, Usage};
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{
@@ -16,6 +15,7 @@ use openagent_core::session::{
     SessionSnapshot, SessionState, StopReason, SubAgentRecord, SubAgentResult, SubAgentStatus, Turn,
 };
 use openagent_core::{SessionConfig, SessionStatus};
+use openagent_memenv::{MemoryEnvironment, MemorySnapshot};
 use serde::Serialize;
 use serde_json::{json, Value};
 use ts_rs::TS;

@@ -13,9 +13,9 @@ use std::any::TypeId;
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
-use openagent_core::env::MemorySnapshot;
 use openagent_core::session::{SessionEvent, SessionSnapshot};
 use openagent_core::setup::ProviderKind;
+use openagent_memenv::MemorySnapshot;
 use ts_rs::{Config, TypeVisitor, TS};
 
 use crate::agent::Outcome;

@@ -1,9 +1,9 @@
 //! The `ExecutionEnvironment` seam (spec 4.1): where tools read, write, search and run commands.
 //!
 //! Every tool goes through this trait, so the same tools work over the in-memory filesystem of a
-//! browser tab ([`MemoryEnvironment`]), the local machine (the native host) or anything a host
-//! implements (a container, a remote machine, a WASI directory). Paths may be absolute or relative
-//! to [`ExecutionEnvironment::working_directory`].
+//! browser tab (`MemoryEnvironment`, in the `openagent-memenv` crate), the local machine (the
+//! native host) or anything a host implements (a container, a remote machine, a WASI directory).
+//! Paths may be absolute or relative to [`ExecutionEnvironment::working_directory`].
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
@@ -13,12 +13,6 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::runtime::EpochMillis;
-
-mod memory;
-
-#[cfg(feature = "typings")]
-pub use memory::MemorySnapshot;
-pub use memory::{resolve_path, CommandRunner, MemoryEnvironment};
 
 /// What went wrong in an environment operation. Messages are shown to the model, so they say
 /// what to do next where that is clear.

@@ -127,8 +127,6 @@ mod git;
 mod openai;
 mod profile;
 mod prompt;
-#[cfg(test)]
-mod tests;
 
 pub use anthropic::AnthropicProfile;
 pub use gemini::GeminiProfile;

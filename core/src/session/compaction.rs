@@ -191,5 +191,49 @@ fn transcript(turns: &[Turn]) -> String {
 }
 
 #[cfg(test)]
-#[path = "compaction_tests.rs"]
-mod tests;
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::llm::{ContentPart, Message, Role, ToolCall, ToolResult, Usage};
+
+    fn turn_of(kind: &str, chars: usize) -> Turn {
+        let content = "x".repeat(chars);
+        match kind {
+            "user" => Turn::User { content, timestamp: 0 },
+            "call" => Turn::Assistant {
+                message: Message::new(
+                    Role::Assistant,
+                    vec![ContentPart::ToolCall { tool_call: ToolCall::new("c", "big", json!({})) }],
+                ),
+                usage: Usage::default(),
+                response_id: None,
+                timestamp: 0,
+            },
+            "results" => Turn::ToolResults { results: vec![ToolResult::new("c", content, false)], timestamp: 0 },
+            _ => {
+                Turn::Assistant { message: Message::assistant(content), usage: Usage::default(), response_id: None, timestamp: 0 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cut_never_separates_a_tool_call_from_its_result() {
+        let history: Vec<Turn> =
+            ["user", "call", "results", "call", "results", "answer"].iter().map(|k| turn_of(k, 400)).collect();
+        // Each turn is ~100 tokens; a call ~3.
+        assert_eq!(cut_point(&history, 110), 5, "only the answer fits");
+        assert_eq!(cut_point(&history, 210), 3, "the last call with its result and the answer");
+        assert_eq!(cut_point(&history, 10_000), 0, "everything fits: nothing to summarise");
+        // Even when nothing fits, the latest point is used, never one before a tool result.
+        let tail: Vec<Turn> = ["user", "call", "results"].iter().map(|k| turn_of(k, 4_000)).collect();
+        assert_eq!(cut_point(&tail, 1), 1);
+        for keep in [0, 1, 50, 105, 200, 300, 1_000] {
+            let cut = cut_point(&history, keep);
+            assert!(!matches!(history.get(cut), Some(Turn::ToolResults { .. })), "keep {keep}: cut {cut}");
+        }
+    }
+}

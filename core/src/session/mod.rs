@@ -334,6 +334,3 @@ impl Session {
         self.inner.runtime.now_ms()
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -278,7 +278,3 @@ impl Session {
         self.inner.state.borrow_mut().last_result = Some(result);
     }
 }
-
-#[cfg(test)]
-#[path = "results_tests.rs"]
-mod tests;

@@ -116,7 +116,3 @@ pub(super) fn drop_signatures(state: &mut SessionState) -> usize {
     }
     dropped + state.subagents.iter_mut().map(|agent| drop_signatures(&mut agent.state)).sum::<usize>()
 }
-
-#[cfg(test)]
-#[path = "snapshot_tests.rs"]
-mod tests;

@@ -343,7 +343,3 @@ impl ToolExecutor for SubAgentTool {
         Ok(text.into())
     }
 }
-
-#[cfg(test)]
-#[path = "subagents_tests.rs"]
-mod tests;

@@ -10,8 +10,6 @@ mod args;
 mod args_adapter;
 mod edit_match;
 mod registry;
-#[cfg(test)]
-pub(crate) mod testing;
 
 pub mod apply_patch;
 pub mod edit_file;
@@ -80,7 +78,6 @@ mod tests {
 
     use super::*;
     use crate::llm::ToolDefinition;
-    use crate::tools::testing::{memory_env, run_ok};
 
     #[test]
     fn core_tools_are_the_six_of_spec_3_3() {
@@ -119,18 +116,5 @@ mod tests {
         register_core_tools(&mut registry);
         assert_eq!(registry.names(), ["shell", "read_file", "write_file", "edit_file", "grep", "glob"]);
         assert_ne!(registry.get("shell").map(|t| t.definition.description.as_str()), Some("custom"));
-    }
-
-    #[test]
-    fn registered_executors_run() {
-        let registry = {
-            let mut registry = ToolRegistry::new();
-            register_core_tools(&mut registry);
-            registry
-        };
-        let env = memory_env();
-        let tool = |name: &str| registry.get(name).map(|t| t.executor.clone()).expect("registered");
-        run_ok(&*tool("write_file"), &env, json!({"file_path": "a.txt", "content": "hi\n"}));
-        assert_eq!(run_ok(&*tool("read_file"), &env, json!({"file_path": "a.txt"})), "   1 | hi");
     }
 }

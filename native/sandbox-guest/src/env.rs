@@ -20,10 +20,9 @@ use std::rc::Rc;
 use std::time::SystemTime;
 
 use async_trait::async_trait;
-use openagent_core::env::{
-    resolve_path, DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions, MemoryEnvironment,
-};
+use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
 use openagent_core::Runtime;
+use openagent_memenv::{resolve_path, MemoryEnvironment};
 
 /// Where the preopened directory appears to the guest and to the model.
 pub const WORKSPACE: &str = "/workspace";

@@ -5,8 +5,8 @@
 //! nothing else. The guest reaches the world only three ways:
 //!
 //! - **files**: [`WasiEnvironment`], the core's `ExecutionEnvironment` over the preopened
-//!   directory, seen as [`WORKSPACE`]. Commands run in the core's built-in shell (WASI has no
-//!   processes);
+//!   directory, seen as [`WORKSPACE`]. Commands run in openagent-memenv's built-in shell (WASI has
+//!   no processes);
 //! - **the model**: the host imports of [`abi`] (`openagent.model_request` / `model_read`): the
 //!   guest hands over method, URL, headers and body, the host checks the origin, adds the API
 //!   key (the guest never holds it) and streams the response back;

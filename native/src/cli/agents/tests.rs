@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use openagent_core::env::MemoryEnvironment;
 use openagent_core::llm::ScriptedClient;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::setup::ProviderKind;
 use openagent_core::{Session, SessionConfig};
+use openagent_memenv::MemoryEnvironment;
 use serde_json::json;
 
 use super::*;

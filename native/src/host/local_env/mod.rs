@@ -122,7 +122,7 @@ fn io_error(err: io::Error, path: &str) -> EnvError {
     }
 }
 
-/// Text content, or `None` for binary content: a NUL byte or invalid UTF-8 (as in core).
+/// Text content, or `None` for binary content: a NUL byte or invalid UTF-8 (as in openagent-memenv).
 fn as_text(bytes: &[u8]) -> Option<&str> {
     // Vectorised (memchr, simdutf8): grep passes every byte of every file through both.
     match memchr::memchr(0, bytes) {

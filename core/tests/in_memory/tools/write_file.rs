@@ -1,0 +1,52 @@
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use futures::executor::block_on;
+use serde_json::json;
+
+use crate::testing::{memory_env, read, run_err, run_ok, write};
+use openagent_core::env::ExecutionEnvironment;
+use openagent_core::tools::WriteFileTool;
+
+#[test]
+fn creates_a_file_and_its_directories() {
+    let env = memory_env();
+    let out = run_ok(&WriteFileTool, &env, json!({"file_path": "notes/day/1.md", "content": "café\n"}));
+    assert_eq!(out, "Wrote 6 bytes to notes/day/1.md (new file).");
+    assert_eq!(read(&env, "/workspace/notes/day/1.md"), "café\n");
+    assert!(block_on(env.stat("/workspace/notes/day")).expect("parent exists").is_dir);
+}
+
+#[test]
+fn overwrites_an_existing_file_whole() {
+    let env = memory_env();
+    write(&env, "a.txt", "a long old content\n");
+    let out = run_ok(&WriteFileTool, &env, json!({"file_path": "a.txt", "content": "new"}));
+    assert_eq!(out, "Wrote 3 bytes to a.txt (overwrote the existing file).");
+    assert_eq!(read(&env, "a.txt"), "new");
+}
+
+#[test]
+fn writes_an_empty_file() {
+    let env = memory_env();
+    assert_eq!(run_ok(&WriteFileTool, &env, json!({"file_path": "e", "content": ""})), "Wrote 0 bytes to e (new file).");
+    assert_eq!(read(&env, "e"), "");
+}
+
+#[test]
+fn refuses_a_directory() {
+    let env = memory_env();
+    write(&env, "src/a.rs", "x");
+    assert_eq!(
+        run_err(&WriteFileTool, &env, json!({"file_path": "src", "content": "y"})),
+        "src is a directory. Give the path of a file inside it instead."
+    );
+    assert_eq!(read(&env, "src/a.rs"), "x");
+}
+
+#[test]
+fn missing_content_is_named() {
+    let env = memory_env();
+    assert_eq!(run_err(&WriteFileTool, &env, json!({"file_path": "a.txt"})), "Missing required argument \"content\" (a string).");
+    assert!(!block_on(env.file_exists("a.txt")));
+}
