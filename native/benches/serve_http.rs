@@ -21,7 +21,7 @@ const CLIENTS: usize = 8;
 /// Requests a client sends a round: every request is a connection of its own, and the loopback
 /// has fewer than 30,000 ports to give (each stays in TIME_WAIT for a minute), so a round is
 /// counted, not timed.
-const REQUESTS_EACH: usize = 500;
+const REQUESTS_EACH: usize = 1500;
 const IDLE: usize = 1000;
 const STREAMS: usize = 10;
 

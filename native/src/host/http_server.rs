@@ -29,7 +29,8 @@ pub use body::{Body, BodyWriter, Responder};
 /// client may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Connections open at once; one more is answered 503 at once, without waiting on it.
+    /// Connections served at once, from their accept until they are answered; one more is
+    /// answered 503 at once, without waiting on it.
     pub connections: usize,
     /// Requests answered at once, a worker thread each (started when needed); more wait for one.
     pub workers: usize,

@@ -1,9 +1,10 @@
 //! One connection, from its accept to its close. hyper reads the request and writes the answer;
 //! around it, this module keeps the server's bounds:
 //!
-//! - *Connections.* At most [`Limits::connections`] are open; the next is answered `503` with
-//!   `Retry-After` at once, without reading from it, and closed: a flood of clients costs file
-//!   descriptors for a moment, and idle connections cost no thread at all.
+//! - *Connections.* At most [`Limits::connections`] are served at once (a connection counts from
+//!   its accept until it is answered); the next is answered `503` with `Retry-After` at once,
+//!   without reading from it, and closed: a flood of clients costs file descriptors for a moment,
+//!   and idle connections cost no thread at all.
 //! - *Deadlines that count from the start, not from the last byte.* The whole head must arrive
 //!   within [`Limits::head_within`] of the accept, the body within [`Limits::body_within`] after
 //!   it, or the client is answered `408` and closed, however it paces its bytes. hyper's own head
@@ -11,8 +12,8 @@
 //!   the head still unread, the socket is taken back from hyper and the `408` written on it.
 //! - *Writes that stall.* An answer whose client stopped reading waits [`WRITE_STALL`] at most.
 //! - *A gentle close.* Closing a socket with unread input resets the connection, and the client
-//!   could lose its answer with it (a refused request's body was never read); so once answered,
-//!   the connection is ended and what is left read and dropped, for a short while.
+//!   could lose its answer with it; so once a refused request (whose body may be unread) is
+//!   answered, the connection is ended and what is left read and dropped, for a short while.
 
 use std::future::{poll_fn, Future};
 use std::io::{self, Read, Write};
@@ -69,8 +70,12 @@ pub(super) async fn accept<S: Service>(listener: TcpListener, service: Arc<S>, l
             Ok(place) => {
                 let service = service.clone();
                 tokio::spawn(async move {
-                    serve(socket, service, limits).await;
+                    let refused = serve(socket, service, limits).await;
+                    // Answered: the place is free before the client can see the connection end.
                     drop(place);
+                    if let Some(socket) = refused {
+                        close_gently(socket).await;
+                    }
                 });
             }
             Err(_) => turn_away(socket, &*service),
@@ -91,15 +96,24 @@ fn turn_away(socket: TcpStream, service: &impl Service) {
 
 type Answered = Pin<Box<dyn Future<Output = io::Result<Response<Body>>> + Send>>;
 
-/// Serves the one request of `socket`, under the head's deadline, then closes it.
-async fn serve<S: Service>(socket: TcpStream, service: Arc<S>, limits: Limits) {
-    // Set once hyper has read the head and hands the request over: the head came in time.
-    let head_in = Arc::new(AtomicBool::new(false));
+/// How far a connection's request got, as its handler tells the connection.
+#[derive(Default)]
+struct Progress {
+    /// hyper read the head and handed the request over: the head came in time.
+    head_in: AtomicBool,
+    /// The request was refused, its body perhaps unread: the close must be gentle.
+    refused: AtomicBool,
+}
+
+/// Serves the one request of `socket`, under the head's deadline; returns the socket of a refused
+/// request, for [`close_gently`], and closes any other.
+async fn serve<S: Service>(socket: TcpStream, service: Arc<S>, limits: Limits) -> Option<TcpStream> {
+    let progress = Arc::new(Progress::default());
     let handler = {
-        let (service, head_in) = (service.clone(), head_in.clone());
+        let (service, progress) = (service.clone(), progress.clone());
         service_fn(move |request| -> Answered {
-            head_in.store(true, Ordering::SeqCst);
-            Box::pin(respond(request, service.clone(), limits))
+            progress.head_in.store(true, Ordering::SeqCst);
+            Box::pin(respond(request, service.clone(), limits, progress.clone()))
         })
     };
     let mut connection = http1::Builder::new()
@@ -110,22 +124,27 @@ async fn serve<S: Service>(socket: TcpStream, service: Arc<S>, limits: Limits) {
         .serve_connection(TokioIo::new(Stalls { socket, stalled: None }), handler);
     let served = match timeout(limits.head_within, poll_fn(|cx| connection.poll_without_shutdown(cx))).await {
         Ok(served) => served,
-        Err(_) if head_in.load(Ordering::SeqCst) => poll_fn(|cx| connection.poll_without_shutdown(cx)).await,
+        Err(_) if progress.head_in.load(Ordering::SeqCst) => poll_fn(|cx| connection.poll_without_shutdown(cx)).await,
         Err(_) => {
             let late = format!("the request head did not arrive within {:?}", limits.head_within);
             let socket = connection.into_parts().io.into_inner().socket;
             let _ = timeout(WRITE_STALL, write_all(&socket, &raw(&service.refuse(&BadRequest::new(408, late))))).await;
-            return close_gently(socket).await;
+            return Some(socket);
         }
     };
-    // A failure (the client went away, or the answer was never given) closes at once.
-    if served.is_ok() {
-        close_gently(connection.into_parts().io.into_inner().socket).await;
-    }
+    // A request answered had its body read whole: nothing is left to read, and the socket closes
+    // as it is dropped. So does a failure: the client went away, or the answer was never given.
+    let refused = served.is_ok() && progress.refused.load(Ordering::SeqCst);
+    refused.then(|| connection.into_parts().io.into_inner().socket)
 }
 
 /// The request read (its body once the gate let its head through), then answered on a worker.
-async fn respond<S: Service>(request: hyper::Request<Incoming>, service: Arc<S>, limits: Limits) -> io::Result<Response<Body>> {
+async fn respond<S: Service>(
+    request: hyper::Request<Incoming>,
+    service: Arc<S>,
+    limits: Limits,
+    progress: Arc<Progress>,
+) -> io::Result<Response<Body>> {
     let (head, body) = request.into_parts();
     let headers = head.headers.iter();
     let mut request = Request {
@@ -142,7 +161,10 @@ async fn respond<S: Service>(request: hyper::Request<Incoming>, service: Arc<S>,
     };
     match read {
         Ok(body) => request.body = body,
-        Err(refused) => return Ok(whole(service.refuse(&refused))),
+        Err(refused) => {
+            progress.refused.store(true, Ordering::SeqCst);
+            return Ok(whole(service.refuse(&refused)));
+        }
     }
     let (responder, answered) = oneshot::channel();
     tokio::task::spawn_blocking(move || service.answer(request, Responder(responder)));
@@ -198,7 +220,9 @@ async fn write_all(socket: &TcpStream, mut bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Ends the connection after its answer, then reads and drops what the client still sends,
-/// until it closes or for [`DISCARD_WITHIN`] at most.
+/// until it closes or for [`DISCARD_WITHIN`] at most. The connection no longer counts against
+/// the bound meanwhile: it costs its descriptor for a moment, and once the client sees its
+/// answer end, the server has room for its next connection.
 async fn close_gently(mut socket: TcpStream) {
     let _ = poll_fn(|cx| Pin::new(&mut socket).poll_shutdown(cx)).await;
     let drain = async {
