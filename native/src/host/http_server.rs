@@ -188,12 +188,15 @@ pub fn spawn(listener: TcpListener, name: &str, limits: Limits, service: impl Se
         .max_blocking_threads(limits.workers.max(1))
         .thread_name(format!("{name}-worker"))
         .build()?;
-    let listener = runtime.block_on(async { tokio::net::TcpListener::from_std(listener) })?;
+    let listener = {
+        let _in_runtime = runtime.enter();
+        tokio::net::TcpListener::from_std(listener)?
+    };
     let (stop, stopped) = oneshot::channel();
     let service = Arc::new(service);
     let thread = thread::Builder::new().name(name.to_owned()).spawn(move || {
         let accepting = std::pin::pin!(connection::accept(listener, service, limits));
-        // Whichever ends first: accepting never does, so the handle's drop.
+        // Until the handle is dropped: accepting never ends by itself.
         runtime.block_on(futures::future::select(accepting, stopped));
         // Workers still answering are not waited for: their answers go nowhere now.
         runtime.shutdown_background();
