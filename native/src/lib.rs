@@ -6,7 +6,9 @@
 //! body back through a channel; [`NativeRuntime`] implements the `Runtime` seam with the system
 //! clock, `futures-timer`'s sleeps, and a `futures` `LocalPool` that the host drives with
 //! [`NativeRuntime::block_on`]. [`LocalEnvironment`] implements the `ExecutionEnvironment` seam
-//! over the real filesystem and `/bin/bash`.
+//! over the real filesystem and `/bin/bash`. The one async runtime here is under the HTTP server
+//! of `openagent serve` and `openagent web` ([`host::http_server`]): hyper on a tokio thread of
+//! its own, which hands each request to a worker thread; none of it reaches the seams.
 //!
 //! ```no_run
 //! use std::rc::Rc;

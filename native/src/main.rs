@@ -164,8 +164,9 @@ struct ServeFlags {
     /// A variable of this environment that the sessions' commands see too (repeatable), as for `run`.
     #[arg(long = "env-pass", value_name = "NAME")]
     env_pass: Vec<String>,
-    /// The connections served at once, one worker thread each (at least 2); as many more wait,
-    /// and beyond that a connection is answered 503. An event stream holds its worker while it streams.
+    /// The requests answered at once, a worker thread each (at least 2); as many more connections
+    /// may wait, and beyond that a connection is answered 503. An event stream holds its worker
+    /// while it streams.
     #[arg(long, value_name = "N", default_value_t = serve::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
     /// Close an open session after this many seconds with no request for it and no input running

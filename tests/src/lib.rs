@@ -58,7 +58,6 @@ pub mod anthropic;
 mod api;
 pub mod cli;
 pub mod gemini;
-mod http1;
 mod ids;
 pub mod openai_chat;
 pub mod openai_responses;

@@ -1,29 +1,54 @@
-//! [`MockServer`]: plays a [`Script`] over HTTP on 127.0.0.1, a thread per connection, and
-//! records every request it gets.
+//! [`MockServer`]: plays a [`Script`] over HTTP on 127.0.0.1, and records every request it gets.
+//! It is served by the native host's HTTP server (hyper, [`http_server`]), each request answered
+//! on a worker thread of its own, so that a slow first byte holds up only its own request.
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::{self, BufReader, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::{self, Write};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::{self, JoinHandle};
+use std::thread;
 use std::time::Duration;
 
 use openagent_core::llm::http::{find_header, redacted_headers};
+use openagent_native::host::http_server::{self, Answer, BadRequest, Limits, Request, Responder, Serving};
 use serde_json::{json, Value};
 
 use crate::api::{route, Api, Route, ROUTES};
-use crate::http1::{self, PREFLIGHT};
 use crate::ids::Ids;
 use crate::script::{Action, Script, Step};
 use crate::wire::{Call, WireBody};
 
-/// A client that sends nothing (or stops reading) for this long is dropped, so no connection
-/// thread lingers after a test.
-const IO_TIMEOUT: Duration = Duration::from_secs(30);
+/// Far more connections than a test opens, bodies as large as a long conversation, and a minute
+/// at most for a client that sends nothing, so that nothing lingers after a test.
+const LIMITS: Limits = Limits {
+    connections: 1024,
+    workers: 256,
+    head_within: Duration::from_secs(30),
+    body_within: Duration::from_secs(30),
+    max_body: 64 * 1024 * 1024,
+};
+
 /// One fixed seed: the same script yields the same ids on every run.
 const ID_SEED: u64 = 0x6f70_656e_6167_656e;
+
+/// Every answer carries these, so a browser page on any origin can call the mock directly.
+const CORS: [(&str, &str); 3] = [
+    ("access-control-allow-origin", "*"),
+    // Browsers hide other response headers from scripts unless they are listed here.
+    ("access-control-expose-headers", "retry-after, request-id, x-request-id"),
+    ("access-control-allow-methods", "GET, POST, OPTIONS"),
+];
+
+/// What a preflight (`OPTIONS`) answer adds: the request headers the four APIs need.
+const PREFLIGHT: [(&str, &str); 2] = [
+    (
+        "access-control-allow-headers",
+        "authorization, x-api-key, anthropic-version, anthropic-beta, anthropic-dangerous-direct-browser-access, \
+         x-goog-api-key, content-type",
+    ),
+    ("access-control-max-age", "600"),
+];
 
 /// A request as the server received it.
 #[derive(Clone, PartialEq)]
@@ -70,12 +95,11 @@ impl fmt::Debug for RecordedRequest {
 pub struct MockServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    accept: Option<JoinHandle<()>>,
+    _serving: Serving,
 }
 
 struct Shared {
     state: Mutex<State>,
-    stop: AtomicBool,
 }
 
 struct State {
@@ -96,10 +120,9 @@ impl MockServer {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
         let state = State { steps: script.steps.into(), served: 0, requests: Vec::new(), ids: Ids::new(ID_SEED) };
-        let shared = Arc::new(Shared { state: Mutex::new(state), stop: AtomicBool::new(false) });
-        let accepting = shared.clone();
-        let accept = thread::Builder::new().name("mock-llm-accept".into()).spawn(move || accept_loop(&listener, &accepting))?;
-        Ok(Self { addr, shared, accept: Some(accept) })
+        let shared = Arc::new(Shared { state: Mutex::new(state) });
+        let serving = http_server::spawn(listener, "mock-llm", LIMITS, Mock(shared.clone()))?;
+        Ok(Self { addr, shared, _serving: serving })
     }
 
     pub fn port(&self) -> u16 {
@@ -122,19 +145,6 @@ impl MockServer {
     }
 }
 
-impl Drop for MockServer {
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::SeqCst);
-        // `accept` blocks: a connection of our own wakes it to see the flag. If even that fails,
-        // the listener is unusable anyway and the thread is left to end with the process.
-        if TcpStream::connect(self.addr).is_ok() {
-            if let Some(accept) = self.accept.take() {
-                let _ = accept.join();
-            }
-        }
-    }
-}
-
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Nothing panics while holding the lock in a way that leaves the state half-changed.
@@ -142,54 +152,41 @@ impl Shared {
     }
 }
 
-fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
-    for connection in listener.incoming() {
-        if shared.stop.load(Ordering::SeqCst) {
-            return;
+/// The script as the HTTP server serves it.
+struct Mock(Arc<Shared>);
+
+impl http_server::Service for Mock {
+    fn refuse(&self, refused: &BadRequest) -> Answer {
+        json_answer(refused.status, Vec::new(), &json!({"error": {"message": format!("mock-llm: {}", refused.message)}}))
+    }
+
+    /// Records the request, then answers it: a preflight, a step of the script, or a 404.
+    fn answer(&self, request: Request, responder: Responder) {
+        let shared = &self.0;
+        let body = parse_body(&request.body);
+        let route = (request.method == "POST").then(|| route(&request.target, &body)).flatten();
+        shared.lock().requests.push(RecordedRequest {
+            method: request.method.clone(),
+            path: request.target.clone(),
+            headers: request.headers,
+            body: body.clone(),
+            api: route.as_ref().map(|r| r.api),
+        });
+        match (request.method.as_str(), route) {
+            ("OPTIONS", _) => {
+                responder.send(PREFLIGHT.iter().fold(cors(204), |answer, (name, value)| answer.header(name, *value)))
+            }
+            (_, Some(route)) => answer(responder, shared, &request.method, &request.target, &route, &body),
+            (method, None) => {
+                let message = format!("mock-llm: no route for {method} {}; routes: {ROUTES}", path_only(&request.target));
+                responder.send(json_answer(404, Vec::new(), &json!({"error": {"message": message}})));
+            }
         }
-        let Ok(socket) = connection else { continue }; // e.g. the peer gave up before accept
-        let shared = shared.clone();
-        // Without a thread the request is lost; the client sees the connection close.
-        let _ = thread::Builder::new().name("mock-llm-conn".into()).spawn(move || serve(socket, &shared));
     }
 }
 
-/// Answers one request on `socket`, then closes it.
-fn serve(socket: TcpStream, shared: &Shared) {
-    let _ = socket.set_read_timeout(Some(IO_TIMEOUT));
-    let _ = socket.set_write_timeout(Some(IO_TIMEOUT));
-    let Ok(read_half) = socket.try_clone() else { return };
-    let mut out = socket;
-    let request = match http1::read_request(&mut BufReader::new(read_half)) {
-        Ok(Some(request)) => request,
-        Ok(None) => return,
-        Err(problem) => {
-            let _ = send_json(&mut out, 400, &[], &json!({"error": {"message": format!("mock-llm: {problem}")}}));
-            return;
-        }
-    };
-    let body = parse_body(&request.body);
-    let route = (request.method == "POST").then(|| route(&request.target, &body)).flatten();
-    shared.lock().requests.push(RecordedRequest {
-        method: request.method.clone(),
-        path: request.target.clone(),
-        headers: request.headers,
-        body: body.clone(),
-        api: route.as_ref().map(|r| r.api),
-    });
-    // A failed write means the client went away: there is nobody left to tell.
-    let _ = match (request.method.as_str(), route) {
-        ("OPTIONS", _) => http1::write_head(&mut out, 204, &PREFLIGHT.map(|(k, v)| (k, v.to_owned())), Some(0)),
-        (_, Some(route)) => answer(&mut out, shared, &request.method, &request.target, &route, &body),
-        (method, None) => {
-            let message = format!("mock-llm: no route for {method} {}; routes: {ROUTES}", path_only(&request.target));
-            send_json(&mut out, 404, &[], &json!({"error": {"message": message}}))
-        }
-    };
-}
-
 /// Plays the next step meant for this API.
-fn answer(out: &mut TcpStream, shared: &Shared, method: &str, target: &str, route: &Route, body: &Value) -> io::Result<()> {
+fn answer(responder: Responder, shared: &Shared, method: &str, target: &str, route: &Route, body: &Value) {
     let call = Call { model: &route.model, body };
     let mut state = shared.lock();
     let position = state.steps.iter().position(|step| step.expect.is_none_or(|api| api == route.api));
@@ -203,7 +200,7 @@ fn answer(out: &mut TcpStream, shared: &Shared, method: &str, target: &str, rout
             if state.steps.is_empty() { "; the script is exhausted" } else { ", none expecting this API" },
         );
         let body = route.api.error_body(500, &message, &mut state.ids);
-        return send_json(out, 500, &[], &body);
+        return responder.send(json_answer(500, Vec::new(), &body));
     };
     state.served += 1;
     let mut headers: Vec<(&str, String)> = route.api.request_id(&mut state.ids).into_iter().collect();
@@ -216,48 +213,53 @@ fn answer(out: &mut TcpStream, shared: &Shared, method: &str, target: &str, rout
             let body = route.api.error_body(status, &message, &mut state.ids);
             headers.extend(retry_after.map(|s| ("retry-after", s.to_string())));
             drop(state);
-            return send_json(out, status, &headers, &body);
+            return responder.send(json_answer(status, headers, &body));
         }
     };
     let wire = route.api.encode(&reply, &call, route.framing, &mut state.ids);
     drop(state);
     thread::sleep(Duration::from_millis(delay_ms));
-    send(out, &headers, &wire, cut)
+    send(responder, headers, &wire, cut);
 }
 
 /// Sends a 200 with `wire`; with `cut`, only about half of it, and then the connection closes
-/// without the body's proper end.
-fn send(out: &mut TcpStream, headers: &[(&str, String)], wire: &WireBody, cut: bool) -> io::Result<()> {
-    let mut headers = headers.to_vec();
-    headers.push(("content-type", wire.content_type.to_owned()));
+/// without the body's proper end. A failed write means the client went away: there is nobody
+/// left to tell.
+fn send(responder: Responder, headers: Vec<(&'static str, String)>, wire: &WireBody, cut: bool) {
+    let mut head = cors(200);
+    head.headers.extend(headers);
+    let head = head.header("content-type", wire.content_type);
     if wire.streamed {
-        http1::write_head(out, 200, &headers, None)?;
+        let mut out = responder.stream(head.header("cache-control", "no-cache"));
         let sent = if cut { wire.frames.len() / 2 } else { wire.frames.len() };
         for frame in &wire.frames[..sent] {
-            http1::write_chunk(out, frame)?;
+            // Each frame goes out at once: a stream's event must not wait in a buffer.
+            if out.write_all(frame).and_then(|()| out.flush()).is_err() {
+                return;
+            }
         }
-        if !cut {
-            http1::end_chunks(out)?;
+        if cut {
+            out.cut();
         }
-    } else {
+    } else if cut {
         let body = wire.bytes();
-        http1::write_head(out, 200, &headers, Some(body.len()))?;
-        out.write_all(&body[..if cut { body.len() / 2 } else { body.len() }])?;
+        let mut out = responder.stream(head.header("content-length", body.len().to_string()));
+        let _ = out.write_all(&body[..body.len() / 2]);
+        out.cut();
+    } else {
+        responder.send(Answer { body: wire.bytes(), ..head });
     }
-    out.flush()?;
-    if cut {
-        out.shutdown(Shutdown::Both)?;
-    }
-    Ok(())
 }
 
-fn send_json(out: &mut TcpStream, status: u16, headers: &[(&str, String)], body: &Value) -> io::Result<()> {
-    let mut headers = headers.to_vec();
-    headers.push(("content-type", "application/json".into()));
-    let body = body.to_string();
-    http1::write_head(out, status, &headers, Some(body.len()))?;
-    out.write_all(body.as_bytes())?;
-    out.flush()
+/// An answer with the CORS headers every answer carries.
+fn cors(status: u16) -> Answer {
+    CORS.iter().fold(Answer::new(status, Vec::new()), |answer, (name, value)| answer.header(name, *value))
+}
+
+fn json_answer(status: u16, headers: Vec<(&'static str, String)>, body: &Value) -> Answer {
+    let mut answer = cors(status);
+    answer.headers.extend(headers);
+    Answer { body: body.to_string().into_bytes(), ..answer.header("content-type", "application/json") }
 }
 
 fn parse_body(body: &[u8]) -> Value {

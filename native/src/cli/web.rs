@@ -1,13 +1,13 @@
 //! `openagent web`: serves the browser playground (`web/`) and the wasm package (`wasm/pkg/`,
-//! under `/pkg/`) on 127.0.0.1. A small static file server on `std::net`, on the same bounded
-//! worker pool as `openagent serve`: the page talks to the model itself, so the server only hands
-//! out files.
+//! under `/pkg/`) on 127.0.0.1. A small static file server on the same bounded HTTP server as
+//! `openagent serve` ([`crate::host::http_server`]): the page talks to the model itself, so the
+//! server only hands out files.
 
 use std::io;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Component, Path, PathBuf};
 
-use crate::host::http_server::{self, Request};
+use crate::host::http_server::{self, Answer, BadRequest, Limits, Request, Responder, Serving};
 
 const TEXT: &str = "text/plain; charset=utf-8";
 /// The playground only GETs files: a body is read (so the client is not cut off) and ignored.
@@ -30,9 +30,10 @@ impl WebRoots {
     }
 }
 
-/// A running playground server; it serves until the process ends.
+/// A running playground server; it serves until it is dropped.
 pub struct WebServer {
     addr: SocketAddr,
+    _serving: Serving,
 }
 
 impl WebServer {
@@ -40,14 +41,9 @@ impl WebServer {
     pub fn start(roots: WebRoots, port: u16) -> io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
-        http_server::spawn(listener, "openagent-web", MAX_BODY, Box::new(|_| None), move |request, out| {
-            // A failed write means the browser went away.
-            let _ = match request {
-                Ok(request) => serve(&request, out, &roots),
-                Err(bad) => respond(out, bad.status, TEXT, format!("{}\n", bad.message).as_bytes(), false),
-            };
-        })?;
-        Ok(Self { addr })
+        let limits = Limits { max_body: MAX_BODY, ..Limits::default() };
+        let serving = http_server::spawn(listener, "openagent-web", limits, Files(roots))?;
+        Ok(Self { addr, _serving: serving })
     }
 
     pub fn url(&self) -> String {
@@ -55,15 +51,29 @@ impl WebServer {
     }
 }
 
-fn serve(request: &Request, out: &mut TcpStream, roots: &WebRoots) -> io::Result<()> {
+/// The playground's files, as the HTTP server serves them.
+struct Files(WebRoots);
+
+impl http_server::Service for Files {
+    fn refuse(&self, refused: &BadRequest) -> Answer {
+        answer(refused.status, TEXT, format!("{}\n", refused.message))
+    }
+
+    fn answer(&self, request: Request, responder: Responder) {
+        responder.send(serve(&request, &self.0));
+    }
+}
+
+/// A `HEAD` is answered as a `GET`: the server sends its head only.
+fn serve(request: &Request, roots: &WebRoots) -> Answer {
     let (method, target) = (request.method.as_str(), request.target.as_str());
     match (method, resolve(roots, target)) {
         ("GET" | "HEAD", Some(path)) => match std::fs::read(&path) {
-            Ok(body) => respond(out, 200, content_type(&path), &body, method == "HEAD"),
-            Err(_) => not_found(out, target, roots),
+            Ok(body) => answer(200, content_type(&path), body),
+            Err(_) => not_found(target, roots),
         },
-        ("GET" | "HEAD", None) => not_found(out, target, roots),
-        _ => respond(out, 405, TEXT, b"only GET and HEAD\n", false),
+        ("GET" | "HEAD", None) => not_found(target, roots),
+        _ => answer(405, TEXT, "only GET and HEAD\n"),
     }
 }
 
@@ -84,19 +94,22 @@ pub fn resolve(roots: &WebRoots, target: &str) -> Option<PathBuf> {
     full.is_file().then_some(full)
 }
 
-fn not_found(out: &mut TcpStream, target: &str, roots: &WebRoots) -> io::Result<()> {
+fn not_found(target: &str, roots: &WebRoots) -> Answer {
     let hint = if target.starts_with("/pkg/") && !roots.pkg.join("openagent_wasm.js").is_file() {
         "\nThe wasm package is not built: run ./scripts/build-wasm, then reload.\n"
     } else {
         ""
     };
-    respond(out, 404, TEXT, format!("not found: {target}{hint}").as_bytes(), false)
+    answer(404, TEXT, format!("not found: {target}{hint}"))
 }
 
-fn respond(out: &mut TcpStream, status: u16, content_type: &str, body: &[u8], head_only: bool) -> io::Result<()> {
-    // no-store: a rebuilt package must never be mixed with a cached one.
-    let headers = [("content-type", content_type), ("cache-control", "no-store")];
-    http_server::respond(out, status, &headers, body, head_only)
+fn answer(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Answer {
+    Answer::new(status, body)
+        .header("content-type", content_type)
+        // no-store: a rebuilt package must never be mixed with a cached one.
+        .header("cache-control", "no-store")
+        // nosniff: a browser must take a text file for what its type says.
+        .header("x-content-type-options", "nosniff")
 }
 
 /// The MIME type by extension; browsers refuse modules and wasm served as anything else.
@@ -118,6 +131,7 @@ pub fn content_type(path: &Path) -> &'static str {
 #[cfg(test)]
 mod tests {
     use std::io::{Read, Write};
+    use std::net::TcpStream;
 
     use super::*;
 

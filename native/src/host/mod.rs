@@ -1,7 +1,7 @@
 //! The plumbing of the native host: what the core's seams need on a real machine (the local
 //! environment of files and processes, the HTTP client, the runtime) and the process-level parts
-//! under them (signals, the agent's own secrets, an HTTP/1.1 server, URLs). It knows nothing of
-//! the commands (`crate::cli`) or the store.
+//! under them (signals, the agent's own secrets, an HTTP/1.1 server on hyper, URLs). It knows
+//! nothing of the commands (`crate::cli`) or the store.
 
 pub mod agent_secrets;
 pub mod http;

@@ -4,11 +4,12 @@
 //! session its next input. A session started with a `parent_id` reports each finished input to
 //! its parent as an `<agent-callback>` message. `GET /openapi.json` describes it all.
 //!
-//! Every request needs `Authorization: Bearer <token>`. The server is `std::net` and a fixed pool
-//! of worker threads, like `openagent web` ([`crate::host::http_server`]), with a quarter of them kept
-//! from event streams so that a steer or an abort always finds one ([`sse::Streams`]); each
-//! session runs on a thread of its own ([`runs`]), closed once idle for
-//! [`ServeOptions::session_idle`], so no async runtime is needed here either.
+//! Every request needs `Authorization: Bearer <token>`. The server is the one `openagent web` uses
+//! too ([`crate::host::http_server`]: hyper on one tokio thread, each answer on a worker thread),
+//! with a quarter of its workers kept from event streams so that a steer or an abort always finds
+//! one ([`sse::Streams`]). The API itself is blocking code: each session runs on a thread of its
+//! own ([`runs`]), closed once idle for [`ServeOptions::session_idle`], and the routes read the
+//! store as they go.
 
 mod auth;
 mod callback;
@@ -16,12 +17,11 @@ mod routes;
 mod runs;
 mod sse;
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::StreamExt;
-use openagent_core::llm::http::find_header;
 use serde_json::{json, Value};
 
 pub use auth::generate_token;
@@ -31,13 +31,14 @@ use sse::Streams;
 
 use crate::cli::run::AgentOptions;
 
-use crate::host::http_server::{self, respond, BadRequest, Limits, Request};
+use crate::host::http_server::{self, Answer, BadRequest, Limits, Request, Responder, Serving};
 use crate::store::Store;
 
 /// The largest request body taken: a task, an output schema or a message is far smaller.
 const MAX_BODY: usize = 1024 * 1024;
 
-/// `--max-connections`' default: the worker threads, and as many connections waiting for one.
+/// `--max-connections`' default: the requests answered at once, a worker thread each, and as many
+/// more connections waiting.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
 
 /// `--session-idle-timeout`'s default, in seconds: half an hour without a request or an input.
@@ -60,8 +61,8 @@ pub struct ServeOptions {
     /// Variables of the server's environment the sessions' commands see beyond the core ones
     /// (`--env-pass`).
     pub env_pass: Vec<String>,
-    /// The connections served at once, each on a worker thread; as many more wait for a worker,
-    /// and beyond that a connection is answered 503. At least 2: one is always kept from event
+    /// The requests answered at once, each on a worker thread; as many more connections wait, and
+    /// beyond that a connection is answered 503. At least 2: one is always kept from event
     /// streams.
     pub max_connections: usize,
     /// How long a request's whole head may take to arrive (408 after it); `None`: 10 s.
@@ -78,6 +79,7 @@ const SESSIONS_END_WITHIN: Duration = Duration::from_secs(10);
 pub struct Server {
     addr: SocketAddr,
     runs: Runs,
+    _serving: Serving,
 }
 
 impl Server {
@@ -106,27 +108,18 @@ impl Server {
         let defaults = AgentOptions { cwd: options.cwd, env_pass: options.env_pass, ..AgentOptions::default() };
         let runs = Runs::new(options.data_dir.clone(), defaults, options.session_idle);
         let api = Api::new(runs.clone(), options.data_dir, options.allowed_base_urls);
-        let token = options.token;
-        // The token is checked from the head: a client without it gets its 401 before any of its
-        // body is read.
-        let gate: Box<http_server::Gate> = Box::new(move |headers| {
-            let authorization = find_header(headers, "authorization");
-            (!auth::authorized(authorization, &token)).then(|| BadRequest::new(401, UNAUTHORIZED))
-        });
         let defaults = Limits::default();
         let limits = Limits {
+            connections: 2 * options.max_connections,
             workers: options.max_connections,
-            queue: options.max_connections,
             head_within: options.head_within.unwrap_or(defaults.head_within),
             max_body: MAX_BODY,
             ..defaults
         };
-        let streams = Streams::for_workers(limits.workers);
-        http_server::spawn_with(listener, "openagent-serve", limits, gate, move |request, out| {
-            answer(request, out, &api, &streams);
-        })
-        .map_err(|e| format!("cannot start the server's threads: {e}"))?;
-        Ok(Self { addr, runs })
+        let service = Sessions { api, streams: Streams::for_workers(limits.workers), token: options.token };
+        let serving = http_server::spawn(listener, "openagent-serve", limits, service)
+            .map_err(|e| format!("cannot start the server's thread: {e}"))?;
+        Ok(Self { addr, runs, _serving: serving })
     }
 
     /// Serves until SIGINT, SIGTERM or SIGHUP, then stops every open session as `abort` does
@@ -159,24 +152,46 @@ impl Server {
 const UNAUTHORIZED: &str =
     "missing or wrong bearer token: send Authorization: Bearer <the token openagent serve printed or was given>";
 
-/// Answers one request: refused when it could not be read or lacks the token, else the API's.
-fn answer(request: Result<Request, BadRequest>, out: &mut TcpStream, api: &Api, streams: &Streams) {
-    // A failed write means the client went away: there is nobody left to tell.
-    let _ = match request {
-        Err(bad) if bad.status == 401 => send_json(out, 401, &[("www-authenticate", "Bearer")], &json!({ "error": bad.message })),
-        Err(bad) => send_json(out, bad.status, &[], &json!({ "error": bad.message })),
-        Ok(request) => match api.handle(&request) {
-            Reply::Json(status, body) => send_json(out, status, &[], &body),
-            Reply::Events { store, id, after } => match streams.take() {
-                Some(_held) => sse::stream(out, &store, &id, after),
-                None => send_json(out, 503, &[("retry-after", "5")], &json!({ "error": streams.full() })),
-            },
-        },
-    };
+/// The API as the HTTP server serves it.
+struct Sessions {
+    api: Api,
+    streams: Streams,
+    token: String,
 }
 
-fn send_json(out: &mut TcpStream, status: u16, headers: &[(&str, &str)], body: &Value) -> std::io::Result<()> {
-    let mut all = vec![("content-type", "application/json"), ("cache-control", "no-store")];
-    all.extend_from_slice(headers);
-    respond(out, status, &all, body.to_string().as_bytes(), false)
+impl http_server::Service for Sessions {
+    /// The token is checked from the head: a client without it gets its 401 before any of its
+    /// body is read.
+    fn gate(&self, request: &Request) -> Option<BadRequest> {
+        (!auth::authorized(request.header("authorization"), &self.token)).then(|| BadRequest::new(401, UNAUTHORIZED))
+    }
+
+    fn refuse(&self, refused: &BadRequest) -> Answer {
+        let answer = json_answer(refused.status, &json!({ "error": refused.message }));
+        match refused.status {
+            401 => answer.header("www-authenticate", "Bearer"),
+            _ => answer,
+        }
+    }
+
+    fn answer(&self, request: Request, responder: Responder) {
+        match self.api.handle(&request) {
+            Reply::Json(status, body) => responder.send(json_answer(status, &body)),
+            Reply::Events { store, id, after } => match self.streams.take() {
+                Some(_held) => {
+                    // A failed write means the client went away: there is nobody left to tell.
+                    let _ = sse::stream(responder, &store, &id, after);
+                }
+                None => responder.send(json_answer(503, &json!({ "error": self.streams.full() })).header("retry-after", "5")),
+            },
+        }
+    }
+}
+
+fn json_answer(status: u16, body: &Value) -> Answer {
+    Answer::new(status, body.to_string())
+        .header("content-type", "application/json")
+        .header("cache-control", "no-store")
+        // A browser must take a JSON error for what its type says.
+        .header("x-content-type-options", "nosniff")
 }

@@ -7,18 +7,17 @@
 //! Each event is `id: <seq>`, `event: <kind>`, `data: <the internal event as JSON>`. A client
 //! that reconnects with `Last-Event-ID: <seq>` (or `?after=<seq>`) gets what came after it.
 //!
-//! A stream holds one of the server's workers for as long as it streams, so [`Streams`] keeps a
-//! quarter of them from streams: however many clients follow sessions, a steer, an abort or a
-//! result still finds a worker.
+//! A stream holds one of the server's worker threads for as long as it streams (it reads the
+//! store, which blocks), so [`Streams`] keeps a quarter of them from streams: however many
+//! clients follow sessions, a steer, an abort or a result still finds a worker.
 
 use std::io::{self, Write};
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::host::http_server::write_head;
+use crate::host::http_server::{Answer, Responder};
 use crate::store::{Status, Store, StoreError, StoredEvent};
 
 /// How often the store is asked for new events: short enough to feel live, long enough that an
@@ -70,10 +69,11 @@ impl Drop for StreamGuard<'_> {
     }
 }
 
-/// Streams session `id`'s events after number `after` to `out`. The session exists: the caller
-/// checked, and answered 404 otherwise.
-pub fn stream(out: &mut TcpStream, store: &Store, id: &str, after: i64) -> io::Result<()> {
-    write_head(out, 200, &[("content-type", "text/event-stream"), ("cache-control", "no-store")], None)?;
+/// Streams session `id`'s events after number `after` through `responder`. The session exists:
+/// the caller checked, and answered 404 otherwise.
+pub fn stream(responder: Responder, store: &Store, id: &str, after: i64) -> io::Result<()> {
+    let head = Answer::new(200, Vec::new()).header("content-type", "text/event-stream").header("cache-control", "no-store");
+    let out = &mut responder.stream(head.header("x-content-type-options", "nosniff"));
     let mut last = after;
     let mut quiet_since = Instant::now();
     loop {
@@ -114,7 +114,7 @@ enum Failure {
 }
 
 /// Sends the events after `last` (one batch), moving `last` on; returns how many were sent.
-fn send_new(out: &mut TcpStream, store: &Store, id: &str, last: &mut i64) -> Result<usize, Failure> {
+fn send_new(out: &mut impl Write, store: &Store, id: &str, last: &mut i64) -> Result<usize, Failure> {
     let events = store.events_after(id, *last, Some(BATCH)).map_err(Failure::Store)?;
     for event in &events {
         out.write_all(frame(event).as_bytes()).map_err(Failure::Io)?;
@@ -132,7 +132,7 @@ fn frame(event: &StoredEvent) -> String {
 }
 
 /// The store failed mid-stream: the client is told why in an `error` event, and the stream ends.
-fn send_error(out: &mut TcpStream, error: &StoreError) -> io::Result<()> {
+fn send_error(out: &mut impl Write, error: &StoreError) -> io::Result<()> {
     let data = json!({ "error": error.to_string() });
     write!(out, "event: error\ndata: {data}\n\n")?;
     out.flush()
