@@ -1,8 +1,8 @@
 //! `openagent serve`: the real binary on a free port with a fixed token, the mock LLM server
 //! behind it, driven over HTTP as a client would: auth, starting a session and reading its
 //! result (seed 003's statuses), the event stream live, steering, aborting, the next input of an
-//! open session, a child's result reaching its parent, and the server's bounds: its worker pool,
-//! the header deadline, the workers kept from event streams and idle sessions closed.
+//! open session, a child's result reaching its parent, and the server's bounds: its connection and
+//! worker limits, the header deadline, the workers kept from event streams and idle sessions closed.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -407,7 +407,7 @@ fn read_all(mut socket: TcpStream) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
-/// More idle connections than the pool and its queue hold cost no thread: the ones beyond are
+/// More idle connections than the server counts (twice `--max-connections`) cost no thread: the ones beyond are
 /// answered 503 at once, a request among them too, and once the header deadline has cut the idle
 /// ones the server answers again.
 #[test]
