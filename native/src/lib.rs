@@ -10,6 +10,9 @@
 //! of `openagent serve` and `openagent web` ([`host::http_server`]): hyper on a tokio thread of
 //! its own, which hands each request to a worker thread; none of it reaches the seams.
 //!
+//! Dependencies run one way: `cli/` (the commands) uses `host/` (the plumbing) and `store/` (the
+//! session store), which must not import `cli/`; no crate of the core may depend on this one.
+//!
 //! ```no_run
 //! use std::rc::Rc;
 //! use openagent_core::llm::http::{HttpClient, HttpRequest};

@@ -6,6 +6,9 @@
 //! records what the client sent. CI and the browser tests use it instead of the internet; the
 //! `mock-llm` binary serves a script file for tests outside Rust.
 //!
+//! Test support only: it may depend on every crate of the workspace (the mock runs on the native
+//! host's HTTP server), and only tests and benches may depend on it.
+//!
 //! Routes on `http://127.0.0.1:PORT`: `POST /v1/messages`, `/v1/responses`,
 //! `/v1/chat/completions` (streamed when the body says `"stream": true`), and
 //! `/v1beta/models/{model}:generateContent` / `:streamGenerateContent` (SSE with `?alt=sse`, else a

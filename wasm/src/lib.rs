@@ -10,6 +10,9 @@
 //! `new Agent({ snapshot })` goes on from it (see `snapshot`). A panic rejects the pending
 //! promises and logs to the console instead of leaving the page hanging (see `panic`).
 //!
+//! It builds on the core crates and the browser's APIs only: it must not depend on the native
+//! host (threads, tokio, files), and every byte it pulls in counts against the bundle budget.
+//!
 //! ```js
 //! import init, { Agent } from "./pkg/openagent_wasm.js";
 //! await init();

@@ -16,6 +16,9 @@
 //! The types the host and the guest exchange ([`GuestConfig`], [`GuestEnd`], [`ModelRequest`],
 //! [`ModelHead`]) live here so that both sides compile against one definition. Everything but the
 //! imports builds natively too, so the environment is unit-tested on the host.
+//!
+//! It must not depend on openagent-native: the guest is the core and memenv compiled for WASI,
+//! and the host depends on it (for these types), not the other way round.
 
 pub mod abi;
 mod env;
