@@ -1,8 +1,8 @@
 //! # openagent-wasm
 //!
 //! OpenAgent in a browser tab (or in Node): the JavaScript API of the core, built with
-//! wasm-bindgen. [`Agent`](agent::Agent) is one session of `openagent-core` on an in-memory
-//! filesystem ([`MemoryFs`](fs::MemoryFs)); it reaches the model with `fetch`
+//! wasm-bindgen. [`Agent`] is one session of `openagent-core` on an in-memory
+//! filesystem ([`MemoryFs`]); it reaches the model with `fetch`
 //! ([`FetchClient`](fetch::FetchClient), the body streamed), keeps time with `setTimeout`
 //! ([`BrowserRuntime`](runtime::BrowserRuntime)) and reports every event to an async iterator
 //! and an `onEvent` callback. Tools can be written in JS. A session outlives the page:

@@ -111,7 +111,7 @@ impl<C: Codec> HttpLlmClient<C> {
         Self { codec, http, max_response_bytes: MAX_RESPONSE_BYTES }
     }
 
-    /// Reads at most `max` bytes of a response (default [`MAX_RESPONSE_BYTES`]); a longer one
+    /// Reads at most `max` bytes of a response (default `MAX_RESPONSE_BYTES`); a longer one
     /// ends in an error.
     pub fn with_max_response_bytes(mut self, max: usize) -> Self {
         self.max_response_bytes = max;

@@ -1,6 +1,6 @@
 //! Tools: the registry and the shared core tools of spec 3.3 over any `ExecutionEnvironment`.
 //!
-//! Each core tool is a module with its model-facing [`ToolDefinition`](crate::llm::ToolDefinition)
+//! Each core tool is a module with its model-facing [`ToolDefinition`]
 //! (`definition()`) and a unit struct that executes it. Profiles start from [`core_tools`] and add
 //! or replace tools of their own: [`apply_patch`] for OpenAI models (spec 3.4), `list_dir` and
 //! `read_many_files` for Gemini, and, through [`ArgsAdapter`], a family's own argument names over a

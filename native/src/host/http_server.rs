@@ -4,7 +4,7 @@
 //! of its own ([`Service::answer`]), where the store, the file system and a session's channel may
 //! block, and where an answer that streams (server-sent events) writes for as long as it streams.
 //!
-//! hyper reads and writes HTTP; what it leaves to its user is done here ([`connection`]): a
+//! hyper reads and writes HTTP; what it leaves to its user is done here (`connection`): a
 //! deadline for the whole head and another for the body, each answered `408` (hyper's own head
 //! timeout closes without a word), a cap on the body, a refusal from the head alone
 //! ([`Service::gate`]) before any of the body is read, and `503` at once beyond the connections

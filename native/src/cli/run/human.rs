@@ -52,7 +52,7 @@ impl Human {
         Self { color, spinner, mid_line: false, running: 0, calls: HashMap::new() }
     }
 
-    /// Redraws the spinner; the run calls it every [`SPINNER_TICK`]. Returns false once there
+    /// Redraws the spinner; the run calls it every `SPINNER_TICK`. Returns false once there
     /// is no spinner to draw (not a terminal), so the caller can stop ticking.
     pub fn tick(&self) -> bool {
         let Some(spinner) = &self.spinner else { return false };

@@ -7,8 +7,8 @@
 //! Every request needs `Authorization: Bearer <token>`. The server is the one `openagent web` uses
 //! too ([`crate::host::http_server`]: hyper on one tokio thread, each answer on a worker thread),
 //! with a quarter of its workers kept from event streams so that a steer or an abort always finds
-//! one ([`sse::Streams`]). The API itself is blocking code: each session runs on a thread of its
-//! own ([`runs`]), closed once idle for [`ServeOptions::session_idle`], and the routes read the
+//! one (`sse::Streams`). The API itself is blocking code: each session runs on a thread of its
+//! own (`runs`), closed once idle for [`ServeOptions::session_idle`], and the routes read the
 //! store as they go.
 
 mod auth;

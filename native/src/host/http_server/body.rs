@@ -88,7 +88,7 @@ impl Write for BodyWriter {
         Ok(buf.len())
     }
 
-    /// Hands what was written to the server, waiting while the client is [`PIECES_AHEAD`]
+    /// Hands what was written to the server, waiting while the client is `PIECES_AHEAD`
     /// behind; fails once the client is gone.
     fn flush(&mut self) -> io::Result<()> {
         if self.pending.is_empty() {
