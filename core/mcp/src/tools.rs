@@ -1,0 +1,104 @@
+//! A server's tools as the core's registered tools, named `mcp__<server>__<tool>`.
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use openagent_core::llm::ToolDefinition;
+use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use serde_json::Value;
+
+use crate::{tool_output, McpClient, McpError};
+
+/// One tool as `tools/list` describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpTool {
+    pub name: String,
+    pub description: Option<String>,
+    pub input_schema: Value,
+}
+
+/// A server's tools, ready to register.
+#[derive(Clone, Default)]
+pub struct McpTools {
+    pub tools: Vec<RegisteredTool>,
+    /// One line per tool that was skipped, saying why (its schema does not compile, say).
+    pub warnings: Vec<String>,
+    /// On a re-list: the names registered before that are gone now.
+    pub removed: Vec<String>,
+}
+
+/// Called with the new tools after the server said its list changed; the host registers them
+/// (and unregisters `removed`).
+pub type ToolsChanged = Rc<dyn Fn(McpTools)>;
+
+/// `mcp__<server>__<tool>`, with any character providers refuse in a tool name (anything but
+/// ASCII letters, digits, `_` and `-`) replaced by `_`.
+pub fn tool_name(server: &str, tool: &str) -> String {
+    let clean = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect::<String>();
+    format!("mcp__{}__{}", clean(server), clean(tool))
+}
+
+impl McpClient {
+    /// Lists the server's tools and binds each to this client. A tool whose schema the core's
+    /// validator refuses is left out with a warning.
+    pub async fn tools(self: &Rc<Self>) -> Result<McpTools, McpError> {
+        let listed = self.list_tools().await?;
+        let mut out = McpTools::default();
+        for raw in listed {
+            let Some(name) = raw.get("name").and_then(Value::as_str) else {
+                out.warnings.push(format!("MCP server {}: skipped a tool without a name", self.name()));
+                continue;
+            };
+            let description = raw.get("description").or_else(|| raw.get("title")).and_then(Value::as_str);
+            let definition = ToolDefinition {
+                name: tool_name(self.name(), name),
+                description: description.map_or_else(|| format!("The tool {name} of MCP server {}.", self.name()), str::to_owned),
+                parameters: raw.get("inputSchema").cloned().unwrap_or(Value::Null),
+            };
+            let executor = Rc::new(McpToolExecutor { client: self.clone(), tool: name.to_owned() });
+            match RegisteredTool::new(definition, executor) {
+                Ok(tool) => out.tools.push(tool),
+                Err(error) => out
+                    .warnings
+                    .push(format!("MCP server {}: skipped tool {name}: its inputSchema is not usable: {error}", self.name())),
+            }
+        }
+        let names: Vec<String> = out.tools.iter().map(|t| t.definition.name.clone()).collect();
+        let before = self.tool_names.replace(names.clone());
+        out.removed = before.into_iter().filter(|old| !names.contains(old)).collect();
+        Ok(out)
+    }
+
+    /// What to call with the new tools when the server says its list changed. The client
+    /// re-lists after the call during which it heard so.
+    pub fn on_tools_changed(&self, handler: ToolsChanged) {
+        *self.on_tools_changed.borrow_mut() = Some(handler);
+    }
+
+    async fn refresh_tools(self: &Rc<Self>) {
+        let handler = self.on_tools_changed.borrow().clone();
+        if let Some(handler) = handler {
+            // A failed re-list keeps the tools there are; the next call tells of a dead server.
+            if let Ok(tools) = self.tools().await {
+                handler(tools);
+            }
+        }
+    }
+}
+
+struct McpToolExecutor {
+    client: Rc<McpClient>,
+    tool: String,
+}
+
+#[async_trait(?Send)]
+impl ToolExecutor for McpToolExecutor {
+    async fn execute(&self, arguments: &Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let result = self.client.call_tool(&self.tool, arguments.clone()).await;
+        if self.client.take_tools_changed() {
+            self.client.refresh_tools().await;
+        }
+        let result = result.map_err(|e| ToolError::new(format!("MCP server {}: {e}", self.client.name())))?;
+        tool_output(&result)
+    }
+}
