@@ -38,6 +38,9 @@ enum Command {
     /// The agent configs of a directory (.openagent/agents/<id>/agent.yml).
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// The MCP servers of a directory (.openagent/mcp.json, an agent's mcp_servers).
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory, which no path may
     /// leave: all of it or nothing.
     ApplyPatch {
@@ -64,6 +67,22 @@ enum Command {
         /// The port; 0 picks a free one.
         #[arg(long, default_value_t = 8787)]
         port: u16,
+    },
+}
+
+#[derive(Subcommand)]
+enum McpCommand {
+    /// Connect to each configured server and show its status and tools (exit 1 if one fails, 2 if the config is broken).
+    List {
+        /// The directory whose .openagent/mcp.json is read; default: the current one.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Add this agent config's mcp_servers.
+        #[arg(long)]
+        agent: Option<String>,
+        /// One JSON array: name, endpoint, status, and the tools or the error of each server.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -268,6 +287,16 @@ fn main() -> ExitCode {
                 }
             };
             ExitCode::from(agents::list::run(&cwd, json))
+        }
+        Some(Command::Mcp(McpCommand::List { cwd, agent, json })) => {
+            let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {
+                Ok(cwd) => cwd,
+                Err(e) => {
+                    eprintln!("error: cannot read the current directory: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            ExitCode::from(openagent_native::cli::mcp::list::run(&cwd, agent.as_deref(), json))
         }
         Some(Command::Serve(flags)) => serve(flags),
         Some(Command::Web { port }) => web(port),

@@ -7,6 +7,7 @@ pub mod agent_secrets;
 pub mod http;
 pub mod http_server;
 pub mod local_env;
+pub mod mcp_stdio;
 pub mod runtime;
 pub mod signals;
 pub mod url;

@@ -3,8 +3,12 @@
 //! ignored. What serde cannot check (the schema version, the id, the names, the output schema)
 //! is checked in `load.rs`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::cli::mcp::McpServerConfig;
 
 /// The one version of the format this build reads.
 pub const SCHEMA_VERSION: &str = "openagent.agent/1";
@@ -41,6 +45,10 @@ pub struct AgentConfig {
     /// The structured result every task must end with.
     #[serde(default)]
     pub output: Option<Output>,
+    /// MCP servers whose tools this agent is offered, on top of `.openagent/mcp.json`'s (a
+    /// server of the same name replaces the file's).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
 }
 
 /// Each absent limit keeps the session's default; the command line's flags override these.

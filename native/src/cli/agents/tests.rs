@@ -113,11 +113,20 @@ fn wrong_types_say_what_was_expected_and_where() {
 }
 
 #[test]
+fn mcp_servers_are_checked_where_they_are_written() {
+    let p = problem(&with("mcp_servers:\n  docs:\n    url: ftp://example\n"));
+    assert_eq!(at(&p), ("mcp_servers", Some(6)));
+    assert!(p.message.contains("server `docs` `url` is `ftp://example`: give an http:// or https:// URL"), "{p:?}");
+    let p = problem(&with("mcp_servers:\n  docs:\n    comand: npx\n"));
+    assert!(p.message.contains("is not a key of this format"), "{p:?}");
+}
+
+#[test]
 fn unknown_keys_are_errors_at_every_level() {
     let p = problem(&with("tols: [read_file]\n"));
     assert_eq!(at(&p), ("tols", Some(6)));
     assert!(p.message.starts_with("is not a key of this format (the keys here are `schema`, `id`"), "{p:?}");
-    assert!(p.message.ends_with("`tools`, `limits`, `output`): remove it or correct its spelling"), "{p:?}");
+    assert!(p.message.ends_with("`tools`, `limits`, `output`, `mcp_servers`): remove it or correct its spelling"), "{p:?}");
     let p = problem(&with("limits:\n  max_turns: 3\n  max_trns: 3\n"));
     assert_eq!(at(&p), ("limits.max_trns", Some(8)));
     assert!(

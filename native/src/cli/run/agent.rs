@@ -13,6 +13,7 @@ use openagent_core::setup::{discover_model, ProviderKind, ProviderSettings, Setu
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::cli::agents::{self, AgentConfig};
+use crate::cli::mcp::{self, McpServer};
 use crate::host::http::NativeHttpClient;
 use crate::host::local_env::{secret_values, EnvPass, LocalEnvironment};
 use crate::host::runtime::NativeRuntime;
@@ -41,6 +42,8 @@ pub struct Launcher {
     pub cwd: PathBuf,
     /// The agent config, when the run names one.
     pub config: Option<AgentConfig>,
+    /// The MCP servers of the directory and the agent config, connected (or with their error).
+    pub mcp: Vec<McpServer>,
     env: Rc<LocalEnvironment>,
     http: Rc<NativeHttpClient>,
     runtime: Rc<NativeRuntime>,
@@ -57,7 +60,16 @@ impl Launcher {
         let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
         let http = Rc::new(NativeHttpClient::new());
         let (settings, model) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
-        Ok(Self { settings, model, cwd, config, env: Rc::new(env), http, runtime })
+        let servers = mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default())?;
+        let mcp = match servers.is_empty() {
+            true => Vec::new(),
+            false => runtime.block_on(mcp::connect_all(&servers, &cwd, http.clone(), runtime.clone())),
+        };
+        // A server that fails leaves its tools out; the run goes on and says so.
+        for warning in mcp::warnings(&mcp) {
+            eprintln!("warning: {warning}");
+        }
+        Ok(Self { settings, model, cwd, config, mcp, env: Rc::new(env), http, runtime })
     }
 
     /// The session's settings: the agent config's limits, or for a session `resumed` the ones
@@ -79,10 +91,17 @@ impl Launcher {
             None => builder,
         }
         .build();
-        if let Some(agent) = &self.config {
-            agent.restrict(&session);
-        }
+        self.finish(&session);
         session
+    }
+
+    /// What a session built from [`Launcher::builder`] still needs: the MCP servers' tools, and
+    /// the agent config's restrictions.
+    pub fn finish(&self, session: &Session) {
+        mcp::register(session, &self.mcp);
+        if let Some(agent) = &self.config {
+            agent.restrict(session);
+        }
     }
 
     /// What [`Launcher::session`] builds, for a host that adds to it (an output schema).

@@ -357,9 +357,7 @@ impl Runs {
             builder = builder.restore(snapshot);
         }
         let session = builder.build();
-        if let Some(config) = &agent.config {
-            config.restrict(&session);
-        }
+        agent.finish(&session);
         let run_config =
             RunConfig { output_schema: run.output_schema.clone(), ..RunConfig::new(&run.task, &agent, &config, "serve") };
         let mut stored = run_config.stored_session(id, created_at);

@@ -185,7 +185,7 @@ const CAP_SYS_PTRACE: libc::c_ulong = 19;
 /// shares its session id unless it calls `setsid` itself, and none can reach the terminal) and,
 /// on Linux, is killed when the worker thread that started it dies, which a SIGKILL of the agent
 /// does.
-fn leader_of_its_own(parent: libc::pid_t) -> std::io::Result<()> {
+pub(crate) fn leader_of_its_own(parent: libc::pid_t) -> std::io::Result<()> {
     // SAFETY: setsid, prctl and getppid are async-signal-safe and touch no memory of ours.
     unsafe {
         if libc::setsid() == -1 {

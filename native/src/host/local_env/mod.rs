@@ -3,11 +3,11 @@
 //! atomic writes), `exec` (commands in process groups), `vars` (the environment variable policy),
 //! `search` (ripgrep's walker, and glob) and `grep` (with ripgrep's searcher).
 
-mod exec;
+pub(crate) mod exec;
 mod files;
 mod grep;
 mod search;
-mod vars;
+pub(crate) mod vars;
 
 use std::fs;
 use std::io;

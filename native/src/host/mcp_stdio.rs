@@ -1,0 +1,198 @@
+//! The stdio transport of MCP (2025-06-18, "Transports"): the server is a child process that
+//! reads newline-delimited JSON-RPC on stdin and writes it on stdout; its stderr is kept (the
+//! last few KB) to say why it failed. It runs in a process group of its own, which is stopped
+//! when the transport is closed or dropped.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::channel::mpsc::{unbounded, UnboundedReceiver};
+use futures::StreamExt;
+use openagent_mcp::{jsonrpc, McpError, McpTransport};
+use serde_json::Value;
+
+use super::local_env::exec::leader_of_its_own;
+use super::local_env::vars::is_secret;
+
+/// How much of the server's stderr is kept for error messages.
+const STDERR_TAIL: usize = 4096;
+/// Between SIGTERM and SIGKILL when the server is stopped.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// A running MCP server on pipes.
+pub struct StdioTransport {
+    name: String,
+    stdin: Mutex<Option<ChildStdin>>,
+    lines: futures::lock::Mutex<UnboundedReceiver<String>>,
+    stderr: Arc<Mutex<String>>,
+    child: Mutex<Option<Child>>,
+}
+
+impl StdioTransport {
+    /// Starts `command` with `args` in `cwd`. It sees the host's variables but its secrets (as
+    /// commands do with `InheritAll`), then `env`, which the configuration gives on purpose.
+    pub fn spawn(
+        name: &str,
+        command: &str,
+        args: &[String],
+        env: &HashMap<String, String>,
+        cwd: &Path,
+    ) -> Result<Self, McpError> {
+        let inherited = std::env::vars_os().filter(|(k, v)| !k.to_str().is_some_and(|k| is_secret(k, v)));
+        let mut process = Command::new(command);
+        process
+            .args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .envs(inherited)
+            .envs(env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: between fork and exec the closure calls only async-signal-safe functions.
+        unsafe { process.pre_exec(move || leader_of_its_own(parent)) };
+        let mut child =
+            process.spawn().map_err(|e| McpError::Transport(format!("MCP server {name}: cannot start `{command}`: {e}")))?;
+        let (stdout, stderr_pipe) = (child.stdout.take(), child.stderr.take());
+        let (tx, rx) = unbounded();
+        if let Some(stdout) = stdout {
+            thread::Builder::new()
+                .name("openagent-mcp-stdout".into())
+                .spawn(move || {
+                    for line in BufReader::new(stdout).lines() {
+                        let Ok(line) = line else { break };
+                        if tx.unbounded_send(line).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|e| McpError::Transport(format!("MCP server {name}: {e}")))?;
+        }
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(mut pipe) = stderr_pipe {
+            let tail = stderr.clone();
+            let _ = thread::Builder::new().name("openagent-mcp-stderr".into()).spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                    let Ok(mut tail) = tail.lock() else { break };
+                    tail.push_str(&String::from_utf8_lossy(&buf[..n]));
+                    if tail.len() > STDERR_TAIL {
+                        let cut = tail.len() - STDERR_TAIL;
+                        let cut = (cut..tail.len()).find(|&i| tail.is_char_boundary(i)).unwrap_or(tail.len());
+                        tail.drain(..cut);
+                    }
+                }
+            });
+        }
+        Ok(Self {
+            name: name.to_owned(),
+            stdin: Mutex::new(child.stdin.take()),
+            lines: futures::lock::Mutex::new(rx),
+            stderr,
+            child: Mutex::new(Some(child)),
+        })
+    }
+
+    /// The end of what the server wrote on stderr.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().map(|s| s.trim().to_owned()).unwrap_or_default()
+    }
+
+    /// Why the server is gone: its exit status and the end of its stderr.
+    fn gone(&self) -> McpError {
+        let mut status = None;
+        if let Ok(mut child) = self.child.lock() {
+            if let Some(child) = child.as_mut() {
+                // Its stdout closed; give it a moment to finish exiting.
+                for _ in 0..20 {
+                    if let Ok(Some(s)) = child.try_wait() {
+                        status = Some(s);
+                        break;
+                    }
+                    thread::sleep(Duration::from_millis(10));
+                }
+            }
+        }
+        let how = match status {
+            Some(status) => format!("exited ({status})"),
+            None => "closed its output".to_owned(),
+        };
+        let stderr = self.stderr_tail();
+        let stderr = if stderr.is_empty() { String::new() } else { format!("; its stderr ends with: {stderr}") };
+        McpError::Transport(format!("MCP server {} {how}{stderr}", self.name))
+    }
+
+    /// SIGTERM to the server's process group now, SIGKILL after a grace period (on a thread that
+    /// then reaps it).
+    fn stop(&self) {
+        let child = self.child.lock().ok().and_then(|mut c| c.take());
+        self.stdin.lock().ok().and_then(|mut s| s.take());
+        let Some(mut child) = child else { return };
+        let pgid = child.id() as libc::pid_t;
+        if let Ok(Some(_)) = child.try_wait() {
+            // SAFETY: kill has no memory effects; a negative pid addresses the process group.
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            return;
+        }
+        // SAFETY: as above.
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        let _ = thread::Builder::new().name("openagent-mcp-stop".into()).spawn(move || {
+            let deadline = std::time::Instant::now() + GRACE;
+            while std::time::Instant::now() < deadline {
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                thread::sleep(Duration::from_millis(20));
+            }
+            // SAFETY: as above; the group may hold children that outlived their leader.
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            let _ = child.wait();
+        });
+    }
+}
+
+#[async_trait(?Send)]
+impl McpTransport for StdioTransport {
+    async fn send(&self, message: Value) -> Result<(), McpError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        let mut stdin =
+            self.stdin.lock().map_err(|_| McpError::Transport(format!("MCP server {}: stdin is poisoned", self.name)))?;
+        let written = match stdin.as_mut() {
+            Some(pipe) => pipe.write_all(line.as_bytes()).and_then(|()| pipe.flush()),
+            None => return Err(McpError::Transport(format!("MCP server {} was stopped", self.name))),
+        };
+        drop(stdin);
+        written.map_err(|_| self.gone())
+    }
+
+    async fn receive(&self) -> Result<Value, McpError> {
+        let mut lines = self.lines.lock().await;
+        loop {
+            match lines.next().await {
+                Some(line) if line.trim().is_empty() => {}
+                Some(line) => return jsonrpc::parse(&line),
+                None => return Err(self.gone()),
+            }
+        }
+    }
+
+    async fn close(&self) {
+        self.stop();
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
