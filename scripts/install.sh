@@ -5,6 +5,8 @@
 TOOLS_DIR="${OPENAGENT_TOOLS_DIR:-$HOME/.cache/openagent/tools}" # npm-installed tools (wasm-opt)
 SKIP_INSTALL="${OPENAGENT_SKIP_INSTALL:-0}"
 BINARYEN_VERSION="132.0.0"    # npm package `binaryen`, which ships wasm-opt; pinned so sizes compare
+# The MCP reference servers the MCP suites (tests/tests/mcp) talk to, pinned.
+MCP_SERVERS=("@modelcontextprotocol/server-everything@2026.8.31" "@modelcontextprotocol/server-filesystem@2026.8.31")
 WASM_TARGETS=(wasm32-unknown-unknown wasm32-wasip1)
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}" # Debian's; the browser tests drive it with playwright-core
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -82,6 +84,25 @@ install_wasm_opt() {
     mkdir -p "$TOOLS_DIR" || return 1
     npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "binaryen@$BINARYEN_VERSION" </dev/null || return 1
     "$WASM_OPT" --version
+}
+
+# The MCP reference servers into $TOOLS_DIR, where tests/src/mcp.rs finds them; each skipped
+# when its pinned version is there.
+install_mcp_servers() {
+    local spec name version have missing=()
+    for spec in "${MCP_SERVERS[@]}"; do
+        name="${spec%@*}" version="${spec##*@}" have=""
+        [[ -f "$TOOLS_DIR/node_modules/$name/package.json" ]] &&
+            have="$(node -p "require('$TOOLS_DIR/node_modules/$name/package.json').version" 2>/dev/null)"
+        [[ "$have" == "$version" ]] || missing+=("$spec")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        echo "MCP servers in $TOOLS_DIR: ${MCP_SERVERS[*]}"
+        return 0
+    fi
+    can_install "npm ${missing[*]}" || return 1
+    mkdir -p "$TOOLS_DIR" || return 1
+    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "${missing[@]}" </dev/null
 }
 
 # The playground's browser tests: Debian's Chromium (`npx playwright install` downloads a browser

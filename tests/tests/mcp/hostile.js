@@ -1,0 +1,42 @@
+// A stdio MCP server that misbehaves on purpose, for the MCP tests: `node hostile.js MODE`.
+//   crash       answers initialize and tools/list, then exits (status 3, a line on stderr) on tools/call
+//   silent      reads everything and answers nothing
+//   malformed   answers initialize with a message that is not JSON-RPC
+//   bad-schema  lists a tool whose inputSchema does not compile, and a good one that works
+const mode = process.argv[2];
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+const tools = [
+  { name: "broken", inputSchema: { type: "object", properties: { x: { type: 42 } } } },
+  { name: "works", description: "Says it works", inputSchema: { type: "object", properties: {} } },
+];
+let buffer = "";
+process.stdin.on("data", (chunk) => {
+  buffer += chunk;
+  let at;
+  while ((at = buffer.indexOf("\n")) >= 0) {
+    const line = buffer.slice(0, at);
+    buffer = buffer.slice(at + 1);
+    if (line.trim()) handle(JSON.parse(line));
+  }
+});
+process.stdin.on("end", () => process.exit(0));
+
+function handle(message) {
+  if (mode === "silent" || message.id === undefined) return;
+  const reply = (result) => send({ jsonrpc: "2.0", id: message.id, result });
+  switch (message.method) {
+    case "initialize":
+      if (mode === "malformed") return process.stdout.write("{\"id\": " + message.id + ", \"result\": \n");
+      return reply({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "0" } });
+    case "tools/list":
+      return reply({ tools: mode === "bad-schema" ? tools : [tools[1]] });
+    case "tools/call":
+      if (mode === "crash") {
+        process.stderr.write("hostile: crashing on purpose\n");
+        process.exit(3);
+      }
+      return reply({ content: [{ type: "text", text: "it works" }] });
+    default:
+      send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "unknown method" } });
+  }
+}

@@ -1,0 +1,220 @@
+//! The MCP client against real servers: the npm reference servers (`server-everything` over stdio
+//! and over Streamable HTTP, `server-filesystem` over stdio) and a hostile one (`hostile.js`: it
+//! crashes mid-call, never answers, sends malformed JSON-RPC, or lists a tool whose schema does
+//! not compile), all run with Node; and `openagent run` with a configured server, the mock model
+//! asking for an MCP tool. Each test skips, saying why, when Node or a package is missing
+//! (`scripts/test-all` installs them).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use openagent_core::tools::{ToolContext, ToolError, ToolOutput};
+use openagent_core::Runtime;
+use openagent_mcp::{HttpTransport, McpClient, McpError, McpOptions, McpTools};
+use openagent_native::host::mcp_stdio::StdioTransport;
+use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use openagent_tests::cli::Sandbox;
+use openagent_tests::mcp::{hostile, server, EverythingOverHttp};
+use openagent_tests::over_http::serve;
+use openagent_tests::{Reply, Step, ToolCall};
+use serde_json::{json, Value};
+
+fn options(timeout_ms: u64) -> McpOptions {
+    McpOptions { timeout_ms, ..McpOptions::default() }
+}
+
+/// Connects over stdio to `command args` and lists its tools.
+fn stdio(
+    runtime: &Rc<NativeRuntime>,
+    name: &str,
+    command: &str,
+    args: &[String],
+    timeout_ms: u64,
+) -> Result<(Rc<McpClient>, McpTools), McpError> {
+    let cwd = std::env::temp_dir();
+    let transport = Rc::new(StdioTransport::spawn(name, command, args, &HashMap::new(), &cwd)?);
+    let rt: Rc<dyn Runtime> = runtime.clone();
+    runtime.block_on(async {
+        let client = McpClient::connect(name, transport, rt, options(timeout_ms)).await?;
+        let tools = client.tools().await?;
+        Ok((client, tools))
+    })
+}
+
+/// Calls the registered tool `name` as a session would.
+fn call(runtime: &NativeRuntime, tools: &McpTools, name: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let tool = tools.tools.iter().find(|t| t.definition.name == name).unwrap_or_else(|| panic!("no tool {name}"));
+    tool.schema().validate(&arguments).expect("the arguments fit the tool's schema");
+    let env = LocalEnvironment::new(std::env::temp_dir()).expect("an environment");
+    let ctx = ToolContext { env: &env, default_command_timeout_ms: 10_000, max_command_timeout_ms: 10_000, on_output: None };
+    runtime.block_on(tool.executor.execute(&arguments, &ctx))
+}
+
+fn names(tools: &McpTools) -> Vec<&str> {
+    tools.tools.iter().map(|t| t.definition.name.as_str()).collect()
+}
+
+/// What every server-everything test checks: its tools listed and named, text, an image, the
+/// sum, and an `isError`-free echo.
+fn exercise_everything(runtime: &NativeRuntime, client: &McpClient, tools: &McpTools) {
+    let info = client.server_info();
+    assert!(["2025-06-18", "2025-11-25"].contains(&info.protocol_version.as_str()), "{info:?}");
+    for expected in ["mcp__everything__echo", "mcp__everything__get-sum", "mcp__everything__get-tiny-image"] {
+        assert!(names(tools).contains(&expected), "{expected} in {:?}", names(tools));
+    }
+    assert!(tools.warnings.is_empty(), "{:?}", tools.warnings);
+    let echo = call(runtime, tools, "mcp__everything__echo", json!({"message": "ahoy"})).expect("echo");
+    assert_eq!(echo.text, "Echo: ahoy");
+    let sum = call(runtime, tools, "mcp__everything__get-sum", json!({"a": 2, "b": 3})).expect("sum");
+    assert!(sum.text.contains('5'), "{sum:?}");
+    let image = call(runtime, tools, "mcp__everything__get-tiny-image", json!({})).expect("image");
+    let media = image.image.expect("an image in the output");
+    assert_eq!(media.media_type.as_deref(), Some("image/png"));
+    assert!(media.data.is_some_and(|bytes| bytes.starts_with(b"\x89PNG")), "PNG bytes");
+}
+
+#[test]
+fn everything_over_stdio_lists_and_calls_tools() {
+    let Some((node, script)) = server("server-everything") else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let args = [script.display().to_string(), "stdio".into()];
+    let (client, tools) = stdio(&runtime, "everything", &node.display().to_string(), &args, 30_000).expect("connects");
+    exercise_everything(&runtime, &client, &tools);
+    runtime.block_on(client.close());
+}
+
+#[test]
+fn everything_over_streamable_http_keeps_its_session() {
+    let Some(server) = EverythingOverHttp::start() else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let transport = Rc::new(HttpTransport::new(server.url.clone(), vec![], Rc::new(NativeHttpClient::new())));
+    let rt: Rc<dyn Runtime> = runtime.clone();
+    let (client, tools) = runtime
+        .block_on(async {
+            let client = McpClient::connect("everything", transport.clone(), rt, options(30_000)).await?;
+            let tools = client.tools().await?;
+            Ok::<_, McpError>((client, tools))
+        })
+        .expect("connects over HTTP");
+    assert!(transport.session_id().is_some_and(|id| !id.is_empty()), "the server gave an Mcp-Session-Id");
+    exercise_everything(&runtime, &client, &tools);
+}
+
+#[test]
+fn filesystem_over_stdio_reads_writes_and_refuses_outside() {
+    let Some((node, script)) = server("server-filesystem") else { return };
+    let sandbox = Sandbox::new();
+    sandbox.write("notes.txt", "hello from the notes\n");
+    let root = sandbox.cwd().canonicalize().expect("the directory");
+    let runtime = Rc::new(NativeRuntime::new());
+    let args = [script.display().to_string(), root.display().to_string()];
+    let (_client, tools) = stdio(&runtime, "fs", &node.display().to_string(), &args, 30_000).expect("connects");
+    let path = root.join("notes.txt").display().to_string();
+    let read = call(&runtime, &tools, "mcp__fs__read_text_file", json!({"path": path})).expect("read");
+    assert_eq!(read.text.trim_end(), "hello from the notes");
+    let written = root.join("new.txt").display().to_string();
+    call(&runtime, &tools, "mcp__fs__write_file", json!({"path": written, "content": "made by MCP"})).expect("write");
+    assert_eq!(std::fs::read_to_string(root.join("new.txt")).expect("the file"), "made by MCP");
+    let outside = call(&runtime, &tools, "mcp__fs__read_text_file", json!({"path": "/etc/hostname"})).expect_err("refused");
+    assert!(outside.0.contains("denied") || outside.0.contains("outside"), "an isError result: {outside:?}");
+}
+
+#[test]
+fn a_server_that_crashes_mid_call_is_an_error_result_naming_its_exit() {
+    let Some((node, args)) = hostile("crash") else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let (_client, tools) = stdio(&runtime, "hostile", &node.display().to_string(), &args, 10_000).expect("connects");
+    let error = call(&runtime, &tools, "mcp__hostile__works", json!({})).expect_err("the server died");
+    assert!(error.0.starts_with("MCP server hostile: MCP server hostile exited (exit status: 3)"), "{error:?}");
+    assert!(error.0.contains("hostile: crashing on purpose"), "its stderr: {error:?}");
+}
+
+#[test]
+fn a_server_that_never_answers_initialize_times_out() {
+    let Some((node, args)) = hostile("silent") else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let error = stdio(&runtime, "hostile", &node.display().to_string(), &args, 500).err().expect("a timeout");
+    assert_eq!(error, McpError::Timeout { method: "initialize".into(), ms: 500 });
+}
+
+#[test]
+fn malformed_json_rpc_is_a_protocol_error() {
+    let Some((node, args)) = hostile("malformed") else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let error = stdio(&runtime, "hostile", &node.display().to_string(), &args, 10_000).err().expect("refused");
+    assert!(matches!(&error, McpError::Protocol(m) if m.starts_with("not JSON")), "{error}");
+}
+
+#[test]
+fn a_tool_with_an_invalid_schema_is_skipped_and_the_others_work() {
+    let Some((node, args)) = hostile("bad-schema") else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let (_client, tools) = stdio(&runtime, "hostile", &node.display().to_string(), &args, 10_000).expect("connects");
+    assert_eq!(names(&tools), ["mcp__hostile__works"]);
+    assert_eq!(tools.warnings.len(), 1, "{:?}", tools.warnings);
+    assert!(
+        tools.warnings[0].starts_with("MCP server hostile: skipped tool broken: its inputSchema is not usable"),
+        "{:?}",
+        tools.warnings
+    );
+    assert_eq!(call(&runtime, &tools, "mcp__hostile__works", json!({})).expect("works").text, "it works");
+}
+
+/// `.openagent/mcp.json` with server-everything over stdio and a server that cannot start.
+fn configured(sandbox: &Sandbox) -> Option<()> {
+    let (node, script) = server("server-everything")?;
+    let config = json!({"mcpServers": {
+        "everything": {"command": node, "args": [script, "stdio"]},
+        "gone": {"command": "/nonexistent/mcp-server"},
+    }});
+    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).expect("the directory");
+    sandbox.write(".openagent/mcp.json", &config.to_string());
+    Some(())
+}
+
+#[test]
+fn a_model_driven_run_calls_an_mcp_tool_and_the_answer_reaches_the_next_request() {
+    let sandbox = Sandbox::new();
+    if configured(&sandbox).is_none() {
+        return;
+    }
+    let ask = ToolCall {
+        name: "mcp__everything__echo".into(),
+        arguments: json!({"message": "from the model"}),
+        id: Some("toolu_mcp".into()),
+    };
+    let server = serve([
+        Step::reply(Reply { tool_calls: vec![ask], ..Reply::default() }),
+        Step::reply(Reply::text("The server echoed it.")),
+    ]);
+    let run = sandbox.run_json(&server, "echo something", &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stderr.contains("MCP server gone: cannot start `/nonexistent/mcp-server`"),
+        "the broken server is reported: {run:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let offered: Vec<&str> =
+        requests[0].body["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(offered.contains(&"mcp__everything__echo") && offered.contains(&"read_file"), "{offered:?}");
+    let second = requests[1].body.to_string();
+    assert!(second.contains("Echo: from the model"), "the server's answer reaches the model: {second}");
+}
+
+#[test]
+fn mcp_list_shows_each_server_with_its_status_and_tools() {
+    let sandbox = Sandbox::new();
+    if configured(&sandbox).is_none() {
+        return;
+    }
+    let list = openagent_tests::cli::Running::start(sandbox.bare(None, &["mcp", "list"])).finish();
+    assert_eq!(list.code, Some(1), "one server failed: {list:?}");
+    assert!(list.stdout.contains("everything  connected  (stdio: "), "{list:?}");
+    assert!(list.stdout.contains("\n  mcp__everything__echo  Echoes back the input string\n"), "{list:?}");
+    assert!(list.stdout.contains("gone  error  (stdio: /nonexistent/mcp-server): MCP server gone: cannot start"), "{list:?}");
+    sandbox.write(".openagent/mcp.json", r#"{"mcpServers": {"x": {"url": "ftp://nope"}}}"#);
+    let broken = openagent_tests::cli::Running::start(sandbox.bare(None, &["mcp", "list"])).finish();
+    assert_eq!(broken.code, Some(2), "{broken:?}");
+    assert!(broken.stderr.contains(".openagent/mcp.json: server `x` `url` is `ftp://nope`"), "{broken:?}");
+}
