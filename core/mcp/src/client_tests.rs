@@ -148,7 +148,7 @@ fn a_call_answers_pings_and_re_lists_after_list_changed() {
     let tools = block_on(client.tools()).expect("tools");
     let seen: Rc<RefCell<Vec<McpTools>>> = Rc::default();
     let sink = seen.clone();
-    client.on_tools_changed(Rc::new(move |tools| sink.borrow_mut().push(tools)));
+    client.on_tools_changed(Some(Rc::new(move |tools| sink.borrow_mut().push(tools))));
     let ctx_env = openagent_core_env();
     let ctx = openagent_core::tools::ToolContext {
         env: &*ctx_env,

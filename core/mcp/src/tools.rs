@@ -69,10 +69,11 @@ impl McpClient {
         Ok(out)
     }
 
-    /// What to call with the new tools when the server says its list changed. The client
-    /// re-lists after the call during which it heard so.
-    pub fn on_tools_changed(&self, handler: ToolsChanged) {
-        *self.on_tools_changed.borrow_mut() = Some(handler);
+    /// What to call with the new tools when the server says its list changed (`None`: nothing).
+    /// The client re-lists after the call during which it heard so. A handler that holds the
+    /// session holding this client's tools makes a cycle: take it away when done.
+    pub fn on_tools_changed(&self, handler: Option<ToolsChanged>) {
+        *self.on_tools_changed.borrow_mut() = handler;
     }
 
     async fn refresh_tools(self: &Rc<Self>) {

@@ -89,13 +89,23 @@ pub fn register(session: &Session, servers: &[McpServer]) {
             session.register_tool(tool.clone());
         }
         let target = session.clone();
-        client.on_tools_changed(Rc::new(move |tools: McpTools| {
+        client.on_tools_changed(Some(Rc::new(move |tools: McpTools| {
             for name in &tools.removed {
                 target.unregister_tool(name);
             }
             for tool in tools.tools {
                 target.register_tool(tool);
             }
-        }));
+        })));
+    }
+}
+
+/// Lets the servers go: their handlers (which hold the sessions) are dropped, so the last session
+/// dropped drops the clients, whose transports stop the servers' processes.
+pub fn release(servers: &[McpServer]) {
+    for server in servers {
+        if let Ok((client, _)) = &server.connection {
+            client.on_tools_changed(None);
+        }
     }
 }

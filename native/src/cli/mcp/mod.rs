@@ -7,4 +7,4 @@ mod connect;
 pub mod list;
 
 pub use config::{check, load, mcp_path, parse, Endpoint, McpServerConfig, MCP_FILE};
-pub use connect::{connect_all, register, warnings, McpServer};
+pub use connect::{connect_all, register, release, warnings, McpServer};

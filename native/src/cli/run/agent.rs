@@ -137,6 +137,12 @@ impl Launcher {
     }
 }
 
+impl Drop for Launcher {
+    fn drop(&mut self) {
+        mcp::release(&self.mcp);
+    }
+}
+
 /// A session's settings: the agent config's limits (when there is one), then the flags given on
 /// top. Shared with the sandboxed run, which has no `Launcher`.
 pub fn session_config(agent: Option<&AgentConfig>, limits: &LimitFlags) -> SessionConfig {
