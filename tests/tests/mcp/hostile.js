@@ -3,12 +3,15 @@
 //   silent      reads everything and answers nothing
 //   malformed   answers initialize with a message that is not JSON-RPC
 //   bad-schema  lists a tool whose inputSchema does not compile, and a good one that works
+//   changing    on its first tools/call says its tools changed, and lists one more from then on
 const mode = process.argv[2];
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const tools = [
   { name: "broken", inputSchema: { type: "object", properties: { x: { type: 42 } } } },
   { name: "works", description: "Says it works", inputSchema: { type: "object", properties: {} } },
 ];
+const added = { name: "added", description: "Came later", inputSchema: { type: "object", properties: {} } };
+let changed = false;
 let buffer = "";
 process.stdin.on("data", (chunk) => {
   buffer += chunk;
@@ -29,11 +32,15 @@ function handle(message) {
       if (mode === "malformed") return process.stdout.write("{\"id\": " + message.id + ", \"result\": \n");
       return reply({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "0" } });
     case "tools/list":
-      return reply({ tools: mode === "bad-schema" ? tools : [tools[1]] });
+      return reply({ tools: mode === "bad-schema" ? tools : changed ? [tools[1], added] : [tools[1]] });
     case "tools/call":
       if (mode === "crash") {
         process.stderr.write("hostile: crashing on purpose\n");
         process.exit(3);
+      }
+      if (mode === "changing" && !changed) {
+        changed = true;
+        send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
       }
       return reply({ content: [{ type: "text", text: "it works" }] });
     default:

@@ -1,7 +1,7 @@
 //! The MCP client against real servers: the npm reference servers (`server-everything` over stdio
 //! and over Streamable HTTP, `server-filesystem` over stdio) and a hostile one (`hostile.js`: it
 //! crashes mid-call, never answers, sends malformed JSON-RPC, or lists a tool whose schema does
-//! not compile), all run with Node; and `openagent run` with a configured server, the mock model
+//! not compile, or says its tools changed), all run with Node; and `openagent run` with a configured server, the mock model
 //! asking for an MCP tool. Each test skips, saying why, when Node or a package is missing
 //! (`scripts/test-all` installs them).
 
@@ -217,4 +217,23 @@ fn mcp_list_shows_each_server_with_its_status_and_tools() {
     let broken = openagent_tests::cli::Running::start(sandbox.bare(None, &["mcp", "list"])).finish();
     assert_eq!(broken.code, Some(2), "{broken:?}");
     assert!(broken.stderr.contains(".openagent/mcp.json: server `x` `url` is `ftp://nope`"), "{broken:?}");
+}
+
+#[test]
+fn a_changed_tool_list_reaches_the_model_in_its_next_request() {
+    let Some((node, args)) = hostile("changing") else { return };
+    let sandbox = Sandbox::new();
+    let config = json!({"mcpServers": {"hostile": {"command": node, "args": args}}});
+    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).expect("the directory");
+    sandbox.write(".openagent/mcp.json", &config.to_string());
+    let ask = ToolCall { name: "mcp__hostile__works".into(), arguments: json!({}), id: Some("toolu_works".into()) };
+    let server = serve([Step::reply(Reply { tool_calls: vec![ask], ..Reply::default() }), Step::reply(Reply::text("Done."))]);
+    let run = sandbox.run_json(&server, "use the tool", &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let offered = |i: usize| -> Vec<String> {
+        let body = &server.requests()[i].body;
+        body["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).map(str::to_owned).collect()
+    };
+    assert!(offered(0).contains(&"mcp__hostile__works".to_owned()) && !offered(0).contains(&"mcp__hostile__added".to_owned()));
+    assert!(offered(1).contains(&"mcp__hostile__added".to_owned()), "re-listed after list_changed: {:?}", offered(1));
 }
