@@ -1,9 +1,9 @@
 //! The MCP client against real servers: the npm reference servers (`server-everything` over stdio
 //! and over Streamable HTTP, `server-filesystem` over stdio) and a hostile one (`hostile.js`: it
-//! crashes mid-call, never answers, sends malformed JSON-RPC, or lists a tool whose schema does
-//! not compile, or says its tools changed), all run with Node; and `openagent run` with a configured server, the mock model
-//! asking for an MCP tool. Each test skips, saying why, when Node or a package is missing
-//! (`scripts/test-all` installs them).
+//! crashes mid-call, never answers, sends malformed JSON-RPC, lists a tool whose schema does not
+//! compile, or says its tools changed), all run with Node; and `openagent run` with a configured
+//! server, the mock model asking for an MCP tool. Each test skips, saying why, when Node or a
+//! package is missing (`scripts/test-all` installs them).
 
 use std::collections::HashMap;
 use std::rc::Rc;
