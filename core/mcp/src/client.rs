@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use futures::future::{self, Either};
+use futures::future::{self, Either, LocalBoxFuture};
 use futures::lock::Mutex;
 use openagent_core::Runtime;
 use serde_json::{json, Value};
@@ -116,16 +116,20 @@ impl McpClient {
 
     /// Sends a request and waits for its answer, at most the configured timeout. Meanwhile it
     /// answers the server's `ping` and notes `notifications/tools/list_changed`.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
-        let _turn = self.turn.lock().await;
-        let id = self.next_id.get() + 1;
-        self.next_id.set(id);
-        let exchange = self.exchange(id, method, params);
-        futures::pin_mut!(exchange);
-        match future::select(exchange, self.runtime.sleep(self.options.timeout_ms)).await {
-            Either::Left((outcome, _)) => outcome,
-            Either::Right(_) => Err(McpError::Timeout { method: method.into(), ms: self.options.timeout_ms }),
-        }
+    pub fn request<'a>(&'a self, method: &'a str, params: Value) -> LocalBoxFuture<'a, Result<Value, McpError>> {
+        // Boxed, so every caller shares one copy of this state machine: the browser bundle is a
+        // budget, and each inlined copy of an async request weighs kilobytes there.
+        Box::pin(async move {
+            let _turn = self.turn.lock().await;
+            let id = self.next_id.get() + 1;
+            self.next_id.set(id);
+            let exchange = self.exchange(id, method, params);
+            futures::pin_mut!(exchange);
+            match future::select(exchange, self.runtime.sleep(self.options.timeout_ms)).await {
+                Either::Left((outcome, _)) => outcome,
+                Either::Right(_) => Err(McpError::Timeout { method: method.into(), ms: self.options.timeout_ms }),
+            }
+        })
     }
 
     async fn exchange(&self, id: u64, method: &str, params: Value) -> Result<Value, McpError> {

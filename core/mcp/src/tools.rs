@@ -3,6 +3,7 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
+use futures::future::LocalBoxFuture;
 use openagent_core::llm::ToolDefinition;
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use serde_json::Value;
@@ -41,7 +42,12 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 impl McpClient {
     /// Lists the server's tools and binds each to this client. A tool whose schema the core's
     /// validator refuses is left out with a warning.
-    pub async fn tools(self: &Rc<Self>) -> Result<McpTools, McpError> {
+    pub fn tools(self: &Rc<Self>) -> LocalBoxFuture<'_, Result<McpTools, McpError>> {
+        // Boxed for the same reason as `request`: connecting and re-listing share one copy.
+        Box::pin(self.list_and_bind())
+    }
+
+    async fn list_and_bind(self: &Rc<Self>) -> Result<McpTools, McpError> {
         let listed = self.list_tools().await?;
         let mut out = McpTools::default();
         for raw in listed {
