@@ -1,9 +1,9 @@
 //! The MCP client against real servers: the npm reference servers (`server-everything` over stdio
 //! and over Streamable HTTP, `server-filesystem` over stdio) and a hostile one (`hostile.js`: it
 //! crashes mid-call, never answers, sends malformed JSON-RPC, lists a tool whose schema does not
-//! compile, or says its tools changed), all run with Node; and `openagent run` with a configured
-//! server, the mock model asking for an MCP tool. Each test skips, saying why, when Node or a
-//! package is missing (`scripts/test-all` installs them).
+//! compile, or says its tools changed), all run with Node; and `openagent run` and the interactive
+//! session with a configured server, the mock model asking for an MCP tool. Each test skips,
+//! saying why, when Node or a package is missing (`scripts/test-all` installs them).
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -236,4 +236,20 @@ fn a_changed_tool_list_reaches_the_model_in_its_next_request() {
     };
     assert!(offered(0).contains(&"mcp__hostile__works".to_owned()) && !offered(0).contains(&"mcp__hostile__added".to_owned()));
     assert!(offered(1).contains(&"mcp__hostile__added".to_owned()), "re-listed after list_changed: {:?}", offered(1));
+}
+
+#[test]
+fn the_interactive_session_offers_mcp_tools_too() {
+    let sandbox = Sandbox::new();
+    if configured(&sandbox).is_none() {
+        return;
+    }
+    let ask = ToolCall { name: "mcp__everything__echo".into(), arguments: json!({"message": "typed"}), id: None };
+    let server = serve([Step::reply(Reply { tool_calls: vec![ask], ..Reply::default() }), Step::reply(Reply::text("Echoed."))]);
+    let mut session = openagent_tests::cli::Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    session.write("echo something\n");
+    let run = session.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("warning: MCP server gone: cannot start"), "{run:?}");
+    assert!(server.requests()[1].body.to_string().contains("Echo: typed"), "the answer reached the model");
 }

@@ -2,7 +2,8 @@
 //! behind it, driven over HTTP as a client would: auth, starting a session and reading its
 //! result (seed 003's statuses), the event stream live, steering, aborting, the next input of an
 //! open session, a child's result reaching its parent, and the server's bounds: its connection and
-//! worker limits, the header deadline, the workers kept from event streams and idle sessions closed.
+//! worker limits, the header deadline, the workers kept from event streams and idle sessions closed;
+//! and the MCP servers of the working directory offered to its sessions.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -506,4 +507,22 @@ fn an_idle_session_is_closed_after_its_idle_timeout_and_a_message_takes_it_up_ag
     assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
     let second = mock.requests()[1].body.to_string();
     assert!(second.contains("say hello") && second.contains("Hello.") && second.contains("now summarise"), "{second}");
+}
+
+#[test]
+fn a_session_offers_the_mcp_servers_of_its_directory() {
+    let Some((node, script)) = openagent_tests::mcp::server("server-everything") else { return };
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).expect("the directory");
+    let config = json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}});
+    sandbox.write(".openagent/mcp.json", &config.to_string());
+    let echo =
+        openagent_tests::ToolCall { name: "mcp__everything__echo".into(), arguments: json!({"message": "over serve"}), id: None };
+    let mock = serve([Step::reply(Reply { tool_calls: vec![echo], ..Reply::default() }), Step::reply(Reply::text(ANSWER))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": "echo it"}));
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert!(requests[1].body.to_string().contains("Echo: over serve"), "the server's answer reaches the model");
 }
