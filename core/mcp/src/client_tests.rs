@@ -129,6 +129,9 @@ fn tools_follow_pages_and_skip_a_broken_schema() {
     assert_eq!(tools.warnings.len(), 1, "{:?}", tools.warnings);
     assert!(tools.warnings[0].contains("skipped tool bad.tool"), "{:?}", tools.warnings);
     assert_eq!(tool_name("my server", "a.b/c"), "mcp__my_server__a_b_c");
+    let long = tool_name("server", &"x".repeat(80));
+    assert_eq!(long.len(), 64, "{long}");
+    assert!(long.starts_with("mcp__server__xxx") && long != tool_name("server", &"x".repeat(81)), "{long}");
 }
 
 #[test]

@@ -32,11 +32,21 @@ pub struct McpTools {
 /// (and unregisters `removed`).
 pub type ToolsChanged = Rc<dyn Fn(McpTools)>;
 
+/// The longest tool name providers take (OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`).
+const MAX_NAME: usize = 64;
+
 /// `mcp__<server>__<tool>`, with any character providers refuse in a tool name (anything but
-/// ASCII letters, digits, `_` and `-`) replaced by `_`.
+/// ASCII letters, digits, `_` and `-`) replaced by `_`. A name longer than providers take is cut
+/// and ends in a hash of the whole, so it stays unique and the same from run to run.
 pub fn tool_name(server: &str, tool: &str) -> String {
     let clean = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect::<String>();
-    format!("mcp__{}__{}", clean(server), clean(tool))
+    let name = format!("mcp__{}__{}", clean(server), clean(tool));
+    if name.len() <= MAX_NAME {
+        return name;
+    }
+    // FNV-1a: small, and stable across builds and platforms (std's hasher is neither).
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{}_{:08x}", &name[..MAX_NAME - 9], hash as u32)
 }
 
 impl McpClient {
