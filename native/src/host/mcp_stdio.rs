@@ -30,7 +30,9 @@ const GRACE: Duration = Duration::from_secs(2);
 /// A running MCP server on pipes.
 pub struct StdioTransport {
     name: String,
-    stdin: Mutex<Option<ChildStdin>>,
+    /// Lines for the writer thread, which owns the server's stdin: a server that stops reading
+    /// must not block the session's thread (and its timers) on a full pipe.
+    stdin: Mutex<Option<std::sync::mpsc::Sender<String>>>,
     lines: futures::lock::Mutex<UnboundedReceiver<String>>,
     stderr: Arc<Mutex<String>>,
     child: Mutex<Option<Child>>,
@@ -93,9 +95,10 @@ impl StdioTransport {
                 }
             });
         }
+        let stdin = child.stdin.take().map(|pipe| writer(pipe, name)).transpose()?;
         Ok(Self {
             name: name.to_owned(),
-            stdin: Mutex::new(child.stdin.take()),
+            stdin: Mutex::new(stdin),
             lines: futures::lock::Mutex::new(rx),
             stderr,
             child: Mutex::new(Some(child)),
@@ -160,19 +163,38 @@ impl StdioTransport {
     }
 }
 
+/// The thread that writes lines to the server's stdin, in order, until a write fails or the
+/// sender is dropped (which closes the pipe).
+fn writer(mut pipe: ChildStdin, name: &str) -> Result<std::sync::mpsc::Sender<String>, McpError> {
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    thread::Builder::new()
+        .name("openagent-mcp-stdin".into())
+        .spawn(move || {
+            for line in rx {
+                if pipe.write_all(line.as_bytes()).and_then(|()| pipe.flush()).is_err() {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| McpError::Transport(format!("MCP server {name}: {e}")))?;
+    Ok(tx)
+}
+
 #[async_trait(?Send)]
 impl McpTransport for StdioTransport {
     async fn send(&self, message: Value) -> Result<(), McpError> {
         let mut line = message.to_string();
         line.push('\n');
-        let mut stdin =
-            self.stdin.lock().map_err(|_| McpError::Transport(format!("MCP server {}: stdin is poisoned", self.name)))?;
-        let written = match stdin.as_mut() {
-            Some(pipe) => pipe.write_all(line.as_bytes()).and_then(|()| pipe.flush()),
-            None => return Err(McpError::Transport(format!("MCP server {} was stopped", self.name))),
+        let sent = match self.stdin.lock().ok().as_deref() {
+            Some(Some(lines)) => lines.send(line).is_ok(),
+            _ => return Err(McpError::Transport(format!("MCP server {} was stopped", self.name))),
         };
-        drop(stdin);
-        written.map_err(|_| self.gone())
+        // The writer ends when a write fails: the server is gone.
+        if sent {
+            Ok(())
+        } else {
+            Err(self.gone())
+        }
     }
 
     async fn receive(&self) -> Result<Value, McpError> {
