@@ -45,6 +45,16 @@ export type AgentEvent =
           "data": { call_id: string; tool_name: string; arguments: JsonValue };
         }
       | {
+          "kind": "approval_requested";
+          "data": {
+            call_id: string;
+            tool_name: string;
+            arguments: JsonValue;
+            reason: string;
+            always: string;
+          };
+        }
+      | {
           "kind": "tool_decision";
           "data": {
             call_id: string;

@@ -110,7 +110,7 @@ fn run_json_mode_emits_parseable_event_stream() {
     let decision = &records[3]["data"];
     assert_eq!(
         [&decision["tool"], &decision["decision"], &decision["source"], &decision["reason"]],
-        [&json!("read_file"), &json!("allow"), &json!("schema"), &Value::Null]
+        [&json!("read_file"), &json!("allow"), &json!("mode"), &Value::Null]
     );
     let finished = &records[5]["data"];
     assert_eq!((finished["tool"].as_str(), finished["ok"].as_bool()), (Some("read_file"), Some(true)), "{finished}");
