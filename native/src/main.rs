@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use openagent_core::approval::ApprovalMode;
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::agents;
 use openagent_native::resume::ResumeFrom;
@@ -131,6 +132,15 @@ struct SessionFlags {
     /// directories and toolchain locations; a secret passes only when named exactly.
     #[arg(long = "env-pass", value_name = "NAME")]
     env_pass: Vec<String>,
+    /// Which tool calls run without asking: read-only (file edits and commands ask), auto-edit
+    /// (commands ask) or full-auto (none ask). Default: the agent config's, else auto-edit in
+    /// the interactive session and full-auto for `run`, where `ask` is a deny.
+    #[arg(long, value_name = "MODE", value_parser = approval_mode)]
+    approval: Option<ApprovalMode>,
+}
+
+fn approval_mode(name: &str) -> Result<ApprovalMode, String> {
+    ApprovalMode::parse(name)
 }
 
 impl SessionFlags {
@@ -354,6 +364,8 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         cwd: flags.cwd.clone(),
         agent: flags.agent.clone(),
         env_pass: flags.env_pass.clone(),
+        approval: flags.approval,
+        default_approval: ApprovalMode::FullAuto,
     }
 }
 
@@ -370,7 +382,7 @@ fn limits(flags: &SessionFlags) -> LimitFlags {
 fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
     interactive::InteractiveArgs {
         resume: flags.resume_from(),
-        agent: agent_options(&flags),
+        agent: AgentOptions { default_approval: ApprovalMode::AutoEdit, ..agent_options(&flags) },
         limits: limits(&flags),
         data_dir: data_dir(flags.data_dir),
     }

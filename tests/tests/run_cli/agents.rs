@@ -43,7 +43,7 @@ fn submit(arguments: Value) -> Step {
 }
 
 /// Writes `.openagent/agents/<id>/agent.yml` in the sandbox's working directory.
-fn agent(sandbox: &Sandbox, id: &str, text: &str) {
+pub(crate) fn agent(sandbox: &Sandbox, id: &str, text: &str) {
     let dir = sandbox.cwd().join(".openagent/agents").join(id);
     std::fs::create_dir_all(&dir).expect("the agent's directory");
     std::fs::write(dir.join("agent.yml"), text).expect("the config");

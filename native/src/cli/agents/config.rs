@@ -3,6 +3,7 @@
 //! ignored. What serde cannot check (the schema version, the id, the names, the output schema)
 //! is checked in `load.rs`.
 
+use openagent_core::approval::{ApprovalMode, Rule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -41,6 +42,20 @@ pub struct AgentConfig {
     /// The structured result every task must end with.
     #[serde(default)]
     pub output: Option<Output>,
+    /// The approval policy: a mode and rules; `--approval` overrides the mode.
+    #[serde(default)]
+    pub permissions: Option<Permissions>,
+}
+
+/// `permissions:`: the approval mode (the host's default when absent) and ordered rules, the
+/// first that matches a call deciding it (the core's `Policy`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Permissions {
+    #[serde(default)]
+    pub mode: Option<ApprovalMode>,
+    #[serde(default)]
+    pub rules: Vec<Rule>,
 }
 
 /// Each absent limit keeps the session's default; the command line's flags override these.

@@ -321,7 +321,7 @@ impl NewSessionBody {
                 base_url: self.base_url,
                 cwd: None,
                 agent: self.agent,
-                env_pass: Vec::new(),
+                ..AgentOptions::default()
             },
             max_turns: self.max_turns,
             max_tool_rounds: self.max_tool_rounds,

@@ -338,6 +338,7 @@ impl Runs {
         let options = AgentOptions {
             cwd: run.agent.cwd.clone().or_else(|| self.defaults.cwd.clone()),
             env_pass: self.defaults.env_pass.clone(),
+            approval: run.agent.approval.or(self.defaults.approval),
             ..run.agent.clone()
         };
         let agent = Launcher::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
