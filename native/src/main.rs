@@ -187,6 +187,10 @@ struct ServeFlags {
     /// default 10 s); for tests.
     #[arg(long, value_name = "MS", hide = true)]
     header_deadline_ms: Option<u64>,
+    /// The sessions' approval mode where a request's `approval` and the agent config say nothing
+    /// (default full-auto). Calls that ask wait for POST /sessions/{id}/approvals/{call_id}.
+    #[arg(long, value_name = "MODE", value_parser = approval_mode)]
+    approval: Option<ApprovalMode>,
 }
 
 /// How a one-task run reports (`run` and `sandbox run`).
@@ -436,6 +440,7 @@ fn serve(flags: ServeFlags) -> ExitCode {
         env_pass: flags.env_pass,
         max_connections: flags.max_connections,
         head_within: flags.header_deadline_ms.map(std::time::Duration::from_millis),
+        approval: flags.approval,
         session_idle: (flags.session_idle_timeout > 0).then(|| std::time::Duration::from_secs(flags.session_idle_timeout)),
     };
     match serve::Server::start(options) {
