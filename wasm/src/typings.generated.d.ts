@@ -46,13 +46,7 @@ export type AgentEvent =
         }
       | {
           "kind": "approval_requested";
-          "data": {
-            call_id: string;
-            tool_name: string;
-            arguments: JsonValue;
-            reason: string;
-            always: string;
-          };
+          "data": { call_id: string; tool_name: string; reason: string; always: string };
         }
       | {
           "kind": "tool_decision";

@@ -200,7 +200,6 @@ fn events() -> Vec<EventData> {
         EventData::ApprovalRequested {
             call_id: text("call_1"),
             tool_name: text("shell"),
-            arguments: json!({"command": "ls"}),
             reason: text("the auto-edit approval mode asks before commands"),
             always: text("shell `ls`"),
         },

@@ -157,9 +157,6 @@ export const sample11: Extract<AgentEvent, { kind: "approval_requested" }> = {
   "session_id": "s-1",
   "data": {
     "always": "shell `ls`",
-    "arguments": {
-      "command": "ls"
-    },
     "call_id": "call_1",
     "reason": "the auto-edit approval mode asks before commands",
     "tool_name": "shell"

@@ -10,48 +10,41 @@
 /// matches across segments, and `**/` also matches no directory at all.
 pub fn glob_match(pattern: &str, text: &str, paths: bool) -> bool {
     let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    // reached[j]: the pattern so far matches t[..j]. Updated in place, token by token.
     let mut reached = vec![false; t.len() + 1];
     reached[0] = true;
+    // For `**/`, the positions before it: it may match no directory at all.
+    let mut before_dirs: Option<Vec<bool>> = None;
     let mut i = 0;
     while i < p.len() {
-        let mut next = vec![false; t.len() + 1];
-        match p[i] {
-            b'*' => {
-                let deep = paths && p.get(i + 1) == Some(&b'*');
-                let spans_slash = deep || !paths;
-                if deep {
-                    i += 1;
-                }
-                let mut running = false;
-                for j in 0..=t.len() {
-                    running |= reached[j];
-                    next[j] = running;
-                    if !spans_slash && t.get(j) == Some(&b'/') {
-                        running = false;
-                    }
-                }
-                if deep && p.get(i + 1) == Some(&b'/') {
-                    // `**/`: any directories followed by `/`, or none at all.
-                    i += 1;
-                    let mut after = vec![false; t.len() + 1];
-                    for j in 0..=t.len() {
-                        after[j] = reached[j] || (j > 0 && next[j - 1] && t[j - 1] == b'/');
-                    }
-                    next = after;
+        if p[i] == b'*' {
+            let deep = paths && p.get(i + 1) == Some(&b'*');
+            if deep {
+                i += 1;
+                if p.get(i + 1) == Some(&b'/') {
+                    before_dirs = Some(reached.clone());
                 }
             }
-            b'?' => {
-                for j in 0..t.len() {
-                    next[j + 1] = reached[j] && !(paths && t[j] == b'/');
+            let mut running = false;
+            for (j, slot) in reached.iter_mut().enumerate() {
+                running |= *slot;
+                *slot = running;
+                if paths && !deep && t.get(j) == Some(&b'/') {
+                    running = false;
                 }
             }
-            c => {
-                for j in 0..t.len() {
-                    next[j + 1] = reached[j] && t[j] == c;
+        } else {
+            for j in (1..=t.len()).rev() {
+                let c = t[j - 1];
+                reached[j] = reached[j - 1] && (c == p[i] || (p[i] == b'?' && !(paths && c == b'/')));
+            }
+            reached[0] = false;
+            if let Some(before) = before_dirs.take() {
+                for (now, then) in reached.iter_mut().zip(before) {
+                    *now |= then;
                 }
             }
         }
-        reached = next;
         i += 1;
     }
     reached[t.len()]

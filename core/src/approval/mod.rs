@@ -18,8 +18,9 @@ mod glob;
 #[cfg(test)]
 mod tests;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -99,7 +100,7 @@ impl Rule {
         if self.tool.is_empty() {
             return Err(("tool", "the tool name (or glob) is empty".into()));
         }
-        let plain = !self.tool.contains(['*', '?']);
+        let plain = !is_glob(&self.tool);
         match (&self.command, &self.path) {
             (Some(_), Some(_)) => Err(("path", "a rule has `command` or `path`, not both".into())),
             (Some(command), None) => {
@@ -128,7 +129,8 @@ impl Rule {
     /// The rule as people read it: ``shell `git status` `` or ``write_file `src/**` ``.
     pub fn describe(&self) -> String {
         match self.command.as_ref().or(self.path.as_ref()) {
-            Some(pattern) => format!("{} `{pattern}`", self.tool),
+            // Concatenation rather than `format!` here and below: less code in the browser bundle.
+            Some(pattern) => [&self.tool, " `", pattern, "`"].concat(),
             None => self.tool.clone(),
         }
     }
@@ -142,10 +144,10 @@ impl Rule {
         }
         if let Some(pattern) = &self.command {
             let Some(command) = &call.command else { return false };
-            if self.decision == Permission::Allow && command.contains([';', '&', '|', '`', '$', '>', '<', '\n', '(']) {
+            if self.decision == Permission::Allow && command.bytes().any(|b| b";&|`$><\n(".contains(&b)) {
                 return false;
             }
-            return if pattern.contains(['*', '?']) {
+            return if is_glob(pattern) {
                 glob_match(pattern, command, false)
             } else {
                 command.strip_prefix(pattern.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
@@ -183,7 +185,9 @@ impl Policy {
 
     fn decide_facts(&self, call: &CallFacts) -> Verdict {
         if let Some((index, rule)) = self.rules.iter().enumerate().find(|(_, rule)| rule.matches(call)) {
-            let reason = format!("rule {} of the approval policy ({}: {})", index + 1, rule.describe(), word(rule.decision));
+            let number = (index + 1).to_string();
+            let reason =
+                ["rule ", &number, " of the approval policy (", &rule.describe(), ": ", word(rule.decision), ")"].concat();
             return Verdict { permission: rule.decision, source: "rule", reason: Some(reason) };
         }
         let mode = self.mode;
@@ -195,12 +199,16 @@ impl Policy {
             (false, "")
         };
         if permission {
-            let reason = format!("the {} approval mode asks before {what}", mode.name());
+            let reason = ["the ", mode.name(), " approval mode asks before ", what].concat();
             Verdict { permission: Permission::Ask, source: "mode", reason: Some(reason) }
         } else {
             Verdict { permission: Permission::Allow, source: "mode", reason: None }
         }
     }
+}
+
+fn is_glob(pattern: &str) -> bool {
+    pattern.bytes().any(|b| b == b'*' || b == b'?')
 }
 
 fn word(permission: Permission) -> &'static str {
@@ -230,18 +238,26 @@ impl CallFacts {
     fn new(tool: &str, arguments: &Value, working_dir: &str) -> Self {
         let text = |key: &str| arguments.get(key).and_then(Value::as_str);
         let command = (tool == SHELL_TOOL).then(|| text("command").unwrap_or("").trim().to_owned());
-        let mut paths: Vec<&str> = Vec::new();
+        // Plain loops and pushes: iterator adapters would each be code of their own in the bundle.
+        let mut paths = Vec::new();
+        let mut add = |path: &str| paths.push(relative(path.trim(), working_dir));
         if let Some(path) = text("file_path").or_else(|| text("path")) {
-            paths.push(path);
+            add(path);
         } else if let Some(list) = arguments.get("paths").and_then(Value::as_array) {
-            paths.extend(list.iter().filter_map(Value::as_str));
+            for path in list {
+                add(path.as_str().unwrap_or(""));
+            }
         } else if let Some(patch) = text("patch") {
-            let heads = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
-            paths.extend(patch.lines().filter_map(|line| heads.iter().find_map(|h| line.trim().strip_prefix(h))));
+            for line in patch.lines() {
+                for head in ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "] {
+                    if let Some(path) = line.trim().strip_prefix(head) {
+                        add(path);
+                    }
+                }
+            }
         } else if FILE_TOOLS.contains(&tool) {
-            paths.push("."); // list_dir, grep and glob default to the working directory
+            add("."); // list_dir, grep and glob default to the working directory
         }
-        let paths = paths.into_iter().map(|p| relative(p.trim(), working_dir)).collect();
         Self { tool: tool.to_owned(), command, paths }
     }
 
@@ -250,20 +266,19 @@ impl CallFacts {
     fn always_rule(&self) -> Rule {
         let mut rule = Rule { tool: self.tool.clone(), command: None, path: None, decision: Permission::Allow };
         if let Some(command) = &self.command {
-            let mut words = command.split_whitespace();
+            let mut words = command.split(' ').filter(|word| !word.is_empty());
             let mut prefix = words.next().unwrap_or("").to_owned();
             if let Some(sub) = words.next().filter(|w| w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')) {
                 if !sub.starts_with('-') {
-                    prefix = format!("{prefix} {sub}");
+                    prefix = [&prefix, " ", sub].concat();
                 }
             }
             rule.command = (!prefix.is_empty()).then_some(prefix);
         } else if let Some(first) = self.paths.first() {
-            let dir = first.rsplit_once('/').map(|(dir, _)| dir);
-            rule.path = Some(match dir {
-                Some(dir) if self.paths.iter().all(|p| p.starts_with(&format!("{dir}/"))) => format!("{dir}/**"),
-                _ if self.paths.len() == 1 => first.clone(),
-                _ => "**".into(),
+            // A call with paths elsewhere too is not matched by it: every path must match.
+            rule.path = Some(match first.rsplit_once('/') {
+                Some((dir, _)) => [dir, "/**"].concat(),
+                None => first.clone(),
             });
         }
         rule
@@ -321,8 +336,23 @@ pub(crate) struct Gate {
     pub policy: Policy,
     pub approver: Option<Rc<dyn Approver>>,
     always: RefCell<Vec<Rule>>,
-    /// One question at a time: parallel calls wait, then see any "always" given meanwhile.
-    asking: futures::lock::Mutex<()>,
+    /// One question at a time: parallel calls wait, then see any "always" given meanwhile. A
+    /// flag and the wakers of those waiting, rather than an async mutex, for the browser bundle.
+    asking: Cell<bool>,
+    waiting: RefCell<Vec<Waker>>,
+}
+
+/// The turn to ask, given back (and the next waiter woken) when dropped, also when the question
+/// is abandoned (an abort).
+struct Turn<'a>(&'a Gate);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        self.0.asking.set(false);
+        for waker in self.0.waiting.take() {
+            waker.wake();
+        }
+    }
 }
 
 /// The decision on a call: `allow` or `deny` (never `ask`: asked already), its source and reason.
@@ -354,13 +384,22 @@ impl Gate {
             Permission::Deny => return Decided { allowed: false, source: verdict.source, reason: verdict.reason },
             Permission::Ask => verdict.reason.unwrap_or_default(),
         };
-        let _turn = self.asking.lock().await;
+        futures::future::poll_fn(|cx| {
+            if self.asking.replace(true) {
+                self.waiting.borrow_mut().push(cx.waker().clone());
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await;
+        let _turn = Turn(self);
         if let Some(rule) = self.always.borrow().iter().find(|rule| rule.matches(&call)) {
-            let reason = format!("allowed always for {} earlier in this session", rule.describe());
+            let reason = ["allowed always for ", &rule.describe(), " earlier in this session"].concat();
             return Decided { allowed: true, source: "approver", reason: Some(reason) };
         }
         let Some(approver) = &self.approver else {
-            let reason = format!("{reason}, and no one can be asked here");
+            let reason = reason + ", and no one can be asked here";
             return Decided { allowed: false, source: "approver", reason: Some(reason) };
         };
         let request = ApprovalRequest {
@@ -374,7 +413,7 @@ impl Gate {
         let (allowed, reason) = match approver.approve(&request).await {
             Approval::Allow => (true, None),
             Approval::AllowAlways => {
-                let reason = format!("allowed always for {}", request.always.describe());
+                let reason = ["allowed always for ", &request.always.describe()].concat();
                 self.always.borrow_mut().push(request.always);
                 (true, Some(reason))
             }

@@ -191,3 +191,38 @@ fn without_an_approver_ask_is_a_deny_that_says_so() {
         Some("the read-only approval mode asks before file edits, and no one can be asked here")
     );
 }
+
+/// Answers "always" after yielding once, so that a second call asks while the first waits.
+struct Slow(RefCell<usize>);
+
+#[async_trait(?Send)]
+impl Approver for Slow {
+    async fn approve(&self, _request: &ApprovalRequest) -> Approval {
+        *self.0.borrow_mut() += 1;
+        let mut yielded = false;
+        futures::future::poll_fn(|cx| {
+            if yielded {
+                std::task::Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }
+        })
+        .await;
+        Approval::AllowAlways
+    }
+}
+
+#[test]
+fn parallel_calls_ask_one_at_a_time_and_the_second_sees_the_first_always() {
+    let approver = Rc::new(Slow(RefCell::new(0)));
+    let gate = Gate::new(Policy { mode: ApprovalMode::AutoEdit, rules: vec![] }, Some(approver.clone()));
+    let (a, b) = block_on(futures::future::join(
+        gate.decide("a", "shell", &shell("ls -l"), "/", |_| {}),
+        gate.decide("b", "shell", &shell("ls -a"), "/", |_| {}),
+    ));
+    assert!(a.allowed && b.allowed);
+    assert_eq!(*approver.0.borrow(), 1, "the second call waited for its turn, then the first's always covered it");
+    assert_eq!(b.reason.as_deref(), Some("allowed always for shell `ls` earlier in this session"));
+}

@@ -368,7 +368,6 @@ impl Session {
             self.emit(EventData::ApprovalRequested {
                 call_id: call.id.clone(),
                 tool_name: call.name.clone(),
-                arguments: call.arguments.clone(),
                 reason: request.reason.clone(),
                 always: request.always.describe(),
             })
@@ -377,10 +376,10 @@ impl Session {
         if !decided.allowed {
             let reason = decided.reason.unwrap_or_default();
             decision(Decision::Deny, Some(reason.clone()), decided.source);
-            return error(format!(
-                "Not run: the call to {} was denied ({reason}). Do something else, or ask the user.",
-                call.name
-            ));
+            return error(
+                ["Not run: the call to ", &call.name, " was denied (", &reason, "). Do something else, or ask the user."]
+                    .concat(),
+            );
         }
         decision(Decision::Allow, decided.reason, decided.source);
 

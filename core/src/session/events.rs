@@ -68,13 +68,12 @@ pub enum EventData {
         tool_name: String,
         arguments: Value,
     },
-    /// The approval policy asks whether the call may run; the host's approver is asked now.
-    /// `reason` says why it asks; `always` is the rule an "always" answer would add
-    /// (``shell `cargo test` ``).
+    /// The approval policy asks whether the call may run (its arguments are in its
+    /// `tool_call_start`); the host's approver is asked now. `reason` says why it asks; `always`
+    /// is the rule an "always" answer would add (``shell `cargo test` ``).
     ApprovalRequested {
         call_id: String,
         tool_name: String,
-        arguments: Value,
         reason: String,
         always: String,
     },
