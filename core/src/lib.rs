@@ -24,6 +24,7 @@
 //! declarations. Only those tests turn it on: no build of the core depends on ts-rs.
 
 pub mod abort;
+pub mod approval;
 pub mod env;
 pub mod profiles;
 pub mod session;

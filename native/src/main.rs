@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use openagent_core::approval::ApprovalMode;
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::agents;
 use openagent_native::resume::ResumeFrom;
@@ -150,6 +151,15 @@ struct SessionFlags {
     /// directories and toolchain locations; a secret passes only when named exactly.
     #[arg(long = "env-pass", value_name = "NAME")]
     env_pass: Vec<String>,
+    /// Which tool calls run without asking: read-only (file edits and commands ask), auto-edit
+    /// (commands ask) or full-auto (none ask). Default: the agent config's, else auto-edit in
+    /// the interactive session and full-auto for `run`, where `ask` is a deny.
+    #[arg(long, value_name = "MODE", value_parser = approval_mode)]
+    approval: Option<ApprovalMode>,
+}
+
+fn approval_mode(name: &str) -> Result<ApprovalMode, String> {
+    ApprovalMode::parse(name)
 }
 
 impl SessionFlags {
@@ -196,6 +206,10 @@ struct ServeFlags {
     /// default 10 s); for tests.
     #[arg(long, value_name = "MS", hide = true)]
     header_deadline_ms: Option<u64>,
+    /// The sessions' approval mode where a request's `approval` and the agent config say nothing
+    /// (default full-auto). Calls that ask wait for POST /sessions/{id}/approvals/{call_id}.
+    #[arg(long, value_name = "MODE", value_parser = approval_mode)]
+    approval: Option<ApprovalMode>,
 }
 
 /// How a one-task run reports (`run` and `sandbox run`).
@@ -383,6 +397,8 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         cwd: flags.cwd.clone(),
         agent: flags.agent.clone(),
         env_pass: flags.env_pass.clone(),
+        approval: flags.approval,
+        default_approval: ApprovalMode::FullAuto,
     }
 }
 
@@ -399,7 +415,7 @@ fn limits(flags: &SessionFlags) -> LimitFlags {
 fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
     interactive::InteractiveArgs {
         resume: flags.resume_from(),
-        agent: agent_options(&flags),
+        agent: AgentOptions { default_approval: ApprovalMode::AutoEdit, ..agent_options(&flags) },
         limits: limits(&flags),
         data_dir: data_dir(flags.data_dir),
     }
@@ -453,6 +469,7 @@ fn serve(flags: ServeFlags) -> ExitCode {
         env_pass: flags.env_pass,
         max_connections: flags.max_connections,
         head_within: flags.header_deadline_ms.map(std::time::Duration::from_millis),
+        approval: flags.approval,
         session_idle: (flags.session_idle_timeout > 0).then(|| std::time::Duration::from_secs(flags.session_idle_timeout)),
     };
     match serve::Server::start(options) {

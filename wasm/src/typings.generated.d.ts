@@ -45,6 +45,10 @@ export type AgentEvent =
           "data": { call_id: string; tool_name: string; arguments: JsonValue };
         }
       | {
+          "kind": "approval_requested";
+          "data": { call_id: string; tool_name: string; reason: string; always: string };
+        }
+      | {
           "kind": "tool_decision";
           "data": {
             call_id: string;

@@ -197,6 +197,12 @@ fn events() -> Vec<EventData> {
             total_usage: Usage::new(10, 5),
         },
         EventData::ToolCallStart { call_id: text("call_1"), tool_name: text("shell"), arguments: json!({"command": "ls"}) },
+        EventData::ApprovalRequested {
+            call_id: text("call_1"),
+            tool_name: text("shell"),
+            reason: text("the auto-edit approval mode asks before commands"),
+            always: text("shell `ls`"),
+        },
         EventData::ToolDecision {
             call_id: text("call_1"),
             tool_name: text("shell"),

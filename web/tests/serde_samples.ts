@@ -151,7 +151,19 @@ export const sample10: Extract<AgentEvent, { kind: "tool_call_start" }> = {
   }
 };
 
-export const sample11: Extract<AgentEvent, { kind: "tool_decision" }> = {
+export const sample11: Extract<AgentEvent, { kind: "approval_requested" }> = {
+  "kind": "approval_requested",
+  "timestamp": "2025-01-01T00:00:00.000Z",
+  "session_id": "s-1",
+  "data": {
+    "always": "shell `ls`",
+    "call_id": "call_1",
+    "reason": "the auto-edit approval mode asks before commands",
+    "tool_name": "shell"
+  }
+};
+
+export const sample12: Extract<AgentEvent, { kind: "tool_decision" }> = {
   "kind": "tool_decision",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -164,7 +176,7 @@ export const sample11: Extract<AgentEvent, { kind: "tool_decision" }> = {
   }
 };
 
-export const sample12: Extract<AgentEvent, { kind: "tool_call_output_delta" }> = {
+export const sample13: Extract<AgentEvent, { kind: "tool_call_output_delta" }> = {
   "kind": "tool_call_output_delta",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -174,7 +186,7 @@ export const sample12: Extract<AgentEvent, { kind: "tool_call_output_delta" }> =
   }
 };
 
-export const sample13: Extract<AgentEvent, { kind: "tool_call_end" }> = {
+export const sample14: Extract<AgentEvent, { kind: "tool_call_end" }> = {
   "kind": "tool_call_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -187,7 +199,7 @@ export const sample13: Extract<AgentEvent, { kind: "tool_call_end" }> = {
   }
 };
 
-export const sample14: Extract<AgentEvent, { kind: "steering_injected" }> = {
+export const sample15: Extract<AgentEvent, { kind: "steering_injected" }> = {
   "kind": "steering_injected",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -196,7 +208,7 @@ export const sample14: Extract<AgentEvent, { kind: "steering_injected" }> = {
   }
 };
 
-export const sample15: Extract<AgentEvent, { kind: "compaction_start" }> = {
+export const sample16: Extract<AgentEvent, { kind: "compaction_start" }> = {
   "kind": "compaction_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -207,7 +219,7 @@ export const sample15: Extract<AgentEvent, { kind: "compaction_start" }> = {
   }
 };
 
-export const sample16: Extract<AgentEvent, { kind: "compaction_end" }> = {
+export const sample17: Extract<AgentEvent, { kind: "compaction_end" }> = {
   "kind": "compaction_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -221,7 +233,7 @@ export const sample16: Extract<AgentEvent, { kind: "compaction_end" }> = {
   }
 };
 
-export const sample17: Extract<AgentEvent, { kind: "result" }> = {
+export const sample18: Extract<AgentEvent, { kind: "result" }> = {
   "kind": "result",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -260,7 +272,7 @@ export const sample17: Extract<AgentEvent, { kind: "result" }> = {
   }
 };
 
-export const sample18: Extract<AgentEvent, { kind: "turn_limit" }> = {
+export const sample19: Extract<AgentEvent, { kind: "turn_limit" }> = {
   "kind": "turn_limit",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -270,7 +282,7 @@ export const sample18: Extract<AgentEvent, { kind: "turn_limit" }> = {
   }
 };
 
-export const sample19: Extract<AgentEvent, { kind: "loop_detection" }> = {
+export const sample20: Extract<AgentEvent, { kind: "loop_detection" }> = {
   "kind": "loop_detection",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -279,7 +291,7 @@ export const sample19: Extract<AgentEvent, { kind: "loop_detection" }> = {
   }
 };
 
-export const sample20: Extract<AgentEvent, { kind: "warning" }> = {
+export const sample21: Extract<AgentEvent, { kind: "warning" }> = {
   "kind": "warning",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -288,7 +300,7 @@ export const sample20: Extract<AgentEvent, { kind: "warning" }> = {
   }
 };
 
-export const sample21: Extract<AgentEvent, { kind: "error" }> = {
+export const sample22: Extract<AgentEvent, { kind: "error" }> = {
   "kind": "error",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -298,7 +310,7 @@ export const sample21: Extract<AgentEvent, { kind: "error" }> = {
   }
 };
 
-export const sample22: Extract<AgentEvent, { kind: "error" }> = {
+export const sample23: Extract<AgentEvent, { kind: "error" }> = {
   "kind": "error",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -308,12 +320,12 @@ export const sample22: Extract<AgentEvent, { kind: "error" }> = {
   }
 };
 
-export const sample23: Extract<ContentPart, { kind: "text" }> = {
+export const sample24: Extract<ContentPart, { kind: "text" }> = {
   "kind": "text",
   "text": "Hello"
 };
 
-export const sample24: Extract<ContentPart, { kind: "image" }> = {
+export const sample25: Extract<ContentPart, { kind: "image" }> = {
   "kind": "image",
   "image": {
     "data": "iVBORw==",
@@ -321,21 +333,21 @@ export const sample24: Extract<ContentPart, { kind: "image" }> = {
   }
 };
 
-export const sample25: Extract<ContentPart, { kind: "audio" }> = {
+export const sample26: Extract<ContentPart, { kind: "audio" }> = {
   "kind": "audio",
   "audio": {
     "url": "https://example.com/a.wav"
   }
 };
 
-export const sample26: Extract<ContentPart, { kind: "document" }> = {
+export const sample27: Extract<ContentPart, { kind: "document" }> = {
   "kind": "document",
   "document": {
     "file_name": "a.pdf"
   }
 };
 
-export const sample27: Extract<ContentPart, { kind: "tool_call" }> = {
+export const sample28: Extract<ContentPart, { kind: "tool_call" }> = {
   "kind": "tool_call",
   "tool_call": {
     "id": "call_1",
@@ -349,7 +361,7 @@ export const sample27: Extract<ContentPart, { kind: "tool_call" }> = {
   }
 };
 
-export const sample28: Extract<ContentPart, { kind: "tool_call" }> = {
+export const sample29: Extract<ContentPart, { kind: "tool_call" }> = {
   "kind": "tool_call",
   "tool_call": {
     "id": "call_2",
@@ -361,7 +373,7 @@ export const sample28: Extract<ContentPart, { kind: "tool_call" }> = {
   }
 };
 
-export const sample29: Extract<ContentPart, { kind: "tool_result" }> = {
+export const sample30: Extract<ContentPart, { kind: "tool_result" }> = {
   "kind": "tool_result",
   "tool_result": {
     "tool_call_id": "call_1",
@@ -372,7 +384,7 @@ export const sample29: Extract<ContentPart, { kind: "tool_result" }> = {
   }
 };
 
-export const sample30: Extract<ContentPart, { kind: "thinking" }> = {
+export const sample31: Extract<ContentPart, { kind: "thinking" }> = {
   "kind": "thinking",
   "thinking": {
     "text": "Let me look",
@@ -381,7 +393,7 @@ export const sample30: Extract<ContentPart, { kind: "thinking" }> = {
   }
 };
 
-export const sample31: Extract<ContentPart, { kind: "redacted_thinking" }> = {
+export const sample32: Extract<ContentPart, { kind: "redacted_thinking" }> = {
   "kind": "redacted_thinking",
   "thinking": {
     "text": "opaque",
@@ -389,19 +401,19 @@ export const sample31: Extract<ContentPart, { kind: "redacted_thinking" }> = {
   }
 };
 
-export const sample32: Extract<Turn, { type: "system" }> = {
+export const sample33: Extract<Turn, { type: "system" }> = {
   "type": "system",
   "content": "Be brief.",
   "timestamp": 1
 };
 
-export const sample33: Extract<Turn, { type: "user" }> = {
+export const sample34: Extract<Turn, { type: "user" }> = {
   "type": "user",
   "content": "Add a README",
   "timestamp": 2
 };
 
-export const sample34: Extract<Turn, { type: "assistant" }> = {
+export const sample35: Extract<Turn, { type: "assistant" }> = {
   "type": "assistant",
   "message": {
     "role": "assistant",
@@ -447,7 +459,7 @@ export const sample34: Extract<Turn, { type: "assistant" }> = {
   "timestamp": 3
 };
 
-export const sample35: Extract<Turn, { type: "assistant" }> = {
+export const sample36: Extract<Turn, { type: "assistant" }> = {
   "type": "assistant",
   "message": {
     "role": "assistant",
@@ -470,7 +482,7 @@ export const sample35: Extract<Turn, { type: "assistant" }> = {
   "timestamp": 4
 };
 
-export const sample36: Extract<Turn, { type: "tool_results" }> = {
+export const sample37: Extract<Turn, { type: "tool_results" }> = {
   "type": "tool_results",
   "results": [
     {
@@ -482,20 +494,20 @@ export const sample36: Extract<Turn, { type: "tool_results" }> = {
   "timestamp": 5
 };
 
-export const sample37: Extract<Turn, { type: "steering" }> = {
+export const sample38: Extract<Turn, { type: "steering" }> = {
   "type": "steering",
   "content": "Shorter",
   "timestamp": 6
 };
 
-export const sample38: Extract<Turn, { type: "summary" }> = {
+export const sample39: Extract<Turn, { type: "summary" }> = {
   "type": "summary",
   "content": "The user wants a README.",
   "summarized_turns": 4,
   "timestamp": 7
 };
 
-export const sample39: Outcome = {
+export const sample40: Outcome = {
   "reason": "completed",
   "state": "idle",
   "text": "Done.",
@@ -541,7 +553,7 @@ export const sample39: Outcome = {
   }
 };
 
-export const sample40: Outcome = {
+export const sample41: Outcome = {
   "reason": "no_result",
   "state": "awaiting_input",
   "text": "",
@@ -560,7 +572,7 @@ export const sample40: Outcome = {
   "outcome": null
 };
 
-export const sample41: Snapshot = {
+export const sample42: Snapshot = {
   "directories": [
     "/tmp",
     "/workspace/empty"
@@ -582,7 +594,7 @@ export const sample41: Snapshot = {
   "working_directory": "/workspace"
 };
 
-export const sample42: SessionSnapshot = {
+export const sample43: SessionSnapshot = {
   "schema": "openagent.session/1",
   "session_id": "s-1",
   "provider": "anthropic",
@@ -898,6 +910,7 @@ export const sample42: SessionSnapshot = {
 
 // Each union has a sample of every member.
 export const members0: { [member in AgentEvent["kind"]]: true } = {
+  "approval_requested": true,
   "assistant_text_delta": true,
   "assistant_text_end": true,
   "assistant_text_start": true,

@@ -15,6 +15,7 @@ use super::loop_detection::{detect_loop, signature};
 use super::truncation::truncate_tool_output;
 use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
+use crate::approval::ApprovalRequest;
 use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolCall, ToolResult};
 use crate::profiles::PromptContext;
 use crate::runtime::format_rfc3339;
@@ -356,15 +357,31 @@ impl Session {
             })
         };
         let executor = match self.checked_executor(call) {
-            Ok(executor) => {
-                decision(Decision::Allow, None, "schema");
-                executor
-            }
+            Ok(executor) => executor,
             Err((source, message)) => {
                 decision(Decision::Deny, Some(message.clone()), source);
                 return error(message);
             }
         };
+        let working_dir = self.inner.env.working_directory();
+        let on_ask = |request: &ApprovalRequest| {
+            self.emit(EventData::ApprovalRequested {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                reason: request.reason.clone(),
+                always: request.always.describe(),
+            })
+        };
+        let decided = self.inner.gate.decide(&call.id, &call.name, &call.arguments, &working_dir, on_ask).await;
+        if !decided.allowed {
+            let reason = decided.reason.unwrap_or_default();
+            decision(Decision::Deny, Some(reason.clone()), decided.source);
+            return error(
+                ["Not run: the call to ", &call.name, " was denied (", &reason, "). Do something else, or ask the user."]
+                    .concat(),
+            );
+        }
+        decision(Decision::Allow, decided.reason, decided.source);
 
         let on_output: Rc<dyn Fn(&str)> = {
             let session = self.clone();

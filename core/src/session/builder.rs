@@ -11,6 +11,7 @@ use super::snapshot::{complete_len, drop_signatures};
 use super::state::{LoopCache, SessionState};
 use super::{results, Inner, Session, SessionConfig, SessionSnapshot, SessionStatus};
 use crate::abort::AbortSignal;
+use crate::approval::{Approver, Gate, Policy};
 use crate::env::ExecutionEnvironment;
 use crate::llm::{LlmClient, LlmError, Message, Request, RetryPolicy, RetryingClient};
 use crate::profiles::ProviderProfile;
@@ -35,6 +36,10 @@ pub struct SessionBuilder {
     output_schema: Option<Value>,
     restore: Option<SessionSnapshot>,
     pub(super) redactions: Rc<Redactions>,
+    policy: Policy,
+    approver: Option<Rc<dyn Approver>>,
+    /// A subagent is held to its parent's policy.
+    pub(super) gate: Option<Rc<Gate>>,
 }
 
 impl SessionBuilder {
@@ -59,6 +64,9 @@ impl SessionBuilder {
             output_schema: None,
             restore: None,
             redactions: Rc::default(),
+            policy: Policy::default(),
+            approver: None,
+            gate: None,
         }
     }
 
@@ -101,6 +109,19 @@ impl SessionBuilder {
     /// history or the model. Values shorter than 8 bytes are left alone.
     pub fn redact(mut self, values: impl IntoIterator<Item = String>) -> Self {
         self.redactions = Rc::new(Redactions::new(values.into_iter().collect()));
+        self
+    }
+
+    /// Decides each tool call with `policy` (default: `full-auto`, every call allowed). Check
+    /// it first with [`Policy::check`]: a rule that cannot match is not an error here.
+    pub fn approval(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Who is asked when the policy says `ask`; without one, `ask` is a deny.
+    pub fn approver(mut self, approver: Rc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
         self
     }
 
@@ -197,6 +218,7 @@ impl SessionBuilder {
                 subagents: RefCell::new(Vec::new()),
                 pending_warnings: RefCell::new(warnings),
                 redactions: self.redactions,
+                gate: self.gate.unwrap_or_else(|| Rc::new(Gate::new(self.policy, self.approver))),
             }
         });
         let session = Session { inner };

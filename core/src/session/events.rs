@@ -68,8 +68,18 @@ pub enum EventData {
         tool_name: String,
         arguments: Value,
     },
+    /// The approval policy asks whether the call may run (its arguments are in its
+    /// `tool_call_start`); the host's approver is asked now. `reason` says why it asks; `always`
+    /// is the rule an "always" answer would add (``shell `cargo test` ``).
+    ApprovalRequested {
+        call_id: String,
+        tool_name: String,
+        reason: String,
+        always: String,
+    },
     /// Whether a call is run: `source` is the check that decided (`registry` for an unknown
-    /// tool, `arguments` for arguments that are not a JSON object, `schema` for the tool's schema).
+    /// tool, `arguments` for arguments that are not a JSON object, `schema` for the tool's
+    /// schema; then the approval policy: `rule`, `mode`, or `approver` for a call it asked about).
     ToolDecision {
         call_id: String,
         tool_name: String,
@@ -180,6 +190,7 @@ impl EventData {
             Self::AssistantTextDelta { .. } => "assistant_text_delta",
             Self::AssistantTextEnd { .. } => "assistant_text_end",
             Self::ToolCallStart { .. } => "tool_call_start",
+            Self::ApprovalRequested { .. } => "approval_requested",
             Self::ToolDecision { .. } => "tool_decision",
             Self::ToolCallOutputDelta { .. } => "tool_call_output_delta",
             Self::ToolCallEnd { .. } => "tool_call_end",

@@ -121,6 +121,8 @@ struct Inner {
     pending_warnings: RefCell<Vec<String>>,
     /// Secret values replaced in tool outputs; shared with subagents.
     redactions: Rc<redact::Redactions>,
+    /// The approval policy and the host's approver; shared with subagents.
+    gate: Rc<crate::approval::Gate>,
 }
 
 impl Session {

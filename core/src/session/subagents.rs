@@ -122,6 +122,7 @@ impl Session {
         builder.depth = inner.depth + 1;
         builder.emitter = Some(inner.emitter.clone());
         builder.redactions = inner.redactions.clone();
+        builder.gate = Some(inner.gate.clone());
         builder.model = model;
         if let Some(schema) = output_schema {
             builder = builder.output_schema(schema).map_err(|e| ToolError::new(format!("output_schema: {e}")))?;

@@ -78,6 +78,8 @@ impl Resumed {
             cwd: flags.cwd.clone().or_else(|| Some(info.working_directory.clone().into())),
             agent: flags.agent.clone().or(agent_id),
             env_pass: flags.env_pass.clone(),
+            approval: flags.approval,
+            default_approval: flags.default_approval,
         }
     }
 }

@@ -239,6 +239,7 @@ fn summary(data: &EventData) -> String {
         }
         EventData::AssistantTextEnd { text, tool_call_count, .. } => format!("{text} · {tool_call_count} tool calls"),
         EventData::ToolCallStart { tool_name, arguments, .. } => format!("{tool_name} {}", main_argument(arguments)),
+        EventData::ApprovalRequested { tool_name, reason, always, .. } => format!("{tool_name} · {reason} · always: {always}"),
         EventData::ToolDecision { tool_name, decision, reason, .. } => {
             format!("{tool_name} {}{}", word(decision), reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())
         }

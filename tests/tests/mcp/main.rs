@@ -246,7 +246,8 @@ fn the_interactive_session_offers_mcp_tools_too() {
     }
     let ask = ToolCall { name: "mcp__everything__echo".into(), arguments: json!({"message": "typed"}), id: None };
     let server = serve([Step::reply(Reply { tool_calls: vec![ask], ..Reply::default() }), Step::reply(Reply::text("Echoed."))]);
-    let mut session = openagent_tests::cli::Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    // The interactive default (`auto-edit`) would ask before an MCP tool: this test is about the tools.
+    let mut session = openagent_tests::cli::Running::with_stdin(sandbox.openagent(Some(&server), &["--approval", "full-auto"]));
     session.write("echo something\n");
     let run = session.finish();
     assert_eq!(run.code, Some(0), "{run:?}");

@@ -43,7 +43,7 @@ fn submit(arguments: Value) -> Step {
 }
 
 /// Writes `.openagent/agents/<id>/agent.yml` in the sandbox's working directory.
-fn agent(sandbox: &Sandbox, id: &str, text: &str) {
+pub(crate) fn agent(sandbox: &Sandbox, id: &str, text: &str) {
     let dir = sandbox.cwd().join(".openagent/agents").join(id);
     std::fs::create_dir_all(&dir).expect("the agent's directory");
     std::fs::write(dir.join("agent.yml"), text).expect("the config");
@@ -117,8 +117,8 @@ fn run_agent_corrects_invalid_results_until_valid_and_reports_result_data() {
     // Refused submissions are denied by the schema check, with every problem as the reason.
     let decisions = run.data_of("tool_decision");
     let decided: Vec<_> = decisions.iter().map(|d| (d["tool"].as_str(), d["decision"].as_str(), d["source"].as_str())).collect();
-    let submit = |decision| (Some("submit_result"), Some(decision), Some("schema"));
-    assert_eq!(decided, [submit("deny"), submit("deny"), submit("allow")]);
+    let submit = |decision, source| (Some("submit_result"), Some(decision), Some(source));
+    assert_eq!(decided, [submit("deny", "schema"), submit("deny", "schema"), submit("allow", "mode")]);
     let refusal = decisions[0]["reason"].as_str().expect("the refusal");
     assert!(refusal.starts_with("The result does not match the required structure (attempt 1 of 3)"), "{refusal}");
     assert!(refusal.contains("/approved") && refusal.contains("/summary"), "every problem is named: {refusal}");

@@ -7,10 +7,11 @@
 //! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
 //! continue, fork, after SIGKILL, over serve); `files` the file tools' guards (special files,
 //! the workspace boundary); `signals` how the CLI and serve end on each signal with a command
-//! running. `support` says how the binary is found.
+//! running; `approval` the approval policies (run, agent configs, the terminal's questions). `support` says how the binary is found.
 
 mod agents;
 mod api;
+mod approval;
 mod files;
 mod outcomes;
 mod resume;
@@ -110,7 +111,7 @@ fn run_json_mode_emits_parseable_event_stream() {
     let decision = &records[3]["data"];
     assert_eq!(
         [&decision["tool"], &decision["decision"], &decision["source"], &decision["reason"]],
-        [&json!("read_file"), &json!("allow"), &json!("schema"), &Value::Null]
+        [&json!("read_file"), &json!("allow"), &json!("mode"), &Value::Null]
     );
     let finished = &records[5]["data"];
     assert_eq!((finished["tool"].as_str(), finished["ok"].as_bool()), (Some("read_file"), Some(true)), "{finished}");

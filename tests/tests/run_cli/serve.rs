@@ -20,7 +20,7 @@ use openagent_tests::cli::{eventually, Sandbox};
 use openagent_tests::over_http::{serve, KEY};
 
 /// The routes the OpenAPI document must describe.
-const ROUTES: [(&str, &str); 10] = [
+const ROUTES: [(&str, &str); 11] = [
     ("get", "/openapi.json"),
     ("post", "/sessions"),
     ("get", "/sessions"),
@@ -31,6 +31,7 @@ const ROUTES: [(&str, &str); 10] = [
     ("post", "/sessions/{id}/abort"),
     ("post", "/sessions/{id}/messages"),
     ("post", "/sessions/{id}/fork"),
+    ("post", "/sessions/{id}/approvals/{call_id}"),
 ];
 
 /// A model answer that takes `ms` to start.
@@ -188,6 +189,60 @@ fn steering_while_running_reaches_the_models_next_request() {
     let idle = api.call("POST", &path, Some(&json!({"message": "too late"})));
     assert_eq!(idle.status, 409, "{idle:?}");
     assert!(idle.error().contains("is not running"), "{idle:?}");
+}
+
+/// A call the policy asks about waits: `approval_requested` on the event stream, answered by
+/// `POST /sessions/{id}/approvals/{call_id}`: deny with a reason (the model reads it), then always.
+#[test]
+fn a_call_that_asks_waits_for_its_approval_over_http() {
+    let sandbox = Sandbox::new();
+    let mock = serve([
+        call("toolu_1", "shell", json!({"command": "touch one.txt"})),
+        call("toolu_2", "shell", json!({"command": "touch two.txt"})),
+        call("toolu_3", "shell", json!({"command": "touch three.txt"})),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let refused = api.call("POST", "/sessions", Some(&json!({"task": TASK, "approval": "yolo"})));
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let id = api.start_session(&json!({"task": TASK, "approval": "auto-edit"}));
+    let mut stream = api.events(&id, "");
+    let asked = |stream: &mut crate::api::EventStream| loop {
+        let frame = stream.next_frame().expect("the stream goes on until the call is answered");
+        if frame.event == "approval_requested" {
+            return frame.data["data"].clone();
+        }
+    };
+    let first = asked(&mut stream);
+    assert_eq!((&first["call_id"], &first["tool_name"]), (&json!("toolu_1"), &json!("shell")), "{first}");
+    assert_eq!(first["reason"], "the auto-edit approval mode asks before commands");
+    assert_eq!(first["always"], "shell `touch`");
+    let approve = |call_id: &str, body: Value| api.call("POST", &format!("/sessions/{id}/approvals/{call_id}"), Some(&body));
+
+    let hostile = approve("toolu_1", json!({"decision": "sure"}));
+    assert_eq!(hostile.status, 400, "{hostile:?}");
+    assert!(hostile.error().contains("not one of allow, deny, always"), "{hostile:?}");
+    let unknown = approve("toolu_9", json!({"decision": "allow"}));
+    assert_eq!(unknown.status, 404, "{unknown:?}");
+    assert!(unknown.error().contains("no call \"toolu_9\""), "{unknown:?}");
+    let denied = approve("toolu_1", json!({"decision": "deny", "reason": "not in the repo root"}));
+    assert_eq!((denied.status, denied.json()), (202, json!({"id": id})), "{denied:?}");
+    assert_eq!(approve("toolu_1", json!({"decision": "allow"})).status, 404, "answered once only");
+
+    let second = asked(&mut stream);
+    assert_eq!(second["call_id"], "toolu_2");
+    assert_eq!(approve("toolu_2", json!({"decision": "always"})).status, 202);
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+
+    assert!(!sandbox.cwd().join("one.txt").exists(), "denied");
+    assert!(sandbox.cwd().join("two.txt").exists() && sandbox.cwd().join("three.txt").exists());
+    let decisions: Vec<(Value, Value)> =
+        event_data(&api, &id, "tool_decision").into_iter().map(|d| (d["decision"].clone(), d["reason"].clone())).collect();
+    assert_eq!(decisions[0], (json!("deny"), json!("the user denied this call: not in the repo root")));
+    assert_eq!(decisions[2], (json!("allow"), json!("allowed always for shell `touch` earlier in this session")));
+    assert_eq!(event_data(&api, &id, "approval_requested").len(), 2, "the third call was not asked about");
+    let after_denial = mock.requests()[1].body.to_string();
+    assert!(after_denial.contains("the user denied this call: not in the repo root"), "{after_denial}");
 }
 
 /// The model answers without a tool round while the steering comes: it is not left for some later

@@ -195,7 +195,7 @@ fn serve_on_sigterm_stops_its_sessions_and_kills_their_commands() {
 fn ctrl_c_on_the_terminal_kills_the_command_and_the_session_goes_on() {
     let sandbox = Sandbox::new();
     let server = serve([sleeper_call(), Step::reply(Reply::text(ANSWER))]);
-    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &[]), None, None);
+    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &["--approval", "full-auto"]), None, None);
     terminal.type_bytes(b"run the sleeper\n");
     let pid = sleeper_pid(&sandbox);
     terminal.type_bytes(b"\x03");
@@ -235,7 +235,7 @@ fn a_terminal_hang_up_ends_the_run_and_its_command_and_writes_run_finished() {
 fn a_terminal_hang_up_ends_the_interactive_session_and_its_command() {
     let sandbox = Sandbox::new();
     let server = serve([sleeper_call()]);
-    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &[]), None, None);
+    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &["--approval", "full-auto"]), None, None);
     terminal.type_bytes(b"run the sleeper\n");
     let pid = sleeper_pid(&sandbox);
     terminal.hang_up();

@@ -87,6 +87,11 @@ impl Terminal {
         }
     }
 
+    /// Everything the terminal showed so far.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
     /// Closes the master: the terminal hangs up.
     pub fn hang_up(&mut self) {
         self.master = None;

@@ -1,5 +1,6 @@
 //! Session tests, named after the items of spec section 9 they prove.
 
+mod approval;
 mod compaction;
 mod results;
 mod snapshot;
@@ -286,7 +287,7 @@ fn each_call_gets_a_decision_naming_the_check_that_made_it() {
         .into_iter()
         .filter_map(|e| match e.data {
             EventData::ToolDecision { decision, source, reason, .. } => {
-                let source = ["registry", "arguments", "schema"].into_iter().find(|s| *s == source).unwrap();
+                let source = ["registry", "arguments", "schema", "mode"].into_iter().find(|s| *s == source).unwrap();
                 Some((decision, source, reason.is_some()))
             }
             _ => None,
@@ -294,7 +295,7 @@ fn each_call_gets_a_decision_naming_the_check_that_made_it() {
         .collect();
     assert_eq!(
         decisions,
-        [(Decision::Deny, "registry", true), (Decision::Deny, "schema", true), (Decision::Allow, "schema", false)]
+        [(Decision::Deny, "registry", true), (Decision::Deny, "schema", true), (Decision::Allow, "mode", false)]
     );
 }
 

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use openagent_core::approval::{ApprovalMode, Rule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -49,6 +50,20 @@ pub struct AgentConfig {
     /// server of the same name replaces the file's).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// The approval policy: a mode and rules; `--approval` overrides the mode.
+    #[serde(default)]
+    pub permissions: Option<Permissions>,
+}
+
+/// `permissions:`: the approval mode (the host's default when absent) and ordered rules, the
+/// first that matches a call deciding it (the core's `Policy`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Permissions {
+    #[serde(default)]
+    pub mode: Option<ApprovalMode>,
+    #[serde(default)]
+    pub rules: Vec<Rule>,
 }
 
 /// Each absent limit keeps the session's default; the command line's flags override these.

@@ -126,7 +126,10 @@ fn unknown_keys_are_errors_at_every_level() {
     let p = problem(&with("tols: [read_file]\n"));
     assert_eq!(at(&p), ("tols", Some(6)));
     assert!(p.message.starts_with("is not a key of this format (the keys here are `schema`, `id`"), "{p:?}");
-    assert!(p.message.ends_with("`tools`, `limits`, `output`, `mcp_servers`): remove it or correct its spelling"), "{p:?}");
+    assert!(
+        p.message.ends_with("`tools`, `limits`, `output`, `mcp_servers`, `permissions`): remove it or correct its spelling"),
+        "{p:?}"
+    );
     let p = problem(&with("limits:\n  max_turns: 3\n  max_trns: 3\n"));
     assert_eq!(at(&p), ("limits.max_trns", Some(8)));
     assert!(
@@ -322,4 +325,41 @@ fn an_error_does_not_print_what_the_file_holds() {
     assert!(shown.contains("invalid type: a string"), "{shown}");
     let quoted = problem(&MINIMAL.replace("name: A", "name: A\nlimits: {max_turns: \"x \\\" y\"}"));
     assert_eq!(quoted.message, "invalid type: a string, expected a whole number");
+}
+
+#[test]
+fn permissions_load_with_a_mode_and_ordered_rules() {
+    let config = parse(
+        &with(
+            "permissions:\n  mode: read-only\n  rules:\n    - { tool: shell, command: git status, decision: allow }\n    \
+             - { tool: write_file, path: \"docs/**\", decision: allow }\n    - { tool: \"mcp__*\", decision: deny }\n",
+        ),
+        "a",
+    )
+    .expect("loads");
+    let permissions = config.permissions.expect("permissions");
+    assert_eq!(permissions.mode, Some(openagent_core::approval::ApprovalMode::ReadOnly));
+    let described: Vec<String> = permissions.rules.iter().map(|r| r.describe()).collect();
+    assert_eq!(described, ["shell `git status`", "write_file `docs/**`", "mcp__*"]);
+}
+
+#[test]
+fn an_unknown_approval_mode_is_refused_with_its_line() {
+    let p = problem(&with("permissions:\n  mode: yolo\n"));
+    assert_eq!(at(&p), ("permissions.mode", Some(7)), "{p:?}");
+    assert!(p.message.contains("read-only") && p.message.contains("full-auto"), "the modes are listed: {p:?}");
+    let p = problem(&with("permissions:\n  rules:\n    - { tool: shell, decision: maybe }\n"));
+    assert_eq!(p.line, Some(8), "{p:?}");
+    assert!(p.message.contains("allow") && p.message.contains("deny"), "{p:?}");
+}
+
+#[test]
+fn a_bad_rule_pattern_is_refused_naming_the_rule_and_its_line() {
+    let text = with("permissions:\n  rules:\n    - { tool: shell, decision: ask }\n    - { tool: write_file, path: \"src**\", decision: allow }\n");
+    let p = problem(&text);
+    assert_eq!(at(&p), ("permissions.rules[1].path", Some(9)), "{p:?}");
+    assert!(p.message.contains("whole path segment"), "{p:?}");
+    let p = problem(&with("permissions:\n  rules:\n    - tool: read_file\n      command: ls\n      decision: allow\n"));
+    assert_eq!(at(&p), ("permissions.rules[0].command", Some(9)), "{p:?}");
+    assert!(p.message.contains("`command` applies to the `shell` tool only"), "{p:?}");
 }

@@ -3,6 +3,7 @@
 //! check, so a config that loads is one a session accepts). Every problem is reported, not just
 //! the first.
 
+use openagent_core::approval::{ApprovalMode, Policy};
 use openagent_core::session::{check_output_schema, SUBAGENT_TOOLS};
 use openagent_core::setup::ProviderKind;
 
@@ -80,6 +81,19 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
     }
     if config.limits.max_result_attempts == Some(0) {
         problem("limits.max_result_attempts", at("limits"), "must be at least 1 (the first submission is an attempt)".into());
+    }
+    if let Some(permissions) = &config.permissions {
+        let policy = Policy { mode: ApprovalMode::default(), rules: permissions.rules.clone() };
+        if let Err((index, field, message)) = policy.check() {
+            let rule = &permissions.rules[index];
+            let needle = match field {
+                "command" => rule.command.as_deref(),
+                "path" => rule.path.as_deref(),
+                _ => None,
+            };
+            let line = at("permissions").and_then(|from| line_containing(text, from, needle.unwrap_or("tool")));
+            problem(&format!("permissions.rules[{index}].{field}"), line, message);
+        }
     }
     if let Some(schema) = config.output_schema() {
         if let Err(error) = check_output_schema(schema) {

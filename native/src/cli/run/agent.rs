@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::rc::Rc;
 
+use openagent_core::approval::{ApprovalMode, Approver, Policy};
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
@@ -12,6 +13,7 @@ use openagent_core::session::{SessionBuilder, SessionSnapshot};
 use openagent_core::setup::{discover_model, ProviderKind, ProviderSettings, SetupError};
 use openagent_core::{Session, SessionConfig, SessionError};
 
+use super::approval::CannotAsk;
 use crate::cli::agents::{self, AgentConfig};
 use crate::cli::mcp::{self, McpServer};
 use crate::host::http::NativeHttpClient;
@@ -31,6 +33,10 @@ pub struct AgentOptions {
     pub agent: Option<String>,
     /// Variables of this process commands see beyond the core ones (`--env-pass`).
     pub env_pass: Vec<String>,
+    /// `--approval`: the approval mode, over the agent config's.
+    pub approval: Option<ApprovalMode>,
+    /// The mode when neither the flag nor the agent config gives one: the host's default.
+    pub default_approval: ApprovalMode,
 }
 
 /// What a run starts its sessions from, once the options are checked: the provider's settings
@@ -44,6 +50,11 @@ pub struct Launcher {
     pub config: Option<AgentConfig>,
     /// The MCP servers of the directory and the agent config, connected (or with their error).
     pub mcp: Vec<McpServer>,
+    /// The approval policy every session of this run is held to.
+    pub policy: Policy,
+    /// Who is asked when the policy says `ask`: by default no one ([`CannotAsk`]), so `ask` is
+    /// a deny that names the flag; the interactive session and `serve` ask a person.
+    pub approver: Rc<dyn Approver>,
     env: Rc<LocalEnvironment>,
     http: Rc<NativeHttpClient>,
     runtime: Rc<NativeRuntime>,
@@ -69,7 +80,11 @@ impl Launcher {
         for warning in mcp::warnings(&mcp) {
             eprintln!("warning: {warning}");
         }
-        Ok(Self { settings, model, cwd, config, mcp, env: Rc::new(env), http, runtime })
+        let permissions = config.as_ref().and_then(|c| c.permissions.clone()).unwrap_or_default();
+        let mode = options.approval.or(permissions.mode).unwrap_or(options.default_approval);
+        let policy = Policy { mode, rules: permissions.rules };
+        let approver = Rc::new(CannotAsk);
+        Ok(Self { settings, model, cwd, config, mcp, policy, approver, env: Rc::new(env), http, runtime })
     }
 
     /// The session's settings: the agent config's limits, or for a session `resumed` the ones
@@ -116,7 +131,9 @@ impl Launcher {
             .id(id)
             .config(config)
             .retries(RetryPolicy::default())
-            .redact(self.secrets());
+            .redact(self.secrets())
+            .approval(self.policy.clone())
+            .approver(self.approver.clone());
         match &self.config {
             Some(agent) => agent.configure(builder),
             None => builder,

@@ -15,6 +15,7 @@ use futures::stream::{self, StreamExt};
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::SessionStatus;
 
+use super::approval::{PendingAnswer, TerminalApprover};
 use super::{
     drive, load_resumed, pinned_runtime, prepare_agent, record, signal_wakes, AgentOptions, ExitReason, Human, LimitFlags,
     Output, Report, RunConfig, Wake,
@@ -51,13 +52,16 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         .map(|from| load_resumed(from, &args.data_dir, &args.agent))
         .transpose()
         .and_then(|resumed| Ok((prepare_agent(&args.agent, resumed.as_ref(), &runtime)?, resumed)));
-    let (agent, resumed) = match prepared {
+    let (mut agent, resumed) = match prepared {
         Ok(prepared) => prepared,
         Err(message) => {
             human.fatal(&message);
             return ExitReason::ConfigError.code();
         }
     };
+    // While the policy asks about a call, the next line typed answers it.
+    let answers = PendingAnswer::default();
+    agent.approver = Rc::new(TerminalApprover { answers: answers.clone() });
     let snapshot = resumed.as_ref().map(|resumed| &resumed.snapshot);
     let config = agent.session_config(&args.limits, snapshot);
     let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone(), None);
@@ -66,12 +70,13 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         None => new_session(),
     };
     eprintln!(
-        "OpenAgent{} · {} · {} · {}{}\nType a task and press Enter. While it runs, type to steer it. {COMPACT} compacts the \
+        "OpenAgent{} · {} · {} · {} · approval {}{}\nType a task and press Enter. While it runs, type to steer it. {COMPACT} compacts the \
          conversation. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
         agent.config.as_ref().map(|config| format!(" · agent {}", config.id)).unwrap_or_default(),
         agent.settings.kind,
         agent.model,
         agent.cwd.display(),
+        agent.policy.mode.name(),
         resumed.as_ref().map(|resumed| format!("\nResuming session {}.", resumed.id())).unwrap_or_default(),
     );
 
@@ -101,7 +106,11 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         let mut presses = 0;
         let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Outside));
         let on_wake = |wake: Wake<String>| match wake {
-            Wake::Outside(line) if !line.trim().is_empty() => session.steer(line),
+            Wake::Outside(line) => {
+                if let Some(line) = answers.take_line(line).filter(|line| !line.trim().is_empty()) {
+                    session.steer(line);
+                }
+            }
             Wake::Signal => {
                 presses += 1;
                 if presses > 1 {

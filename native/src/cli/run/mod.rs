@@ -4,6 +4,7 @@
 //! exit code says how it ended ([`ExitReason`]).
 
 mod agent;
+pub mod approval;
 mod artifacts;
 mod human;
 pub mod interactive;

@@ -30,6 +30,7 @@ use runs::Runs;
 use sse::Streams;
 
 use crate::cli::run::AgentOptions;
+use openagent_core::approval::ApprovalMode;
 
 use crate::host::http_server::{self, Answer, BadRequest, Limits, Request, Responder, Serving};
 use crate::store::Store;
@@ -70,6 +71,8 @@ pub struct ServeOptions {
     /// An open session with no request for it and no input running this long is closed (it stays
     /// in the store; a message takes it up again). `None`: never.
     pub session_idle: Option<Duration>,
+    /// `--approval`: the sessions' approval mode where a request and the agent config say nothing.
+    pub approval: Option<ApprovalMode>,
 }
 
 /// How long the open sessions have to record their end when the server is stopped.
@@ -105,7 +108,8 @@ impl Server {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port 0)"))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        let defaults = AgentOptions { cwd: options.cwd, env_pass: options.env_pass, ..AgentOptions::default() };
+        let defaults =
+            AgentOptions { cwd: options.cwd, env_pass: options.env_pass, approval: options.approval, ..AgentOptions::default() };
         let runs = Runs::new(options.data_dir.clone(), defaults, options.session_idle);
         let api = Api::new(runs.clone(), options.data_dir, options.allowed_base_urls);
         let defaults = Limits::default();

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use openagent_core::approval::{Approval, ApprovalMode};
 use openagent_core::runtime::format_rfc3339;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -33,11 +34,12 @@ pub enum Route {
     Abort,
     Messages,
     Fork,
+    Approve,
 }
 
 /// Every route: its method and path, written as the OpenAPI document writes them (`{id}` is one
 /// path segment; a subagent's id holds a `/`, sent as `%2F`).
-pub const ROUTES: [(&str, &str, Route); 10] = [
+pub const ROUTES: [(&str, &str, Route); 11] = [
     ("GET", "/openapi.json", Route::OpenApi),
     ("POST", "/sessions", Route::CreateSession),
     ("GET", "/sessions", Route::ListSessions),
@@ -48,6 +50,7 @@ pub const ROUTES: [(&str, &str, Route); 10] = [
     ("POST", "/sessions/{id}/abort", Route::Abort),
     ("POST", "/sessions/{id}/messages", Route::Messages),
     ("POST", "/sessions/{id}/fork", Route::Fork),
+    ("POST", "/sessions/{id}/approvals/{call_id}", Route::Approve),
 ];
 
 /// What a request gets.
@@ -147,6 +150,23 @@ impl Api {
             Route::Messages => self.message(id, request),
             Route::Fork => self.fork(id, request),
             Route::Abort => self.control(id, || Ok(self.runs.abort(id))),
+            Route::Approve => {
+                // The route matched, so the path ends in the call id.
+                let raw = path.rsplit('/').next().unwrap_or_default();
+                let call_id = percent_decode(raw)
+                    .ok_or_else(|| ApiError::new(400, format!("the call id {raw:?} is not valid percent-encoded UTF-8")))?;
+                let approval = approval(request)?;
+                self.control(id, || match self.runs.approve(id, call_id.clone(), approval) {
+                    Err(Refusal::NoSuchCall) => Err(ApiError::new(
+                        404,
+                        format!(
+                            "no call {call_id:?} of session {id} waits for approval (it was answered, the input ended, or \
+                             the id is not that of an `approval_requested` event)"
+                        ),
+                    )),
+                    answer => Ok(answer),
+                })
+            }
         }
     }
 
@@ -241,6 +261,7 @@ impl Api {
                 format!("session {id} is not running: give it a new input with POST /sessions/{{id}}/messages"),
             )),
             Err(Refusal::NoAnswer) => Err(ApiError::new(503, format!("session {id} did not answer in time; try again"))),
+            Err(Refusal::NoSuchCall) => Err(ApiError::new(404, format!("no call of session {id} waits for approval"))),
         }
     }
 }
@@ -279,6 +300,7 @@ fn matches<'a>(pattern: &str, path: &'a str) -> Option<Option<&'a str>> {
         match (wanted.next(), given.next()) {
             (None, None) => return Some(id),
             (Some("{id}"), Some(segment)) if !segment.is_empty() => id = Some(segment),
+            (Some("{call_id}"), Some(segment)) if !segment.is_empty() => {}
             (Some(literal), Some(segment)) if literal == segment => {}
             _ => return None,
         }
@@ -300,6 +322,8 @@ struct NewSessionBody {
     /// An agent config of the server's working directory (`.openagent/agents/<id>/agent.yml`).
     agent: Option<String>,
     parent_id: Option<String>,
+    /// The approval mode, over the agent config's and the server's `--approval`.
+    approval: Option<String>,
 }
 
 impl NewSessionBody {
@@ -313,6 +337,7 @@ impl NewSessionBody {
         if self.output_schema.as_ref().is_some_and(|schema| !schema.is_object()) {
             return Err(ApiError::new(400, "output_schema must be a JSON Schema object"));
         }
+        let approval = self.approval.as_deref().map(ApprovalMode::parse).transpose().map_err(|e| ApiError::new(400, e))?;
         Ok(NewRun {
             task: self.task,
             agent: AgentOptions {
@@ -321,7 +346,8 @@ impl NewSessionBody {
                 base_url: self.base_url,
                 cwd: None,
                 agent: self.agent,
-                env_pass: Vec::new(),
+                approval,
+                ..AgentOptions::default()
             },
             max_turns: self.max_turns,
             max_tool_rounds: self.max_tool_rounds,
@@ -339,6 +365,35 @@ impl NewSessionBody {
 struct ForkBody {
     /// Fork from the latest snapshot at or before this event; the latest of all when absent.
     at: Option<i64>,
+}
+
+/// `POST /sessions/{id}/approvals/{call_id}`'s body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApprovalBody {
+    decision: String,
+    reason: Option<String>,
+}
+
+/// The most a denial's reason may say: it goes to the model.
+const MAX_REASON_BYTES: usize = 4096;
+
+fn approval(request: &Request) -> Result<Approval, ApiError> {
+    let body: ApprovalBody = parse(&request.body)?;
+    let reason = body.reason.filter(|reason| !reason.trim().is_empty());
+    if reason.as_ref().is_some_and(|reason| reason.len() > MAX_REASON_BYTES) {
+        return Err(ApiError::new(
+            400,
+            format!("reason is longer than {MAX_REASON_BYTES} bytes; it goes to the model: say it shorter"),
+        ));
+    }
+    match body.decision.as_str() {
+        "allow" | "always" if reason.is_some() => Err(ApiError::new(400, "reason is for a denial; leave it out to allow")),
+        "allow" => Ok(Approval::Allow),
+        "always" => Ok(Approval::AllowAlways),
+        "deny" => Ok(Approval::Deny(reason.map(|reason| format!("the user denied this call: {reason}")))),
+        other => Err(ApiError::new(400, format!("decision {other:?} is not one of allow, deny, always"))),
+    }
 }
 
 /// The body of steer and messages.
@@ -445,6 +500,30 @@ mod tests {
             .and_then(NewSessionBody::into_run)
             .expect("valid");
         assert_eq!((run.max_turns, run.agent.model.as_deref(), run.parent_id.as_deref()), (Some(3), Some("m"), Some("r_1")));
+    }
+
+    #[test]
+    fn an_approval_answer_is_checked_and_hostile_ones_refused() {
+        let answer = |body: &str| {
+            let request = Request { method: "POST".into(), target: "/".into(), headers: Vec::new(), body: body.into() };
+            approval(&request)
+        };
+        assert_eq!(answer(r#"{"decision": "allow"}"#), Ok(Approval::Allow));
+        assert_eq!(answer(r#"{"decision": "always", "reason": " "}"#), Ok(Approval::AllowAlways));
+        assert_eq!(answer(r#"{"decision": "deny"}"#), Ok(Approval::Deny(None)));
+        let denied = answer(r#"{"decision": "deny", "reason": "not on main"}"#);
+        assert_eq!(denied, Ok(Approval::Deny(Some("the user denied this call: not on main".into()))));
+        let refused = |body: &str| answer(body).expect_err(body).message;
+        assert!(refused(r#"{"decision": "yes"}"#).contains("\"yes\" is not one of allow, deny, always"));
+        assert!(refused(r#"{"decision": "allow", "reason": "fine"}"#).contains("reason is for a denial"));
+        assert!(refused(r#"{"decision": 1}"#).contains("invalid type: integer"));
+        assert!(refused(r#"{"decision": "deny", "why": "x"}"#).contains("unknown field `why`"));
+        assert!(refused(&format!(r#"{{"decision": "deny", "reason": "{}"}}"#, "x".repeat(5000))).contains("longer than 4096"));
+        assert!(refused("").contains("no body"));
+        assert_eq!(find("POST", "/sessions/r_1/approvals/toolu_1"), Ok((Route::Approve, Some("r_1"))));
+        assert_eq!(find("POST", "/sessions/r_1/approvals/").map_err(|e| e.status), Err(404));
+        let error = parse::<NewSessionBody>(br#"{"task": "x", "approval": "yolo"}"#).and_then(NewSessionBody::into_run);
+        assert!(error.expect_err("unknown mode").message.contains("unknown approval mode `yolo`"));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! parent). A message to a stored session that is not open here takes it up again from its latest
 //! snapshot ([`Runs::resume`]), on a thread of its own like any other.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -19,9 +20,12 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
+use futures::channel::oneshot;
 use futures::future::{select, Either};
 use futures::StreamExt;
+use openagent_core::approval::{Approval, ApprovalRequest, Approver};
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::{Session, SessionStatus};
 use serde_json::Value;
@@ -78,6 +82,8 @@ pub enum Refusal {
     NotRunning,
     /// Its thread did not answer in time.
     NoAnswer,
+    /// No call of it waits for an approval under that id.
+    NoSuchCall,
 }
 
 type Answer = mpsc::Sender<Result<(), Refusal>>;
@@ -89,6 +95,8 @@ enum Control {
     Abort(Answer),
     /// A child's result: steering while the session runs, a new input when it waits.
     Callback(String),
+    /// The answer to the approval a call waits for.
+    Approve(String, Approval, Answer),
 }
 
 /// An open session, as the HTTP threads see it.
@@ -222,6 +230,11 @@ impl Runs {
         self.ask(id, |answer| Control::Input(message, answer))
     }
 
+    /// Answers the approval the call `call_id` of the running session waits for.
+    pub fn approve(&self, id: &str, call_id: String, approval: Approval) -> Result<(), Refusal> {
+        self.ask(id, |answer| Control::Approve(call_id, approval, answer))
+    }
+
     /// Stops the session's model call and commands and closes it.
     pub fn abort(&self, id: &str) -> Result<(), Refusal> {
         self.ask(id, Control::Abort)
@@ -283,7 +296,8 @@ impl Runs {
     fn run(&self, id: &str, run: NewRun, mut control: UnboundedReceiver<Control>, ready: &mpsc::Sender<Result<(), StartError>>) {
         let runtime = Rc::new(pinned_runtime());
         let now = || format_rfc3339(runtime.now_ms());
-        let (agent, session, recorder) = match self.prepare(id, &run, &runtime, now()) {
+        let waiting = Waiting::default();
+        let (agent, session, recorder) = match self.prepare(id, &run, &runtime, now(), &waiting) {
             Ok(prepared) => prepared,
             Err(error) => {
                 let _ = ready.send(Err(error));
@@ -297,7 +311,7 @@ impl Runs {
             let started = runtime.now_ms();
             let outside = control.by_ref().map(Wake::Outside).boxed_local();
             let result = runtime.block_on(drive(&session, session.submit(text), &runtime, outside, |wake| match wake {
-                Wake::Outside(request) => while_running(&session, request),
+                Wake::Outside(request) => while_running(&session, &waiting, request),
                 wake => report.wake_on(wake, &session),
             }));
             report.checkpoint(&session, true, &now());
@@ -334,13 +348,17 @@ impl Runs {
         run: &NewRun,
         runtime: &Rc<NativeRuntime>,
         created_at: String,
+        waiting: &Waiting,
     ) -> Result<(Launcher, Session, Recorder), StartError> {
         let options = AgentOptions {
             cwd: run.agent.cwd.clone().or_else(|| self.defaults.cwd.clone()),
             env_pass: self.defaults.env_pass.clone(),
+            // The server's --approval is the default under the agent config's mode.
+            default_approval: self.defaults.approval.unwrap_or(self.defaults.default_approval),
             ..run.agent.clone()
         };
-        let agent = Launcher::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
+        let mut agent = Launcher::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
+        agent.approver = Rc::new(waiting.clone());
         let snapshot = run.resume.as_ref().map(|resumed| resumed.snapshot.clone());
         let limits = LimitFlags {
             max_turns: run.max_turns,
@@ -379,8 +397,25 @@ impl Runs {
     }
 }
 
+/// The calls of a session that wait for their approval, by call id: the session's approver.
+/// The `approval_requested` event (in the store, so on the SSE stream) tells the client, and
+/// `POST /sessions/{id}/approvals/{call_id}` answers.
+#[derive(Clone, Default)]
+struct Waiting(Rc<RefCell<HashMap<String, oneshot::Sender<Approval>>>>);
+
+#[async_trait(?Send)]
+impl Approver for Waiting {
+    async fn approve(&self, request: &ApprovalRequest) -> Approval {
+        let (tx, rx) = oneshot::channel();
+        self.0.borrow_mut().insert(request.call_id.clone(), tx);
+        let answer = rx.await;
+        self.0.borrow_mut().remove(&request.call_id);
+        answer.unwrap_or_else(|_| Approval::Deny(Some("the approval was not answered".into())))
+    }
+}
+
 /// A request that came while the session works on an input.
-fn while_running(session: &Session, request: Control) {
+fn while_running(session: &Session, waiting: &Waiting, request: Control) {
     // An answer nobody waits for any more (the HTTP client gave up) is dropped.
     match request {
         Control::Steer(message, answer) => {
@@ -395,6 +430,11 @@ fn while_running(session: &Session, request: Control) {
             let _ = answer.send(Ok(()));
         }
         Control::Callback(message) => session.steer(message),
+        Control::Approve(call_id, approval, answer) => {
+            let waiter = waiting.0.borrow_mut().remove(&call_id);
+            let answered = waiter.is_some_and(|tx| tx.send(approval).is_ok());
+            let _ = answer.send(if answered { Ok(()) } else { Err(Refusal::NoSuchCall) });
+        }
     }
 }
 
@@ -445,6 +485,9 @@ fn next_input(
             }
             Control::Steer(_, answer) => {
                 let _ = answer.send(Err(Refusal::NotRunning));
+            }
+            Control::Approve(_, _, answer) => {
+                let _ = answer.send(Err(Refusal::NoSuchCall));
             }
             Control::Abort(answer) => {
                 close(session, report);

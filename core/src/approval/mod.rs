@@ -1,0 +1,432 @@
+//! Approval: whether a tool call may run, decided `allow`, `ask` or `deny` by a [`Policy`].
+//!
+//! A policy is a mode and ordered rules. A rule names a tool (a glob: `shell`, `mcp__*`), and
+//! for the shell tool a command (a prefix, `git status`, or a glob, `cargo *`), for the file tools
+//! a path glob (`src/**`); the first rule that matches a call decides it. When none does, the
+//! mode decides, with names taken from codex:
+//! - `read-only`: the tools that write files, and commands, ask;
+//! - `auto-edit`: file edits are allowed, commands ask;
+//! - `full-auto`: everything is allowed (the default, the core's behaviour before policies).
+//!
+//! `ask` goes to the host through the [`Approver`] seam: a terminal prompt, an HTTP round trip,
+//! an async JavaScript function. It answers allow, deny (with a reason the model reads), or allow
+//! always, which allows calls like this one for the rest of the session. Without an approver,
+//! `ask` is a deny. Tools other than the file tools and the shell (the host's own, MCP tools,
+//! subagent tools) are allowed unless a rule says otherwise.
+
+mod glob;
+#[cfg(test)]
+mod tests;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use glob::glob_match;
+
+/// How the tools of MCP servers are named (`mcp__<server>__<tool>`): what they do is the server's
+/// to say, so `read-only` and `auto-edit` ask before them as before commands.
+pub const MCP_TOOL_PREFIX: &str = "mcp__";
+/// The tools that change files: `read-only` asks before them.
+pub const EDIT_TOOLS: [&str; 3] = ["write_file", "edit_file", "apply_patch"];
+/// The tool that runs commands: `read-only` and `auto-edit` ask before it.
+pub const SHELL_TOOL: &str = "shell";
+/// The tools a `path` rule can match: the edit tools and those that read.
+pub const FILE_TOOLS: [&str; 8] =
+    ["write_file", "edit_file", "apply_patch", "read_file", "read_many_files", "list_dir", "grep", "glob"];
+
+/// What a policy does when no rule matches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalMode {
+    /// Writes, commands and MCP tools ask.
+    ReadOnly,
+    /// File edits are allowed, commands and MCP tools ask.
+    AutoEdit,
+    /// Everything is allowed.
+    #[default]
+    FullAuto,
+}
+
+impl ApprovalMode {
+    pub const NAMES: &'static str = "read-only, auto-edit, full-auto";
+
+    /// The mode named `name`, or an error listing the names.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "read-only" => Ok(Self::ReadOnly),
+            "auto-edit" => Ok(Self::AutoEdit),
+            "full-auto" => Ok(Self::FullAuto),
+            _ => Err(format!("unknown approval mode `{name}`; the modes are {}", Self::NAMES)),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::AutoEdit => "auto-edit",
+            Self::FullAuto => "full-auto",
+        }
+    }
+}
+
+/// What a rule (or a mode) says of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// One rule: `tool` is a glob over tool names; `command` (shell only) a prefix of the command,
+/// or a glob over all of it when it has `*` or `?`; `path` (file tools only) a glob every path
+/// of the call must match, relative to the working directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub decision: Permission,
+}
+
+impl Rule {
+    /// Why this rule cannot be used, if it cannot: each problem names the field.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.tool.is_empty() {
+            return Err(("tool", "the tool name (or glob) is empty".into()));
+        }
+        let plain = !is_glob(&self.tool);
+        match (&self.command, &self.path) {
+            (Some(_), Some(_)) => Err(("path", "a rule has `command` or `path`, not both".into())),
+            (Some(command), None) => {
+                if plain && self.tool != SHELL_TOOL {
+                    return Err(("command", format!("`command` applies to the `shell` tool only, not `{}`", self.tool)));
+                }
+                if command.trim().is_empty() {
+                    return Err(("command", "the command pattern is empty".into()));
+                }
+                Ok(())
+            }
+            (None, Some(path)) => {
+                if plain && !FILE_TOOLS.contains(&self.tool.as_str()) {
+                    let tools = FILE_TOOLS.join(", ");
+                    return Err(("path", format!("`path` applies to the file tools ({tools}), not `{}`", self.tool)));
+                }
+                if path.is_empty() {
+                    return Err(("path", "the path glob is empty".into()));
+                }
+                glob::check_path_glob(path).map_err(|e| ("path", e))
+            }
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// The rule as people read it: ``shell `git status` `` or ``write_file `src/**` ``.
+    pub fn describe(&self) -> String {
+        match self.command.as_ref().or(self.path.as_ref()) {
+            // Concatenation rather than `format!` here and below: less code in the browser bundle.
+            Some(pattern) => [&self.tool, " `", pattern, "`"].concat(),
+            None => self.tool.clone(),
+        }
+    }
+
+    /// Whether the rule applies to `call`. An `allow` with a command pattern never matches a
+    /// command that chains or redirects (`git status; rm -rf ~`): the pattern vouches for one
+    /// command, not for what follows it.
+    fn matches(&self, call: &CallFacts) -> bool {
+        if !glob_match(&self.tool, &call.tool, false) {
+            return false;
+        }
+        if let Some(pattern) = &self.command {
+            let Some(command) = &call.command else { return false };
+            if self.decision == Permission::Allow && command.bytes().any(|b| b";&|`$><\n(".contains(&b)) {
+                return false;
+            }
+            return if is_glob(pattern) {
+                glob_match(pattern, command, false)
+            } else {
+                command.strip_prefix(pattern.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+            };
+        }
+        if let Some(pattern) = &self.path {
+            return !call.paths.is_empty() && call.paths.iter().all(|path| glob_match(pattern, path, true));
+        }
+        true
+    }
+}
+
+/// A mode and ordered rules: the first rule that matches a call decides it, else the mode.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Policy {
+    pub mode: ApprovalMode,
+    pub rules: Vec<Rule>,
+}
+
+impl Policy {
+    /// Every rule checked: the first problem, with the rule's index and field.
+    pub fn check(&self) -> Result<(), (usize, &'static str, String)> {
+        for (index, rule) in self.rules.iter().enumerate() {
+            rule.check().map_err(|(field, message)| (index, field, message))?;
+        }
+        Ok(())
+    }
+
+    /// What the policy says of the call `tool` with `arguments`, in `working_dir`, and why.
+    pub fn decide(&self, tool: &str, arguments: &Value, working_dir: &str) -> Verdict {
+        let call = CallFacts::new(tool, arguments, working_dir);
+        self.decide_facts(&call)
+    }
+
+    fn decide_facts(&self, call: &CallFacts) -> Verdict {
+        if let Some((index, rule)) = self.rules.iter().enumerate().find(|(_, rule)| rule.matches(call)) {
+            let number = (index + 1).to_string();
+            let reason =
+                ["rule ", &number, " of the approval policy (", &rule.describe(), ": ", word(rule.decision), ")"].concat();
+            return Verdict { permission: rule.decision, source: "rule", reason: Some(reason) };
+        }
+        let mode = self.mode;
+        let (permission, what) = if call.tool == SHELL_TOOL {
+            (mode != ApprovalMode::FullAuto, "commands")
+        } else if call.tool.starts_with(MCP_TOOL_PREFIX) {
+            (mode != ApprovalMode::FullAuto, "the tools of MCP servers")
+        } else if EDIT_TOOLS.contains(&call.tool.as_str()) {
+            (mode == ApprovalMode::ReadOnly, "file edits")
+        } else {
+            (false, "")
+        };
+        if permission {
+            let reason = ["the ", mode.name(), " approval mode asks before ", what].concat();
+            Verdict { permission: Permission::Ask, source: "mode", reason: Some(reason) }
+        } else {
+            Verdict { permission: Permission::Allow, source: "mode", reason: None }
+        }
+    }
+}
+
+fn is_glob(pattern: &str) -> bool {
+    pattern.bytes().any(|b| b == b'*' || b == b'?')
+}
+
+fn word(permission: Permission) -> &'static str {
+    match permission {
+        Permission::Allow => "allow",
+        Permission::Ask => "ask",
+        Permission::Deny => "deny",
+    }
+}
+
+/// A policy's answer: what, which part of the policy decided it (`rule` or `mode`), and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub permission: Permission,
+    pub source: &'static str,
+    pub reason: Option<String>,
+}
+
+/// What rules look at in a call: its tool, its command, its paths relative to the working directory.
+struct CallFacts {
+    tool: String,
+    command: Option<String>,
+    paths: Vec<String>,
+}
+
+impl CallFacts {
+    fn new(tool: &str, arguments: &Value, working_dir: &str) -> Self {
+        let text = |key: &str| arguments.get(key).and_then(Value::as_str);
+        let command = (tool == SHELL_TOOL).then(|| text("command").unwrap_or("").trim().to_owned());
+        // Plain loops and pushes: iterator adapters would each be code of their own in the bundle.
+        let mut paths = Vec::new();
+        let mut add = |path: &str| paths.push(relative(path.trim(), working_dir));
+        if let Some(path) = text("file_path").or_else(|| text("path")) {
+            add(path);
+        } else if let Some(list) = arguments.get("paths").and_then(Value::as_array) {
+            for path in list {
+                add(path.as_str().unwrap_or(""));
+            }
+        } else if let Some(patch) = text("patch") {
+            for line in patch.lines() {
+                for head in ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "] {
+                    if let Some(path) = line.trim().strip_prefix(head) {
+                        add(path);
+                    }
+                }
+            }
+        } else if FILE_TOOLS.contains(&tool) {
+            add("."); // list_dir, grep and glob default to the working directory
+        }
+        Self { tool: tool.to_owned(), command, paths }
+    }
+
+    /// The rule "always" adds for this call: the command's first word (and its subcommand), the
+    /// directory of its paths, or the whole tool.
+    fn always_rule(&self) -> Rule {
+        let mut rule = Rule { tool: self.tool.clone(), command: None, path: None, decision: Permission::Allow };
+        if let Some(command) = &self.command {
+            let mut words = command.split(' ').filter(|word| !word.is_empty());
+            let mut prefix = words.next().unwrap_or("").to_owned();
+            if let Some(sub) = words.next().filter(|w| w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')) {
+                if !sub.starts_with('-') {
+                    prefix = [&prefix, " ", sub].concat();
+                }
+            }
+            rule.command = (!prefix.is_empty()).then_some(prefix);
+        } else if let Some(first) = self.paths.first() {
+            // A call with paths elsewhere too is not matched by it: every path must match.
+            rule.path = Some(match first.rsplit_once('/') {
+                Some((dir, _)) => [dir, "/**"].concat(),
+                None => first.clone(),
+            });
+        }
+        rule
+    }
+}
+
+/// `path` relative to `working_dir` when it is inside it, without a leading `./`.
+fn relative(path: &str, working_dir: &str) -> String {
+    let dir = working_dir.trim_end_matches('/');
+    let inside = path
+        .strip_prefix(dir)
+        .filter(|_| !dir.is_empty())
+        .and_then(|rest| rest.strip_prefix('/').or((rest.is_empty()).then_some(".")));
+    let path = inside.unwrap_or(path);
+    let path = path.strip_prefix("./").unwrap_or(path);
+    if path.is_empty() {
+        ".".into()
+    } else {
+        path.to_owned()
+    }
+}
+
+/// A call the policy asks about, as the host's [`Approver`] gets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest {
+    pub call_id: String,
+    pub tool_name: String,
+    pub arguments: Value,
+    /// Why it asks: the rule or the mode.
+    pub reason: String,
+    /// The rule that [`Approval::AllowAlways`] adds to the session.
+    pub always: Rule,
+}
+
+/// The host's answer to an [`ApprovalRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    Allow,
+    /// Allow this call, and calls matching [`ApprovalRequest::always`] for the rest of the session.
+    AllowAlways,
+    /// Refuse; the reason (the user's, or the host's own words) goes to the model.
+    Deny(Option<String>),
+}
+
+/// The host seam for `ask`: one method, asked once per call that needs it, one call at a time.
+#[async_trait(?Send)]
+pub trait Approver {
+    async fn approve(&self, request: &ApprovalRequest) -> Approval;
+}
+
+/// A session's policy, its approver, and the rules "always" added: shared with its subagents,
+/// so a subagent is held to the same policy and an "always" counts for all of them.
+#[derive(Default)]
+pub(crate) struct Gate {
+    pub policy: Policy,
+    pub approver: Option<Rc<dyn Approver>>,
+    always: RefCell<Vec<Rule>>,
+    /// One question at a time: parallel calls wait, then see any "always" given meanwhile. A
+    /// flag and the wakers of those waiting, rather than an async mutex, for the browser bundle.
+    asking: Cell<bool>,
+    waiting: RefCell<Vec<Waker>>,
+}
+
+/// The turn to ask, given back (and the next waiter woken) when dropped, also when the question
+/// is abandoned (an abort).
+struct Turn<'a>(&'a Gate);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        self.0.asking.set(false);
+        for waker in self.0.waiting.take() {
+            waker.wake();
+        }
+    }
+}
+
+/// The decision on a call: `allow` or `deny` (never `ask`: asked already), its source and reason.
+pub(crate) struct Decided {
+    pub allowed: bool,
+    pub source: &'static str,
+    pub reason: Option<String>,
+}
+
+impl Gate {
+    pub fn new(policy: Policy, approver: Option<Rc<dyn Approver>>) -> Self {
+        Self { policy, approver, ..Self::default() }
+    }
+
+    /// Decides `tool`'s call, asking the approver when the policy says `ask`; `on_ask` is told
+    /// just before it is asked.
+    pub async fn decide(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: &Value,
+        working_dir: &str,
+        on_ask: impl Fn(&ApprovalRequest),
+    ) -> Decided {
+        let call = CallFacts::new(tool, arguments, working_dir);
+        let verdict = self.policy.decide_facts(&call);
+        let reason = match verdict.permission {
+            Permission::Allow => return Decided { allowed: true, source: verdict.source, reason: verdict.reason },
+            Permission::Deny => return Decided { allowed: false, source: verdict.source, reason: verdict.reason },
+            Permission::Ask => verdict.reason.unwrap_or_default(),
+        };
+        futures::future::poll_fn(|cx| {
+            if self.asking.replace(true) {
+                self.waiting.borrow_mut().push(cx.waker().clone());
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await;
+        let _turn = Turn(self);
+        if let Some(rule) = self.always.borrow().iter().find(|rule| rule.matches(&call)) {
+            let reason = ["allowed always for ", &rule.describe(), " earlier in this session"].concat();
+            return Decided { allowed: true, source: "approver", reason: Some(reason) };
+        }
+        let Some(approver) = &self.approver else {
+            let reason = reason + ", and no one can be asked here";
+            return Decided { allowed: false, source: "approver", reason: Some(reason) };
+        };
+        let request = ApprovalRequest {
+            call_id: call_id.to_owned(),
+            tool_name: tool.to_owned(),
+            arguments: arguments.clone(),
+            reason,
+            always: call.always_rule(),
+        };
+        on_ask(&request);
+        let (allowed, reason) = match approver.approve(&request).await {
+            Approval::Allow => (true, None),
+            Approval::AllowAlways => {
+                let reason = ["allowed always for ", &request.always.describe()].concat();
+                self.always.borrow_mut().push(request.always);
+                (true, Some(reason))
+            }
+            Approval::Deny(reason) => {
+                let reason = reason.filter(|r| !r.trim().is_empty());
+                (false, Some(reason.unwrap_or_else(|| "the user denied this call".into())))
+            }
+        };
+        Decided { allowed, source: "approver", reason }
+    }
+}

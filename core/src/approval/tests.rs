@@ -1,0 +1,232 @@
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use futures::executor::block_on;
+use serde_json::{json, Value};
+
+use super::*;
+
+fn rule(tool: &str, command: Option<&str>, path: Option<&str>, decision: Permission) -> Rule {
+    Rule { tool: tool.into(), command: command.map(Into::into), path: path.map(Into::into), decision }
+}
+
+fn shell(command: &str) -> Value {
+    json!({ "command": command })
+}
+
+fn decide(policy: &Policy, tool: &str, args: Value) -> (Permission, &'static str) {
+    let verdict = policy.decide(tool, &args, "/work");
+    (verdict.permission, verdict.source)
+}
+
+#[test]
+fn globs_keep_stars_within_a_path_segment_and_double_stars_cross_them() {
+    assert!(glob_match("src/*.rs", "src/main.rs", true));
+    assert!(!glob_match("src/*.rs", "src/a/main.rs", true));
+    assert!(glob_match("src/**", "src/a/b/c.rs", true));
+    assert!(glob_match("src/**/*.rs", "src/main.rs", true), "`**/` matches no directory too");
+    assert!(glob_match("src/**/*.rs", "src/a/b/main.rs", true));
+    assert!(!glob_match("src/**/*.rs", "docs/main.rs", true));
+    assert!(glob_match("?.txt", "a.txt", true) && !glob_match("?.txt", "ab.txt", true));
+    assert!(glob_match("git *", "git push origin/main", false), "in commands `*` crosses slashes");
+    assert!(!glob_match("git *", "gitk", false));
+    assert!(glob_match("mcp__*", "mcp__fs__read", false));
+}
+
+#[test]
+fn a_glob_costs_its_length_times_the_text_not_more() {
+    let text = "a".repeat(20_000);
+    assert!(!glob_match("*a*a*a*a*a*a*a*a*a*a*b", &text, false));
+}
+
+#[test]
+fn modes_ask_before_what_they_name() {
+    let mode = |mode| Policy { mode, rules: vec![] };
+    let read_only = mode(ApprovalMode::ReadOnly);
+    assert_eq!(decide(&read_only, "shell", shell("ls")), (Permission::Ask, "mode"));
+    assert_eq!(decide(&read_only, "write_file", json!({"file_path": "a"})), (Permission::Ask, "mode"));
+    assert_eq!(decide(&read_only, "read_file", json!({"file_path": "a"})), (Permission::Allow, "mode"));
+    let auto_edit = mode(ApprovalMode::AutoEdit);
+    assert_eq!(decide(&auto_edit, "apply_patch", json!({"patch": ""})), (Permission::Allow, "mode"));
+    assert_eq!(decide(&auto_edit, "shell", shell("ls")).0, Permission::Ask);
+    let reason = auto_edit.decide("shell", &shell("ls"), "/").reason.unwrap();
+    assert_eq!(reason, "the auto-edit approval mode asks before commands");
+    let reason = auto_edit.decide("mcp__fs__write_file", &json!({"path": "a"}), "/").reason.unwrap();
+    assert_eq!(reason, "the auto-edit approval mode asks before the tools of MCP servers");
+    assert_eq!(decide(&read_only, "mcp__docs__search", json!({})).0, Permission::Ask);
+    let full = mode(ApprovalMode::FullAuto);
+    assert_eq!(decide(&full, "shell", shell("rm -rf /")), (Permission::Allow, "mode"));
+    assert_eq!(decide(&full, "mcp__fs__write_file", json!({"path": "a"})).0, Permission::Allow);
+    assert_eq!(decide(&Policy::default(), "shell", shell("ls")).0, Permission::Allow, "full-auto is the default");
+}
+
+#[test]
+fn the_first_matching_rule_wins_over_later_ones_and_the_mode() {
+    let policy = Policy {
+        mode: ApprovalMode::FullAuto,
+        rules: vec![
+            rule("shell", Some("git push"), None, Permission::Deny),
+            rule("shell", Some("git"), None, Permission::Allow),
+            rule("shell", Some("cargo *"), None, Permission::Ask),
+            rule("write_file", None, Some("src/**"), Permission::Allow),
+            rule("*_file", None, None, Permission::Deny),
+        ],
+    };
+    assert_eq!(decide(&policy, "shell", shell("git push origin")), (Permission::Deny, "rule"));
+    assert_eq!(decide(&policy, "shell", shell("git status")), (Permission::Allow, "rule"));
+    assert_eq!(decide(&policy, "shell", shell("gitk")), (Permission::Allow, "mode"), "a prefix ends at a word");
+    assert_eq!(decide(&policy, "shell", shell("cargo test")), (Permission::Ask, "rule"));
+    assert_eq!(decide(&policy, "write_file", json!({"file_path": "src/a.rs"})), (Permission::Allow, "rule"));
+    assert_eq!(decide(&policy, "write_file", json!({"file_path": "/work/src/a.rs"})).0, Permission::Allow, "absolute inside");
+    assert_eq!(decide(&policy, "write_file", json!({"file_path": "./src/a.rs"})).0, Permission::Allow);
+    assert_eq!(decide(&policy, "write_file", json!({"file_path": "README.md"})), (Permission::Deny, "rule"));
+    let reason = policy.decide("shell", &shell("git push"), "/").reason.unwrap();
+    assert_eq!(reason, "rule 1 of the approval policy (shell `git push`: deny)");
+}
+
+#[test]
+fn an_allowed_prefix_does_not_vouch_for_a_chained_command() {
+    let policy = Policy { mode: ApprovalMode::AutoEdit, rules: vec![rule("shell", Some("git status"), None, Permission::Allow)] };
+    assert_eq!(decide(&policy, "shell", shell("git status -s")).0, Permission::Allow);
+    for chained in
+        ["git status; rm -rf ~", "git status && curl x | sh", "git status > f", "git status $(rm x)", "git status\nrm x"]
+    {
+        assert_eq!(decide(&policy, "shell", shell(chained)).0, Permission::Ask, "{chained}");
+    }
+    let deny = Policy { mode: ApprovalMode::FullAuto, rules: vec![rule("shell", Some("rm *"), None, Permission::Deny)] };
+    assert_eq!(decide(&deny, "shell", shell("rm -rf x; echo")).0, Permission::Deny, "a deny still matches");
+}
+
+#[test]
+fn every_path_of_a_call_must_match_a_path_rule() {
+    let policy = Policy { mode: ApprovalMode::ReadOnly, rules: vec![rule("*", None, Some("docs/**"), Permission::Allow)] };
+    let patch = "*** Begin Patch\n*** Update File: docs/a.md\n*** Move to: src/a.md\n*** End Patch";
+    assert_eq!(decide(&policy, "apply_patch", json!({"patch": patch})).0, Permission::Ask);
+    let patch = "*** Begin Patch\n*** Add File: docs/b.md\n+x\n*** Delete File: docs/c/d.md\n*** End Patch";
+    assert_eq!(decide(&policy, "apply_patch", json!({"patch": patch})).0, Permission::Allow);
+    assert_eq!(
+        decide(&policy, "read_many_files", json!({"paths": ["docs/a", "x"]})).0,
+        Permission::Allow,
+        "the mode allows reads"
+    );
+    let strict =
+        Policy { mode: ApprovalMode::FullAuto, rules: vec![rule("read_many_files", None, Some("docs/**"), Permission::Deny)] };
+    assert_eq!(decide(&strict, "read_many_files", json!({"paths": ["docs/a", "x"]})).0, Permission::Allow);
+    assert_eq!(decide(&strict, "read_many_files", json!({"paths": ["docs/a", "docs/b"]})).0, Permission::Deny);
+    assert_eq!(decide(&strict, "shell", shell("cat docs/a")).0, Permission::Allow, "a path rule never matches the shell");
+}
+
+#[test]
+fn bad_rules_are_refused_naming_the_field() {
+    let check = |r: Rule| Policy { mode: ApprovalMode::FullAuto, rules: vec![r] }.check();
+    let err = check(rule("read_file", Some("ls"), None, Permission::Allow)).unwrap_err();
+    assert_eq!((err.0, err.1), (0, "command"), "{}", err.2);
+    let err = check(rule("shell", None, Some("src/**"), Permission::Allow)).unwrap_err();
+    assert_eq!(err.1, "path", "{}", err.2);
+    let err = check(rule("write_file", None, Some("src**"), Permission::Allow)).unwrap_err();
+    assert!(err.2.contains("whole path segment"), "{}", err.2);
+    assert_eq!(check(rule("", None, None, Permission::Allow)).unwrap_err().1, "tool");
+    assert_eq!(check(rule("shell", Some(" "), None, Permission::Allow)).unwrap_err().1, "command");
+    assert!(check(rule("mcp__*", None, None, Permission::Deny)).is_ok());
+    let err = ApprovalMode::parse("yolo").unwrap_err();
+    assert_eq!(err, "unknown approval mode `yolo`; the modes are read-only, auto-edit, full-auto");
+    let parsed: Result<Policy, _> =
+        serde_json::from_value(json!({"mode": "auto-edit", "rules": [{"tool": "x", "decision": "maybe"}]}));
+    assert!(parsed.unwrap_err().to_string().contains("unknown variant `maybe`"));
+}
+
+/// Answers from a list, recording what it was asked.
+struct Scripted {
+    answers: RefCell<Vec<Approval>>,
+    asked: RefCell<Vec<ApprovalRequest>>,
+}
+
+#[async_trait(?Send)]
+impl Approver for Scripted {
+    async fn approve(&self, request: &ApprovalRequest) -> Approval {
+        self.asked.borrow_mut().push(request.clone());
+        self.answers.borrow_mut().remove(0)
+    }
+}
+
+#[test]
+fn always_allows_calls_like_the_approved_one_for_the_rest_of_the_session() {
+    let approver = Rc::new(Scripted {
+        answers: RefCell::new(vec![Approval::AllowAlways, Approval::Deny(Some(" ".into()))]),
+        asked: RefCell::default(),
+    });
+    let gate = Gate::new(Policy { mode: ApprovalMode::AutoEdit, rules: vec![] }, Some(approver.clone()));
+    let decide = |command: &str| block_on(gate.decide("c", "shell", &shell(command), "/work", |_| {}));
+    let first = decide("cargo test --lib");
+    assert!(first.allowed);
+    assert_eq!(first.reason.as_deref(), Some("allowed always for shell `cargo test`"));
+    let again = decide("cargo test -p x");
+    assert!(again.allowed && again.source == "approver", "not asked again");
+    assert_eq!(approver.asked.borrow().len(), 1);
+    let other = decide("cargo build");
+    assert!(!other.allowed);
+    assert_eq!(other.reason.as_deref(), Some("the user denied this call"), "a blank reason is no reason");
+    let asked = approver.asked.borrow();
+    assert_eq!(asked[1].always, rule("shell", Some("cargo build"), None, Permission::Allow));
+    assert_eq!(asked[1].reason, "the auto-edit approval mode asks before commands");
+}
+
+#[test]
+fn always_for_a_file_covers_its_directory() {
+    let facts = CallFacts::new("write_file", &json!({"file_path": "/w/src/a/b.rs"}), "/w");
+    assert_eq!(facts.always_rule().path.as_deref(), Some("src/a/**"));
+    let facts = CallFacts::new("write_file", &json!({"file_path": "b.rs"}), "/w");
+    assert_eq!(facts.always_rule().path.as_deref(), Some("b.rs"));
+    let facts = CallFacts::new("shell", &shell("ls -la"), "/w");
+    assert_eq!(facts.always_rule().command.as_deref(), Some("ls"));
+}
+
+#[test]
+fn without_an_approver_ask_is_a_deny_that_says_so() {
+    let gate = Gate::new(Policy { mode: ApprovalMode::ReadOnly, rules: vec![] }, None);
+    let decided = block_on(gate.decide("c", "edit_file", &json!({"file_path": "a"}), "/", |_| panic!("no one to ask")));
+    assert!(!decided.allowed);
+    assert_eq!(
+        decided.reason.as_deref(),
+        Some("the read-only approval mode asks before file edits, and no one can be asked here")
+    );
+}
+
+/// Answers "always" after yielding once, so that a second call asks while the first waits.
+struct Slow(RefCell<usize>);
+
+#[async_trait(?Send)]
+impl Approver for Slow {
+    async fn approve(&self, _request: &ApprovalRequest) -> Approval {
+        *self.0.borrow_mut() += 1;
+        let mut yielded = false;
+        futures::future::poll_fn(|cx| {
+            if yielded {
+                std::task::Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }
+        })
+        .await;
+        Approval::AllowAlways
+    }
+}
+
+#[test]
+fn parallel_calls_ask_one_at_a_time_and_the_second_sees_the_first_always() {
+    let approver = Rc::new(Slow(RefCell::new(0)));
+    let gate = Gate::new(Policy { mode: ApprovalMode::AutoEdit, rules: vec![] }, Some(approver.clone()));
+    let (a, b) = block_on(futures::future::join(
+        gate.decide("a", "shell", &shell("ls -l"), "/", |_| {}),
+        gate.decide("b", "shell", &shell("ls -a"), "/", |_| {}),
+    ));
+    assert!(a.allowed && b.allowed);
+    assert_eq!(*approver.0.borrow(), 1, "the second call waited for its turn, then the first's always covered it");
+    assert_eq!(b.reason.as_deref(), Some("allowed always for shell `ls` earlier in this session"));
+}

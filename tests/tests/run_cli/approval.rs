@@ -1,0 +1,116 @@
+//! Approval policies through the binary: `openagent run` cannot ask, so `ask` is a deny whose
+//! reason names the flag that allows the call; bad modes and rules are refused before any model
+//! call; the interactive session asks on its terminal (yes, no with a reason, always).
+
+use openagent_tests::{Reply, Step};
+use serde_json::json;
+
+use super::agents::agent;
+use super::{call, ANSWER, TASK};
+use crate::terminal::Terminal;
+use openagent_tests::cli::Sandbox;
+use openagent_tests::over_http::serve;
+
+fn shell(id: &str, command: &str) -> Step {
+    call(id, "shell", json!({ "command": command }))
+}
+
+#[test]
+fn run_json_mode_denies_what_the_policy_asks_and_names_the_flag() {
+    let sandbox = Sandbox::new();
+    let server = serve([shell("toolu_make", "echo hi > made.txt"), Step::reply(Reply::text(ANSWER))]);
+    let run = sandbox.run_json(&server, TASK, &["--approval", "auto-edit"]);
+    assert_eq!(run.code, Some(0), "a denied call does not end the run; the model goes on: {run:?}");
+    let decision = &run.data_of("tool_decision")[0];
+    assert_eq!((&decision["decision"], &decision["source"]), (&json!("deny"), &json!("approver")), "{decision}");
+    let reason = decision["reason"].as_str().expect("a reason");
+    assert!(reason.starts_with("the auto-edit approval mode asks before commands; this run cannot ask anyone"), "{reason}");
+    assert!(reason.contains("`--approval full-auto`"), "the reason names the flag: {reason}");
+    assert!(run.data_of("tool_exec_started").is_empty(), "the command never started");
+    assert!(!sandbox.cwd().join("made.txt").exists());
+    let finished = &run.data_of("tool_exec_finished");
+    assert!(finished.is_empty(), "{finished:?}");
+    let second = server.requests()[1].body.to_string();
+    assert!(second.contains("Not run: the call to shell was denied") && second.contains("--approval full-auto"), "{second}");
+    assert_eq!(run.run_finished()["exit_reason"], "completed");
+}
+
+#[test]
+fn run_keeps_full_auto_by_default_and_a_deny_rule_still_holds() {
+    let sandbox = Sandbox::new();
+    let server = serve([shell("toolu_1", "echo hi > made.txt"), Step::reply(Reply::text(ANSWER))]);
+    let run = sandbox.run_json(&server, TASK, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.data_of("tool_decision")[0]["decision"], "allow");
+    assert!(sandbox.cwd().join("made.txt").exists(), "run's default mode is full-auto");
+
+    let config = "schema: openagent.agent/1\nid: careful\nname: Careful\nprovider: anthropic\npermissions:\n  rules:\n    \
+                  - { tool: shell, command: \"rm *\", decision: deny }\n";
+    agent(&sandbox, "careful", config);
+    let server = serve([shell("toolu_2", "rm made.txt"), Step::reply(Reply::text(ANSWER))]);
+    let run = sandbox.run_json(&server, TASK, &["--agent", "careful", "--approval", "full-auto"]);
+    let decision = &run.data_of("tool_decision")[0];
+    assert_eq!((&decision["decision"], &decision["source"]), (&json!("deny"), &json!("rule")), "{decision}");
+    assert_eq!(decision["reason"], "rule 1 of the approval policy (shell `rm *`: deny)");
+    assert!(sandbox.cwd().join("made.txt").exists(), "the rule held over the mode");
+}
+
+#[test]
+fn an_unknown_mode_or_a_bad_rule_is_refused_before_any_model_call() {
+    let sandbox = Sandbox::new();
+    let server = serve([]);
+    let run = sandbox.run_json(&server, TASK, &["--approval", "yolo"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("unknown approval mode `yolo`; the modes are read-only, auto-edit, full-auto"), "{}", run.stderr);
+
+    let config = "schema: openagent.agent/1\nid: bad\nname: Bad\npermissions:\n  rules:\n    - { tool: read_file, command: ls, decision: allow }\n";
+    agent(&sandbox, "bad", config);
+    let run = sandbox.run_json(&server, TASK, &["--agent", "bad"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let error = run.run_finished()["error"].as_str().expect("the error").to_owned();
+    assert!(error.contains("agent.yml:6: permissions.rules[0].command"), "file, line and field: {error}");
+    assert!(error.contains("`command` applies to the `shell` tool only"), "{error}");
+    assert!(server.requests().is_empty(), "the model was never called");
+}
+
+/// The interactive session asks on its terminal: `n` with a reason (the model reads it), then
+/// `a` (always), after which a call like it runs without a question.
+#[test]
+fn the_interactive_session_asks_yes_no_always_on_the_terminal() {
+    let sandbox = Sandbox::new();
+    let server = serve([
+        shell("toolu_1", "echo one > one.txt"),
+        shell("toolu_2", "echo two > two.txt"),
+        Step::reply(Reply::text("first done")),
+        shell("toolu_3", "touch three.txt"),
+        shell("toolu_4", "touch four.txt"),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &[]), None, None);
+    terminal.wait_for("approval auto-edit");
+    terminal.type_bytes(b"make the files\n");
+    terminal.wait_for("? shell echo one > one.txt");
+    terminal.wait_for("the auto-edit approval mode asks before commands");
+    terminal.wait_for("[a]lways for shell `echo one`");
+    terminal.type_bytes(b"maybe\n");
+    terminal.wait_for("Please answer y (yes), n (no) or a (always)");
+    terminal.type_bytes(b"n\n");
+    terminal.wait_for("Why not?");
+    terminal.type_bytes(b"write with the file tools\n");
+    terminal.wait_for("? shell echo two > two.txt");
+    terminal.type_bytes(b"y\n");
+    terminal.wait_for("first done");
+    terminal.type_bytes(b"now touch\n");
+    terminal.wait_for("? shell touch three.txt");
+    terminal.type_bytes(b"a\n");
+    terminal.wait_for(ANSWER);
+    assert!(!terminal.shown().contains("? shell touch four.txt"), "not asked again");
+    terminal.type_bytes(b"\x04");
+    assert_eq!(terminal.exit_code(), Some(0));
+    assert!(!sandbox.cwd().join("one.txt").exists(), "denied");
+    assert!(sandbox.cwd().join("two.txt").exists() && sandbox.cwd().join("three.txt").exists());
+    assert!(sandbox.cwd().join("four.txt").exists(), "always for `touch` covered the next call, unasked");
+    let requests = server.requests();
+    let after_no = requests[1].body.to_string();
+    assert!(after_no.contains("the user denied this call: write with the file tools"), "the model reads the reason: {after_no}");
+}
