@@ -349,6 +349,13 @@ fn sandbox_run(flags: SandboxRunFlags) -> u8 {
         eprintln!("error: `openagent sandbox run` runs no commands (the guest has no processes), so --env-pass has nothing to pass to; leave it out");
         return 2;
     }
+    if flags.session.approval.is_some_and(|mode| mode != ApprovalMode::FullAuto) {
+        eprintln!(
+            "error: `openagent sandbox run` does not take --approval yet (the guest's session runs full-auto: its \
+             commands are the built-in shell's, inside --dir); leave it out"
+        );
+        return 2;
+    }
     if !(flags.timeout.is_finite() && flags.timeout > 0.0) {
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
+use openagent_core::approval::ApprovalMode;
 use openagent_core::session::{EventData, SessionEvent};
 use openagent_core::setup::ProviderSettings;
 use openagent_core::{Session, SessionConfig};
@@ -321,6 +322,8 @@ fn sandbox_cli(dir: &Path, server: &MockServer, task: &str, data_dir: &Path, age
                 cwd: Some(dir.to_owned()),
                 agent: agent.map(str::to_owned),
                 env_pass: Vec::new(),
+                approval: None,
+                default_approval: ApprovalMode::FullAuto,
             },
             limits: LimitFlags::default(),
             output: OutputMode::Json,
