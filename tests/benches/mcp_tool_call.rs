@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p openagent-tests --bench mcp_tool_call`
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,7 @@ fn main() {
     let started = Instant::now();
     let args = [script.display().to_string(), "stdio".into()];
     let transport =
-        Rc::new(StdioTransport::spawn("everything", &node.display().to_string(), &args, &HashMap::new(), &dir).expect("spawns"));
+        Rc::new(StdioTransport::spawn("everything", &node.display().to_string(), &args, &BTreeMap::new(), &dir).expect("spawns"));
     let rt: Rc<dyn Runtime> = runtime.clone();
     let (client, tools) = runtime
         .block_on(async {

@@ -3,8 +3,7 @@
 //! last few KB) to say why it failed. It runs in a process group of its own, which is stopped
 //! when the transport is closed or dropped.
 
-use std::collections::HashMap;
-use std::ffi::OsString;
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -20,12 +19,11 @@ use openagent_mcp::{jsonrpc, McpError, McpTransport};
 use serde_json::Value;
 
 use super::local_env::exec::leader_of_its_own;
-use super::local_env::vars::is_secret;
+use super::local_env::exec::GRACE;
+use super::local_env::vars::{command_vars, EnvPass, EnvPolicy};
 
 /// How much of the server's stderr is kept for error messages.
 const STDERR_TAIL: usize = 4096;
-/// Between SIGTERM and SIGKILL when the server is stopped.
-const GRACE: Duration = Duration::from_secs(2);
 
 /// A running MCP server on pipes.
 pub struct StdioTransport {
@@ -39,23 +37,23 @@ pub struct StdioTransport {
 }
 
 impl StdioTransport {
-    /// Starts `command` with `args` in `cwd`. It sees the host's variables but its secrets (as
-    /// commands do with `InheritAll`), then `env`, which the configuration gives on purpose.
+    /// Starts `command` with `args` in `cwd`. It sees the host's variables but its secrets (a
+    /// command's under `EnvPolicy::InheritAll`), then `env`, which the configuration gives on
+    /// purpose. Between SIGTERM and SIGKILL when it is stopped: a command's [`GRACE`].
     pub fn spawn(
         name: &str,
         command: &str,
         args: &[String],
-        env: &HashMap<String, String>,
+        env: &BTreeMap<String, String>,
         cwd: &Path,
     ) -> Result<Self, McpError> {
-        let inherited = std::env::vars_os().filter(|(k, v)| !k.to_str().is_some_and(|k| is_secret(k, v)));
+        let vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), Some(env));
         let mut process = Command::new(command);
         process
             .args(args)
             .current_dir(cwd)
             .env_clear()
-            .envs(inherited)
-            .envs(env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))))
+            .envs(vars)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -5,7 +5,7 @@
 //! session with a configured server, the mock model asking for an MCP tool. Each test skips,
 //! saying why, when Node or a package is missing (`scripts/test-all` installs them).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use openagent_core::tools::{ToolContext, ToolError, ToolOutput};
@@ -32,7 +32,7 @@ fn stdio(
     timeout_ms: u64,
 ) -> Result<(Rc<McpClient>, McpTools), McpError> {
     let cwd = std::env::temp_dir();
-    let transport = Rc::new(StdioTransport::spawn(name, command, args, &HashMap::new(), &cwd)?);
+    let transport = Rc::new(StdioTransport::spawn(name, command, args, &BTreeMap::new(), &cwd)?);
     let rt: Rc<dyn Runtime> = runtime.clone();
     runtime.block_on(async {
         let client = McpClient::connect(name, transport, rt, options(timeout_ms)).await?;

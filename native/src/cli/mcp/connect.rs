@@ -1,6 +1,6 @@
 //! Connecting the configured servers and putting their tools in a session.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -42,10 +42,7 @@ async fn connect(
     runtime: Rc<dyn Runtime>,
 ) -> Result<(Rc<McpClient>, McpTools), McpError> {
     let transport: Rc<dyn McpTransport> = match config.endpoint().map_err(McpError::Transport)? {
-        Endpoint::Stdio { command, args, env } => {
-            let env: HashMap<String, String> = env.clone().into_iter().collect();
-            Rc::new(StdioTransport::spawn(name, command, args, &env, cwd)?)
-        }
+        Endpoint::Stdio { command, args, env } => Rc::new(StdioTransport::spawn(name, command, args, env, cwd)?),
         Endpoint::Http { url, headers } => {
             Rc::new(HttpTransport::new(url, headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(), http))
         }

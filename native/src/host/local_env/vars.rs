@@ -124,7 +124,7 @@ pub fn secret_values(vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<St
 
 /// The variables of a command: `inherited` (the host's) filtered by `policy` and `pass`, then
 /// `extra`.
-pub(super) fn command_vars(
+pub(crate) fn command_vars(
     policy: EnvPolicy,
     pass: &EnvPass,
     inherited: impl Iterator<Item = (OsString, OsString)>,
