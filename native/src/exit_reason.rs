@@ -22,6 +22,8 @@ pub enum ExitReason {
     GaveUp,
     /// A result was required and none valid came within the attempts.
     NoResult,
+    /// A `user_prompt_submit` hook refused the task.
+    Blocked,
     /// The provider refused the key.
     Authentication,
     /// The provider does not know the model, or the base URL points at the wrong place.
@@ -40,7 +42,7 @@ impl ExitReason {
     pub fn code(self) -> u8 {
         match self {
             Self::Completed => 0,
-            Self::ProviderError | Self::GaveUp | Self::NoResult | Self::SandboxError => 1,
+            Self::ProviderError | Self::GaveUp | Self::NoResult | Self::Blocked | Self::SandboxError => 1,
             Self::ConfigError | Self::ModelNotFound => 2,
             Self::MaxTurns | Self::MaxToolRounds | Self::MaxOutputTokens => 3,
             Self::Authentication => 4,
@@ -60,6 +62,7 @@ impl ExitReason {
             Self::Interrupted => "interrupted",
             Self::GaveUp => "give_up",
             Self::NoResult => "no_result",
+            Self::Blocked => "blocked",
             Self::Authentication => "authentication",
             Self::ModelNotFound => "model_not_found",
             Self::ProviderError => "provider_error",
@@ -78,6 +81,7 @@ impl ExitReason {
             Ok(StopReason::Aborted | StopReason::Interrupted) => Self::Interrupted,
             Ok(StopReason::GaveUp) => Self::GaveUp,
             Ok(StopReason::NoResult) => Self::NoResult,
+            Ok(StopReason::Blocked) => Self::Blocked,
             Ok(StopReason::Error) => Self::ProviderError,
             Err(SessionError::Llm(error)) => match error.kind {
                 ErrorKind::Authentication | ErrorKind::AccessDenied => Self::Authentication,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use openagent_core::env::{ExecOptions, ExecResult, ExecutionEnvironment};
 use openagent_native::NativeRuntime;
 
-use openagent_tests::processes::{running, TempDir};
+use openagent_tests::processes::{assert_no_survivor, kill_and_reap, sleepers, TempDir};
 
 fn exec(command: &str, timeout_ms: u64) -> (ExecResult, Duration) {
     let dir = TempDir::new();
@@ -18,43 +18,6 @@ fn exec(command: &str, timeout_ms: u64) -> (ExecResult, Duration) {
     let options = ExecOptions { timeout_ms, ..ExecOptions::default() };
     let result = NativeRuntime::new().block_on(dir.env().exec_command(command, &options)).expect("bash runs");
     (result, started.elapsed())
-}
-
-/// The running processes whose arguments are exactly `sleep <seconds>`.
-fn sleepers(seconds: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    let wanted = format!("sleep\0{seconds}\0");
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            (cmdline == wanted.as_bytes() && running(pid)).then_some(pid)
-        })
-        .collect()
-}
-
-/// Fails when a `sleep <seconds>` still runs a moment after the tool returned, killing it first so
-/// that no test leaves a process behind.
-fn assert_no_survivor(seconds: &str) {
-    let until = Instant::now() + Duration::from_millis(500);
-    while !sleepers(seconds).is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let survivors = sleepers(seconds);
-    kill_and_reap(&survivors);
-    assert!(survivors.is_empty(), "sleep {seconds} survived the command: {survivors:?}");
-}
-
-fn kill_and_reap(pids: &[i32]) {
-    for &pid in pids {
-        // SAFETY: kill and waitpid have no memory effects; the pid is a leftover of this test.
-        unsafe {
-            libc::kill(pid, libc::SIGKILL);
-            // The test process is the agent here, so an orphan may have been reparented to it.
-            libc::waitpid(pid, std::ptr::null_mut(), 0);
-        }
-    }
 }
 
 #[test]

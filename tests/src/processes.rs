@@ -80,3 +80,40 @@ fn group_members(pgid: i32) -> Option<Vec<i32>> {
     });
     Some(members.collect())
 }
+
+/// The running processes whose arguments are exactly `sleep <seconds>`.
+pub fn sleepers(seconds: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let wanted = format!("sleep\0{seconds}\0");
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            (cmdline == wanted.as_bytes() && running(pid)).then_some(pid)
+        })
+        .collect()
+}
+
+/// Fails when a `sleep <seconds>` still runs a moment after the tool returned, killing it first so
+/// that no test leaves a process behind.
+pub fn assert_no_survivor(seconds: &str) {
+    let until = Instant::now() + Duration::from_millis(500);
+    while !sleepers(seconds).is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survivors = sleepers(seconds);
+    kill_and_reap(&survivors);
+    assert!(survivors.is_empty(), "sleep {seconds} survived the command: {survivors:?}");
+}
+
+pub fn kill_and_reap(pids: &[i32]) {
+    for &pid in pids {
+        // SAFETY: kill and waitpid have no memory effects; the pid is a leftover of this test.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            // The test process is the agent here, so an orphan may have been reparented to it.
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+    }
+}

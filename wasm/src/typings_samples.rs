@@ -132,6 +132,7 @@ pub fn render() -> String {
         StopReason::Interrupted,
         StopReason::GaveUp,
         StopReason::NoResult,
+        StopReason::Blocked,
         StopReason::Error,
     ]);
     samples.add_all(&[SessionStatus::Idle, SessionStatus::Processing, SessionStatus::AwaitingInput, SessionStatus::Closed]);

@@ -16,6 +16,7 @@ use super::truncation::truncate_tool_output;
 use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
 use crate::approval::ApprovalRequest;
+use crate::hooks::HookEvent;
 use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolCall, ToolResult};
 use crate::profiles::PromptContext;
 use crate::runtime::format_rfc3339;
@@ -28,8 +29,25 @@ impl Session {
         inner.status.set(SessionStatus::Processing);
         *inner.interrupt.borrow_mut() = AbortSignal::new();
         *inner.input.borrow_mut() = results::InputState { started_ms: self.now(), ..Default::default() };
+        // The host's inputs only: a subagent's task is a tool call, seen by the tool hooks.
+        let mut context = None;
+        if inner.depth == 0 && inner.hooks.is_some() {
+            let outcome = self.hook(HookEvent::UserPromptSubmit { prompt: input.clone() }).await;
+            if let Some(reason) = outcome.block {
+                inner.input.borrow_mut().blocked = Some(reason);
+                self.finish_input(StopReason::Blocked, "", None);
+                inner.status.set(SessionStatus::Idle);
+                self.emit(EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Blocked });
+                return Ok(StopReason::Blocked);
+            }
+            context = outcome.context;
+        }
         self.push_turn(Turn::User { content: input.clone(), timestamp: self.now() });
         self.emit(EventData::UserInput { content: input });
+        if let Some(content) = context {
+            self.push_turn(Turn::Steering { content: content.clone(), timestamp: self.now() });
+            self.emit(EventData::SteeringInjected { content });
+        }
         self.drain_steering();
         if !inner.cache.borrow().prompt_built {
             self.build_system_prompt().await;
@@ -356,13 +374,48 @@ impl Session {
                 source: source.to_owned(),
             })
         };
-        let executor = match self.checked_executor(call) {
+        let mut executor = match self.checked_executor(call) {
             Ok(executor) => executor,
             Err((source, message)) => {
                 decision(Decision::Deny, Some(message.clone()), source);
                 return error(message);
             }
         };
+        let rewritten;
+        let mut call = call;
+        if self.inner.hooks.is_some() {
+            let event = HookEvent::PreToolUse {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                tool_input: call.arguments.clone(),
+            };
+            let outcome = self.hook(event).await;
+            if let Some(reason) = outcome.block {
+                decision(Decision::Deny, Some(reason.clone()), "hook");
+                return error(
+                    [
+                        "Not run: a pre_tool_use hook blocked the call to ",
+                        &call.name,
+                        " (",
+                        &reason,
+                        "). Do something else, or ask the user.",
+                    ]
+                    .concat(),
+                );
+            }
+            if let Some(arguments) = outcome.tool_input {
+                rewritten = ToolCall { arguments, raw_arguments: None, ..call.clone() };
+                call = &rewritten;
+                executor = match self.checked_executor(call) {
+                    Ok(executor) => executor,
+                    Err((_, message)) => {
+                        let message = ["The arguments a pre_tool_use hook gave are not valid: ", &message].concat();
+                        decision(Decision::Deny, Some(message.clone()), "hook");
+                        return error(message);
+                    }
+                };
+            }
+        }
         let working_dir = self.inner.env.working_directory();
         let on_ask = |request: &ApprovalRequest| {
             self.emit(EventData::ApprovalRequested {
@@ -400,27 +453,61 @@ impl Session {
             max_command_timeout_ms: config.max_command_timeout_ms,
             on_output: Some(on_output),
         };
-        match executor.execute(&call.arguments, &ctx).await {
-            Ok(output) => {
-                let text = self.inner.redactions.apply(output.text);
-                let content = truncate_tool_output(&text, &call.name, config);
-                let mut result = ToolResult::new(call.id.clone(), content, false);
-                if let Some(image) = output.image {
-                    result.image_media_type = image.media_type;
-                    result.image_data = image.data;
-                }
-                self.inner.input.borrow_mut().succeeded += 1;
-                self.emit(EventData::ToolCallEnd {
-                    call_id: call.id.clone(),
-                    tool_name: call.name.clone(),
-                    output: Some(text),
-                    error: None,
-                    duration_ms: self.now().saturating_sub(started),
-                });
-                result
-            }
-            Err(e) => error(self.inner.redactions.apply(format!("Tool error ({}): {e}", call.name))),
+        let (text, image, failed) = match executor.execute(&call.arguments, &ctx).await {
+            Ok(output) => (output.text, output.image, false),
+            Err(e) => (format!("Tool error ({}): {e}", call.name), None, true),
+        };
+        let text = self.inner.redactions.apply(text);
+        let flagged = match self.inner.hooks.is_some() {
+            true => self.post_tool_use(call, &text, failed).await,
+            false => None,
+        };
+        if failed {
+            return error(match flagged {
+                Some(reason) => [&text, "\n\n", &reason].concat(),
+                None => text,
+            });
         }
+        if let Some(reason) = flagged {
+            self.inner.input.borrow_mut().failed += 1;
+            let content = [&truncate_tool_output(&text, &call.name, config), "\n\n", &reason].concat();
+            self.emit(EventData::ToolCallEnd {
+                call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                output: Some(text),
+                error: Some(reason),
+                duration_ms: self.now().saturating_sub(started),
+            });
+            return ToolResult::new(call.id.clone(), content, true);
+        }
+        let mut result = ToolResult::new(call.id.clone(), truncate_tool_output(&text, &call.name, config), false);
+        if let Some(image) = image {
+            result.image_media_type = image.media_type;
+            result.image_data = image.data;
+        }
+        self.inner.input.borrow_mut().succeeded += 1;
+        self.emit(EventData::ToolCallEnd {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            output: Some(text),
+            error: None,
+            duration_ms: self.now().saturating_sub(started),
+        });
+        result
+    }
+
+    /// Runs the `post_tool_use` hooks on a call's output; what the model should read if one
+    /// flagged it.
+    async fn post_tool_use(&self, call: &ToolCall, output: &str, is_error: bool) -> Option<String> {
+        let event = HookEvent::PostToolUse {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            tool_input: call.arguments.clone(),
+            tool_output: output.to_owned(),
+            is_error,
+        };
+        let reason = self.hook(event).await.block?;
+        Some(["A post_tool_use hook flagged this result: ", &reason].concat())
     }
 
     /// Looks the tool up and validates the arguments against its schema, while the registry is

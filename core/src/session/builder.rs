@@ -13,6 +13,7 @@ use super::{results, Inner, Session, SessionConfig, SessionSnapshot, SessionStat
 use crate::abort::AbortSignal;
 use crate::approval::{Approver, Gate, Policy};
 use crate::env::ExecutionEnvironment;
+use crate::hooks::Hooks;
 use crate::llm::{LlmClient, LlmError, Message, Request, RetryPolicy, RetryingClient};
 use crate::profiles::ProviderProfile;
 use crate::runtime::Runtime;
@@ -40,6 +41,8 @@ pub struct SessionBuilder {
     approver: Option<Rc<dyn Approver>>,
     /// A subagent is held to its parent's policy.
     pub(super) gate: Option<Rc<Gate>>,
+    /// A subagent runs its parent's hooks.
+    pub(super) hooks: Option<Rc<dyn Hooks>>,
 }
 
 impl SessionBuilder {
@@ -67,6 +70,7 @@ impl SessionBuilder {
             policy: Policy::default(),
             approver: None,
             gate: None,
+            hooks: None,
         }
     }
 
@@ -122,6 +126,13 @@ impl SessionBuilder {
     /// Who is asked when the policy says `ask`; without one, `ask` is a deny.
     pub fn approver(mut self, approver: Rc<dyn Approver>) -> Self {
         self.approver = Some(approver);
+        self
+    }
+
+    /// Runs `hooks` before and after each tool call, on each input and at the end (module
+    /// [`hooks`](crate::hooks)).
+    pub fn hooks(mut self, hooks: Rc<dyn Hooks>) -> Self {
+        self.hooks = Some(hooks);
         self
     }
 
@@ -219,6 +230,8 @@ impl SessionBuilder {
                 pending_warnings: RefCell::new(warnings),
                 redactions: self.redactions,
                 gate: self.gate.unwrap_or_else(|| Rc::new(Gate::new(self.policy, self.approver))),
+                hooks: self.hooks,
+                end_hooks: RefCell::new(None),
             }
         });
         let session = Session { inner };

@@ -173,6 +173,8 @@ pub enum StopReason {
     GaveUp,
     /// An output schema was set and no valid result came within `max_result_attempts`.
     NoResult,
+    /// A `user_prompt_submit` hook refused the input: it never reached the history.
+    Blocked,
     Error,
 }
 

@@ -33,6 +33,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures::channel::mpsc::UnboundedReceiver;
+use futures::channel::oneshot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -54,6 +55,7 @@ pub use turns::Turn;
 
 use crate::abort::AbortSignal;
 use crate::env::ExecutionEnvironment;
+use crate::hooks::{HookEvent, HookInput, HookOutcome, Hooks};
 use crate::llm::{LlmClient, LlmError, Usage};
 use crate::profiles::ProviderProfile;
 use crate::runtime::{format_rfc3339, Runtime};
@@ -123,6 +125,10 @@ struct Inner {
     redactions: Rc<redact::Redactions>,
     /// The approval policy and the host's approver; shared with subagents.
     gate: Rc<crate::approval::Gate>,
+    /// The host's hooks; shared with subagents.
+    hooks: Option<Rc<dyn Hooks>>,
+    /// Done when the `session_end` hooks, started as the session closed, have finished.
+    end_hooks: RefCell<Option<oneshot::Receiver<()>>>,
 }
 
 impl Session {
@@ -307,6 +313,15 @@ impl Session {
         }
     }
 
+    /// Waits until the session is closed and its `session_end` hooks have finished: what a
+    /// host awaits before it exits. Returns at once when the session is open or has no hooks.
+    pub async fn ended(&self) {
+        let end = self.inner.end_hooks.borrow_mut().take();
+        if let Some(end) = end {
+            let _ = end.await;
+        }
+    }
+
     fn shut_down(&self, reason: &str) {
         if self.status() == SessionStatus::Closed {
             return;
@@ -315,6 +330,30 @@ impl Session {
         self.inner.status.set(SessionStatus::Closed);
         self.close_subagents();
         self.emit(EventData::SessionEnd { state: SessionStatus::Closed, reason: reason.to_owned() });
+        if self.inner.hooks.is_some() && self.inner.depth == 0 {
+            // Closing is synchronous; the hooks run as a task of their own, awaited by `ended`.
+            let (done, end) = oneshot::channel();
+            *self.inner.end_hooks.borrow_mut() = Some(end);
+            let session = self.clone();
+            let event = HookEvent::SessionEnd { reason: reason.to_owned() };
+            self.inner.runtime.spawn_local(Box::pin(async move {
+                session.hook(event).await;
+                let _ = done.send(());
+            }));
+        }
+    }
+
+    /// Runs the host's hooks for `event` and reports the ones that failed as warnings.
+    async fn hook(&self, event: HookEvent) -> HookOutcome {
+        let Some(hooks) = &self.inner.hooks else {
+            return HookOutcome::default();
+        };
+        let input = HookInput { session_id: self.inner.id.clone(), cwd: self.inner.env.working_directory(), event };
+        let outcome = hooks.run(&input).await;
+        for message in &outcome.failures {
+            self.emit(EventData::Warning { message: message.clone() });
+        }
+        outcome
     }
 
     fn emit(&self, data: EventData) {

@@ -44,6 +44,8 @@ pub(super) struct InputState {
     pub submitted: Option<Value>,
     /// `give_up`'s reason, and what the model says it did manage.
     pub gave_up: Option<(String, Option<String>)>,
+    /// Why a `user_prompt_submit` hook refused the input.
+    pub blocked: Option<String>,
     /// Refused submissions and answers that ended without one.
     pub misses: usize,
     pub turns: u32,
@@ -211,6 +213,16 @@ impl Session {
                     completed.map(|done| json!({ "completed": done })),
                 );
                 (outcome, None, text)
+            }
+            StopReason::Blocked => {
+                let reason = state.blocked.unwrap_or_default();
+                let summary = ["A user_prompt_submit hook blocked the input: ", &reason].concat();
+                let outcome = AgentOutcome::new(OutcomeStatus::Failure, summary.clone()).with_evidence(
+                    EvidenceKind::StopReason,
+                    "blocked by a hook",
+                    None,
+                );
+                (outcome, None, summary)
             }
             StopReason::NoResult => {
                 let summary = format!("No valid result was submitted within {} attempts.", state.misses);

@@ -123,6 +123,7 @@ impl Session {
         builder.emitter = Some(inner.emitter.clone());
         builder.redactions = inner.redactions.clone();
         builder.gate = Some(inner.gate.clone());
+        builder.hooks = inner.hooks.clone();
         builder.model = model;
         if let Some(schema) = output_schema {
             builder = builder.output_schema(schema).map_err(|e| ToolError::new(format!("output_schema: {e}")))?;

@@ -4,6 +4,7 @@
 //! below them imports them.
 
 pub mod agents;
+pub mod hooks;
 pub mod mcp;
 pub mod resume;
 pub mod run;

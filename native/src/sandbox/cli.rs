@@ -12,6 +12,7 @@ use openagent_core::SessionError;
 use openagent_sandbox_guest::GuestEnd;
 
 use super::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
+use crate::cli::hooks::HOOKS_FILE;
 use crate::cli::run::{
     explain, fixed_run_id, new_run_id, open_events_file, pinned_runtime, refuse, resolve_provider, session_config, ExitReason,
     Report, RunArgs, RunConfig, RunEnd,
@@ -49,6 +50,14 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
             return Err(format!(
                 "the sandbox does not run agent configs yet (--agent {id}): their profile, tools and output schema are \
                  the native host's; drop --agent"
+            ));
+        }
+        // Hooks a user set up to block calls must not be skipped without a word.
+        if dir.join(HOOKS_FILE).exists() {
+            return Err(format!(
+                "the sandbox does not run hooks yet ({}): they are commands, and the guest has no processes; move the \
+                 file away to run sandboxed without them",
+                dir.join(HOOKS_FILE).display()
             ));
         }
         let (settings, model) = resolve_provider(&args.agent, None, &runtime, &NativeHttpClient::new())?;

@@ -13,6 +13,7 @@ mod agents;
 mod api;
 mod approval;
 mod files;
+mod hooks;
 mod outcomes;
 mod resume;
 mod secrets;

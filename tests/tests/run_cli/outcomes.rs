@@ -38,7 +38,8 @@ fn events_file_gets_every_internal_event_in_both_output_modes() {
         for kind in ["user_input", "turn_start", "tool_call_start", "tool_decision", "tool_call_end", "assistant_text_end"] {
             assert!(kinds.contains(&kind), "{output}: no {kind} in {kinds:?}");
         }
-        assert_eq!(kinds.last(), Some(&"processing_end"), "{output}: {kinds:?}");
+        // The run ends its session: session_start and session_end bracket it (spec 9.10).
+        assert_eq!(kinds[kinds.len() - 2..], ["processing_end", "session_end"], "{output}: {kinds:?}");
         for event in &events {
             assert!(event["timestamp"].is_string() && event["session_id"].is_string() && event["data"].is_object(), "{event}");
         }

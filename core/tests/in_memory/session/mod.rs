@@ -2,6 +2,7 @@
 
 mod approval;
 mod compaction;
+mod hooks;
 mod results;
 mod snapshot;
 mod subagents;

@@ -9,6 +9,7 @@ use openagent_core::approval::{ApprovalMode, Rule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::cli::hooks::HooksConfig;
 use crate::cli::mcp::McpServerConfig;
 
 /// The one version of the format this build reads.
@@ -53,6 +54,9 @@ pub struct AgentConfig {
     /// The approval policy: a mode and rules; `--approval` overrides the mode.
     #[serde(default)]
     pub permissions: Option<Permissions>,
+    /// Commands run at points of the session, after `.openagent/hooks.json`'s.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hooks: HooksConfig,
 }
 
 /// `permissions:`: the approval mode (the host's default when absent) and ordered rules, the

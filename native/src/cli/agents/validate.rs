@@ -10,6 +10,7 @@ use openagent_core::setup::ProviderKind;
 use super::config::{AgentConfig, SCHEMA_VERSION};
 use super::error::Problem;
 use super::profile::{profile_kind, PROFILE_NAMES};
+use crate::cli::hooks;
 
 pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem> {
     let at = |key: &str| key_line(text, key);
@@ -94,6 +95,11 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
             let line = at("permissions").and_then(|from| line_containing(text, from, needle.unwrap_or("tool")));
             problem(&format!("permissions.rules[{index}].{field}"), line, message);
         }
+    }
+    if let Err((hook, message)) = hooks::check(&config.hooks) {
+        let point = hook.split('[').next().unwrap_or_default();
+        let line = at("hooks").and_then(|from| line_containing(text, from, point));
+        problem(&format!("hooks.{hook}"), line, message);
     }
     if let Some(schema) = config.output_schema() {
         if let Err(error) = check_output_schema(schema) {

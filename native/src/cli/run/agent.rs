@@ -15,7 +15,9 @@ use openagent_core::{Session, SessionConfig, SessionError};
 
 use super::approval::CannotAsk;
 use crate::cli::agents::{self, AgentConfig};
+use crate::cli::hooks;
 use crate::cli::mcp::{self, McpServer};
+use crate::host::hooks::CommandHooks;
 use crate::host::http::NativeHttpClient;
 use crate::host::local_env::{secret_values, EnvPass, LocalEnvironment};
 use crate::host::runtime::NativeRuntime;
@@ -55,6 +57,8 @@ pub struct Launcher {
     /// Who is asked when the policy says `ask`: by default no one ([`CannotAsk`]), so `ask` is
     /// a deny that names the flag; the interactive session and `serve` ask a person.
     pub approver: Rc<dyn Approver>,
+    /// The hooks of the directory and the agent config; none configured: `None`.
+    pub hooks: Option<Rc<CommandHooks>>,
     env: Rc<LocalEnvironment>,
     http: Rc<NativeHttpClient>,
     runtime: Rc<NativeRuntime>,
@@ -84,7 +88,8 @@ impl Launcher {
         let mode = options.approval.or(permissions.mode).unwrap_or(options.default_approval);
         let policy = Policy { mode, rules: permissions.rules };
         let approver = Rc::new(CannotAsk);
-        Ok(Self { settings, model, cwd, config, mcp, policy, approver, env: Rc::new(env), http, runtime })
+        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default())?;
+        Ok(Self { settings, model, cwd, config, mcp, policy, approver, hooks, env: Rc::new(env), http, runtime })
     }
 
     /// The session's settings: the agent config's limits, or for a session `resumed` the ones
@@ -127,13 +132,16 @@ impl Launcher {
             Some(agent) => agent.profile(self.settings.kind, &self.model),
             None => self.settings.profile(&self.model),
         };
-        let builder = Session::builder(profile, self.env.clone(), client, self.runtime.clone())
+        let mut builder = Session::builder(profile, self.env.clone(), client, self.runtime.clone())
             .id(id)
             .config(config)
             .retries(RetryPolicy::default())
             .redact(self.secrets())
             .approval(self.policy.clone())
             .approver(self.approver.clone());
+        if let Some(hooks) = &self.hooks {
+            builder = builder.hooks(hooks.clone());
+        }
         match &self.config {
             Some(agent) => agent.configure(builder),
             None => builder,

@@ -136,6 +136,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             eprintln!("The session was closed by that error; the next task starts a new conversation.");
             report.finish_store(&end.exit_reason, &now());
             (stored, last_exit) = (false, None);
+            runtime.block_on(session.ended());
             session = new_session();
         } else {
             last_exit = Some(end.exit_reason);
@@ -144,6 +145,14 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     if stored {
         report.finish_store(last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now());
     }
+    // Quitting ends the session, once its `session_end` hooks are done (they say if they fail).
+    session.close();
+    let ended = async {
+        session.ended().await;
+        Ok::<_, openagent_core::SessionError>(())
+    };
+    let quiet = stream::pending().boxed_local();
+    let _ = runtime.block_on(drive(&session, ended, &runtime, quiet, |wake: Wake<()>| report.wake_on(wake, &session)));
     // An input interrupted just before quitting may have commands still ending.
     crate::host::signals::end_commands(super::COMMANDS_END_WITHIN);
     0

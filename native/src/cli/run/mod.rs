@@ -114,9 +114,16 @@ pub fn run(args: RunArgs) -> u8 {
         crate::host::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
     let abandoned = Cell::new(false);
+    // The run is the session: it ends with it, once its `session_end` hooks are done.
+    let work = async {
+        let result = session.submit(args.task.clone()).await;
+        session.close();
+        session.ended().await;
+        result
+    };
     let result = runtime.block_on(drive(
         &session,
-        until_abandoned(session.submit(args.task.clone()), &abandoned),
+        until_abandoned(work, &abandoned),
         &runtime,
         signal_wakes(signals.as_mut()),
         |wake: Wake<()>| match wake {
@@ -527,7 +534,13 @@ impl Output {
     fn event(&mut self, event: &SessionEvent) {
         match self {
             Self::Human(human) => human.event(event),
-            Self::Json { projector: Some(projector), .. } => projector.project(event).iter().for_each(|line| print_line(line)),
+            Self::Json { projector: Some(projector), .. } => {
+                // stdout is JSON only; a warning (a hook that failed, say) still reaches a person.
+                if let EventData::Warning { message } = &event.data {
+                    eprintln!("warning: {message}");
+                }
+                projector.project(event).iter().for_each(|line| print_line(line))
+            }
             Self::Json { projector: None, .. } | Self::Silent => {}
         }
     }

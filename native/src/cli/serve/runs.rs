@@ -338,6 +338,8 @@ impl Runs {
             self.touch(id);
             input = next_input(&runtime, &mut control, &session, &mut report, || self.idle_left(id));
         }
+        // A session an error closed may still be running its `session_end` hooks.
+        runtime.block_on(session.ended());
         self.forget(id);
     }
 
@@ -455,7 +457,7 @@ fn next_input(
         let request = match idle_left() {
             None => runtime.block_on(control.next())?,
             Some(left) if left.is_zero() => {
-                close(session, report);
+                close(runtime, session, report);
                 return None;
             }
             Some(left) => {
@@ -490,7 +492,7 @@ fn next_input(
                 let _ = answer.send(Err(Refusal::NoSuchCall));
             }
             Control::Abort(answer) => {
-                close(session, report);
+                close(runtime, session, report);
                 let _ = answer.send(Ok(()));
                 return None;
             }
@@ -498,11 +500,13 @@ fn next_input(
     }
 }
 
-/// Closes a session that waits for its next input.
-fn close(session: &Session, report: &mut Report) {
-    // Closing an idle session emits its `session_end` at once; it goes to the store too.
+/// Closes a session that waits for its next input, once its `session_end` hooks are done.
+fn close(runtime: &NativeRuntime, session: &Session, report: &mut Report) {
+    // Closing an idle session emits its `session_end` at once; it goes to the store too, with
+    // what its hooks report.
     let mut events = session.events();
     session.abort();
+    runtime.block_on(session.ended());
     while let Ok(event) = events.try_recv() {
         report.event(&event);
     }

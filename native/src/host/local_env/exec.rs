@@ -79,11 +79,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
-pub(super) async fn run(
+/// Runs `command` in `dir` with exactly `vars`; `input`, when given, is written to its stdin
+/// (which is closed after it; otherwise stdin is `/dev/null`).
+pub(crate) async fn run(
     command: &str,
     dir: &Path,
     vars: Vec<(OsString, OsString)>,
     options: &ExecOptions,
+    input: Option<Vec<u8>>,
 ) -> Result<ExecResult, EnvError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let started = Instant::now();
@@ -99,7 +102,7 @@ pub(super) async fn run(
         .env_clear()
         .envs(vars)
         .env(MARKER, &marker)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let parent = std::process::id() as libc::pid_t;
@@ -126,6 +129,15 @@ pub(super) async fn run(
                 }
             };
             let pid = child.id() as libc::pid_t;
+            if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+                // A thread of its own: a command that reads none of a large input must not stall
+                // supervision. It ends when the input is written or the command's end closes the
+                // pipe (EPIPE: Rust ignores SIGPIPE).
+                let _ = thread::Builder::new().name("openagent-command-stdin".into()).spawn(move || {
+                    use std::io::Write;
+                    let _ = stdin.write_all(&input);
+                });
+            }
             let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
             let _ = spawned_tx.send(Ok(pid));
             let closed = read_output(stdout, stderr, &tx);

@@ -238,7 +238,7 @@ impl ExecutionEnvironment for LocalEnvironment {
             return Err(EnvError::NotADirectory(show(&dir)));
         }
         let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.as_ref());
-        exec::run(command, &dir, vars, options).await
+        exec::run(command, &dir, vars, options, None).await
     }
 
     async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
