@@ -79,7 +79,11 @@ impl Agent {
             .retries(retries)
             // A tool that prints the key (a registered JS tool, a file holding it) must not put it
             // in the events, the snapshot or the next request.
-            .redact(options.api_key.clone());
+            .redact(options.api_key.clone())
+            .approval(options.approval);
+        if let Some(callback) = callbacks.on_approval {
+            builder = builder.approver(Rc::new(crate::approval::JsApprover { callback }));
+        }
         if let Some(snapshot) = options.snapshot {
             builder = builder.restore(snapshot);
         }

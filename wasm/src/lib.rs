@@ -30,6 +30,7 @@
 //! JS, `UPDATE_TYPINGS=1 cargo test -p openagent-wasm --lib typings` regenerates them.
 
 pub mod agent;
+pub mod approval;
 pub mod convert;
 pub mod events;
 pub mod fetch;

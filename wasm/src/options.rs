@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use js_sys::Function;
+use openagent_core::approval::{ApprovalMode, Policy};
 use openagent_core::session::SessionSnapshot;
 use openagent_core::setup::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::SessionConfig;
@@ -35,6 +36,8 @@ pub struct AgentOptions {
     pub compaction: Compaction,
     /// A saved session to go on with.
     pub snapshot: Option<SessionSnapshot>,
+    /// `approval`: the mode; full-auto when absent.
+    pub approval: Policy,
 }
 
 #[derive(Default)]
@@ -60,9 +63,11 @@ pub struct Callbacks {
     pub on_event: Option<Function>,
     pub fetch: Option<Function>,
     pub signal: Option<web_sys::AbortSignal>,
+    /// Asked when the approval policy says `ask`.
+    pub on_approval: Option<Function>,
 }
 
-pub(crate) const CALLBACKS: [&str; 4] = ["getApiKey", "onEvent", "fetch", "signal"];
+pub(crate) const CALLBACKS: [&str; 5] = ["getApiKey", "onEvent", "fetch", "signal", "onApproval"];
 
 pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
 
@@ -90,6 +95,7 @@ pub fn parse(js: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
         get_api_key: function_property(js, "getApiKey", owner)?,
         on_event: function_property(js, "onEvent", owner)?,
         fetch: function_property(js, "fetch", owner)?,
+        on_approval: function_property(js, "onApproval", owner)?,
         signal: match property(js, "signal") {
             None => None,
             Some(s) => Some(s.dyn_into().map_err(|_| invalid("`signal` must be an AbortSignal"))?),
@@ -167,6 +173,14 @@ impl AgentOptions {
             context_window: fields.number("contextWindow")?,
             compaction,
             snapshot: None,
+            approval: match fields.0.get("approval") {
+                None | Some(Value::Null) => Policy::default(),
+                // Only a mode here: rules, and the code that reads and checks them, would cost
+                // the browser bundle more than the page needs (a page can answer by pattern in
+                // `onApproval`, and "always" adds rules as it goes).
+                Some(Value::String(mode)) => Policy { mode: ApprovalMode::parse(mode)?, rules: Vec::new() },
+                Some(_) => return Err("`approval` must be \"read-only\", \"auto-edit\" or \"full-auto\"".into()),
+            },
         })
     }
 
@@ -254,6 +268,7 @@ pub(crate) const OPTION_FIELDS: &[&str] = &[
     "outputSchema",
     "contextWindow",
     "compaction",
+    "approval",
 ];
 
 pub(crate) const COMPACTION_FIELDS: &[&str] = &["thresholdPercent", "keepRecentTokens"];

@@ -23,9 +23,7 @@ struct JsTool {
 impl ToolExecutor for JsTool {
     async fn execute(&self, arguments: &Value, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let fail = |e: JsValue| ToolError::new(describe(&e));
-        let arguments = to_js(arguments).map_err(fail)?;
-        let returned = self.execute.call1(&JsValue::NULL, &arguments).map_err(fail)?;
-        let value = JsFuture::from(Promise::resolve(&returned)).await.map_err(fail)?;
+        let value = call(&self.execute, arguments).await.map_err(fail)?;
         if let Some(text) = value.as_string() {
             return Ok(text.into());
         }
@@ -35,6 +33,13 @@ impl ToolExecutor for JsTool {
         let json = js_sys::JSON::stringify(&value).map_err(fail)?;
         Ok(String::from(json).into())
     }
+}
+
+/// Calls `function` with `argument` as a plain JS object; what it returns, or its promise
+/// resolves to. A throw or a rejection is the error.
+pub(crate) async fn call(function: &Function, argument: &Value) -> Result<JsValue, JsValue> {
+    let returned = function.call1(&JsValue::NULL, &to_js(argument)?)?;
+    JsFuture::from(Promise::resolve(&returned)).await
 }
 
 /// Reads a tool spec from JS, checking each field.

@@ -76,7 +76,35 @@ export interface AgentOptions {
   signal?: AbortSignal;
   /** Used instead of the global `fetch` (a proxy, a test double). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /**
+   * Which tool calls run without asking: `"read-only"` (file edits and commands ask),
+   * `"auto-edit"` (commands ask) or `"full-auto"` (the default: none ask). A call that asks goes
+   * to `onApproval`; without it, it is denied.
+   */
+  approval?: ApprovalMode;
+  /**
+   * Asked when the approval policy says `ask`, one call at a time: `"allow"`, `"deny"` (or
+   * `{ decision: "deny", reason }`: the model reads the reason), or `"always"` (allow calls like
+   * this one, `request.always`, for the rest of the session). Anything else, a throw or a
+   * rejection denies the call.
+   */
+  onApproval?: (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;
 }
+
+export type ApprovalMode = "read-only" | "auto-edit" | "full-auto";
+
+/** The `approval_requested` event's data. */
+export interface ApprovalRequest {
+  call_id: string;
+  tool_name: string;
+  arguments: { [key: string]: JsonValue };
+  /** Why it asks (`the auto-edit approval mode asks before commands`). */
+  reason: string;
+  /** The rule `"always"` adds: ``shell `cargo test` ``. */
+  always: string;
+}
+
+export type ApprovalAnswer = "allow" | "deny" | "always" | { decision: "allow" | "deny" | "always"; reason?: string };
 
 /** What `submit()` rejects with. */
 export interface AgentError extends Error {
