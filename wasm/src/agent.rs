@@ -1,5 +1,6 @@
 //! `Agent`: one session of the core, driven from JS.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Promise;
@@ -8,6 +9,7 @@ use openagent_core::llm::{LlmClient, RetryPolicy};
 use openagent_core::session::{SessionError, StopReason, Turn};
 use openagent_core::setup::{self, discover_model};
 use openagent_core::{Session, SessionStatus};
+use openagent_mcp::McpClient;
 use openagent_memenv::MemoryEnvironment;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -29,6 +31,17 @@ pub struct Agent {
     model: String,
     provider: String,
     dispatcher: Option<Rc<Dispatcher>>,
+    http: Rc<dyn HttpClient>,
+    /// The MCP servers added, let go with the agent (their handlers hold the session).
+    mcp: Rc<RefCell<Vec<Rc<McpClient>>>>,
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        for client in self.mcp.borrow().iter() {
+            client.on_tools_changed(None);
+        }
+    }
 }
 
 /// What `submit()` resolves to.
@@ -65,8 +78,8 @@ impl Agent {
         let env = environment(&options, runtime.clone())?;
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch));
         let client: Rc<dyn LlmClient> = match callbacks.get_api_key {
-            Some(get_key) => Rc::new(KeyedClient::new(settings.clone(), get_key, http)),
-            None => settings.client(http, true),
+            Some(get_key) => Rc::new(KeyedClient::new(settings.clone(), get_key, http.clone())),
+            None => settings.client(http.clone(), true),
         };
         let retries = RetryPolicy {
             max_retries: options.max_retries.unwrap_or(RetryPolicy::default().max_retries),
@@ -83,6 +96,9 @@ impl Agent {
             .approval(options.approval);
         if let Some(callback) = callbacks.on_approval {
             builder = builder.approver(Rc::new(crate::approval::JsApprover { callback }));
+        }
+        if let Some(hooks) = callbacks.hooks {
+            builder = builder.hooks(Rc::new(hooks));
         }
         if let Some(snapshot) = options.snapshot {
             builder = builder.restore(snapshot);
@@ -101,7 +117,8 @@ impl Agent {
         if let Some(signal) = callbacks.signal {
             abort_on(&signal, session.clone());
         }
-        Ok(Agent { session, env, model, provider: settings.kind.name().to_owned(), dispatcher })
+        let provider = settings.kind.name().to_owned();
+        Ok(Agent { session, env, model, provider, dispatcher, http, mcp: Rc::default() })
     }
 
     /// Runs a task to its end: the model's turns and the tools it calls, then any follow-ups.
@@ -223,6 +240,22 @@ impl Agent {
         crate::panic::check()?;
         self.session.register_tool(crate::tools::from_js(&tool)?);
         Ok(())
+    }
+
+    /// Connects an MCP server over Streamable HTTP and offers the model its tools, named
+    /// `mcp__<name>__<tool>`. The server must allow this page's origin (CORS). Rejects when the
+    /// options are wrong, the name is taken, or the server cannot be reached or initialized.
+    #[wasm_bindgen(js_name = addMcpServer, unchecked_return_type = "Promise<McpServerAdded>")]
+    pub fn add_mcp_server(&self, #[wasm_bindgen(unchecked_param_type = "McpServerOptions")] server: JsValue) -> Promise {
+        let parsed = crate::mcp::McpServerOptions::from_js(&server);
+        let (session, http, clients) = (self.session.clone(), self.http.clone(), self.mcp.clone());
+        crate::panic::promise(async move {
+            let server = parsed?;
+            if clients.borrow().iter().any(|client| client.name() == server.name()) {
+                return Err(error(&["addMcpServer: a server named `", server.name(), "` was added already"].concat()));
+            }
+            server.connect(session, http, clients).await
+        })
     }
 
     /// The names of the tools the model is offered.

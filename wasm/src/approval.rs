@@ -45,7 +45,9 @@ fn read(answer: &JsValue) -> Approval {
     match decision.as_str() {
         "allow" => Approval::Allow,
         "always" => Approval::AllowAlways,
-        "deny" => Approval::Deny(field("reason").filter(|r| !r.trim().is_empty()).map(|r| ["the user denied this call: ", &r].concat())),
+        "deny" => {
+            Approval::Deny(field("reason").filter(|r| !r.trim().is_empty()).map(|r| ["the user denied this call: ", &r].concat()))
+        }
         _ => Approval::Deny(Some(
             "onApproval answered neither \"allow\", \"always\", \"deny\" nor { decision, reason }; the call was denied".into(),
         )),

@@ -65,9 +65,10 @@ pub struct Callbacks {
     pub signal: Option<web_sys::AbortSignal>,
     /// Asked when the approval policy says `ask`.
     pub on_approval: Option<Function>,
+    pub hooks: Option<crate::hooks::JsHooks>,
 }
 
-pub(crate) const CALLBACKS: [&str; 5] = ["getApiKey", "onEvent", "fetch", "signal", "onApproval"];
+pub(crate) const CALLBACKS: [&str; 6] = ["getApiKey", "onEvent", "fetch", "signal", "onApproval", "hooks"];
 
 pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
 
@@ -96,6 +97,7 @@ pub fn parse(js: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
         on_event: function_property(js, "onEvent", owner)?,
         fetch: function_property(js, "fetch", owner)?,
         on_approval: function_property(js, "onApproval", owner)?,
+        hooks: property(js, "hooks").map(|hooks| crate::hooks::JsHooks::from_js(&hooks)).transpose()?,
         signal: match property(js, "signal") {
             None => None,
             Some(s) => Some(s.dyn_into().map_err(|_| invalid("`signal` must be an AbortSignal"))?),

@@ -182,6 +182,7 @@ export type StopReason =
   | "interrupted"
   | "gave_up"
   | "no_result"
+  | "blocked"
   | "error";
 
 /**

@@ -89,6 +89,52 @@ export interface AgentOptions {
    * rejection denies the call.
    */
   onApproval?: (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;
+  /**
+   * The page's own code before and after each tool call, on each task, and when the agent closes.
+   * A throw, a rejection or an answer of the wrong shape is a `warning` event and changes nothing.
+   */
+  hooks?: AgentHooks;
+}
+
+export interface AgentHooks {
+  /** After a call's arguments are valid, before the approval policy: `{ block }` refuses it (the model reads the reason), `{ toolInput }` runs it with these arguments instead. */
+  preToolUse?: (input: HookInput & { hook_event_name: "pre_tool_use"; call_id: string; tool_name: string; tool_input: { [key: string]: JsonValue } }) => HookAnswer | Promise<HookAnswer>;
+  /** After the tool ran: `{ block }` turns the result into an error the model reads. */
+  postToolUse?: (input: HookInput & { hook_event_name: "post_tool_use"; call_id: string; tool_name: string; tool_input: { [key: string]: JsonValue }; tool_output: string; is_error: boolean }) => HookAnswer | Promise<HookAnswer>;
+  /** Before a task reaches the history: `{ block }` drops it (`submit()` resolves with reason `"blocked"`), `{ context }` is text the model reads after it. */
+  userPromptSubmit?: (input: HookInput & { hook_event_name: "user_prompt_submit"; prompt: string }) => HookAnswer | Promise<HookAnswer>;
+  /** Once the agent is closed (`abort()`, or an error that closes it); its answer is not read. */
+  sessionEnd?: (input: HookInput & { hook_event_name: "session_end"; reason: string }) => void | Promise<void>;
+}
+
+/** What every hook is given, with its own fields. */
+export interface HookInput {
+  hook_event_name: "pre_tool_use" | "post_tool_use" | "user_prompt_submit" | "session_end";
+  session_id: string;
+  /** The agent's working directory. */
+  cwd: string;
+}
+
+export type HookAnswer = void | undefined | null | { block?: string; toolInput?: { [key: string]: JsonValue }; context?: string };
+
+/** `addMcpServer`'s argument: an MCP server over Streamable HTTP, allowing this page's origin (CORS). */
+export interface McpServerOptions {
+  /** Letters, digits, `_` and `-`: its tools are offered as `mcp__<name>__<tool>`. */
+  name: string;
+  url: string;
+  /** Sent with every request (an `Authorization` header, say). */
+  headers?: { [key: string]: string };
+  /** Each request's timeout, in milliseconds (60000 when absent). */
+  timeoutMs?: number;
+}
+
+/** What `addMcpServer` resolves to. */
+export interface McpServerAdded {
+  name: string;
+  /** The tools registered, by the names the model sees. */
+  tools: string[];
+  /** A tool left out, and why. */
+  warnings: string[];
 }
 
 export type ApprovalMode = "read-only" | "auto-edit" | "full-auto";

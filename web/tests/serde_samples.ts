@@ -1002,6 +1002,7 @@ export const members8: { [member in SessionState]: true } = {
 };
 export const members9: { [member in StopReason]: true } = {
   "aborted": true,
+  "blocked": true,
   "completed": true,
   "error": true,
   "gave_up": true,

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use futures::future::LocalBoxFuture;
 use openagent_core::llm::ToolDefinition;
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use openagent_core::Session;
 use serde_json::Value;
 
 use crate::{tool_output, McpClient, McpError};
@@ -90,6 +91,24 @@ impl McpClient {
     /// session holding this client's tools makes a cycle: take it away when done.
     pub fn on_tools_changed(&self, handler: Option<ToolsChanged>) {
         *self.on_tools_changed.borrow_mut() = handler;
+    }
+
+    /// Registers `tools` (this client's) in `session`, and keeps them current there when the
+    /// server says its list changed. The handler holds the session: release it with
+    /// `on_tools_changed(None)` when the session is done.
+    pub fn register_in(&self, session: &Session, tools: &McpTools) {
+        for tool in &tools.tools {
+            session.register_tool(tool.clone());
+        }
+        let target = session.clone();
+        self.on_tools_changed(Some(Rc::new(move |tools: McpTools| {
+            for name in &tools.removed {
+                target.unregister_tool(name);
+            }
+            for tool in tools.tools {
+                target.register_tool(tool);
+            }
+        })));
     }
 
     async fn refresh_tools(self: &Rc<Self>) {

@@ -4,5 +4,6 @@
 #![cfg(target_arch = "wasm32")]
 
 mod bindings;
+mod governance;
 mod snapshot;
 mod support;

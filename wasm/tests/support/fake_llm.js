@@ -76,3 +76,28 @@ export async function collectKinds(iterator) {
   for await (const event of iterator) kinds.push(event.kind);
   return kinds;
 }
+
+/**
+ * `fetch` in front of a small MCP server at `http://mcp.test/mcp` (Streamable HTTP, JSON
+ * answers, a session id) with one tool, `echo`; any other URL goes to `fetch`. The server's
+ * requests are kept in `mcpRequests` of the returned function.
+ */
+export function withMcpServer(fetch) {
+  const mcpRequests = [];
+  const routed = async (url, init) => {
+    if (!String(url).startsWith("http://mcp.test/")) return fetch(url, init);
+    const message = JSON.parse(new TextDecoder().decode(init.body));
+    mcpRequests.push({ headers: Object.fromEntries(new Headers(init.headers).entries()), message });
+    if (message.id === undefined) return new Response(null, { status: 202 });
+    const result = {
+      initialize: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } },
+      "tools/list": { tools: [{ name: "echo", description: "Echoes", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }] },
+      "tools/call": { content: [{ type: "text", text: `echo: ${message.params?.arguments?.text}` }] },
+    }[message.method];
+    const answer = result ? { jsonrpc: "2.0", id: message.id, result } : { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no such method" } };
+    return new Response(JSON.stringify(answer), { headers: { "content-type": "application/json", "mcp-session-id": "s-1" } });
+  };
+  routed.requests = fetch.requests;
+  routed.mcpRequests = mcpRequests;
+  return routed;
+}

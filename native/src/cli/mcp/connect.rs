@@ -81,19 +81,9 @@ pub fn warnings(servers: &[McpServer]) -> Vec<String> {
 /// says its list changed.
 pub fn register(session: &Session, servers: &[McpServer]) {
     for server in servers {
-        let Ok((client, tools)) = &server.connection else { continue };
-        for tool in &tools.tools {
-            session.register_tool(tool.clone());
+        if let Ok((client, tools)) = &server.connection {
+            client.register_in(session, tools);
         }
-        let target = session.clone();
-        client.on_tools_changed(Some(Rc::new(move |tools: McpTools| {
-            for name in &tools.removed {
-                target.unregister_tool(name);
-            }
-            for tool in tools.tools {
-                target.register_tool(tool);
-            }
-        })));
     }
 }
 
