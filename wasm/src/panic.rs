@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 
+use futures::future::LocalBoxFuture;
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
@@ -59,6 +60,11 @@ pub fn check() -> Result<(), JsValue> {
 
 /// A promise for `work` that a panic rejects (rather than leaving it pending forever).
 pub fn promise(work: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    // Boxed here so that the machinery below exists once in the bundle, not once per JS method.
+    settle(Box::pin(work))
+}
+
+fn settle(work: LocalBoxFuture<'static, Result<JsValue, JsValue>>) -> Promise {
     if let Err(error) = check() {
         return Promise::reject(&error);
     }

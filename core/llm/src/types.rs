@@ -171,7 +171,8 @@ impl ToolCall {
         let arguments = if raw.trim().is_empty() {
             Value::Object(Default::default())
         } else {
-            serde_json::from_str(&raw).unwrap_or(Value::Null)
+            // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+            serde_json::from_slice(raw.as_bytes()).unwrap_or(Value::Null)
         };
         Self { raw_arguments: Some(raw), ..Self::new(id, name, arguments) }
     }

@@ -67,7 +67,8 @@ fn outcome(object: &mut Map<String, Value>) -> Result<Result<Value, (i64, String
 
 /// Parses one message from text (a stdio line, an HTTP body, an SSE event's data).
 pub fn parse(text: &str) -> Result<Value, McpError> {
-    serde_json::from_str(text).map_err(|e| McpError::Protocol(format!("not JSON ({e}): {}", clip(text))))
+    // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+    serde_json::from_slice(text.as_bytes()).map_err(|e| McpError::Protocol(format!("not JSON ({e}): {}", clip(text))))
 }
 
 fn preview(value: &Value) -> String {

@@ -520,7 +520,9 @@ impl Session {
         };
         if call.arguments.is_null() {
             let raw = call.raw_arguments.as_deref().unwrap_or("");
-            let reason = serde_json::from_str::<serde_json::Value>(raw).err().map_or_else(String::new, |e| format!(" ({e})"));
+            // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+            let reason =
+                serde_json::from_slice::<serde_json::Value>(raw.as_bytes()).err().map_or_else(String::new, |e| format!(" ({e})"));
             let message = format!(
                 "Invalid arguments for tool {}: the arguments are not a valid JSON object{reason}. Send the arguments as one JSON object.",
                 call.name

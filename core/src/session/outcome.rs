@@ -116,7 +116,8 @@ impl AgentOutcome {
     /// Reads an outcome built elsewhere (a harness, a stored record), stamping it with `now`
     /// (RFC 3339) when it has no timestamp.
     pub fn parse(json: &str, now: &str) -> Result<Self, serde_json::Error> {
-        let mut outcome: Self = serde_json::from_str(json)?;
+        // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+        let mut outcome: Self = serde_json::from_slice(json.as_bytes())?;
         if outcome.timestamp.is_empty() {
             now.clone_into(&mut outcome.timestamp);
         }

@@ -263,7 +263,9 @@ impl Session {
                 let kind = error.map(|e| json!({ "error_kind": e.kind }));
                 let outcome = AgentOutcome::new(OutcomeStatus::Failure, why.clone()).with_evidence(
                     EvidenceKind::StopReason,
-                    format!("{reason:?}").to_lowercase(),
+                    // The variant names are ASCII; `to_lowercase` would bring the Unicode case tables
+                    // (8 KB gzipped) into the browser bundle.
+                    format!("{reason:?}").to_ascii_lowercase(),
                     kind,
                 );
                 let text = if final_text.trim().is_empty() { why } else { final_text.to_owned() };

@@ -62,7 +62,8 @@ impl SessionSnapshot {
 
     /// Reads a snapshot, refusing anything that is not a whole `openagent.session/1`.
     pub fn from_json(text: &str) -> Result<Self, SnapshotError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| {
+        // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+        let value: Value = serde_json::from_slice(text.as_bytes()).map_err(|e| {
             if e.is_eof() {
                 SnapshotError::Truncated(e.to_string())
             } else {

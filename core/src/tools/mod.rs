@@ -53,7 +53,8 @@ pub fn core_tools() -> Vec<RegisteredTool> {
 /// the value piece by piece and weighs several times more in the browser bundle. Only for this
 /// crate's constant schemas; the tests of every profile parse each of them.
 pub(crate) fn schema(text: &str) -> serde_json::Value {
-    serde_json::from_str(text).expect("built-in tool schemas are JSON")
+    // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+    serde_json::from_slice(text.as_bytes()).expect("built-in tool schemas are JSON")
 }
 
 /// Binds one of this crate's definitions to its executor. The schemas are constants; the tests

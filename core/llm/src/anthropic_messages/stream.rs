@@ -63,7 +63,8 @@ impl Decoder {
             if self.done {
                 break;
             }
-            let result = serde_json::from_str::<Value>(&event.data)
+            // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+            let result = serde_json::from_slice::<Value>(event.data.as_bytes())
                 .map_err(|e| broken(&format!("an event's data is not JSON ({e}): {}", snippet(&event.data))))
                 .and_then(|data| {
                     // The JSON `type` is authoritative; the `event:` line is the fallback (spec 7.7).

@@ -80,7 +80,8 @@ impl Decoder {
             self.finish(out);
             return Ok(());
         }
-        let chunk: Value = match serde_json::from_str(data) {
+        // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+        let chunk: Value = match serde_json::from_slice(data.as_bytes()) {
             Ok(chunk) => chunk,
             // An `event: error` frame may hold plain text: that text is the message.
             Err(_) if event.event.as_deref() == Some("error") => Value::String(data.to_owned()),

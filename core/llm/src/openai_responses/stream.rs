@@ -78,7 +78,8 @@ impl Decoder {
         if self.finished || data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
-        let event: Value = serde_json::from_str(data)
+        // `from_slice`, as response bodies are read: `from_str` would put a second JSON reader in the browser bundle.
+        let event: Value = serde_json::from_slice(data.as_bytes())
             .map_err(|e| unreadable(ErrorKind::Stream, "a stream event that is not JSON", format!("{e}: {}", snippet(data))))?;
         let kind = str_of(&event, "type").or(sse.event.as_deref()).unwrap_or_default();
         match kind {
