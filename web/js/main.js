@@ -11,6 +11,8 @@ import { agentOptions, applySettings, initSettings, readSettings, sessionSetting
 import { clearError, explain, showError } from "./errors.js";
 import { deleteSession, getSession, listSessions, putSession } from "./store.js";
 import { initSessions, showSessions, titleOf } from "./sessions.js";
+import { askApproval } from "./approval.js";
+import { connectAll, initMcp } from "./mcp.js";
 
 const $ = (id) => document.getElementById(id);
 const STARTER = {
@@ -88,7 +90,8 @@ async function newAgent() {
     options.model = await Agent.discoverModel(options);
   }
   const start = session.snapshot ? { snapshot: snapshotNow() } : { files: files.snapshot() };
-  agent = new Agent({ ...options, ...start, onEvent });
+  agent = new Agent({ ...options, ...start, onEvent, onApproval: askApproval });
+  await connectAll(agent);
 }
 
 async function refreshList() {
@@ -218,6 +221,7 @@ async function main() {
     if (session.id) save();
   });
   initFiles(currentFs, save);
+  initMcp(() => agent);
   // Nothing is switched while a task runs (the Sessions panel is disabled then).
   const idleOnly = (action) => (...args) => (running ? undefined : action(...args));
   initSessions(Object.fromEntries(Object.entries(sessionActions).map(([name, action]) => [name, idleOnly(action)])));

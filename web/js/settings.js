@@ -28,6 +28,7 @@ export function applySettings(saved) {
   $("effort").value = saved.effort || "";
   $("context-window").value = saved.contextWindow || "";
   $("output-schema").value = saved.outputSchema || "";
+  $("approval").value = saved.approval || "full-auto";
   if (saved.apiKey) {
     $("api-key").value = saved.apiKey;
     $("remember-key").checked = true;
@@ -72,6 +73,7 @@ export function readSettings() {
     effort: $("effort").value,
     contextWindow: $("context-window").value.trim(),
     outputSchema: $("output-schema").value.trim(),
+    approval: $("approval").value,
   };
 }
 
@@ -82,6 +84,7 @@ export function agentOptions(settings) {
   if (settings.apiKey) options.apiKey = settings.apiKey;
   if (settings.baseUrl) options.baseUrl = settings.baseUrl;
   if (settings.effort) options.reasoningEffort = settings.effort;
+  if (settings.approval) options.approval = settings.approval;
   // Compaction needs the window; a local server's (llama.cpp's n_ctx) is not in the catalog.
   if (settings.contextWindow) options.contextWindow = Number(settings.contextWindow);
   if (settings.outputSchema) {

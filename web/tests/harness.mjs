@@ -3,6 +3,7 @@
 // fresh profile. Binaries come from OPENAGENT_BIN and MOCK_LLM_BIN (scripts/test-all builds them).
 
 import { spawn } from "node:child_process";
+import { createConnection, createServer } from "node:net";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +58,52 @@ export function startMock(script) {
       rmSync(dir, { recursive: true, force: true });
     },
   }));
+}
+
+/** A free port of 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+/**
+ * The MCP reference server `server-everything` in its Streamable HTTP mode on 127.0.0.1 (its
+ * `/mcp` allows every origin), from MCP_EVERYTHING with the MCP_BIND_LOCAL preload; resolves to
+ * { url, stop }, or null (after saying why) when scripts/test-all did not provide it.
+ */
+export async function startEverything() {
+  const [script, preload] = [process.env.MCP_EVERYTHING, process.env.MCP_BIND_LOCAL];
+  if (!script || !preload) {
+    console.log("skipped: MCP_EVERYTHING and MCP_BIND_LOCAL are not set (scripts/test-all sets them)");
+    return null;
+  }
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--require", preload, script, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: "ignore",
+  });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const up = await new Promise((resolve) => {
+      const socket = createConnection(port, "127.0.0.1", () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on("error", () => resolve(false));
+    });
+    if (up) break;
+    if (Date.now() > deadline) {
+      child.kill();
+      throw new Error(`server-everything did not listen on port ${port} within 20 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill() };
 }
 
 /** A fresh browser profile with one page; `close()` removes it all. Console errors are kept. */
