@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -25,6 +26,10 @@ use super::local_env::vars::{command_vars, EnvPass, EnvPolicy};
 /// How much of the server's stderr is kept for error messages.
 const STDERR_TAIL: usize = 4096;
 
+/// The longest message (one line) a server may send: as much as a command's output the agent
+/// keeps. A server that writes on without a newline is cut off here instead of growing the agent.
+const MAX_MESSAGE: usize = 16 * 1024 * 1024;
+
 /// A running MCP server on pipes.
 pub struct StdioTransport {
     name: String,
@@ -34,6 +39,8 @@ pub struct StdioTransport {
     lines: futures::lock::Mutex<UnboundedReceiver<String>>,
     stderr: Arc<Mutex<String>>,
     child: Mutex<Option<Child>>,
+    /// Set when the server sent a line past [`MAX_MESSAGE`]: it is stopped, and says why.
+    oversized: Arc<AtomicBool>,
 }
 
 impl StdioTransport {
@@ -64,14 +71,30 @@ impl StdioTransport {
             process.spawn().map_err(|e| McpError::Transport(format!("MCP server {name}: cannot start `{command}`: {e}")))?;
         let (stdout, stderr_pipe) = (child.stdout.take(), child.stderr.take());
         let (tx, rx) = unbounded();
+        let oversized = Arc::new(AtomicBool::new(false));
         if let Some(stdout) = stdout {
+            let too_long = oversized.clone();
             thread::Builder::new()
                 .name("openagent-mcp-stdout".into())
                 .spawn(move || {
-                    for line in BufReader::new(stdout).lines() {
-                        let Ok(line) = line else { break };
-                        if tx.unbounded_send(line).is_err() {
-                            break;
+                    let mut reader = BufReader::new(stdout);
+                    let mut line = Vec::new();
+                    loop {
+                        line.clear();
+                        // One byte past the limit tells a line that is too long from one that fits.
+                        match (&mut reader).take(MAX_MESSAGE as u64 + 1).read_until(b'\n', &mut line) {
+                            Ok(0) | Err(_) => break,
+                            Ok(_) if line.len() > MAX_MESSAGE => {
+                                too_long.store(true, Ordering::SeqCst);
+                                break;
+                            }
+                            // Not UTF-8: read as it comes, and refused as JSON-RPC by the client.
+                            Ok(_) => {
+                                let text = String::from_utf8_lossy(&line);
+                                if tx.unbounded_send(text.trim_end_matches(['\n', '\r']).to_owned()).is_err() {
+                                    break;
+                                }
+                            }
                         }
                     }
                 })
@@ -100,6 +123,7 @@ impl StdioTransport {
             lines: futures::lock::Mutex::new(rx),
             stderr,
             child: Mutex::new(Some(child)),
+            oversized,
         })
     }
 
@@ -110,6 +134,11 @@ impl StdioTransport {
 
     /// Why the server is gone: its exit status and the end of its stderr.
     fn gone(&self) -> McpError {
+        if self.oversized.load(Ordering::SeqCst) {
+            self.stop();
+            let mib = MAX_MESSAGE >> 20;
+            return McpError::Transport(format!("MCP server {} sent a message longer than {mib} MiB; it was stopped", self.name));
+        }
         let mut status = None;
         if let Ok(mut child) = self.child.lock() {
             if let Some(child) = child.as_mut() {

@@ -4,6 +4,7 @@
 //   malformed   answers initialize with a message that is not JSON-RPC
 //   bad-schema  lists a tool whose inputSchema does not compile, and a good one that works
 //   changing    on its first tools/call says its tools changed, and lists one more from then on
+//   endless     answers tools/call with a line that never ends
 const mode = process.argv[2];
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const tools = [
@@ -37,6 +38,15 @@ function handle(message) {
       if (mode === "crash") {
         process.stderr.write("hostile: crashing on purpose\n");
         process.exit(3);
+      }
+      if (mode === "endless") {
+        const chunk = "x".repeat(1 << 20);
+        const more = () => {
+          while (process.stdout.write(chunk));
+          process.stdout.once("drain", more);
+        };
+        process.stdout.write('{"jsonrpc": "2.0", "id": ' + message.id + ', "result": {"content": [{"type": "text", "text": "');
+        return more();
       }
       if (mode === "changing" && !changed) {
         changed = true;

@@ -130,6 +130,17 @@ fn a_server_that_crashes_mid_call_is_an_error_result_naming_its_exit() {
 }
 
 #[test]
+fn a_server_that_writes_a_line_without_end_is_cut_off_at_16_mib_and_stopped() {
+    let Some((node, args)) = hostile("endless") else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let (_client, tools) = stdio(&runtime, "hostile", &node.display().to_string(), &args, 60_000).expect("connects");
+    let started = std::time::Instant::now();
+    let error = call(&runtime, &tools, "mcp__hostile__works", json!({})).expect_err("no answer fits");
+    assert!(error.0.contains("MCP server hostile sent a message longer than 16 MiB; it was stopped"), "{error:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "not its 60 s timeout: {:?}", started.elapsed());
+}
+
+#[test]
 fn a_server_that_never_answers_initialize_times_out() {
     let Some((node, args)) = hostile("silent") else { return };
     let runtime = Rc::new(NativeRuntime::new());
