@@ -3,7 +3,7 @@
 //! result (seed 003's statuses), the event stream live, steering, aborting, the next input of an
 //! open session, a child's result reaching its parent, and the server's bounds: its connection and
 //! worker limits, the header deadline, the workers kept from event streams and idle sessions closed;
-//! and the MCP servers of the working directory offered to its sessions.
+//! and the MCP servers and hooks of the working directory in its sessions.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -580,4 +580,31 @@ fn a_session_offers_the_mcp_servers_of_its_directory() {
     let requests = mock.requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
     assert!(requests[1].body.to_string().contains("Echo: over serve"), "the server's answer reaches the model");
+}
+
+/// The directory's hooks run in serve's sessions too: a pre_tool_use hook refuses a command (the
+/// decision is in the stored events), and closing an idle session runs its session_end hook
+/// before the abort is answered.
+#[test]
+fn a_sessions_hooks_refuse_a_command_and_see_the_session_end() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).unwrap();
+    let hooks = json!({"hooks": {
+        "pre_tool_use": [{"matcher": "shell", "command": "echo 'commands are reviewed first' >&2; exit 2"}],
+        "session_end": [{"command": "cat > ended.json"}],
+    }});
+    sandbox.write(".openagent/hooks.json", &hooks.to_string());
+    let mock = serve([call("toolu_1", "shell", json!({"command": "touch made"})), Step::reply(Reply::text(ANSWER))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": TASK}));
+    api.wait_for_result(&id);
+    let decision = &event_data(&api, &id, "tool_decision")[0];
+    assert_eq!((&decision["decision"], &decision["source"]), (&json!("deny"), &json!("hook")), "{decision}");
+    assert_eq!(decision["reason"], "commands are reviewed first");
+    assert!(!sandbox.cwd().join("made").exists());
+    assert!(!sandbox.cwd().join("ended.json").exists(), "the session is still open");
+    let aborted = api.call("POST", &format!("/sessions/{id}/abort"), None);
+    assert_eq!(aborted.status, 202, "{aborted:?}");
+    let ended: Value = serde_json::from_str(&std::fs::read_to_string(sandbox.cwd().join("ended.json")).unwrap()).unwrap();
+    assert_eq!((&ended["session_id"], &ended["reason"]), (&json!(id), &json!("aborted")), "{ended}");
 }
