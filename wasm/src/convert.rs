@@ -8,9 +8,12 @@ use wasm_bindgen::JsCast;
 
 /// A plain JS object (not a `Map`) for any serialisable value. Through JSON text: `JSON.parse`
 /// is fast, and one serialiser (serde_json's, which the codecs need anyway) costs the bundle
-/// less than a second one that writes JS values.
+/// less than a second one that writes JS values. Through a `Value` first: the core serialises its
+/// types to `Value`s anyway, and writing them straight to text would be a second copy of each
+/// type's serialiser in the bundle.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| error(&e.to_string()))?;
+    let value = serde_json::to_value(value).map_err(|e| error(&e.to_string()))?;
+    let text = serde_json::to_string(&value).map_err(|e| error(&e.to_string()))?;
     js_sys::JSON::parse(&text)
 }
 

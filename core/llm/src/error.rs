@@ -186,10 +186,10 @@ fn classify_code(code: &str) -> Option<ErrorKind> {
 /// `Retry-After` is ignored: the core has no clock of its own to compare it with.)
 pub fn retry_after(headers: &[(String, String)]) -> Option<f64> {
     let header = |name| super::http::find_header(headers, name).map(str::trim);
-    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+    if let Some(ms) = header("retry-after-ms").and_then(super::decimal::parse_f64) {
         return Some(ms / 1000.0).filter(|s| s.is_finite() && *s >= 0.0);
     }
-    header("retry-after").and_then(|v| v.parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0)
+    header("retry-after").and_then(super::decimal::parse_f64).filter(|s| s.is_finite() && *s >= 0.0)
 }
 
 /// Spec 3.12: rate-limit figures from the usual `x-ratelimit-*` and Anthropic's

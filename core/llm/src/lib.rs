@@ -30,6 +30,7 @@ pub mod anthropic_messages;
 pub mod base64;
 mod client;
 mod codec;
+mod decimal;
 mod error;
 mod from_env;
 pub mod gemini;
