@@ -374,6 +374,18 @@ fn an_agent_config_is_refused_before_anything_is_written() {
     assert!(!data_dir.exists());
 }
 
+#[test]
+fn a_directory_with_hooks_is_refused_rather_than_run_without_them() {
+    let place = Place::new("hooks");
+    std::fs::create_dir_all(place.dir().join(".openagent")).unwrap();
+    std::fs::write(place.dir().join(".openagent/hooks.json"), r#"{"hooks": {"pre_tool_use": [{"command": "exit 2"}]}}"#).unwrap();
+    let data_dir = place.0.join("data");
+    let server = serve([]);
+    assert_eq!(sandbox_cli(&place.dir(), &server, "review", &data_dir, None), 2);
+    assert!(server.requests().is_empty(), "the model was never called");
+    assert!(!data_dir.exists());
+}
+
 /// Sets `stop` after `after`, from another thread, as Ctrl-C does.
 fn stop_later(stop: std::sync::Arc<std::sync::atomic::AtomicBool>, after: Duration) {
     std::thread::spawn(move || {
