@@ -69,7 +69,7 @@ fn demo(request: &Value) -> Vec<Value> {
         ),
         "tools/list" => result(
             request,
-            json!({"tools": [{"name": "bad.tool", "inputSchema": {"type": "object", "properties": {"x": {"type": 7}}}}, {"name": "echo", "inputSchema": {"type": "object"}}]}),
+            json!({"tools": [{"name": "bad.tool", "inputSchema": {"type": "object", "properties": {"x": {"type": 7}}}}, {"name": "echo", "inputSchema": {"type": "object"}}, {"name": "my_tool", "inputSchema": {"type": "object"}}, {"name": "my.tool", "inputSchema": {"type": "object"}}]}),
         ),
         "tools/call" => result(
             request,
@@ -120,14 +120,15 @@ fn malformed_json_rpc_is_a_protocol_error() {
 }
 
 #[test]
-fn tools_follow_pages_and_skip_a_broken_schema() {
+fn tools_follow_pages_and_skip_a_broken_schema_and_a_name_taken_already() {
     let server = Scripted::new(demo);
     let client = connect(&server).expect("connects");
     let tools = block_on(client.tools()).expect("tools");
     let names: Vec<&str> = tools.tools.iter().map(|t| t.definition.name.as_str()).collect();
-    assert_eq!(names, ["mcp__demo__add", "mcp__demo__echo"]);
-    assert_eq!(tools.warnings.len(), 1, "{:?}", tools.warnings);
+    assert_eq!(names, ["mcp__demo__add", "mcp__demo__echo", "mcp__demo__my_tool"]);
+    assert_eq!(tools.warnings.len(), 2, "{:?}", tools.warnings);
     assert!(tools.warnings[0].contains("skipped tool bad.tool"), "{:?}", tools.warnings);
+    assert_eq!(tools.warnings[1], "MCP server demo: skipped tool my.tool: another tool is named mcp__demo__my_tool already");
     assert_eq!(tool_name("my server", "a.b/c"), "mcp__my_server__a_b_c");
     let long = tool_name("server", &"x".repeat(80));
     assert_eq!(long.len(), 64, "{long}");

@@ -66,9 +66,16 @@ impl McpClient {
                 out.warnings.push(format!("MCP server {}: skipped a tool without a name", self.name()));
                 continue;
             };
+            let full = tool_name(self.name(), name);
+            // Two names that differ only in characters providers refuse become one: the first keeps it.
+            if out.tools.iter().any(|tool| tool.definition.name == full) {
+                out.warnings
+                    .push(format!("MCP server {}: skipped tool {name}: another tool is named {full} already", self.name()));
+                continue;
+            }
             let description = raw.get("description").or_else(|| raw.get("title")).and_then(Value::as_str);
             let definition = ToolDefinition {
-                name: tool_name(self.name(), name),
+                name: full,
                 description: description.map_or_else(|| format!("The tool {name} of MCP server {}.", self.name()), str::to_owned),
                 parameters: raw.get("inputSchema").cloned().unwrap_or(Value::Null),
             };
