@@ -2,7 +2,7 @@
 //! reason names the flag that allows the call; bad modes and rules are refused before any model
 //! call; the interactive session asks on its terminal (yes, no with a reason, always).
 
-use openagent_tests::{Reply, Step};
+use openagent_tests::{Reply, Step, ToolCall};
 use serde_json::json;
 
 use super::agents::agent;
@@ -113,4 +113,37 @@ fn the_interactive_session_asks_yes_no_always_on_the_terminal() {
     let requests = server.requests();
     let after_no = requests[1].body.to_string();
     assert!(after_no.contains("the user denied this call: write with the file tools"), "the model reads the reason: {after_no}");
+}
+
+/// A call that runs while another asks keeps its spinner off the question: no frame is drawn
+/// over the prompt while the person answers.
+#[test]
+fn a_running_calls_spinner_keeps_off_an_open_question() {
+    let sandbox = Sandbox::new();
+    let config = "schema: openagent.agent/1\nid: patient\nname: Patient\nprovider: anthropic\npermissions:\n  rules:\n    \
+                  - { tool: shell, command: sleep, decision: allow }\n";
+    agent(&sandbox, "patient", config);
+    let calls = [("toolu_slow", "sleep 3"), ("toolu_asks", "touch asked.txt")];
+    let calls = calls.map(|(id, command)| ToolCall {
+        name: "shell".into(),
+        arguments: json!({ "command": command }),
+        id: Some(id.into()),
+    });
+    let server = serve([Step::reply(Reply { tool_calls: calls.to_vec(), ..Reply::default() }), Step::reply(Reply::text(ANSWER))]);
+    let mut terminal = Terminal::start(sandbox.openagent(Some(&server), &["--agent", "patient"]), None, None);
+    terminal.wait_for("approval auto-edit");
+    terminal.type_bytes(b"run both\n");
+    terminal.wait_for("[a]lways for shell `touch`: ");
+    let asked_at = terminal.shown().len();
+    // Ten spinner ticks while `sleep 3` runs and the question is open.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    terminal.type_bytes(b"yes\n");
+    terminal.wait_for(ANSWER);
+    let shown = terminal.shown();
+    let answered = asked_at + shown[asked_at..].find("yes").expect("the answer echoed");
+    let during = &shown[asked_at..answered];
+    assert!(!during.contains("running shell"), "a spinner frame was drawn over the question: {during:?}");
+    assert!(sandbox.cwd().join("asked.txt").exists());
+    terminal.type_bytes(b"\x04");
+    assert_eq!(terminal.exit_code(), Some(0));
 }

@@ -3,7 +3,7 @@
 //! terminal ([`TerminalApprover`]); `openagent serve` asks its client over HTTP (serve/).
 
 use std::cell::RefCell;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -41,6 +41,11 @@ impl PendingAnswer {
         }
     }
 
+    /// Whether a question waits for its answer now.
+    pub fn is_open(&self) -> bool {
+        self.0.borrow().as_ref().is_some_and(|tx| !tx.is_canceled())
+    }
+
     async fn next_line(&self) -> Option<String> {
         let (tx, rx) = oneshot::channel();
         *self.0.borrow_mut() = Some(tx);
@@ -61,7 +66,13 @@ impl Approver for TerminalApprover {
             argument if argument.is_empty() => request.tool_name.clone(),
             argument => format!("{} {argument}", request.tool_name),
         };
-        say(&format!("\n? {what}\n  ({})\n  Allow? [y]es, [n]o, [a]lways for {}: ", request.reason, request.always.describe()));
+        // On a terminal, first clear the spinner's frame from its line.
+        let clear = if std::io::stderr().is_terminal() { "\r\x1b[2K" } else { "" };
+        say(&format!(
+            "{clear}\n? {what}\n  ({})\n  Allow? [y]es, [n]o, [a]lways for {}: ",
+            request.reason,
+            request.always.describe()
+        ));
         loop {
             let Some(line) = self.answers.next_line().await else {
                 return Approval::Deny(Some("the question was not answered".into()));

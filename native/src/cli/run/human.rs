@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use openagent_core::session::{Decision, EventData, SessionEvent};
 use serde_json::Value;
 
+use super::approval::PendingAnswer;
 use super::projection::RunEnd;
 
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -39,6 +40,8 @@ pub struct Human {
     running: usize,
     /// Each started call's main argument, for its line when it ends.
     calls: HashMap<String, String>,
+    /// The interactive session's open question, if any: the spinner keeps off its line.
+    question: Option<PendingAnswer>,
 }
 
 impl Human {
@@ -49,7 +52,12 @@ impl Human {
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             && std::env::var("TERM").as_deref() != Ok("dumb");
         let spinner = stderr_tty.then(|| Rc::new(RefCell::new(Spinner::default())));
-        Self { color, spinner, mid_line: false, running: 0, calls: HashMap::new() }
+        Self { color, spinner, mid_line: false, running: 0, calls: HashMap::new(), question: None }
+    }
+
+    /// Draws no spinner while `question` is open: its frame would overwrite the prompt.
+    pub fn pause_for(&mut self, question: PendingAnswer) {
+        self.question = Some(question);
     }
 
     /// Redraws the spinner; the run calls it every `SPINNER_TICK`. Returns false once there
@@ -57,6 +65,11 @@ impl Human {
     pub fn tick(&self) -> bool {
         let Some(spinner) = &self.spinner else { return false };
         let mut spinner = spinner.borrow_mut();
+        if self.question.as_ref().is_some_and(PendingAnswer::is_open) {
+            // The prompt cleared the frame's line and is there now: nothing to clear later.
+            spinner.drawn = false;
+            return true;
+        }
         let Some((label, since)) = spinner.waiting.clone() else { return true };
         spinner.frame = (spinner.frame + 1) % FRAMES.len();
         let seconds = since.elapsed().as_secs_f32();

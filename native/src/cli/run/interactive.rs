@@ -62,6 +62,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     // While the policy asks about a call, the next line typed answers it.
     let answers = PendingAnswer::default();
     agent.approver = Rc::new(TerminalApprover { answers: answers.clone() });
+    human.pause_for(answers.clone());
     let snapshot = resumed.as_ref().map(|resumed| &resumed.snapshot);
     let config = agent.session_config(&args.limits, snapshot);
     let new_session = || agent.session(&super::new_run_id(runtime.now_ms()), config.clone(), None);
