@@ -51,8 +51,20 @@ pub struct EverythingOverHttp {
 impl EverythingOverHttp {
     /// `None` (after saying why) when Node or the package is missing.
     pub fn start() -> Option<Self> {
-        let (node, script) = server("server-everything")?;
         let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+        Self::start_on(port)
+    }
+
+    /// Stops the server and starts a new one on the same port: it knows none of the old one's
+    /// sessions, as after a restart.
+    pub fn restart(self) -> Self {
+        let port: u16 = self.url.trim_end_matches("/mcp").rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");
+        drop(self);
+        Self::start_on(port).expect("it started before")
+    }
+
+    fn start_on(port: u16) -> Option<Self> {
+        let (node, script) = server("server-everything")?;
         // The server listens on every interface; the preload binds it to 127.0.0.1 only.
         let preload = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/bind-local.cjs");
         let mut command = Command::new(node);

@@ -79,30 +79,38 @@ impl McpClient {
             on_tools_changed: RefCell::default(),
             tool_names: RefCell::default(),
         });
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSIONS[0],
-            "capabilities": {},
-            "clientInfo": {"name": client.options.client_name, "version": client.options.client_version},
-        });
-        let result = client.request("initialize", params).await?;
-        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
-        if version.is_empty() {
-            return Err(McpError::Protocol("the `initialize` answer has no protocolVersion".into()));
-        }
-        if !PROTOCOL_VERSIONS.contains(&version) {
-            client.transport.close().await;
-            return Err(McpError::UnsupportedVersion { server: version.into(), supported: PROTOCOL_VERSIONS.join(", ") });
-        }
-        client.transport.set_protocol_version(version);
-        let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_owned();
-        *client.server.borrow_mut() = ServerInfo {
-            name: text(result.pointer("/serverInfo/name")),
-            version: text(result.pointer("/serverInfo/version")),
-            protocol_version: version.into(),
-            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
-        };
-        client.transport.send(jsonrpc::notification("notifications/initialized")).await?;
+        client.initialize().await?;
         Ok(client)
+    }
+
+    /// The lifecycle's start: `initialize`, the revision checked, `notifications/initialized`.
+    fn initialize(&self) -> LocalBoxFuture<'_, Result<(), McpError>> {
+        // Boxed: connecting and a new session after an expired one share it.
+        Box::pin(async move {
+            let params = json!({
+                "protocolVersion": PROTOCOL_VERSIONS[0],
+                "capabilities": {},
+                "clientInfo": {"name": self.options.client_name, "version": self.options.client_version},
+            });
+            let result = self.request("initialize", params).await?;
+            let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
+            if version.is_empty() {
+                return Err(McpError::Protocol("the `initialize` answer has no protocolVersion".into()));
+            }
+            if !PROTOCOL_VERSIONS.contains(&version) {
+                self.transport.close().await;
+                return Err(McpError::UnsupportedVersion { server: version.into(), supported: PROTOCOL_VERSIONS.join(", ") });
+            }
+            self.transport.set_protocol_version(version);
+            let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_owned();
+            *self.server.borrow_mut() = ServerInfo {
+                name: text(result.pointer("/serverInfo/name")),
+                version: text(result.pointer("/serverInfo/version")),
+                protocol_version: version.into(),
+                instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+            };
+            self.transport.send(jsonrpc::notification("notifications/initialized")).await
+        })
     }
 
     /// The server's name in the configuration.
@@ -115,10 +123,24 @@ impl McpClient {
     }
 
     /// Sends a request and waits for its answer, at most the configured timeout. Meanwhile it
-    /// answers the server's `ping` and notes `notifications/tools/list_changed`.
+    /// answers the server's `ping` and notes `notifications/tools/list_changed`. When the server
+    /// has forgotten the session (it restarted), a new one is started and the request sent again.
     pub fn request<'a>(&'a self, method: &'a str, params: Value) -> LocalBoxFuture<'a, Result<Value, McpError>> {
         // Boxed, so every caller shares one copy of this state machine: the browser bundle is a
         // budget, and each inlined copy of an async request weighs kilobytes there.
+        Box::pin(async move {
+            match self.request_once(method, params.clone()).await {
+                Err(McpError::SessionExpired(_)) if method != "initialize" => {
+                    self.initialize().await?;
+                    self.request_once(method, params).await
+                }
+                outcome => outcome,
+            }
+        })
+    }
+
+    fn request_once<'a>(&'a self, method: &'a str, params: Value) -> LocalBoxFuture<'a, Result<Value, McpError>> {
+        // Boxed too: `request` awaits it twice, and one copy is enough.
         Box::pin(async move {
             let _turn = self.turn.lock().await;
             let id = self.next_id.get() + 1;

@@ -8,6 +8,10 @@ pub enum McpError {
     /// status), or the server went away.
     #[error("{0}")]
     Transport(String),
+    /// Streamable HTTP: the server no longer knows the session (404, or a 400 that says so, to a request carrying its
+    /// id: it restarted, or ended the session). The client starts a new one and tries again.
+    #[error("{0}")]
+    SessionExpired(String),
     /// No answer within the request timeout.
     #[error("the server did not answer `{method}` within {ms} ms; check that it is an MCP server and that it is running, or raise the timeout")]
     Timeout { method: String, ms: u64 },

@@ -83,11 +83,13 @@ impl McpTransport for HttpTransport {
         if !(200..300).contains(&status) {
             let body = response.bytes().await.unwrap_or_default();
             let body = String::from_utf8_lossy(&body);
-            let hint = if status == 404 && self.session_id().is_some() { " (the server ended the MCP session)" } else { "" };
-            return Err(McpError::Transport(format!(
-                "POST {url}: HTTP {status}{hint}: {}",
-                body.chars().take(300).collect::<String>()
-            )));
+            // The revision says 404; servers built on the TypeScript SDK's examples (the
+            // reference servers among them) answer an unknown session id with 400 and say so.
+            let forgot = status == 404 || (status == 400 && (body.contains("session") || body.contains("Session")));
+            let expired = forgot && self.session_id.borrow_mut().take().is_some();
+            let hint = if expired { " (the server ended the MCP session)" } else { "" };
+            let message = format!("POST {url}: HTTP {status}{hint}: {}", body.chars().take(300).collect::<String>());
+            return Err(if expired { McpError::SessionExpired(message) } else { McpError::Transport(message) });
         }
         if sse {
             *self.stream.borrow_mut() = Some((response.body, SseDecoder::new()));
@@ -202,5 +204,64 @@ mod tests {
         assert_eq!(header("mcp-protocol-version").as_deref(), Some("2025-06-18"));
         assert_eq!(header("accept").as_deref(), Some("application/json, text/event-stream"));
         assert_eq!(header("authorization").as_deref(), Some("Bearer t"));
+    }
+
+    /// Gives session `s-N` at each `initialize`, and answers 404 to the first `tools/list`, as a
+    /// server that restarted and forgot its sessions does.
+    #[derive(Default)]
+    struct Forgetful {
+        sessions: std::cell::Cell<u32>,
+        forgot: std::cell::Cell<bool>,
+        seen: RefCell<Vec<(String, Option<String>)>>,
+    }
+
+    #[async_trait(?Send)]
+    impl HttpClient for Forgetful {
+        async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
+            let message: Value = serde_json::from_slice(&request.body).expect("JSON");
+            let method = message["method"].as_str().unwrap_or_default().to_owned();
+            let session = openagent_core::llm::http::find_header(&request.headers, "mcp-session-id").map(str::to_owned);
+            self.seen.borrow_mut().push((method.clone(), session));
+            let empty = |status| Ok(HttpResponse { status, headers: vec![], body: Box::pin(futures::stream::empty()) });
+            let json = |result: Value, headers: Vec<(String, String)>| {
+                let body = json!({"jsonrpc": "2.0", "id": message["id"], "result": result}).to_string().into_bytes();
+                let mut headers = headers;
+                headers.push(("content-type".into(), "application/json".into()));
+                Ok(HttpResponse { status: 200, headers, body: Box::pin(futures::stream::iter(vec![Ok(body)])) })
+            };
+            match method.as_str() {
+                "initialize" => {
+                    self.sessions.set(self.sessions.get() + 1);
+                    let id = format!("s-{}", self.sessions.get());
+                    json(json!({"protocolVersion": "2025-06-18"}), vec![("mcp-session-id".into(), id)])
+                }
+                "notifications/initialized" => empty(202),
+                _ if !self.forgot.replace(true) => empty(404),
+                _ => json(json!({"tools": [{"name": "again", "inputSchema": {"type": "object"}}]}), vec![]),
+            }
+        }
+    }
+
+    #[test]
+    fn a_server_that_forgot_the_session_gets_a_new_one_and_the_request_again() {
+        let server = Rc::new(Forgetful::default());
+        let transport = Rc::new(HttpTransport::new("http://mcp.test/mcp", vec![], server.clone()));
+        let runtime = Rc::new(openagent_core::runtime::VirtualRuntime::new(|_| {}));
+        let client = block_on(crate::McpClient::connect("t", transport.clone(), runtime, Default::default())).expect("connects");
+        let tools = block_on(client.list_tools()).expect("listed after a new session");
+        assert_eq!(tools[0]["name"], "again");
+        assert_eq!(transport.session_id().as_deref(), Some("s-2"));
+        let seen = server.seen.borrow().clone();
+        let expected = [
+            ("initialize", None),
+            ("notifications/initialized", Some("s-1")),
+            ("tools/list", Some("s-1")),
+            ("initialize", None),
+            ("notifications/initialized", Some("s-2")),
+            ("tools/list", Some("s-2")),
+        ];
+        let expected: Vec<(String, Option<String>)> =
+            expected.iter().map(|(m, s)| (m.to_string(), s.map(str::to_owned))).collect();
+        assert_eq!(seen, expected);
     }
 }

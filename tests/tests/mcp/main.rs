@@ -100,6 +100,28 @@ fn everything_over_streamable_http_keeps_its_session() {
     exercise_everything(&runtime, &client, &tools);
 }
 
+/// A server that restarted answers the old session id with 404: the client starts a new session
+/// and the call goes through.
+#[test]
+fn a_restarted_http_server_gets_a_new_session_and_the_call_goes_through() {
+    let Some(server) = EverythingOverHttp::start() else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let transport = Rc::new(HttpTransport::new(server.url.clone(), vec![], Rc::new(NativeHttpClient::new())));
+    let rt: Rc<dyn Runtime> = runtime.clone();
+    let (_client, tools) = runtime
+        .block_on(async {
+            let client = McpClient::connect("everything", transport.clone(), rt, options(30_000)).await?;
+            let tools = client.tools().await?;
+            Ok::<_, McpError>((client, tools))
+        })
+        .expect("connects over HTTP");
+    let first = transport.session_id().expect("a session");
+    let _server = server.restart();
+    let echoed = call(&runtime, &tools, "mcp__everything__echo", json!({"message": "after the restart"})).expect("goes through");
+    assert_eq!(echoed.text, "Echo: after the restart");
+    assert!(transport.session_id().is_some_and(|id| id != first), "a new session");
+}
+
 #[test]
 fn filesystem_over_stdio_reads_writes_and_refuses_outside() {
     let Some((node, script)) = server("server-filesystem") else { return };
