@@ -2,7 +2,7 @@
 //! so that validation never re-parses the schema and a malformed one is rejected up front with the
 //! JSON Pointer of the offending keyword.
 
-use std::collections::HashMap;
+use super::table::Table;
 
 use serde_json::{Map, Number, Value};
 
@@ -15,7 +15,7 @@ use super::{invalid, SchemaError};
 /// Compiles `document`; its root is node 0.
 pub(super) fn compile(document: &Value) -> Result<Vec<Node>, SchemaError> {
     let mut compiler =
-        Compiler { resources: Resources::scan(document)?, nodes: Vec::new(), pointers: Vec::new(), compiled: HashMap::new() };
+        Compiler { resources: Resources::scan(document)?, nodes: Vec::new(), pointers: Vec::new(), compiled: Table::new() };
     compiler.node(document, DEFAULT_BASE, "")?;
     reject_cycles(&compiler.nodes, &compiler.pointers)?;
     Ok(compiler.nodes)
@@ -28,7 +28,7 @@ struct Compiler<'a> {
     pointers: Vec<String>,
     /// Nodes by the address of the schema they came from, so a schema reached twice (by nesting
     /// and by `$ref`, or recursively) is compiled once.
-    compiled: HashMap<*const Value, NodeId>,
+    compiled: Table<*const Value, NodeId>,
 }
 
 impl<'a> Compiler<'a> {

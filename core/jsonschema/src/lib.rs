@@ -65,6 +65,7 @@ mod json;
 mod keywords;
 mod report;
 mod resources;
+mod table;
 #[cfg(test)]
 mod tests;
 mod uri;

@@ -2,7 +2,7 @@
 //! they declare, and where every subschema sits. Built in one pass before compiling, so a `$ref` can
 //! point forward, backward or at itself.
 
-use std::collections::HashMap;
+use super::table::Table;
 
 use serde_json::{Map, Value};
 
@@ -35,16 +35,16 @@ pub(super) struct Position {
 
 pub(super) struct Resources<'a> {
     /// Every subschema, by address: the document is borrowed for the whole compilation.
-    positions: HashMap<*const Value, Position>,
+    positions: Table<*const Value, Position>,
     /// Resource roots by absolute URI without fragment.
-    roots: HashMap<String, &'a Value>,
+    roots: Table<String, &'a Value>,
     /// Anchors by `resource-uri#name`.
-    anchors: HashMap<String, &'a Value>,
+    anchors: Table<String, &'a Value>,
 }
 
 impl<'a> Resources<'a> {
     pub fn scan(document: &'a Value) -> Result<Self, SchemaError> {
-        let mut resources = Self { positions: HashMap::new(), roots: HashMap::new(), anchors: HashMap::new() };
+        let mut resources = Self { positions: Table::new(), roots: Table::new(), anchors: Table::new() };
         resources.roots.insert(uri::DEFAULT_BASE.to_owned(), document);
         resources.walk(document, uri::DEFAULT_BASE, String::new())?;
         Ok(resources)

@@ -290,7 +290,9 @@ impl Session {
         self.start();
         let mut input = input.into();
         loop {
-            let reason = self.process_input(input).await?;
+            // Boxed: the loop's state machine is then compiled once, not into every caller's
+            // (the browser bundle holds the JS `submit` and the subagents' runs).
+            let reason = Box::pin(self.process_input(input)).await?;
             let next = self.inner.state.borrow_mut().followups.pop_front();
             match next {
                 Some(next) if reason != StopReason::Aborted => input = next,
