@@ -4,7 +4,9 @@
 //! usage), the `LlmClient` seam with streaming and errors, and the transport pieces every wire
 //! codec shares: the `HttpClient` seam, SSE decoding, retries, the provider table (`providers`)
 //! and the key policy (`HttpLlmClient`, in `codec.rs`). Four codecs speak the providers' APIs:
-//! OpenAI Responses, Anthropic Messages, Gemini generateContent and Chat Completions.
+//! OpenAI Responses, Anthropic Messages, Gemini generateContent and Chat Completions. Over any
+//! client, the high-level API of spec section 4: `generate` (tool loop, steps, timeouts) and
+//! `generate_object` (JSON checked against a schema by openagent-jsonschema).
 //!
 //! It must not depend on the agent (`openagent-core`: sessions, tools, profiles, environments)
 //! nor do I/O of its own: a host hands it an `HttpClient` and a [`runtime::Runtime`] (the clock
@@ -34,6 +36,7 @@ mod decimal;
 mod error;
 mod from_env;
 pub mod gemini;
+mod generate;
 pub mod http;
 pub mod id;
 mod json;
@@ -54,6 +57,7 @@ mod types;
 pub use client::{collect_stream, EventStream, LlmClient};
 pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
 pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
+pub use generate::{generate, generate_object, Generate, GenerateResult, StepResult, Timeout, Tool, ToolHandler};
 pub use retry::{OnRetry, RetryPolicy, RetryingClient};
 pub use router::{Client, Middleware, Next};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};
