@@ -209,3 +209,50 @@ fn a_small_window_compacts_with_the_real_model_and_the_next_answer_still_works()
     assert!(compactions.iter().any(|c| c.3 > 0), "no compaction in a 4096-token window");
     assert!(!answer.trim().is_empty(), "no answer after compaction");
 }
+
+/// The LLM layer's high-level API against the real model: `generate` with a tool (the loop must
+/// run the call the model makes and send the result back, within its rounds), and
+/// `generate_object` (llama.cpp constrains the answer to the schema; it must come back validated).
+#[test]
+fn generate_with_a_tool_and_generate_object_run_against_a_real_server() {
+    use openagent_core::llm::{generate, generate_object, Generate, Tool, ToolDefinition, ToolHandler};
+    use serde_json::{json, Value};
+
+    let Some(url) = server() else { return };
+    let runtime = NativeRuntime::new();
+    let client = HttpLlmClient::new(OpenAiChat::new(config(format!("{url}/v1"))), patient_http());
+    let calls = Rc::new(std::cell::Cell::new(0));
+    let counted = calls.clone();
+    let handler: ToolHandler = Rc::new(move |_arguments: Value| {
+        counted.set(counted.get() + 1);
+        Box::pin(async { Ok("Oslo: 21 degrees, sunny".to_owned()) })
+    });
+    let parameters = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+    let definition =
+        ToolDefinition { name: "get_weather".into(), description: "The current weather in a city".into(), parameters };
+    let mut options = Generate::new("local", "What is the weather in Oslo? Use the get_weather tool.");
+    options.tools = vec![Tool { definition, execute: Some(handler) }];
+    options.max_tool_rounds = 2;
+    options.request.max_tokens = Some(200);
+    let result = runtime.block_on(generate(&client, &runtime, options)).expect("generate runs");
+    println!(
+        "generate: {} steps, {} tool calls run, {} tokens in total, final text {:?}",
+        result.steps.len(),
+        calls.get(),
+        result.total_usage.total_tokens,
+        result.text()
+    );
+    assert!(result.steps.len() <= 3, "within max_tool_rounds + 1 calls");
+    assert!(result.total_usage.total_tokens > 0);
+    if calls.get() > 0 {
+        assert!(result.steps[0].tool_results.iter().any(|r| r.content.contains("Oslo: 21")), "the result went back");
+    }
+
+    let schema = json!({"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"]});
+    let mut options = Generate::new("local", "Extract the person as JSON: 'Alice is 30 years old.'");
+    options.request.max_tokens = Some(100);
+    let result = runtime.block_on(generate_object(&client, &runtime, options, schema, 3)).expect("an object");
+    let output = result.output.expect("validated");
+    println!("generate_object: {output}");
+    assert!(output["name"].is_string() && output["age"].is_i64(), "{output}");
+}

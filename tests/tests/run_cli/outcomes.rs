@@ -313,6 +313,26 @@ fn interactive_session_takes_a_line_typed_during_a_run_as_steering() {
     assert!(requests[1].body.to_string().contains("use British spelling"), "the second carries the steering");
 }
 
+/// A line typed after the task's last tool round, while the model writes its answer, steers
+/// nothing: it becomes the next task instead of being lost.
+#[test]
+fn interactive_session_takes_a_line_typed_after_the_last_tool_round_as_the_next_task() {
+    let sandbox = sandbox_with_notes();
+    let read = call("toolu_read_notes", "read_file", json!({"file_path": "notes.txt"}));
+    let server = serve([read, Step::slow_first_byte(1_500, Reply::text("first answer")), Step::reply(Reply::text(ANSWER))]);
+    let mut session = Running::with_stdin(sandbox.openagent(Some(&server), &["--approval", "full-auto"]));
+    session.write(&format!("{TASK}\n"));
+    session.wait_for_line(Pipe::Stderr, |line| line.contains("read_file"));
+    session.write("and count the words\n");
+    let run = session.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "the late line was a task of its own: {run:?}");
+    let third = requests[2].body.to_string();
+    assert!(third.contains("and count the words"), "{third}");
+    assert!(run.stdout.contains(ANSWER), "{run:?}");
+}
+
 /// Ctrl-C stops the running task but not the session, which keeps the conversation.
 #[test]
 fn interactive_session_survives_ctrl_c_and_keeps_the_conversation() {

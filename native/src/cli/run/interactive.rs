@@ -141,6 +141,12 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             session = new_session();
         } else {
             last_exit = Some(end.exit_reason);
+            // A line typed after the input's last tool round steered nothing: it is the next task,
+            // not lost.
+            let late = session.take_steering();
+            if !late.is_empty() {
+                pending = Some(late.join("\n\n"));
+            }
         }
     }
     if stored {
