@@ -14,13 +14,13 @@
 
 use std::rc::Rc;
 
-use futures::future::{self, join_all, Either, LocalBoxFuture};
+use futures::future::{join_all, LocalBoxFuture};
 use openagent_jsonschema::Schema;
 use serde_json::Value;
 
 use crate::client::LlmClient;
 use crate::error::{ErrorKind, LlmError};
-use crate::runtime::Runtime;
+use crate::runtime::{timeout, Runtime};
 use crate::types::{
     FinishReason, Message, Request, Response, ResponseFormat, ToolCall, ToolDefinition, ToolResult, Usage, Warning,
 };
@@ -271,13 +271,9 @@ async fn within<T>(
     what: &str,
     work: impl std::future::Future<Output = Result<T, LlmError>>,
 ) -> Result<T, LlmError> {
-    futures::pin_mut!(work);
-    match future::select(work, runtime.sleep(ms)).await {
-        Either::Left((outcome, _)) => outcome,
-        Either::Right(_) => {
-            Err(LlmError::new(ErrorKind::RequestTimeout, format!("{what} took longer than its timeout of {ms} ms")))
-        }
-    }
+    timeout(runtime, ms, work).await.unwrap_or_else(|| {
+        Err(LlmError::new(ErrorKind::RequestTimeout, format!("{what} took longer than its timeout of {ms} ms")))
+    })
 }
 
 #[cfg(test)]

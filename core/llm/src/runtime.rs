@@ -22,6 +22,15 @@ pub trait Runtime {
     fn spawn_local(&self, task: LocalBoxFuture<'static, ()>);
 }
 
+/// `work`'s output, or `None` once `ms` have passed on `runtime`'s timer (`work` is dropped then).
+pub async fn timeout<T>(runtime: &dyn Runtime, ms: u64, work: impl std::future::Future<Output = T>) -> Option<T> {
+    futures::pin_mut!(work);
+    match futures::future::select(work, runtime.sleep(ms)).await {
+        futures::future::Either::Left((output, _)) => Some(output),
+        futures::future::Either::Right(_) => None,
+    }
+}
+
 /// A deterministic runtime for tests and examples: the clock starts at a fixed instant and advances
 /// only by what is slept, and sleeping completes at once. Spawned tasks are driven by the
 /// `spawner` the host of the test gives (for example a `futures::executor::LocalSpawner`).

@@ -4,9 +4,9 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use futures::future::{self, Either, LocalBoxFuture};
+use futures::future::LocalBoxFuture;
 use futures::lock::Mutex;
-use openagent_core::Runtime;
+use openagent_core::runtime::{timeout, Runtime};
 use serde_json::{json, Value};
 
 use crate::jsonrpc::{self, Incoming};
@@ -145,12 +145,9 @@ impl McpClient {
             let _turn = self.turn.lock().await;
             let id = self.next_id.get() + 1;
             self.next_id.set(id);
+            let ms = self.options.timeout_ms;
             let exchange = self.exchange(id, method, params);
-            futures::pin_mut!(exchange);
-            match future::select(exchange, self.runtime.sleep(self.options.timeout_ms)).await {
-                Either::Left((outcome, _)) => outcome,
-                Either::Right(_) => Err(McpError::Timeout { method: method.into(), ms: self.options.timeout_ms }),
-            }
+            timeout(&*self.runtime, ms, exchange).await.unwrap_or_else(|| Err(McpError::Timeout { method: method.into(), ms }))
         })
     }
 
