@@ -21,6 +21,9 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 
+/// The points a hook runs at, by the names hooks are configured and told with.
+pub const HOOK_POINTS: [&str; 4] = ["pre_tool_use", "post_tool_use", "user_prompt_submit", "session_end"];
+
 /// What a hook is told, tagged by `hook_event_name`; the JSON a command reads on stdin.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "hook_event_name", rename_all = "snake_case")]
@@ -34,11 +37,16 @@ pub enum HookEvent {
 impl HookEvent {
     /// The hook point's name, as configured (`pre_tool_use`, ...).
     pub fn name(&self) -> &'static str {
+        HOOK_POINTS[self.index()]
+    }
+
+    /// The point's place in [`HOOK_POINTS`].
+    pub fn index(&self) -> usize {
         match self {
-            Self::PreToolUse { .. } => "pre_tool_use",
-            Self::PostToolUse { .. } => "post_tool_use",
-            Self::UserPromptSubmit { .. } => "user_prompt_submit",
-            Self::SessionEnd { .. } => "session_end",
+            Self::PreToolUse { .. } => 0,
+            Self::PostToolUse { .. } => 1,
+            Self::UserPromptSubmit { .. } => 2,
+            Self::SessionEnd { .. } => 3,
         }
     }
 

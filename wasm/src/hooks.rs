@@ -7,14 +7,14 @@
 
 use async_trait::async_trait;
 use js_sys::Function;
-use openagent_core::hooks::{HookEvent, HookInput, HookOutcome, Hooks};
+use openagent_core::hooks::{HookInput, HookOutcome, Hooks};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::convert::{error, function_property, property, to_json};
 use crate::fetch::describe;
 
-/// The functions of the `hooks` option, by point.
+/// The functions of the `hooks` option, in the order of the core's `HOOK_POINTS`.
 pub struct JsHooks([Option<Function>; 4]);
 
 /// The `hooks` option's fields, in the order of [`JsHooks`].
@@ -44,12 +44,7 @@ impl JsHooks {
 #[async_trait(?Send)]
 impl Hooks for JsHooks {
     async fn run(&self, input: &HookInput) -> HookOutcome {
-        let index = match input.event {
-            HookEvent::PreToolUse { .. } => 0,
-            HookEvent::PostToolUse { .. } => 1,
-            HookEvent::UserPromptSubmit { .. } => 2,
-            HookEvent::SessionEnd { .. } => 3,
-        };
+        let index = input.event.index();
         let mut outcome = HookOutcome::default();
         let Some(function) = &self.0[index] else { return outcome };
         let named = |problem: &str| ["the ", HOOK_FIELDS[index], " hook ", problem].concat();

@@ -6,15 +6,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::rc::Rc;
 
+use openagent_core::hooks::HOOK_POINTS;
 use serde::{Deserialize, Serialize};
 
 use crate::host::hooks::{CommandHooks, HookCommand};
 
 /// Where a directory's hooks are configured.
 pub const HOOKS_FILE: &str = ".openagent/hooks.json";
-
-/// The points a hook can run at, as configured.
-pub const POINTS: [&str; 4] = ["pre_tool_use", "post_tool_use", "user_prompt_submit", "session_end"];
 
 /// A hook's timeout when none is given.
 const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -60,8 +58,8 @@ pub fn parse(text: &str) -> Result<HooksConfig, String> {
 /// the point) and says what is wrong with it.
 pub fn check(hooks: &HooksConfig) -> Result<(), (String, String)> {
     for (point, list) in hooks {
-        if !POINTS.contains(&point.as_str()) {
-            return Err((point.clone(), format!("is not a hook point: the points are {}", POINTS.join(", "))));
+        if !HOOK_POINTS.contains(&point.as_str()) {
+            return Err((point.clone(), format!("is not a hook point: the points are {}", HOOK_POINTS.join(", "))));
         }
         for (index, hook) in list.iter().enumerate() {
             let problem = if hook.command.trim().is_empty() {
@@ -98,7 +96,7 @@ pub fn load(cwd: &Path, agent: &HooksConfig) -> Result<Option<Rc<CommandHooks>>,
         .into_iter()
         .flat_map(|(point, list)| {
             list.into_iter().map(move |hook| HookCommand {
-                point: POINTS.into_iter().find(|p| *p == point).unwrap_or_default(),
+                point: HOOK_POINTS.into_iter().find(|p| *p == point).unwrap_or_default(),
                 matcher: hook.matcher,
                 command: hook.command,
                 timeout_ms: hook.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
