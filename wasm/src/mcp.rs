@@ -45,7 +45,7 @@ impl McpServerOptions {
         }
         let text = |key| fields.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
         let name = text("name");
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        if !openagent_mcp::is_server_name(&name) {
             return Err(invalid("`name` must be letters, digits, `_` and `-` (it names the tools: mcp__<name>__<tool>)"));
         }
         let url = text("url");

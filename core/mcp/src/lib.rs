@@ -28,5 +28,5 @@ pub use client::{McpClient, McpOptions, ServerInfo, PROTOCOL_VERSIONS};
 pub use content::tool_output;
 pub use error::McpError;
 pub use http::HttpTransport;
-pub use tools::{tool_name, McpTool, McpTools, ToolsChanged};
+pub use tools::{is_server_name, tool_name, McpTool, McpTools, ToolsChanged};
 pub use transport::McpTransport;

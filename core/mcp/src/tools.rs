@@ -33,6 +33,12 @@ pub struct McpTools {
 /// (and unregisters `removed`).
 pub type ToolsChanged = Rc<dyn Fn(McpTools)>;
 
+/// Whether `name` can name a server: letters, digits, `_` and `-`, so that its tools'
+/// names (`mcp__<name>__<tool>`) keep it as it is.
+pub fn is_server_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 /// The longest tool name providers take (OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`).
 const MAX_NAME: usize = 64;
 

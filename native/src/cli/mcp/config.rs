@@ -121,7 +121,7 @@ pub fn parse(text: &str) -> Result<BTreeMap<String, McpServerConfig>, String> {
 /// Each server's name and entry are usable.
 pub fn check(servers: &BTreeMap<String, McpServerConfig>) -> Result<(), String> {
     for (name, server) in servers {
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        if !openagent_mcp::is_server_name(name) {
             return Err(format!(
                 "server name `{name}`: use letters, digits, `_` and `-` (it names the tools: mcp__{name}__<tool>)"
             ));
