@@ -92,7 +92,7 @@ fn main() {
 
 /// A task, then `rounds` rounds of an assistant message and a tool output.
 fn history(rounds: usize) -> Vec<Turn> {
-    let mut history = vec![Turn::User { content: "fix the bug".into(), timestamp: 0 }];
+    let mut history = vec![Turn::User { content: "fix the bug".into(), images: vec![], timestamp: 0 }];
     for n in 0..rounds {
         history.push(Turn::Assistant {
             message: Message::assistant(format!("Reading part {n} of the logs to find where the bug starts.")),

@@ -90,6 +90,8 @@ impl ExitReason {
                 _ => Self::ProviderError,
             },
             Err(SessionError::Closed | SessionError::Busy) => Self::ProviderError,
+            // An attachment that cannot be sent: the invocation is wrong, as with a bad flag.
+            Err(SessionError::Input(_)) => Self::ConfigError,
         }
     }
 }

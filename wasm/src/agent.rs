@@ -345,12 +345,14 @@ fn environment(options: &options::AgentOptions, runtime: Rc<BrowserRuntime>) -> 
     Ok(env)
 }
 
-/// An `AgentError`: a JS `Error` with `kind` (the LLM error kind, or `closed`, `busy`) and the
+/// An `AgentError`: a JS `Error` with `kind` (the LLM error kind, or `closed`, `busy`, `input`
+/// for an image that cannot be sent) and the
 /// HTTP `status` when there was one.
 fn agent_error(error: &SessionError) -> JsValue {
     match error {
         SessionError::Closed => error_of_kind(&error.to_string(), "closed"),
         SessionError::Busy => error_of_kind(&error.to_string(), "busy"),
+        SessionError::Input(_) => error_of_kind(&error.to_string(), "input"),
         SessionError::Llm(llm) => {
             let kind = to_js(&llm.kind).ok().and_then(|k| k.as_string()).unwrap_or_default();
             let js = error_of_kind(&llm.message, &kind);

@@ -21,7 +21,14 @@ export type AgentEvent =
           "data": { provider: string; model: string; working_directory: string };
         }
       | { "kind": "session_end"; "data": { state: SessionState; reason: string } }
-      | { "kind": "user_input"; "data": { content: string } }
+      | {
+          "kind": "user_input";
+          "data": {
+            content: string;
+            /** The attached images' names (a path, a URL, or what the host called them). */
+            images?: Array<string>;
+          };
+        }
       | { "kind": "processing_end"; "data": { state: SessionState; reason: StopReason } }
       | { "kind": "turn_start"; "data": { turn: number } }
       | {
@@ -355,7 +362,13 @@ export type SubAgentStatus = "running" | "completed" | "failed";
 
 /** One entry of a session's history. */
 export type Turn =
-  | { "type": "user"; content: string; timestamp: number }
+  | {
+      "type": "user";
+      content: string;
+      /** Attached images, checked and inline (a URL stays a URL). */
+      images?: Array<MediaData>;
+      timestamp: number;
+    }
   | {
       "type": "assistant";
       message: Message;
@@ -367,6 +380,17 @@ export type Turn =
   | { "type": "system"; content: string; timestamp: number }
   | { "type": "steering"; content: string; timestamp: number }
   | { "type": "summary"; content: string; summarized_turns: number; timestamp: number };
+
+/** An image, audio clip or document: by URL or inline bytes (spec 3.5). */
+export type MediaData = {
+  url?: string | null;
+  /** Inline bytes, serialised as standard base64. */
+  data?: string;
+  media_type?: string | null;
+  /** Image fidelity hint: `auto`, `low`, `high`. */
+  detail?: string | null;
+  file_name?: string | null;
+};
 
 /** One message of a conversation (spec 3.1). */
 export type Message = {
@@ -386,17 +410,6 @@ export type ContentPart =
   | { "kind": "tool_result"; tool_result: ToolResult }
   | { "kind": "thinking"; thinking: ThinkingData }
   | { "kind": "redacted_thinking"; thinking: ThinkingData };
-
-/** An image, audio clip or document: by URL or inline bytes (spec 3.5). */
-export type MediaData = {
-  url?: string | null;
-  /** Inline bytes, serialised as standard base64. */
-  data?: string;
-  media_type?: string | null;
-  /** Image fidelity hint: `auto`, `low`, `high`. */
-  detail?: string | null;
-  file_name?: string | null;
-};
 
 /** Model reasoning (spec 3.5 ThinkingData). */
 export type ThinkingData = {

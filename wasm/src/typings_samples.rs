@@ -183,7 +183,8 @@ fn events() -> Vec<EventData> {
     vec![
         EventData::SessionStart { provider: text("anthropic"), model: text("claude"), working_directory: text("/workspace") },
         EventData::SessionEnd { state: SessionStatus::Closed, reason: text("closed") },
-        EventData::UserInput { content: text("Add a README") },
+        EventData::UserInput { content: text("Add a README"), images: vec![] },
+        EventData::UserInput { content: text("Fix the layout"), images: vec![text("shot.png")] },
         EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Completed },
         EventData::TurnStart { turn: 1 },
         EventData::ProviderRetry { attempt: 1, delay_ms: 500, error_kind: ErrorKind::RateLimit, message: text("slow down") },
@@ -290,6 +291,16 @@ fn files() -> Value {
     env.snapshot()
 }
 
+/// An image a user attached.
+fn screenshot() -> MediaData {
+    MediaData {
+        data: Some(vec![137, 80, 78, 71]),
+        media_type: Some("image/png".into()),
+        file_name: Some("shot.png".into()),
+        ..MediaData::default()
+    }
+}
+
 /// One of each kind.
 fn history() -> Vec<Turn> {
     // Every kind of part has a sample of its own; an assistant turn holds the usual ones.
@@ -303,7 +314,8 @@ fn history() -> Vec<Turn> {
     message.name = Some("assistant".into());
     vec![
         Turn::System { content: "Be brief.".into(), timestamp: 1 },
-        Turn::User { content: "Add a README".into(), timestamp: 2 },
+        Turn::User { content: "Add a README".into(), images: vec![], timestamp: 2 },
+        Turn::User { content: "Fix the layout".into(), images: vec![screenshot()], timestamp: 2 },
         Turn::Assistant { message, usage: usage(), response_id: Some("msg_1".into()), timestamp: 3 },
         Turn::Assistant { message: Message::assistant("Done."), usage: Usage::new(1, 1), response_id: None, timestamp: 4 },
         Turn::ToolResults { results: vec![ToolResult::new("call_1", "README.md", false)], timestamp: 5 },
@@ -318,7 +330,7 @@ fn snapshot(files: Value) -> SessionSnapshot {
         SessionConfig { reasoning_effort: Some("high".into()), context_window: Some(8192), ..SessionConfig::default() };
     config.tool_output_limits.insert("shell".into(), 10_000);
     let mut child = SessionState::new(SessionConfig::default());
-    child.history.push(Turn::User { content: "Look at a.txt".into(), timestamp: 8 });
+    child.history.push(Turn::User { content: "Look at a.txt".into(), images: vec![], timestamp: 8 });
     let mut state = SessionState::new(config);
     state.history = history();
     state.total_usage = usage();

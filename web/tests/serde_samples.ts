@@ -50,7 +50,19 @@ export const sample2: Extract<AgentEvent, { kind: "user_input" }> = {
   }
 };
 
-export const sample3: Extract<AgentEvent, { kind: "processing_end" }> = {
+export const sample3: Extract<AgentEvent, { kind: "user_input" }> = {
+  "kind": "user_input",
+  "timestamp": "2025-01-01T00:00:00.000Z",
+  "session_id": "s-1",
+  "data": {
+    "content": "Fix the layout",
+    "images": [
+      "shot.png"
+    ]
+  }
+};
+
+export const sample4: Extract<AgentEvent, { kind: "processing_end" }> = {
   "kind": "processing_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -60,7 +72,7 @@ export const sample3: Extract<AgentEvent, { kind: "processing_end" }> = {
   }
 };
 
-export const sample4: Extract<AgentEvent, { kind: "turn_start" }> = {
+export const sample5: Extract<AgentEvent, { kind: "turn_start" }> = {
   "kind": "turn_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -69,7 +81,7 @@ export const sample4: Extract<AgentEvent, { kind: "turn_start" }> = {
   }
 };
 
-export const sample5: Extract<AgentEvent, { kind: "provider_retry" }> = {
+export const sample6: Extract<AgentEvent, { kind: "provider_retry" }> = {
   "kind": "provider_retry",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -81,7 +93,7 @@ export const sample5: Extract<AgentEvent, { kind: "provider_retry" }> = {
   }
 };
 
-export const sample6: Extract<AgentEvent, { kind: "assistant_text_start" }> = {
+export const sample7: Extract<AgentEvent, { kind: "assistant_text_start" }> = {
   "kind": "assistant_text_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -90,7 +102,7 @@ export const sample6: Extract<AgentEvent, { kind: "assistant_text_start" }> = {
   }
 };
 
-export const sample7: Extract<AgentEvent, { kind: "assistant_text_start" }> = {
+export const sample8: Extract<AgentEvent, { kind: "assistant_text_start" }> = {
   "kind": "assistant_text_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -99,7 +111,7 @@ export const sample7: Extract<AgentEvent, { kind: "assistant_text_start" }> = {
   }
 };
 
-export const sample8: Extract<AgentEvent, { kind: "assistant_text_delta" }> = {
+export const sample9: Extract<AgentEvent, { kind: "assistant_text_delta" }> = {
   "kind": "assistant_text_delta",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -108,7 +120,7 @@ export const sample8: Extract<AgentEvent, { kind: "assistant_text_delta" }> = {
   }
 };
 
-export const sample9: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
+export const sample10: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
   "kind": "assistant_text_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -138,7 +150,7 @@ export const sample9: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
   }
 };
 
-export const sample10: Extract<AgentEvent, { kind: "tool_call_start" }> = {
+export const sample11: Extract<AgentEvent, { kind: "tool_call_start" }> = {
   "kind": "tool_call_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -151,7 +163,7 @@ export const sample10: Extract<AgentEvent, { kind: "tool_call_start" }> = {
   }
 };
 
-export const sample11: Extract<AgentEvent, { kind: "approval_requested" }> = {
+export const sample12: Extract<AgentEvent, { kind: "approval_requested" }> = {
   "kind": "approval_requested",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -163,7 +175,7 @@ export const sample11: Extract<AgentEvent, { kind: "approval_requested" }> = {
   }
 };
 
-export const sample12: Extract<AgentEvent, { kind: "tool_decision" }> = {
+export const sample13: Extract<AgentEvent, { kind: "tool_decision" }> = {
   "kind": "tool_decision",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -176,7 +188,7 @@ export const sample12: Extract<AgentEvent, { kind: "tool_decision" }> = {
   }
 };
 
-export const sample13: Extract<AgentEvent, { kind: "tool_call_output_delta" }> = {
+export const sample14: Extract<AgentEvent, { kind: "tool_call_output_delta" }> = {
   "kind": "tool_call_output_delta",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -186,7 +198,7 @@ export const sample13: Extract<AgentEvent, { kind: "tool_call_output_delta" }> =
   }
 };
 
-export const sample14: Extract<AgentEvent, { kind: "tool_call_end" }> = {
+export const sample15: Extract<AgentEvent, { kind: "tool_call_end" }> = {
   "kind": "tool_call_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -199,7 +211,7 @@ export const sample14: Extract<AgentEvent, { kind: "tool_call_end" }> = {
   }
 };
 
-export const sample15: Extract<AgentEvent, { kind: "steering_injected" }> = {
+export const sample16: Extract<AgentEvent, { kind: "steering_injected" }> = {
   "kind": "steering_injected",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -208,7 +220,7 @@ export const sample15: Extract<AgentEvent, { kind: "steering_injected" }> = {
   }
 };
 
-export const sample16: Extract<AgentEvent, { kind: "compaction_start" }> = {
+export const sample17: Extract<AgentEvent, { kind: "compaction_start" }> = {
   "kind": "compaction_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -219,7 +231,7 @@ export const sample16: Extract<AgentEvent, { kind: "compaction_start" }> = {
   }
 };
 
-export const sample17: Extract<AgentEvent, { kind: "compaction_end" }> = {
+export const sample18: Extract<AgentEvent, { kind: "compaction_end" }> = {
   "kind": "compaction_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -233,7 +245,7 @@ export const sample17: Extract<AgentEvent, { kind: "compaction_end" }> = {
   }
 };
 
-export const sample18: Extract<AgentEvent, { kind: "result" }> = {
+export const sample19: Extract<AgentEvent, { kind: "result" }> = {
   "kind": "result",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -272,7 +284,7 @@ export const sample18: Extract<AgentEvent, { kind: "result" }> = {
   }
 };
 
-export const sample19: Extract<AgentEvent, { kind: "turn_limit" }> = {
+export const sample20: Extract<AgentEvent, { kind: "turn_limit" }> = {
   "kind": "turn_limit",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -282,7 +294,7 @@ export const sample19: Extract<AgentEvent, { kind: "turn_limit" }> = {
   }
 };
 
-export const sample20: Extract<AgentEvent, { kind: "loop_detection" }> = {
+export const sample21: Extract<AgentEvent, { kind: "loop_detection" }> = {
   "kind": "loop_detection",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -291,7 +303,7 @@ export const sample20: Extract<AgentEvent, { kind: "loop_detection" }> = {
   }
 };
 
-export const sample21: Extract<AgentEvent, { kind: "warning" }> = {
+export const sample22: Extract<AgentEvent, { kind: "warning" }> = {
   "kind": "warning",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -300,7 +312,7 @@ export const sample21: Extract<AgentEvent, { kind: "warning" }> = {
   }
 };
 
-export const sample22: Extract<AgentEvent, { kind: "error" }> = {
+export const sample23: Extract<AgentEvent, { kind: "error" }> = {
   "kind": "error",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -310,7 +322,7 @@ export const sample22: Extract<AgentEvent, { kind: "error" }> = {
   }
 };
 
-export const sample23: Extract<AgentEvent, { kind: "error" }> = {
+export const sample24: Extract<AgentEvent, { kind: "error" }> = {
   "kind": "error",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -320,12 +332,12 @@ export const sample23: Extract<AgentEvent, { kind: "error" }> = {
   }
 };
 
-export const sample24: Extract<ContentPart, { kind: "text" }> = {
+export const sample25: Extract<ContentPart, { kind: "text" }> = {
   "kind": "text",
   "text": "Hello"
 };
 
-export const sample25: Extract<ContentPart, { kind: "image" }> = {
+export const sample26: Extract<ContentPart, { kind: "image" }> = {
   "kind": "image",
   "image": {
     "data": "iVBORw==",
@@ -333,21 +345,21 @@ export const sample25: Extract<ContentPart, { kind: "image" }> = {
   }
 };
 
-export const sample26: Extract<ContentPart, { kind: "audio" }> = {
+export const sample27: Extract<ContentPart, { kind: "audio" }> = {
   "kind": "audio",
   "audio": {
     "url": "https://example.com/a.wav"
   }
 };
 
-export const sample27: Extract<ContentPart, { kind: "document" }> = {
+export const sample28: Extract<ContentPart, { kind: "document" }> = {
   "kind": "document",
   "document": {
     "file_name": "a.pdf"
   }
 };
 
-export const sample28: Extract<ContentPart, { kind: "tool_call" }> = {
+export const sample29: Extract<ContentPart, { kind: "tool_call" }> = {
   "kind": "tool_call",
   "tool_call": {
     "id": "call_1",
@@ -361,7 +373,7 @@ export const sample28: Extract<ContentPart, { kind: "tool_call" }> = {
   }
 };
 
-export const sample29: Extract<ContentPart, { kind: "tool_call" }> = {
+export const sample30: Extract<ContentPart, { kind: "tool_call" }> = {
   "kind": "tool_call",
   "tool_call": {
     "id": "call_2",
@@ -373,7 +385,7 @@ export const sample29: Extract<ContentPart, { kind: "tool_call" }> = {
   }
 };
 
-export const sample30: Extract<ContentPart, { kind: "tool_result" }> = {
+export const sample31: Extract<ContentPart, { kind: "tool_result" }> = {
   "kind": "tool_result",
   "tool_result": {
     "tool_call_id": "call_1",
@@ -384,7 +396,7 @@ export const sample30: Extract<ContentPart, { kind: "tool_result" }> = {
   }
 };
 
-export const sample31: Extract<ContentPart, { kind: "thinking" }> = {
+export const sample32: Extract<ContentPart, { kind: "thinking" }> = {
   "kind": "thinking",
   "thinking": {
     "text": "Let me look",
@@ -393,7 +405,7 @@ export const sample31: Extract<ContentPart, { kind: "thinking" }> = {
   }
 };
 
-export const sample32: Extract<ContentPart, { kind: "redacted_thinking" }> = {
+export const sample33: Extract<ContentPart, { kind: "redacted_thinking" }> = {
   "kind": "redacted_thinking",
   "thinking": {
     "text": "opaque",
@@ -401,19 +413,32 @@ export const sample32: Extract<ContentPart, { kind: "redacted_thinking" }> = {
   }
 };
 
-export const sample33: Extract<Turn, { type: "system" }> = {
+export const sample34: Extract<Turn, { type: "system" }> = {
   "type": "system",
   "content": "Be brief.",
   "timestamp": 1
 };
 
-export const sample34: Extract<Turn, { type: "user" }> = {
+export const sample35: Extract<Turn, { type: "user" }> = {
   "type": "user",
   "content": "Add a README",
   "timestamp": 2
 };
 
-export const sample35: Extract<Turn, { type: "assistant" }> = {
+export const sample36: Extract<Turn, { type: "user" }> = {
+  "type": "user",
+  "content": "Fix the layout",
+  "images": [
+    {
+      "data": "iVBORw==",
+      "media_type": "image/png",
+      "file_name": "shot.png"
+    }
+  ],
+  "timestamp": 2
+};
+
+export const sample37: Extract<Turn, { type: "assistant" }> = {
   "type": "assistant",
   "message": {
     "role": "assistant",
@@ -459,7 +484,7 @@ export const sample35: Extract<Turn, { type: "assistant" }> = {
   "timestamp": 3
 };
 
-export const sample36: Extract<Turn, { type: "assistant" }> = {
+export const sample38: Extract<Turn, { type: "assistant" }> = {
   "type": "assistant",
   "message": {
     "role": "assistant",
@@ -482,7 +507,7 @@ export const sample36: Extract<Turn, { type: "assistant" }> = {
   "timestamp": 4
 };
 
-export const sample37: Extract<Turn, { type: "tool_results" }> = {
+export const sample39: Extract<Turn, { type: "tool_results" }> = {
   "type": "tool_results",
   "results": [
     {
@@ -494,20 +519,20 @@ export const sample37: Extract<Turn, { type: "tool_results" }> = {
   "timestamp": 5
 };
 
-export const sample38: Extract<Turn, { type: "steering" }> = {
+export const sample40: Extract<Turn, { type: "steering" }> = {
   "type": "steering",
   "content": "Shorter",
   "timestamp": 6
 };
 
-export const sample39: Extract<Turn, { type: "summary" }> = {
+export const sample41: Extract<Turn, { type: "summary" }> = {
   "type": "summary",
   "content": "The user wants a README.",
   "summarized_turns": 4,
   "timestamp": 7
 };
 
-export const sample40: Outcome = {
+export const sample42: Outcome = {
   "reason": "completed",
   "state": "idle",
   "text": "Done.",
@@ -553,7 +578,7 @@ export const sample40: Outcome = {
   }
 };
 
-export const sample41: Outcome = {
+export const sample43: Outcome = {
   "reason": "no_result",
   "state": "awaiting_input",
   "text": "",
@@ -572,7 +597,7 @@ export const sample41: Outcome = {
   "outcome": null
 };
 
-export const sample42: Snapshot = {
+export const sample44: Snapshot = {
   "directories": [
     "/tmp",
     "/workspace/empty"
@@ -594,7 +619,7 @@ export const sample42: Snapshot = {
   "working_directory": "/workspace"
 };
 
-export const sample43: SessionSnapshot = {
+export const sample45: SessionSnapshot = {
   "schema": "openagent.session/1",
   "session_id": "s-1",
   "provider": "anthropic",
@@ -609,6 +634,18 @@ export const sample43: SessionSnapshot = {
       {
         "type": "user",
         "content": "Add a README",
+        "timestamp": 2
+      },
+      {
+        "type": "user",
+        "content": "Fix the layout",
+        "images": [
+          {
+            "data": "iVBORw==",
+            "media_type": "image/png",
+            "file_name": "shot.png"
+          }
+        ],
         "timestamp": 2
       },
       {

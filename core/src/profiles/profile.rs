@@ -40,6 +40,11 @@ pub trait ProviderProfile {
     fn default_command_timeout_ms(&self) -> Option<u64> {
         None
     }
+    /// Whether the model takes images in a user message. True unless the profile knows better:
+    /// the families here all have models that see, and a local server may serve one.
+    fn supports_images(&self) -> bool {
+        true
+    }
 }
 
 /// The environment block of spec 6.3, shared by every profile.
@@ -61,6 +66,7 @@ pub struct CoreProfile {
     registry: ToolRegistry,
     parallel_tool_calls: bool,
     streaming: bool,
+    images: bool,
     context_window_size: usize,
 }
 
@@ -76,6 +82,7 @@ impl CoreProfile {
             registry,
             parallel_tool_calls: true,
             streaming: true,
+            images: true,
             context_window_size: 128_000,
         }
     }
@@ -97,6 +104,11 @@ impl CoreProfile {
 
     pub fn with_context_window_size(mut self, tokens: usize) -> Self {
         self.context_window_size = tokens;
+        self
+    }
+
+    pub fn with_images(mut self, on: bool) -> Self {
+        self.images = on;
         self
     }
 }
@@ -138,5 +150,9 @@ impl ProviderProfile for CoreProfile {
 
     fn context_window_size(&self) -> usize {
         self.context_window_size
+    }
+
+    fn supports_images(&self) -> bool {
+        self.images
     }
 }

@@ -11,6 +11,7 @@ use futures::StreamExt;
 use super::compaction::CompactionReason;
 use super::config::DEFAULT_COMMAND_TIMEOUT_MS;
 use super::events::{Decision, EventData};
+use super::input::Attached;
 use super::loop_detection::{detect_loop, signature};
 use super::truncation::truncate_tool_output;
 use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
@@ -24,7 +25,7 @@ use crate::tools::{ToolContext, ToolExecutor};
 
 impl Session {
     /// Spec 2.5 `process_input`, for one input.
-    pub(super) async fn process_input(&self, input: String) -> Result<StopReason, SessionError> {
+    pub(super) async fn process_input(&self, input: String, attached: Attached) -> Result<StopReason, SessionError> {
         let inner = &self.inner;
         inner.status.set(SessionStatus::Processing);
         *inner.interrupt.borrow_mut() = AbortSignal::new();
@@ -42,8 +43,8 @@ impl Session {
             }
             context = outcome.context;
         }
-        self.push_turn(Turn::User { content: input.clone(), timestamp: self.now() });
-        self.emit(EventData::UserInput { content: input });
+        self.push_turn(Turn::User { content: input.clone(), images: attached.parts, timestamp: self.now() });
+        self.emit(EventData::UserInput { content: input, images: attached.names });
         if let Some(content) = context {
             self.push_turn(Turn::Steering { content: content.clone(), timestamp: self.now() });
             self.emit(EventData::SteeringInjected { content });

@@ -203,7 +203,7 @@ mod tests {
     fn turn_of(kind: &str, chars: usize) -> Turn {
         let content = "x".repeat(chars);
         match kind {
-            "user" => Turn::User { content, timestamp: 0 },
+            "user" => Turn::User { content, images: Vec::new(), timestamp: 0 },
             "call" => Turn::Assistant {
                 message: Message::new(
                     Role::Assistant,

@@ -30,6 +30,9 @@ pub enum EventData {
     },
     UserInput {
         content: String,
+        /// The attached images' names (a path, a URL, or what the host called them).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<String>,
     },
     /// The input is handled; `state` is where the session is now.
     ProcessingEnd {

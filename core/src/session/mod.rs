@@ -18,6 +18,7 @@ mod builder;
 mod compaction;
 mod config;
 mod events;
+mod input;
 mod loop_detection;
 mod outcome;
 mod redact;
@@ -41,6 +42,7 @@ pub use builder::SessionBuilder;
 pub use compaction::CompactionReason;
 pub use config::{SessionConfig, DEFAULT_COMMAND_TIMEOUT_MS};
 pub use events::{Decision, EventData, SessionEvent, StopReason};
+pub use input::{sniff_image, ImageInput, InputError, UserInput};
 pub use loop_detection::{detect_loop, signature};
 pub use outcome::{AgentOutcome, Evidence, EvidenceKind, OutcomeMetrics, OutcomeStatus};
 pub use redact::REDACTED;
@@ -84,6 +86,9 @@ pub enum SessionError {
     Busy,
     #[error("LLM error: {0}")]
     Llm(#[from] LlmError),
+    /// The input was refused before any request: an image that cannot be sent.
+    #[error("{0}")]
+    Input(#[from] InputError),
 }
 
 /// The agentic loop's handle for the host.
@@ -278,24 +283,37 @@ impl Session {
         self.shut_down("closed");
     }
 
-    /// Runs the agentic loop for `input`, then for each queued follow-up, and says why it
-    /// stopped. Model errors end the input with `Err`; authentication and other unrecoverable
-    /// errors also close the session.
-    pub async fn submit(&self, input: impl Into<String>) -> Result<StopReason, SessionError> {
+    /// Runs the agentic loop for `input` (text, or text with images), then for each queued
+    /// follow-up, and says why it stopped. Images are read and checked first: one that cannot be
+    /// sent is [`SessionError::Input`] before any request. Model errors end the input with `Err`;
+    /// authentication and other unrecoverable errors also close the session.
+    pub async fn submit(&self, input: impl Into<UserInput>) -> Result<StopReason, SessionError> {
+        // Boxed: the loop's state machine is then compiled once, not into every caller's
+        // (the browser bundle holds the JS `submit` and the subagents' runs).
+        Box::pin(self.submit_input(input.into())).await
+    }
+
+    async fn submit_input(&self, input: UserInput) -> Result<StopReason, SessionError> {
         match self.status() {
             SessionStatus::Closed => return Err(SessionError::Closed),
             SessionStatus::Processing => return Err(SessionError::Busy),
             SessionStatus::Idle | SessionStatus::AwaitingInput => {}
         }
+        let mut attached = input::Attached::default();
+        if !input.images.is_empty() {
+            let profile = &self.inner.profile;
+            if !profile.supports_images() {
+                return Err(InputError::NoImageSupport { model: profile.model().to_owned() }.into());
+            }
+            attached = input::resolve_images(input.images, &*self.inner.env, profile.id()).await?;
+        }
         self.start();
-        let mut input = input.into();
+        let mut text = input.text;
         loop {
-            // Boxed: the loop's state machine is then compiled once, not into every caller's
-            // (the browser bundle holds the JS `submit` and the subagents' runs).
-            let reason = Box::pin(self.process_input(input)).await?;
+            let reason = self.process_input(text, std::mem::take(&mut attached)).await?;
             let next = self.inner.state.borrow_mut().followups.pop_front();
             match next {
-                Some(next) if reason != StopReason::Aborted => input = next,
+                Some(next) if reason != StopReason::Aborted => text = next,
                 _ => return Ok(reason),
             }
         }

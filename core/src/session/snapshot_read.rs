@@ -241,7 +241,7 @@ fn turn(mut o: Obj) -> Turn {
     let timestamp = o.u64("timestamp");
     let kind = o.string("type");
     match kind.as_str() {
-        "user" => Turn::User { content: o.string("content"), timestamp },
+        "user" => Turn::User { content: o.string("content"), images: o.list("images", false, media), timestamp },
         "steering" => Turn::Steering { content: o.string("content"), timestamp },
         "system" => Turn::System { content: o.string("content"), timestamp },
         "summary" => Turn::Summary { content: o.string("content"), summarized_turns: o.usize("summarized_turns"), timestamp },

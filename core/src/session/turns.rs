@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::{ContentPart, Message, ToolResult, Usage};
+use crate::llm::{ContentPart, MediaData, Message, Role, ToolResult, Usage};
 use crate::runtime::EpochMillis;
 
 /// One entry of a session's history.
@@ -12,6 +12,9 @@ use crate::runtime::EpochMillis;
 pub enum Turn {
     User {
         content: String,
+        /// Attached images, checked and inline (a URL stays a URL).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<MediaData>,
         timestamp: EpochMillis,
     },
     /// The model's message is kept whole so that reasoning signatures replay verbatim.
@@ -43,6 +46,10 @@ pub enum Turn {
 }
 
 /// How a summary introduces itself to the model.
+/// What an image is taken to cost in the context estimate: about 1,600 tokens, what Anthropic
+/// and OpenAI charge for a screenshot-sized one (4 characters a token).
+const IMAGE_CHARS: usize = 6_400;
+
 const SUMMARY_HEADING: &str = "[The earlier part of this conversation was compacted to fit the context window. Its summary:]\n";
 
 impl Turn {
@@ -58,6 +65,11 @@ impl Turn {
     /// Appends the messages this turn becomes. Steering turns become user messages (spec 2.6).
     pub fn append_messages(&self, out: &mut Vec<Message>) {
         match self {
+            Turn::User { content, images, .. } if !images.is_empty() => {
+                let mut parts = vec![ContentPart::text(content.clone())];
+                parts.extend(images.iter().map(|image| ContentPart::Image { image: image.clone() }));
+                out.push(Message::new(Role::User, parts));
+            }
             Turn::User { content, .. } | Turn::Steering { content, .. } => out.push(Message::user(content.clone())),
             Turn::System { content, .. } => out.push(Message::system(content.clone())),
             Turn::Summary { content, .. } => out.push(Message::user(format!("{SUMMARY_HEADING}{content}"))),
@@ -69,7 +81,8 @@ impl Turn {
     /// An approximate size in characters, for the context-usage estimate (spec 5.5).
     pub fn approx_chars(&self) -> usize {
         match self {
-            Turn::User { content, .. } | Turn::Steering { content, .. } | Turn::System { content, .. } => content.len(),
+            Turn::User { content, images, .. } => content.len() + images.len() * IMAGE_CHARS,
+            Turn::Steering { content, .. } | Turn::System { content, .. } => content.len(),
             Turn::Summary { content, .. } => SUMMARY_HEADING.len() + content.len(),
             Turn::Assistant { message, .. } => message
                 .content

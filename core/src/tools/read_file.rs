@@ -145,7 +145,8 @@ fn push_cut_line(out: &mut String, line: &str) {
     }
 }
 
-fn image_media_type(path: &str) -> Option<&'static str> {
+/// The media type an image file's extension names (png, jpg, jpeg, gif, webp); `None` for any other.
+pub fn image_media_type(path: &str) -> Option<&'static str> {
     let (_, ext) = path.rsplit_once('.')?;
     match ext.to_ascii_lowercase().as_str() {
         "png" => Some("image/png"),

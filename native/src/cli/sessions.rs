@@ -227,7 +227,8 @@ fn summary(data: &EventData) -> String {
     match data {
         EventData::SessionStart { provider, model, working_directory } => format!("{provider} · {model} · {working_directory}"),
         EventData::SessionEnd { reason, .. } => reason.clone(),
-        EventData::UserInput { content } | EventData::SteeringInjected { content } => content.clone(),
+        EventData::UserInput { content, images } if !images.is_empty() => format!("{content} · images: {}", images.join(", ")),
+        EventData::UserInput { content, .. } | EventData::SteeringInjected { content } => content.clone(),
         EventData::ProcessingEnd { reason, .. } => word(reason),
         EventData::TurnStart { turn } => format!("turn {turn}"),
         EventData::ProviderRetry { attempt, delay_ms, message, .. } => format!("retry {attempt} in {delay_ms} ms: {message}"),

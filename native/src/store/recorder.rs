@@ -90,7 +90,7 @@ impl Recorder {
             // A subagent's state follows its inputs: its first input is its task, it runs while it
             // works on one and is finished when the input ends.
             match &event.data {
-                EventData::UserInput { content } => {
+                EventData::UserInput { content, .. } => {
                     self.queue.push_back(Write::Task { id: id.to_owned(), task: content.clone() });
                     self.queue.push_back(Write::Resume(id.to_owned()));
                 }

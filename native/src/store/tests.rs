@@ -90,7 +90,7 @@ fn events_are_read_back_in_order_from_any_seq() {
     let mut store = Store::open(&dir.0).unwrap();
     store.create_session(&new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
     let events = [
-        event("r_1", 1, EventData::UserInput { content: "fix the bug".into() }),
+        event("r_1", 1, EventData::UserInput { content: "fix the bug".into(), images: vec![] }),
         event("r_1", 2, EventData::TurnStart { turn: 1 }),
         event("r_1", 3, EventData::AssistantTextDelta { delta: "Done.".into() }),
     ];
@@ -190,7 +190,7 @@ fn the_recorder_makes_subagents_sessions_of_their_own_under_their_parent() {
     let mut recorder = Recorder::start(&dir.0, new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
     let child = "r_1/agent_1";
     let stream = [
-        event("r_1", 1, EventData::UserInput { content: "fix the bug".into() }),
+        event("r_1", 1, EventData::UserInput { content: "fix the bug".into(), images: vec![] }),
         event(
             child,
             2,
@@ -200,7 +200,7 @@ fn the_recorder_makes_subagents_sessions_of_their_own_under_their_parent() {
                 working_directory: "/work/sub".into(),
             },
         ),
-        event(child, 3, EventData::UserInput { content: "write the test".into() }),
+        event(child, 3, EventData::UserInput { content: "write the test".into(), images: vec![] }),
         event("r_1", 4, EventData::TurnStart { turn: 2 }),
         result_event(child, 5, "wrote it", None),
         event(child, 6, EventData::ProcessingEnd { state: SessionStatus::Idle, reason: StopReason::Completed }),
@@ -261,13 +261,13 @@ fn snapshots_are_kept_at_each_input_end_and_rolled_during_an_input() {
         let event = event("r_1", second, data);
         recorder.event(&event, &serde_json::to_string(&event).unwrap()).unwrap();
     };
-    emit(&mut recorder, 1, EventData::UserInput { content: "fix the bug".into() });
+    emit(&mut recorder, 1, EventData::UserInput { content: "fix the bug".into(), images: vec![] });
     emit(&mut recorder, 2, EventData::TurnStart { turn: 1 });
     recorder.snapshot("turn 1", false, "t").unwrap();
     emit(&mut recorder, 3, EventData::TurnStart { turn: 2 });
     recorder.snapshot("turn 2", false, "t").unwrap();
     recorder.snapshot("input 1", true, "t").unwrap();
-    emit(&mut recorder, 4, EventData::UserInput { content: "and the test".into() });
+    emit(&mut recorder, 4, EventData::UserInput { content: "and the test".into(), images: vec![] });
     emit(&mut recorder, 5, EventData::TurnStart { turn: 3 });
     recorder.snapshot("turn 3", false, "t").unwrap();
     recorder.finish("interrupted", "2026-01-01T00:00:06.000Z").unwrap();
@@ -294,7 +294,7 @@ fn snapshots_are_kept_at_each_input_end_and_rolled_during_an_input() {
     let info = store.session("r_1").unwrap().info;
     drop(store);
     let mut recorder = Recorder::reopen(&dir.0, info).unwrap();
-    let event = event("r_1", 7, EventData::UserInput { content: "go on".into() });
+    let event = event("r_1", 7, EventData::UserInput { content: "go on".into(), images: vec![] });
     recorder.event(&event, &serde_json::to_string(&event).unwrap()).unwrap();
     let store = Store::open(&dir.0).unwrap();
     assert_eq!(store.events_after("r_1", 5, None).unwrap()[0].seq, 6);

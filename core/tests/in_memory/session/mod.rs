@@ -3,6 +3,7 @@
 mod approval;
 mod compaction;
 mod hooks;
+mod images;
 mod results;
 mod snapshot;
 mod subagents;
@@ -591,7 +592,7 @@ fn follow_up_is_processed_after_the_current_input_completes() {
         .drain()
         .into_iter()
         .filter_map(|e| match e.data {
-            EventData::UserInput { content } => Some(content),
+            EventData::UserInput { content, .. } => Some(content),
             _ => None,
         })
         .collect();

@@ -93,4 +93,8 @@ impl ProviderProfile for AgentProfile {
     fn default_command_timeout_ms(&self) -> Option<u64> {
         self.command_timeout_ms.or_else(|| self.base.default_command_timeout_ms())
     }
+
+    fn supports_images(&self) -> bool {
+        self.base.supports_images()
+    }
 }

@@ -64,7 +64,7 @@ fn the_table_covers_every_v1_type_and_nothing_else_but_text_deltas() {
 fn unmapped_kinds_produce_nothing() {
     let mut projector = Projector::new("r", RunInfo::default(), true);
     for data in [
-        EventData::UserInput { content: "hi".into() },
+        EventData::UserInput { content: "hi".into(), images: vec![] },
         EventData::AssistantTextStart { response_id: None },
         EventData::Warning { message: "careful".into() },
         EventData::SteeringInjected { content: "also".into() },
