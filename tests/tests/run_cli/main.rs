@@ -7,13 +7,14 @@
 //! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
 //! continue, fork, after SIGKILL, over serve); `files` the file tools' guards (special files,
 //! the workspace boundary); `signals` how the CLI and serve end on each signal with a command
-//! running; `approval` the approval policies (run, agent configs, the terminal's questions). `support` says how the binary is found.
+//! running; `approval` the approval policies (run, agent configs, the terminal's questions); `images` the images a task attaches as `@path`. `support` says how the binary is found.
 
 mod agents;
 mod api;
 mod approval;
 mod files;
 mod hooks;
+mod images;
 mod outcomes;
 mod resume;
 mod secrets;

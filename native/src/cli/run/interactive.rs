@@ -98,6 +98,13 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             eprintln!("Nothing to compact yet: give the session a task first.");
             continue;
         }
+        let input = match super::mentions::with_mentioned_images(&task, &agent.cwd) {
+            Ok(input) => input,
+            Err(message) => {
+                eprintln!("{message}");
+                continue;
+            }
+        };
         if !stored {
             let info = RunConfig::new(&task, &agent, &config, "interactive").stored_session(session.id(), now());
             report.store = record(&args.data_dir, info, std::mem::take(&mut resuming));
@@ -129,7 +136,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             report.checkpoint(&session, true, &now());
             continue;
         }
-        let result = runtime.block_on(drive(&session, session.submit(task), &runtime, outside.boxed_local(), on_wake));
+        let result = runtime.block_on(drive(&session, session.submit(input), &runtime, outside.boxed_local(), on_wake));
         let end = std::mem::take(&mut report.tally).end(&result, &agent, &session, runtime.now_ms().saturating_sub(started));
         report.output.finish(&now(), &end);
         report.checkpoint(&session, true, &now());

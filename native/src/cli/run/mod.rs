@@ -8,6 +8,7 @@ pub mod approval;
 mod artifacts;
 mod human;
 pub mod interactive;
+mod mentions;
 pub mod projection;
 
 use std::cell::Cell;
@@ -88,11 +89,14 @@ pub fn run(args: RunArgs) -> u8 {
     let prepared = fixed_run_id().and_then(|run_id| {
         let resumed = args.resume.as_ref().map(|from| load_resumed(from, &args.data_dir, &args.agent)).transpose()?;
         let agent = prepare_agent(&args.agent, resumed.as_ref(), &runtime)?;
+        let input = mentions::with_mentioned_images(&args.task, &agent.cwd)?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
-        Ok((run_id, resumed, agent, events))
+        Ok((run_id, resumed, agent, input, events))
     });
-    let (run_id, resumed, agent, events_file) = match prepared {
-        Ok((run_id, resumed, agent, events)) => (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), resumed, agent, events),
+    let (run_id, resumed, agent, input, events_file) = match prepared {
+        Ok((run_id, resumed, agent, input, events)) => {
+            (run_id.unwrap_or_else(|| new_run_id(runtime.now_ms())), resumed, agent, input, events)
+        }
         Err(message) => return refuse(args.output, args.stream, now(), started, message),
     };
 
@@ -116,7 +120,7 @@ pub fn run(args: RunArgs) -> u8 {
     let abandoned = Cell::new(false);
     // The run is the session: it ends with it, once its `session_end` hooks are done.
     let work = async {
-        let result = session.submit(args.task.clone()).await;
+        let result = session.submit(input).await;
         session.close();
         session.ended().await;
         result
