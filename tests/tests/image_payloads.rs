@@ -1,0 +1,125 @@
+//! A user's image, from `Session::submit` to the wire, against the real captured payloads
+//! (`shared/fixtures/provider_payloads/<api>/multimodalRequest/request.json`, or
+//! `$OPENAGENT_FIXTURES`): the session is given the image the capture sent (its bytes as a file
+//! in the environment, or its URL), and each codec must write the user message as the provider
+//! received it: the text part, then the image part in that API's shape.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use futures::executor::block_on;
+use openagent_core::llm::anthropic_messages::AnthropicMessages;
+use openagent_core::llm::gemini::Gemini;
+use openagent_core::llm::openai_chat::OpenAiChat;
+use openagent_core::llm::openai_responses::OpenAiResponses;
+use openagent_core::llm::{base64, Codec, ProviderConfig, Request, ScriptStep, ScriptedClient};
+use openagent_core::profiles::CoreProfile;
+use openagent_core::runtime::VirtualRuntime;
+use openagent_core::session::{ImageInput, UserInput};
+use openagent_core::tools::ToolRegistry;
+use openagent_core::Session;
+use openagent_memenv::MemoryEnvironment;
+use serde_json::Value;
+
+fn fixtures() -> Result<PathBuf, PathBuf> {
+    let root = std::env::var_os("OPENAGENT_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/provider_payloads"));
+    [root.join("provider_payloads"), root.clone()].into_iter().find(|d| d.join("gemini").is_dir()).ok_or(root)
+}
+
+/// The captured request of `api`, or `None` (said) when the fixtures are not on this machine.
+fn captured(api: &str) -> Option<Value> {
+    let path = match fixtures() {
+        Ok(dir) => dir.join(api).join("multimodalRequest/request.json"),
+        Err(root) => {
+            println!("skipped: provider payloads not found at {}", root.display());
+            return None;
+        }
+    };
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Some(serde_json::from_str(&text).unwrap())
+}
+
+/// What the session asks of the model for `input`, the image file `photo` in its environment.
+fn session_request(provider: &str, input: UserInput, photo: Option<&[u8]>) -> Request {
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    if let Some(bytes) = photo {
+        env.write_bytes("photo.jpg", bytes).unwrap();
+    }
+    let profile = Rc::new(CoreProfile::new("model", ToolRegistry::new()).with_id(provider));
+    let client = Rc::new(ScriptedClient::new([ScriptStep::text("A photo.")]));
+    let session = Session::builder(profile, env, client.clone(), runtime).build();
+    block_on(session.submit(input)).unwrap();
+    client.requests().remove(0)
+}
+
+/// The user message's content as `codec` writes it; `messages` and `content` name where it is.
+fn wire_content(codec: &dyn Codec, request: &Request, messages: &str, content: &str) -> Value {
+    let body: Value = serde_json::from_slice(&codec.build_request(request, false).unwrap().body).unwrap();
+    let user = body[messages].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap();
+    let mut content = user[content].clone();
+    // Anthropic's cache mark on the last block is ours, not the image's.
+    for part in content.as_array_mut().unwrap() {
+        part.as_object_mut().unwrap().remove("cache_control");
+    }
+    content
+}
+
+fn config(base_url: &str) -> ProviderConfig {
+    ProviderConfig { base_url: base_url.into(), ..ProviderConfig::default() }
+}
+
+/// The capture's user text with its image as a file in the environment: the bytes the capture
+/// sent inline (base64 at `data`).
+fn inline(content: &Value, data: &str) -> (UserInput, Option<Vec<u8>>) {
+    let bytes = base64::decode(content[1].pointer(data).and_then(Value::as_str).unwrap()).unwrap();
+    (UserInput::new(content[0]["text"].as_str().unwrap()).with_image(ImageInput::Path("photo.jpg".into())), Some(bytes))
+}
+
+/// The capture's user text with its image by the URL the capture sent (at `url`).
+fn by_url(content: &Value, url: &str) -> (UserInput, Option<Vec<u8>>) {
+    let url = content[1].pointer(url).and_then(Value::as_str).unwrap();
+    (UserInput::new(content[0]["text"].as_str().unwrap()).with_image(ImageInput::Url(url.into())), None)
+}
+
+#[test]
+fn anthropic_user_image_matches_the_captured_payload() {
+    let Some(captured) = captured("anthropic") else { return };
+    let want = &captured["messages"][0]["content"];
+    let (input, photo) = inline(want, "/source/data");
+    let request = session_request("anthropic", input, photo.as_deref());
+    let codec = AnthropicMessages::new(config("https://api.anthropic.com"));
+    assert_eq!(&wire_content(&codec, &request, "messages", "content"), want);
+}
+
+#[test]
+fn gemini_user_image_matches_the_captured_payload() {
+    let Some(captured) = captured("gemini") else { return };
+    let want = &captured["contents"][0]["parts"];
+    let (input, photo) = inline(want, "/inlineData/data");
+    let request = session_request("gemini", input, photo.as_deref());
+    let codec = Gemini::new(config("https://generativelanguage.googleapis.com"));
+    assert_eq!(&wire_content(&codec, &request, "contents", "parts"), want);
+}
+
+#[test]
+fn openai_responses_user_image_matches_the_captured_payload() {
+    let Some(captured) = captured("openai-responses") else { return };
+    let want = &captured["input"][0]["content"];
+    let (input, photo) = by_url(want, "/image_url");
+    let request = session_request("openai", input, photo.as_deref());
+    let codec = OpenAiResponses::new(config("https://api.openai.com/v1"));
+    assert_eq!(&wire_content(&codec, &request, "input", "content"), want);
+}
+
+#[test]
+fn openai_chat_user_image_matches_the_captured_payload() {
+    let Some(captured) = captured("openai-chat") else { return };
+    let want = &captured["messages"][0]["content"];
+    let (input, photo) = by_url(want, "/image_url/url");
+    let request = session_request("openai-compatible", input, photo.as_deref());
+    let codec = OpenAiChat::new(config("http://127.0.0.1:8080/v1"));
+    assert_eq!(&wire_content(&codec, &request, "messages", "content"), want);
+}
