@@ -11,7 +11,7 @@ use futures::StreamExt;
 use super::compaction::CompactionReason;
 use super::config::DEFAULT_COMMAND_TIMEOUT_MS;
 use super::events::{Decision, EventData};
-use super::input::Attached;
+use super::input::{resolve_images, Attached, UserInput};
 use super::loop_detection::{detect_loop, signature};
 use super::truncation::truncate_tool_output;
 use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
@@ -25,8 +25,14 @@ use crate::tools::{ToolContext, ToolExecutor};
 
 impl Session {
     /// Spec 2.5 `process_input`, for one input.
-    pub(super) async fn process_input(&self, input: String, attached: Attached) -> Result<StopReason, SessionError> {
+    pub(super) async fn process_input(&self, input: UserInput) -> Result<StopReason, SessionError> {
         let inner = &self.inner;
+        // Images are read and checked before anything changes: a refused one leaves the session as it was.
+        let UserInput { text: input, images } = input;
+        let attached = match images.is_empty() {
+            true => Attached::default(),
+            false => resolve_images(images, &*inner.env, &*inner.profile).await?,
+        };
         inner.status.set(SessionStatus::Processing);
         *inner.interrupt.borrow_mut() = AbortSignal::new();
         *inner.input.borrow_mut() = results::InputState { started_ms: self.now(), ..Default::default() };

@@ -6,6 +6,7 @@
 
 use crate::env::{EnvError, ExecutionEnvironment};
 use crate::llm::MediaData;
+use crate::profiles::ProviderProfile;
 
 /// One input for [`Session::submit`](super::Session::submit). A string converts into one
 /// without images, so `submit("fix the test")` reads as before.
@@ -62,11 +63,11 @@ pub enum InputError {
     NoImageSupport { model: String },
     #[error("cannot attach image {name}: {reason}")]
     Unreadable { name: String, reason: EnvError },
-    #[error("image {name} has {size} bytes; {provider} accepts at most {limit} per image. Shrink or crop it first")]
+    #[error("{name} has {size} bytes; {provider} accepts at most {limit} per image. Shrink or crop it first")]
     TooLarge { name: String, size: u64, provider: String, limit: &'static str },
     #[error("the images have {size} bytes in all; {provider} accepts at most {limit} of images per request. Send fewer or smaller ones")]
     RequestTooLarge { size: u64, provider: String, limit: &'static str },
-    #[error("image {name} is not a {accepted} image (told from its content, not its name)")]
+    #[error("{name} is not a {accepted} image (told from its content, not its name)")]
     UnsupportedType { name: String, accepted: &'static str },
 }
 
@@ -146,48 +147,62 @@ pub(super) struct Attached {
     pub names: Vec<String>,
 }
 
-/// An input's images, read and checked for `provider`.
+/// An input's images, read and checked for the model `profile` names. Only the reading is
+/// async; the checks are apart (`check`): early returns from a state machine cost the bundle a
+/// clean-up of every live value at each one.
 pub(super) async fn resolve_images(
     images: Vec<ImageInput>,
     env: &dyn ExecutionEnvironment,
-    provider: &str,
+    profile: &dyn ProviderProfile,
 ) -> Result<Attached, InputError> {
+    if !profile.supports_images() {
+        return Err(InputError::NoImageSupport { model: profile.model().to_owned() });
+    }
+    let mut loaded = Vec::with_capacity(images.len());
+    for image in images {
+        loaded.push(match image {
+            ImageInput::Url(url) => Loaded::Url(url),
+            ImageInput::Bytes { data, name } => Loaded::Bytes(data, name),
+            // A directory or a special file (a FIFO) is an error of the environment, not a hang.
+            ImageInput::Path(path) => match env.read_bytes(&path).await {
+                Ok(data) => Loaded::Bytes(data, Some(path)),
+                Err(reason) => Loaded::Unreadable(path, reason),
+            },
+        });
+    }
+    check(loaded, profile.id())
+}
+
+/// An image as read: by URL, its bytes with the host's name or path, or why it could not be read.
+enum Loaded {
+    Url(String),
+    Bytes(Vec<u8>, Option<String>),
+    Unreadable(String, EnvError),
+}
+
+/// The images as message parts, if `provider`'s limits let them through, and the names events
+/// show: the host's name or path, else the image's place in the input. The provider is given a
+/// path's last part.
+fn check(images: Vec<Loaded>, provider: &str) -> Result<Attached, InputError> {
     let limits = limits(provider);
-    let too_large = |name: &str, size: u64| InputError::TooLarge {
-        name: name.to_owned(),
-        size,
-        provider: provider.to_owned(),
-        limit: limits.per_image_text,
-    };
-    let (mut parts, mut names, mut total) = (Vec::new(), Vec::new(), 0u64);
+    let mut attached = Attached::default();
+    let mut total = 0;
     for (i, image) in images.into_iter().enumerate() {
-        // What events show, and the file name the provider is given: a path's last part.
-        let (data, name, file_name) = match image {
-            ImageInput::Url(url) => {
+        let (data, name) = match image {
+            Loaded::Url(url) => {
                 // A data URL is the image itself: not a name to show.
-                names.push(if url.starts_with("data:") { "data URL".to_owned() } else { url.clone() });
-                parts.push(MediaData { url: Some(url), ..MediaData::default() });
+                attached.names.push(if url.starts_with("data:") { "data URL".into() } else { url.clone() });
+                attached.parts.push(MediaData { url: Some(url), ..MediaData::default() });
                 continue;
             }
-            ImageInput::Bytes { data, name: Some(name) } => (data, name.clone(), Some(name)),
-            ImageInput::Bytes { data, name: None } => (data, format!("image {}", i + 1), None),
-            ImageInput::Path(path) => {
-                let unreadable = |reason| InputError::Unreadable { name: path.clone(), reason };
-                // The size first: a file past the limit is not read at all.
-                let info = env.stat(&path).await.map_err(unreadable)?;
-                if info.is_dir {
-                    return Err(unreadable(EnvError::IsADirectory(path.clone())));
-                }
-                if info.size > limits.per_image {
-                    return Err(too_large(&path, info.size));
-                }
-                let file_name = path.rsplit('/').next().map(str::to_owned);
-                (env.read_bytes(&path).await.map_err(unreadable)?, path, file_name)
-            }
+            Loaded::Bytes(data, name) => (data, name),
+            Loaded::Unreadable(name, reason) => return Err(InputError::Unreadable { name, reason }),
         };
+        let file_name = name.as_deref().map(|name| name.rsplit('/').next().unwrap_or(name).to_owned());
+        let name = name.unwrap_or_else(|| format!("image {}", i + 1));
         let size = data.len() as u64;
         if size > limits.per_image {
-            return Err(too_large(&name, size));
+            return Err(InputError::TooLarge { name, size, provider: provider.to_owned(), limit: limits.per_image_text });
         }
         let media_type = match sniff_image(&data) {
             Some("image/heic" | "image/heif") if !limits.heif => None,
@@ -197,14 +212,19 @@ pub(super) async fn resolve_images(
             return Err(InputError::UnsupportedType { name, accepted: limits.accepted });
         };
         total += size;
-        parts.push(MediaData { data: Some(data), media_type: Some(media_type.into()), file_name, ..MediaData::default() });
-        names.push(name);
+        attached.parts.push(MediaData {
+            data: Some(data),
+            media_type: Some(media_type.into()),
+            file_name,
+            ..MediaData::default()
+        });
+        attached.names.push(name);
     }
     if total > limits.per_request {
         let provider = provider.to_owned();
         return Err(InputError::RequestTooLarge { size: total, provider, limit: limits.per_request_text });
     }
-    Ok(Attached { parts, names })
+    Ok(attached)
 }
 
 #[cfg(test)]

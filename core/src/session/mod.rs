@@ -288,32 +288,20 @@ impl Session {
     /// sent is [`SessionError::Input`] before any request. Model errors end the input with `Err`;
     /// authentication and other unrecoverable errors also close the session.
     pub async fn submit(&self, input: impl Into<UserInput>) -> Result<StopReason, SessionError> {
-        // Boxed: the loop's state machine is then compiled once, not into every caller's
-        // (the browser bundle holds the JS `submit` and the subagents' runs).
-        Box::pin(self.submit_input(input.into())).await
-    }
-
-    async fn submit_input(&self, input: UserInput) -> Result<StopReason, SessionError> {
         match self.status() {
             SessionStatus::Closed => return Err(SessionError::Closed),
             SessionStatus::Processing => return Err(SessionError::Busy),
             SessionStatus::Idle | SessionStatus::AwaitingInput => {}
         }
-        let mut attached = input::Attached::default();
-        if !input.images.is_empty() {
-            let profile = &self.inner.profile;
-            if !profile.supports_images() {
-                return Err(InputError::NoImageSupport { model: profile.model().to_owned() }.into());
-            }
-            attached = input::resolve_images(input.images, &*self.inner.env, profile.id()).await?;
-        }
         self.start();
-        let mut text = input.text;
+        let mut input = input.into();
         loop {
-            let reason = self.process_input(text, std::mem::take(&mut attached)).await?;
+            // Boxed: the loop's state machine is then compiled once, not into every caller's
+            // (the browser bundle holds the JS `submit` and the subagents' runs).
+            let reason = Box::pin(self.process_input(input)).await?;
             let next = self.inner.state.borrow_mut().followups.pop_front();
             match next {
-                Some(next) if reason != StopReason::Aborted => text = next,
+                Some(next) if reason != StopReason::Aborted => input = UserInput::new(next),
                 _ => return Ok(reason),
             }
         }

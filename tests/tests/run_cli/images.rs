@@ -55,5 +55,5 @@ fn an_image_that_cannot_be_sent_stops_the_run_before_any_request() {
     refused(&sandbox, "look at @pipe.png", "FIFO");
 
     sandbox.write("notes.png", "plain text, named like an image");
-    refused(&sandbox, "look at @notes.png", "image notes.png is not a PNG, JPEG, GIF or WebP image");
+    refused(&sandbox, "look at @notes.png", "notes.png is not a PNG, JPEG, GIF or WebP image");
 }

@@ -147,7 +147,7 @@ fn an_unreadable_file_is_refused_before_any_request() {
 
 #[test]
 fn an_image_past_the_providers_limit_is_refused() {
-    // Anthropic: 5 MB per image; a file that size is refused by its size, before it is read.
+    // Anthropic: 5 MB per image, as a file or as bytes.
     let big = [PNG, &vec![0; 5 * 1024 * 1024]].concat();
     let s = session("anthropic", |p| p);
     s.env.write_bytes("big.png", &big).unwrap();
@@ -177,7 +177,7 @@ fn only_image_types_the_provider_reads_are_sent() {
     let s = session("openai", |p| p);
     s.env.write_bytes("notes.png", b"just some text, named like an image").unwrap();
     let error = s.refused(UserInput::new("look").with_image(ImageInput::Path("notes.png".into())));
-    assert_eq!(error.to_string(), "image notes.png is not a PNG, JPEG, GIF or WebP image (told from its content, not its name)");
+    assert_eq!(error.to_string(), "notes.png is not a PNG, JPEG, GIF or WebP image (told from its content, not its name)");
     let svg = br#"<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>"#;
     let error = s.refused(UserInput::new("look").with_image(bytes(svg, "logo.svg")));
     assert!(matches!(error, InputError::UnsupportedType { .. }), "{error}");
