@@ -122,12 +122,15 @@ impl Agent {
     }
 
     /// Runs a task to its end: the model's turns and the tools it calls, then any follow-ups.
-    /// Rejects with an `AgentError` when the model cannot be reached or refuses.
+    /// The task is text, or `{ text, images }` (see `SubmitInput`). Rejects with an `AgentError`
+    /// when the model cannot be reached or refuses, or (kind `input`, before any request) when
+    /// an image cannot be sent.
     #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
-    pub fn submit(&self, text: String) -> Promise {
+    pub fn submit(&self, #[wasm_bindgen(unchecked_param_type = "string | SubmitInput")] input: JsValue) -> Promise {
         let (session, dispatcher) = (self.session.clone(), self.dispatcher.clone());
         crate::panic::promise(async move {
-            let result = session.submit(text).await;
+            let input = crate::input::user_input(input).await?;
+            let result = session.submit(input).await;
             if let Some(dispatcher) = &dispatcher {
                 dispatcher.flush();
             }

@@ -36,6 +36,7 @@ pub mod events;
 pub mod fetch;
 pub mod fs;
 pub mod hooks;
+pub mod input;
 mod key;
 pub mod mcp;
 pub mod options;

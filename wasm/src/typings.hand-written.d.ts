@@ -152,9 +152,27 @@ export interface ApprovalRequest {
 
 export type ApprovalAnswer = "allow" | "deny" | "always" | { decision: "allow" | "deny" | "always"; reason?: string };
 
-/** What `submit()` rejects with. */
+/** A task with images: `agent.submit({ text: "fix the layout", images: [file] })`. */
+export interface SubmitInput {
+  text: string;
+  images?: ImageSource[];
+}
+
+/**
+ * An image for the model: a `Blob` or `File` (pasted, dropped), bytes (a `Uint8Array`, base64 or a
+ * `data:` URL; the type is told from the bytes, `mediaType` is not needed), a URL the provider
+ * fetches, or a file of `agent.fs`. PNG, JPEG, GIF and WebP (Gemini also HEIC/HEIF), within the
+ * provider's size limit, else `submit()` rejects with kind `"input"` before any request.
+ */
+export type ImageSource =
+  | Blob
+  | { data: Uint8Array | string; mediaType?: string; name?: string }
+  | { url: string }
+  | { path: string };
+
+/** What `submit()` rejects with; `input`: an image that cannot be sent (nothing was). */
 export interface AgentError extends Error {
-  kind: ErrorKind | "closed" | "busy" | "crashed";
+  kind: ErrorKind | "closed" | "busy" | "crashed" | "input";
   status?: number;
 }
 

@@ -5,5 +5,6 @@
 
 mod bindings;
 mod governance;
+mod images;
 mod snapshot;
 mod support;
