@@ -22,6 +22,9 @@ function message(kind, text) {
   return add(div);
 }
 
+/** A task's text, and the names of the images sent with it. */
+const withImages = (text, names) => (names.length ? `${text}\n🖼 ${names.join(", ")}` : text);
+
 export function resetChat() {
   transcript().replaceChildren();
   current = null;
@@ -35,7 +38,7 @@ export function chatEvent(event) {
   const d = event.data;
   switch (event.kind) {
     case "user_input":
-      message("user", d.content);
+      message("user", withImages(d.content, d.images ?? []));
       current = null;
       break;
     case "steering_injected":
@@ -87,7 +90,7 @@ export function showHistory(history) {
   for (const turn of history) {
     switch (turn.type) {
       case "user":
-        message("user", turn.content);
+        message("user", withImages(turn.content, (turn.images ?? []).map((image) => image.file_name ?? "image")));
         break;
       case "steering":
         message("steer", `Steered: ${turn.content}`);

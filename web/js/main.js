@@ -13,6 +13,7 @@ import { deleteSession, getSession, listSessions, putSession } from "./store.js"
 import { initSessions, showSessions, titleOf } from "./sessions.js";
 import { askApproval } from "./approval.js";
 import { connectAll, initMcp } from "./mcp.js";
+import { initAttachments, takeImages } from "./attachments.js";
 
 const $ = (id) => document.getElementById(id);
 const STARTER = {
@@ -135,8 +136,12 @@ async function withAgent(label, work) {
   showFiles(currentFs());
 }
 
+/** A task (with the attached images, if any), or a steer while one runs: images wait for the next task. */
 function send(text) {
-  if (!running) return withAgent("running", (a) => a.submit(text));
+  if (!running) {
+    const images = takeImages();
+    return withAgent("running", (a) => a.submit(images.length ? { text, images } : text));
+  }
   clearError();
   agent.steer(text);
   note(`Steering queued: “${text}”`);
@@ -222,6 +227,7 @@ async function main() {
   });
   initFiles(currentFs, save);
   initMcp(() => agent);
+  initAttachments();
   // Nothing is switched while a task runs (the Sessions panel is disabled then).
   const idleOnly = (action) => (...args) => (running ? undefined : action(...args));
   initSessions(Object.fromEntries(Object.entries(sessionActions).map(([name, action]) => [name, idleOnly(action)])));

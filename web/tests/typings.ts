@@ -4,7 +4,7 @@
 
 import init, { Agent, MemoryFs } from "../../wasm/pkg/openagent_wasm.js";
 import type {
-  AgentError, AgentEvent, AgentOptions, Outcome, SessionSnapshot, Snapshot, Turn, Usage,
+  AgentError, AgentEvent, AgentOptions, ImageSource, Outcome, SessionSnapshot, Snapshot, SubmitInput, Turn, Usage,
 } from "../../wasm/pkg/openagent_wasm.js";
 
 export async function example(apiKey: string): Promise<string> {
@@ -48,6 +48,11 @@ export async function example(apiKey: string): Promise<string> {
     const kind: string = error.kind;
     throw new Error(kind);
   });
+  const images: ImageSource[] = [new Blob([]), { data: new Uint8Array([137]), mediaType: "image/png" }, { data: "iVBORw==" }, { url: "https://example.com/a.png" }, { path: "shot.png" }];
+  const input: SubmitInput = { text: "fix the layout", images };
+  await agent.submit(input);
+  // @ts-expect-error: an image is a Blob, bytes, a URL or a path, not a number
+  await agent.submit({ text: "x", images: [1] });
   const usage: Usage = outcome.usage;
   // @ts-expect-error: tokens are numbers
   const wrong: string = usage.total_tokens;
