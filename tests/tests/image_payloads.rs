@@ -71,55 +71,50 @@ fn config(base_url: &str) -> ProviderConfig {
     ProviderConfig { base_url: base_url.into(), ..ProviderConfig::default() }
 }
 
-/// The capture's user text with its image as a file in the environment: the bytes the capture
-/// sent inline (base64 at `data`).
-fn inline(content: &Value, data: &str) -> (UserInput, Option<Vec<u8>>) {
-    let bytes = base64::decode(content[1].pointer(data).and_then(Value::as_str).unwrap()).unwrap();
-    (UserInput::new(content[0]["text"].as_str().unwrap()).with_image(ImageInput::Path("photo.jpg".into())), Some(bytes))
+/// Where the capture's image is: base64 bytes (given to the session as a file in its
+/// environment) or a URL (given as the URL), at this JSON pointer in the image part.
+enum Image {
+    Inline(&'static str),
+    Url(&'static str),
 }
 
-/// The capture's user text with its image by the URL the capture sent (at `url`).
-fn by_url(content: &Value, url: &str) -> (UserInput, Option<Vec<u8>>) {
-    let url = content[1].pointer(url).and_then(Value::as_str).unwrap();
-    (UserInput::new(content[0]["text"].as_str().unwrap()).with_image(ImageInput::Url(url.into())), None)
+/// `api`'s captured user message (`messages[0].content` and the like, named by `at`) equals what
+/// `codec` writes for the same text and image submitted to a session of `provider`.
+fn matches_capture(api: &str, provider: &str, codec: &dyn Codec, at: [&str; 2], image: Image) {
+    let Some(captured) = captured(api) else { return };
+    let want = &captured[at[0]][0][at[1]];
+    let found = |pointer| want[1].pointer(pointer).and_then(Value::as_str).unwrap();
+    let input = UserInput::new(want[0]["text"].as_str().unwrap());
+    let (input, photo) = match image {
+        Image::Inline(data) => {
+            (input.with_image(ImageInput::Path("photo.jpg".into())), Some(base64::decode(found(data)).unwrap()))
+        }
+        Image::Url(url) => (input.with_image(ImageInput::Url(found(url).into())), None),
+    };
+    let request = session_request(provider, input, photo.as_deref());
+    assert_eq!(&wire_content(codec, &request, at[0], at[1]), want);
 }
 
 #[test]
 fn anthropic_user_image_matches_the_captured_payload() {
-    let Some(captured) = captured("anthropic") else { return };
-    let want = &captured["messages"][0]["content"];
-    let (input, photo) = inline(want, "/source/data");
-    let request = session_request("anthropic", input, photo.as_deref());
     let codec = AnthropicMessages::new(config("https://api.anthropic.com"));
-    assert_eq!(&wire_content(&codec, &request, "messages", "content"), want);
+    matches_capture("anthropic", "anthropic", &codec, ["messages", "content"], Image::Inline("/source/data"));
 }
 
 #[test]
 fn gemini_user_image_matches_the_captured_payload() {
-    let Some(captured) = captured("gemini") else { return };
-    let want = &captured["contents"][0]["parts"];
-    let (input, photo) = inline(want, "/inlineData/data");
-    let request = session_request("gemini", input, photo.as_deref());
     let codec = Gemini::new(config("https://generativelanguage.googleapis.com"));
-    assert_eq!(&wire_content(&codec, &request, "contents", "parts"), want);
+    matches_capture("gemini", "gemini", &codec, ["contents", "parts"], Image::Inline("/inlineData/data"));
 }
 
 #[test]
 fn openai_responses_user_image_matches_the_captured_payload() {
-    let Some(captured) = captured("openai-responses") else { return };
-    let want = &captured["input"][0]["content"];
-    let (input, photo) = by_url(want, "/image_url");
-    let request = session_request("openai", input, photo.as_deref());
     let codec = OpenAiResponses::new(config("https://api.openai.com/v1"));
-    assert_eq!(&wire_content(&codec, &request, "input", "content"), want);
+    matches_capture("openai-responses", "openai", &codec, ["input", "content"], Image::Url("/image_url"));
 }
 
 #[test]
 fn openai_chat_user_image_matches_the_captured_payload() {
-    let Some(captured) = captured("openai-chat") else { return };
-    let want = &captured["messages"][0]["content"];
-    let (input, photo) = by_url(want, "/image_url/url");
-    let request = session_request("openai-compatible", input, photo.as_deref());
     let codec = OpenAiChat::new(config("http://127.0.0.1:8080/v1"));
-    assert_eq!(&wire_content(&codec, &request, "messages", "content"), want);
+    matches_capture("openai-chat", "openai-compatible", &codec, ["messages", "content"], Image::Url("/image_url/url"));
 }
