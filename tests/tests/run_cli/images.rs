@@ -1,11 +1,12 @@
 //! `@image.png` in a task attaches the image: it goes to the model in the wire format's image
 //! block, with the task's text as typed. An image that cannot be sent (missing, a FIFO, not an
-//! image) stops the run before any request, with exit code 2 and a message naming it.
+//! image) stops the run before any request, with exit code 2 and a message naming it; in the
+//! interactive session such a task is skipped, said, and the next one goes on.
 
 use std::ffi::CString;
 
 use openagent_core::llm::base64;
-use openagent_tests::cli::Sandbox;
+use openagent_tests::cli::{Running, Sandbox};
 use openagent_tests::over_http::serve;
 use openagent_tests::{Reply, Step};
 use serde_json::json;
@@ -56,4 +57,21 @@ fn an_image_that_cannot_be_sent_stops_the_run_before_any_request() {
 
     sandbox.write("notes.png", "plain text, named like an image");
     refused(&sandbox, "look at @notes.png", "notes.png is not a PNG, JPEG, GIF or WebP image");
+}
+
+#[test]
+fn the_interactive_session_attaches_mentioned_images_and_skips_a_task_naming_a_missing_one() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.cwd().join("shot.png"), PNG).unwrap();
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let mut session = Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    session.write("look at @gone.png\nnow look at @shot.png\n");
+    let run = session.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("the task mentions @gone.png, but there is no such file"), "{}", run.stderr);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "the task with the missing image was not sent");
+    let content = &requests[0].body["messages"][0]["content"];
+    assert_eq!(content[0]["text"], "now look at @shot.png");
+    assert_eq!(content[1]["source"]["data"], base64::encode(PNG));
 }
