@@ -5,17 +5,20 @@
 //! what to set there (a flag, a variable, an option).
 //!
 //! ```
+//! use openagent_core::llm::catalog::Catalog;
 //! use openagent_core::setup::{ProviderKind, ProviderSettings};
 //!
 //! let vars = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| "sk-ant-…".to_owned());
 //! let settings = ProviderSettings::resolve(None, None, None, vars).unwrap();
 //! assert_eq!(settings.kind, ProviderKind::Anthropic);
 //! assert_eq!(settings.model.as_deref(), Some("claude-sonnet-4-5"));
-//! assert_eq!(settings.profile("claude-sonnet-4-5").id(), "anthropic");
+//! let profile = settings.profile("claude-sonnet-4-5", Catalog::builtin());
+//! assert_eq!((profile.id(), profile.context_window_size()), ("anthropic", 200_000));
 //! ```
 
 use std::rc::Rc;
 
+use crate::llm::catalog::Catalog;
 use crate::llm::http::{HttpClient, HttpRequest, Method};
 use crate::llm::providers::{Variables, PROVIDERS};
 use crate::llm::{ApiKey, LlmClient, ProviderConfig};
@@ -24,14 +27,14 @@ use crate::profiles::{AnthropicProfile, GeminiProfile, GeneralProfile, OpenAiPro
 
 pub use crate::llm::providers::{ProviderKind, UnknownProvider};
 
-/// The profile of `kind`'s model family for `model`: the general one for an OpenAI-compatible
-/// server.
-pub fn profile(kind: ProviderKind, model: &str) -> Rc<dyn ProviderProfile> {
+/// The profile of `kind`'s model family for `model`, the general one for an OpenAI-compatible
+/// server, with the model's window, capabilities and prices from `catalog`.
+pub fn profile(kind: ProviderKind, model: &str, catalog: &Catalog) -> Rc<dyn ProviderProfile> {
     match kind {
-        ProviderKind::OpenAi => Rc::new(OpenAiProfile::new(model)),
-        ProviderKind::Anthropic => Rc::new(AnthropicProfile::new(model)),
-        ProviderKind::Gemini => Rc::new(GeminiProfile::new(model)),
-        ProviderKind::OpenAiCompatible => Rc::new(GeneralProfile::new(model)),
+        ProviderKind::OpenAi => Rc::new(OpenAiProfile::new(model).with_catalog(catalog)),
+        ProviderKind::Anthropic => Rc::new(AnthropicProfile::new(model).with_catalog(catalog)),
+        ProviderKind::Gemini => Rc::new(GeminiProfile::new(model).with_catalog(catalog)),
+        ProviderKind::OpenAiCompatible => Rc::new(GeneralProfile::new(model).with_catalog(catalog)),
     }
 }
 
@@ -144,9 +147,9 @@ impl ProviderSettings {
         Ok(Self { kind: spec.kind, model, key, base_url })
     }
 
-    /// The profile of the provider's model family for `model`.
-    pub fn profile(&self, model: &str) -> Rc<dyn ProviderProfile> {
-        profile(self.kind, model)
+    /// The profile of the provider's model family for `model`, described by `catalog`.
+    pub fn profile(&self, model: &str, catalog: &Catalog) -> Rc<dyn ProviderProfile> {
+        profile(self.kind, model, catalog)
     }
 
     /// The header that carries the key, as this provider's API expects it; `None` without a key.
@@ -174,9 +177,19 @@ impl ProviderSettings {
     }
 }
 
-/// The first model an OpenAI-compatible server lists at `GET {base_url}/models` (llama.cpp,
-/// vLLM, Ollama and LM Studio all answer it), for when the user named none.
-pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<String, SetupError> {
+/// A model an OpenAI-compatible server serves, as its `GET /models` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerModel {
+    pub id: String,
+    /// The window the server reports, when it reports one: vLLM's `max_model_len`, llama.cpp's
+    /// `meta.n_ctx` (what it serves; `meta.n_ctx_train`, what the model was trained for, only
+    /// without it), gateways' `context_length` or `max_context_length`. Ollama reports none.
+    pub context_window: Option<u64>,
+}
+
+/// The models an OpenAI-compatible server lists at `GET {base_url}/models` (llama.cpp, vLLM,
+/// Ollama and LM Studio all answer it), in its order.
+pub async fn server_models(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<Vec<ServerModel>, SetupError> {
     let url = format!("{}/models", settings.base_url);
     // Spelled out rather than through `auth_header`: this runs in the browser bundle, where the
     // other providers' arms would be dead weight (only OpenAI-compatible servers are asked).
@@ -191,11 +204,24 @@ pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) 
         return Err(SetupError::NoModel(format!("GET {url} answered {status}")));
     }
     let listing: serde_json::Value = serde_json::from_slice(&body).map_err(|e| SetupError::NoModel(format!("{url}: {e}")))?;
-    listing["data"]
-        .as_array()
-        .and_then(|models| models.iter().find_map(|m| m["id"].as_str()))
-        .map(str::to_owned)
-        .ok_or_else(|| SetupError::NoModel(format!("{url} listed none")))
+    let window = |model: &serde_json::Value| {
+        ["/max_model_len", "/meta/n_ctx", "/context_length", "/max_context_length", "/meta/n_ctx_train"]
+            .iter()
+            .find_map(|pointer| model.pointer(pointer).and_then(serde_json::Value::as_u64))
+            .filter(|&tokens| tokens > 0)
+    };
+    let models = listing["data"].as_array().map_or(&[][..], Vec::as_slice);
+    Ok(models
+        .iter()
+        .filter_map(|model| Some(ServerModel { id: model["id"].as_str()?.to_owned(), context_window: window(model) }))
+        .collect())
+}
+
+/// The first model an OpenAI-compatible server lists, for when the user named none.
+pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<String, SetupError> {
+    let models = server_models(settings, http).await?;
+    let first = models.into_iter().next().map(|model| model.id);
+    first.ok_or_else(|| SetupError::NoModel(format!("{}/models listed none", settings.base_url)))
 }
 
 #[cfg(test)]

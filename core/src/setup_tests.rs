@@ -49,8 +49,11 @@ fn a_named_provider_takes_its_key_base_url_and_default_model() {
     assert_eq!((s.model.as_deref(), s.base_url.as_str()), (Some("claude-opus-4-6"), "http://127.0.0.1:9"));
     let from_var = resolve(Some("gemini"), None, &[("GEMINI_API_KEY", "k"), ("GEMINI_BASE_URL", "http://gw")]).unwrap();
     assert_eq!((from_var.base_url.as_str(), from_var.model.as_deref()), ("http://gw", Some("gemini-3-flash-preview")));
-    assert_eq!(from_var.profile("gemini-3-flash-preview").id(), "gemini");
-    assert_eq!(resolve(Some("openai-compatible"), Some("http://h/v1"), &[]).unwrap().profile("m").id(), "openai-compatible");
+    assert_eq!(from_var.profile("gemini-3-flash-preview", Catalog::builtin()).id(), "gemini");
+    assert_eq!(
+        resolve(Some("openai-compatible"), Some("http://h/v1"), &[]).unwrap().profile("m", Catalog::builtin()).id(),
+        "openai-compatible"
+    );
 }
 
 #[test]
@@ -106,6 +109,19 @@ fn discovers_the_first_model_a_compatible_server_lists() {
     assert!(error.contains("answered 404") && error.starts_with("no model given"), "{error}");
     let empty = Listing(200, r#"{"data":[]}"#, RefCell::default());
     assert!(block_on(discover_model(&settings, &empty)).unwrap_err().to_string().contains("listed none"));
+}
+
+#[test]
+fn a_compatible_server_reports_the_window_it_serves() {
+    let settings = resolve(Some("openai-compatible"), Some("http://127.0.0.1:8080/v1"), &[]).unwrap();
+    // llama.cpp's answer (trimmed): the window it serves and the one the model was trained for.
+    let llama = r#"{"object":"list","data":[{"id":"qwen.gguf","owned_by":"llamacpp",
+        "meta":{"vocab_type":2,"n_ctx":4096,"n_ctx_train":32768}}]}"#;
+    let vllm = r#"{"data":[{"id":"Qwen/Qwen3-8B","max_model_len":40960},{"id":"bare"},{"id":"zero","max_model_len":0}]}"#;
+    let models = |body| block_on(server_models(&settings, &Listing(200, body, RefCell::default()))).unwrap();
+    assert_eq!(models(llama), [ServerModel { id: "qwen.gguf".into(), context_window: Some(4096) }]);
+    let windows: Vec<_> = models(vllm).into_iter().map(|m| m.context_window).collect();
+    assert_eq!(windows, [Some(40960), None, None]);
 }
 
 #[test]

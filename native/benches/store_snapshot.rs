@@ -32,7 +32,7 @@ fn main() {
     let http: Rc<dyn HttpClient> = Rc::new(NativeHttpClient::new());
     let build = |snapshot: Option<SessionSnapshot>| {
         let builder = Session::builder(
-            settings.profile("claude-sonnet-4-5"),
+            settings.profile("claude-sonnet-4-5", openagent_core::llm::catalog::Catalog::builtin()),
             env.clone(),
             settings.client(http.clone(), false),
             runtime.clone(),

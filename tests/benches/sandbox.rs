@@ -39,7 +39,7 @@ fn native(dir: &std::path::Path, rounds: usize) -> Duration {
     let runtime = Rc::new(NativeRuntime::new());
     let settings = settings(&server);
     let session = Session::builder(
-        settings.profile("claude-bench"),
+        settings.profile("claude-bench", openagent_core::llm::catalog::Catalog::builtin()),
         Rc::new(LocalEnvironment::new(dir).expect("the directory")),
         settings.client(Rc::new(NativeHttpClient::new()), false),
         runtime.clone(),

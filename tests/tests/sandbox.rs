@@ -240,7 +240,7 @@ fn native(dir: &Path, server: &MockServer, task: &str) -> Vec<SessionEvent> {
     let runtime = Rc::new(NativeRuntime::new());
     let settings = settings(server);
     let session = Session::builder(
-        settings.profile("claude-test"),
+        settings.profile("claude-test", openagent_core::llm::catalog::Catalog::builtin()),
         Rc::new(LocalEnvironment::new(dir).unwrap()),
         settings.client(Rc::new(NativeHttpClient::new()), false),
         runtime.clone(),

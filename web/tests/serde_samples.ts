@@ -119,6 +119,7 @@ export const sample9: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
     "total_usage": {
       "cache_read_tokens": null,
       "cache_write_tokens": null,
+      "cost_usd": null,
       "input_tokens": 10,
       "output_tokens": 5,
       "reasoning_tokens": null,
@@ -127,6 +128,7 @@ export const sample9: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
     "usage": {
       "cache_read_tokens": 4,
       "cache_write_tokens": null,
+      "cost_usd": 0.000105,
       "input_tokens": 10,
       "output_tokens": 5,
       "raw": {
@@ -451,6 +453,7 @@ export const sample35: Extract<Turn, { type: "assistant" }> = {
     "reasoning_tokens": 3,
     "cache_read_tokens": 4,
     "cache_write_tokens": null,
+    "cost_usd": 0.000105,
     "raw": {
       "input_tokens": 10
     }
@@ -476,7 +479,8 @@ export const sample36: Extract<Turn, { type: "assistant" }> = {
     "total_tokens": 2,
     "reasoning_tokens": null,
     "cache_read_tokens": null,
-    "cache_write_tokens": null
+    "cache_write_tokens": null,
+    "cost_usd": null
   },
   "response_id": null,
   "timestamp": 4
@@ -518,6 +522,7 @@ export const sample40: Outcome = {
     "reasoning_tokens": 3,
     "cache_read_tokens": 4,
     "cache_write_tokens": null,
+    "cost_usd": 0.000105,
     "raw": {
       "input_tokens": 10
     }
@@ -563,7 +568,8 @@ export const sample41: Outcome = {
     "total_tokens": 0,
     "reasoning_tokens": null,
     "cache_read_tokens": null,
-    "cache_write_tokens": null
+    "cache_write_tokens": null,
+    "cost_usd": null
   },
   "resultText": "no valid result",
   "resultData": {
@@ -649,6 +655,7 @@ export const sample43: SessionSnapshot = {
           "reasoning_tokens": 3,
           "cache_read_tokens": 4,
           "cache_write_tokens": null,
+          "cost_usd": 0.000105,
           "raw": {
             "input_tokens": 10
           }
@@ -673,7 +680,8 @@ export const sample43: SessionSnapshot = {
           "total_tokens": 2,
           "reasoning_tokens": null,
           "cache_read_tokens": null,
-          "cache_write_tokens": null
+          "cache_write_tokens": null,
+          "cost_usd": null
         },
         "response_id": null,
         "timestamp": 4
@@ -708,6 +716,7 @@ export const sample43: SessionSnapshot = {
       "reasoning_tokens": 3,
       "cache_read_tokens": 4,
       "cache_write_tokens": null,
+      "cost_usd": 0.000105,
       "raw": {
         "input_tokens": 10
       }
@@ -795,7 +804,8 @@ export const sample43: SessionSnapshot = {
             "total_tokens": 0,
             "reasoning_tokens": null,
             "cache_read_tokens": null,
-            "cache_write_tokens": null
+            "cache_write_tokens": null,
+            "cost_usd": null
           },
           "turns": 0,
           "steering": [],
@@ -845,7 +855,8 @@ export const sample43: SessionSnapshot = {
             "total_tokens": 0,
             "reasoning_tokens": null,
             "cache_read_tokens": null,
-            "cache_write_tokens": null
+            "cache_write_tokens": null,
+            "cost_usd": null
           },
           "turns": 0,
           "steering": [],

@@ -30,6 +30,8 @@
 
 pub mod anthropic_messages;
 pub mod base64;
+pub mod catalog;
+mod catalog_json;
 mod client;
 mod codec;
 mod decimal;

@@ -24,6 +24,7 @@ mod wasi {
     use futures::executor::LocalPool;
     use futures::future::{select, Either};
     use futures::StreamExt;
+    use openagent_core::llm::catalog::Catalog;
     use openagent_core::llm::{LlmError, RetryPolicy};
     use openagent_core::setup::{KeySource, ProviderKind, ProviderSettings};
     use openagent_core::{Session, SessionConfig, SessionError};
@@ -55,7 +56,7 @@ mod wasi {
         let settings =
             ProviderSettings { kind, model: Some(config.model.clone()), key: KeySource::Host, base_url: config.base_url };
         let session = Session::builder(
-            settings.profile(&config.model),
+            settings.profile(&config.model, Catalog::builtin()),
             Rc::new(WasiEnvironment::new(WORKSPACE, runtime.clone())),
             settings.client(Rc::new(ImportHttpClient), false),
             runtime,
