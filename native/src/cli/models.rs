@@ -10,9 +10,10 @@
 //! ]}
 //! ```
 
+use std::io::Write;
 use std::path::Path;
 
-use openagent_core::llm::catalog::{Catalog, Overrides};
+use openagent_core::llm::catalog::{Catalog, ModelInfo, Overrides};
 
 pub const MODELS_FILE: &str = ".openagent/models.json";
 
@@ -27,6 +28,51 @@ pub fn load(cwd: &Path) -> Result<Catalog, String> {
     };
     let overrides = parse(&text).map_err(|e| format!("{}:{e}", file.display()))?;
     Catalog::builtin().clone().with_overrides(overrides).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+/// `openagent models`: prints the catalog of `cwd` (or `provider`'s part of it) and returns the
+/// exit code: 2 when the models.json is broken or the provider has no models.
+pub fn list(cwd: &Path, provider: Option<&str>, json: bool) -> u8 {
+    let catalog = match load(cwd) {
+        Ok(catalog) => catalog,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return 2;
+        }
+    };
+    let models = catalog.list(provider);
+    if models.is_empty() {
+        eprintln!("error: no models of provider `{}` in the catalog", provider.unwrap_or_default());
+        return 2;
+    }
+    let text = match json {
+        true => format!("{}\n", serde_json::json!({"prices_as_of": catalog.prices_as_of, "models": models})),
+        false => table(&models, &catalog.prices_as_of),
+    };
+    // A reader that stops early (`| head`) is no error.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    0
+}
+
+fn table(models: &[&ModelInfo], prices_as_of: &str) -> String {
+    let price = |price: Option<f64>| price.map_or_else(|| "-".into(), |p| p.to_string());
+    let mut text = format!(
+        "{:24}  {:18}  {:>9}  {:>7}  {:3}  {:>7}  {:>7}  {:>7}\n",
+        "MODEL", "PROVIDER", "WINDOW", "OUTPUT", "CAN", "IN $/M", "OUT $/M", "CACHED"
+    );
+    for m in models {
+        let can: String = [(m.supports_tools, 't'), (m.supports_vision, 'i'), (m.supports_reasoning, 'r')]
+            .iter()
+            .map(|&(on, letter)| if on { letter } else { '-' })
+            .collect();
+        let output = m.max_output.map_or_else(|| "-".into(), |tokens| tokens.to_string());
+        let (input, out, cached) =
+            (price(m.input_cost_per_million), price(m.output_cost_per_million), price(m.cache_read_cost_per_million));
+        let window = m.context_window;
+        text +=
+            &format!("{:24}  {:18}  {window:>9}  {output:>7}  {can:3}  {input:>7}  {out:>7}  {cached:>7}\n", m.id, m.provider);
+    }
+    text + &format!("CAN: t tools, i images, r reasoning. US dollars per million tokens, as of {prices_as_of}.\n")
 }
 
 /// A cost for people: cents to four places under a dollar (a short run costs fractions of a

@@ -14,6 +14,7 @@ mod api;
 mod approval;
 mod files;
 mod hooks;
+mod models;
 mod outcomes;
 mod resume;
 mod secrets;

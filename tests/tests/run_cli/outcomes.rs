@@ -468,3 +468,35 @@ fn a_password_in_the_base_url_is_kept_out_of_everything_recorded() {
     }
     assert!(config.contains("http://user:***@127.0.0.1:9/v1"), "{config}");
 }
+
+/// An OpenAI-compatible server's `GET /v1/models` says the window it serves the model with
+/// (llama.cpp's `meta.n_ctx`): the run warns against that window, not a guessed one, and
+/// `--context-window` still wins over it.
+#[test]
+fn a_compatible_server_s_listed_window_is_the_run_s_window() {
+    let sandbox = Sandbox::new();
+    let context_warnings = |extra: &[&str]| {
+        let server = serve([Step::reply(Reply::text("done"))]);
+        // A served window smaller than the conversation; llama.cpp's shape, trimmed.
+        server.list_models(json!({"object": "list", "data": [{"id": "qwen.gguf", "meta": {"n_ctx": 64, "n_ctx_train": 32768}}]}));
+        let events = sandbox.path("events.jsonl");
+        let base_url = format!("{}/v1", server.base_url());
+        let mut args = vec!["--provider", "openai-compatible", "--base-url", &base_url, "--compact-at", "0"];
+        args.extend(["--events", events.to_str().expect("UTF-8")]);
+        args.extend(extra);
+        let task = "say done ".repeat(40);
+        let run = sandbox.run_json(&server, &task, &args);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let model = server.requests().iter().find_map(|r| r.body["model"].as_str().map(str::to_owned));
+        assert_eq!(model.as_deref(), Some("qwen.gguf"), "the listed model is the one asked");
+        let warnings: Vec<String> = read_events(&events)
+            .iter()
+            .filter(|e| e["kind"] == "warning")
+            .filter_map(|e| e["data"]["message"].as_str().map(str::to_owned))
+            .filter(|m| m.contains("of context window"))
+            .collect();
+        warnings
+    };
+    assert_eq!(context_warnings(&[]).len(), 1, "a task of ~90 tokens fills 64 at once");
+    assert_eq!(context_warnings(&["--context-window", "1000000"]), Vec::<String>::new());
+}
