@@ -35,6 +35,7 @@ mod catalog_json;
 mod client;
 mod codec;
 mod decimal;
+mod default_client;
 mod error;
 mod from_env;
 pub mod gemini;
@@ -58,6 +59,7 @@ mod types;
 
 pub use client::{collect_stream, EventStream, LlmClient};
 pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
+pub use default_client::{default_client, default_client_or_init, set_default_client};
 pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
 pub use generate::{generate, generate_object, Generate, GenerateResult, StepResult, Timeout, Tool, ToolHandler};
 pub use retry::{OnRetry, RetryPolicy, RetryingClient};
