@@ -9,6 +9,7 @@
 //!   refused answer is sent back with what is wrong, and after the last attempt the call fails
 //!   with `NoObjectGenerated`, naming the problems.
 //!
+//! Each model call is retried by [`Generate::retry`] (the clients below never retry).
 //! Cancellation is Rust's own: drop the future (a dropped stream closes its connection).
 //! Timeouts, total and per step, run on the [`Runtime`] seam, so they work in the browser too.
 
@@ -20,6 +21,7 @@ use serde_json::Value;
 
 use crate::client::LlmClient;
 use crate::error::{ErrorKind, LlmError};
+use crate::retry::{retry, RetryPolicy};
 use crate::runtime::{timeout, Runtime};
 use crate::types::{
     FinishReason, Message, Request, Response, ResponseFormat, ToolCall, ToolDefinition, ToolResult, Usage, Warning,
@@ -59,10 +61,13 @@ pub struct Generate {
     /// How many times tool results are sent back (spec: default 1; 0 runs no tools).
     pub max_tool_rounds: usize,
     pub timeout: Timeout,
+    /// How each model call is retried (spec 6.6: twice by default; `max_retries: 0` never). A
+    /// retry repeats one call, never the steps before it.
+    pub retry: RetryPolicy,
 }
 
 impl Generate {
-    /// A call to `model` with `prompt`, one tool round, no timeout.
+    /// A call to `model` with `prompt`, one tool round, no timeout, the default retries.
     pub fn new(model: impl Into<String>, prompt: impl Into<String>) -> Self {
         Self {
             request: Request { model: model.into(), ..Request::default() },
@@ -71,6 +76,7 @@ impl Generate {
             tools: Vec::new(),
             max_tool_rounds: 1,
             timeout: Timeout::default(),
+            retry: RetryPolicy::default(),
         }
     }
 }
@@ -205,7 +211,7 @@ async fn run(client: &dyn LlmClient, runtime: &dyn Runtime, options: Generate) -
     let mut steps: Vec<StepResult> = Vec::new();
     let mut total_usage = Usage::default();
     loop {
-        let call = client.complete(&request);
+        let call = retry(&options.retry, runtime, || client.complete(&request));
         let response = match options.timeout.per_step_ms {
             Some(ms) => within(runtime, ms, "a model call", call).await?,
             None => call.await?,

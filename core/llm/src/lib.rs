@@ -60,7 +60,7 @@ pub use client::{collect_stream, EventStream, LlmClient};
 pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
 pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
 pub use generate::{generate, generate_object, Generate, GenerateResult, StepResult, Timeout, Tool, ToolHandler};
-pub use retry::{OnRetry, RetryPolicy, RetryingClient};
+pub use retry::{retry, OnRetry, RetryPolicy, RetryingClient};
 pub use router::{Client, Middleware, Next};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};
 pub use stream::{StreamAccumulator, StreamEvent};
