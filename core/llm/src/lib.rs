@@ -49,6 +49,7 @@ mod retry;
 mod router;
 pub mod runtime;
 mod scripted;
+pub mod settings;
 /// One copy of the standard sort for every crate above this one (see the module).
 #[doc(hidden)]
 pub mod sort;
