@@ -206,3 +206,27 @@ fn the_last_step_of_a_capped_loop_hands_its_calls_back() {
     assert_eq!((result.steps.len(), result.last().finish_reason.reason), (2, Reason::ToolCalls));
     assert!(result.last().tool_results.is_empty());
 }
+
+#[test]
+fn dropping_the_stream_cancels_what_was_still_to_come() {
+    let ran = Rc::new(RefCell::new(0));
+    let counter = ran.clone();
+    let mut tool = lookup();
+    tool.execute = Some(Rc::new(move |_| {
+        *counter.borrow_mut() += 1;
+        Box::pin(async { Ok("ran".to_owned()) })
+    }));
+    let client = ScriptedClient::new([ScriptStep::tool_call("lookup", json!({"key": "k"})), ScriptStep::text("never asked for")]);
+    let mut options = Generate::new("m", "go");
+    options.tools = vec![tool];
+    let runtime = runtime();
+    block_on(async {
+        let mut streamed = stream(&client, &runtime, options);
+        while let Some(event) = streamed.next().await {
+            if matches!(event, StreamEvent::ToolCallEnd { .. }) {
+                break;
+            }
+        }
+    });
+    assert_eq!((client.calls(), *ran.borrow()), (1, 0), "no tool ran and no second call was made");
+}
