@@ -11,7 +11,7 @@ use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
-use openagent_core::setup::{server_models, ProviderKind, ProviderSettings, SetupError};
+use openagent_core::setup::{profile, server_models, ProviderKind, ProviderSettings, SetupError};
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use super::approval::CannotAsk;
@@ -143,7 +143,7 @@ impl Launcher {
         let client = self.settings.client(http, false);
         let profile = match &self.config {
             Some(agent) => agent.profile(self.settings.kind, &self.model, &self.catalog),
-            None => self.settings.profile(&self.model, &self.catalog),
+            None => profile(self.settings.kind, &self.model, &self.catalog),
         };
         let mut builder = Session::builder(profile, self.env.clone(), client, self.runtime.clone())
             .id(id)
