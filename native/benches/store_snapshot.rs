@@ -13,7 +13,7 @@ use std::time::Instant;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{Message, ToolResult, Usage};
 use openagent_core::session::{Session, SessionSnapshot, Turn};
-use openagent_core::setup::ProviderSettings;
+use openagent_core::setup::{profile, ProviderSettings};
 use openagent_native::store::{SessionInfo, Store};
 use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
 
@@ -32,7 +32,7 @@ fn main() {
     let http: Rc<dyn HttpClient> = Rc::new(NativeHttpClient::new());
     let build = |snapshot: Option<SessionSnapshot>| {
         let builder = Session::builder(
-            settings.profile("claude-sonnet-4-5"),
+            profile(settings.kind, "claude-sonnet-4-5", openagent_core::llm::catalog::Catalog::builtin()),
             env.clone(),
             settings.client(http.clone(), false),
             runtime.clone(),

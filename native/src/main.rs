@@ -42,6 +42,18 @@ enum Command {
     /// The MCP servers of a directory (.openagent/mcp.json, an agent's mcp_servers).
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// The model catalog, with the directory's .openagent/models.json over it: windows, capabilities, prices.
+    Models {
+        /// Only this provider's models (openai, anthropic, gemini, or one a models.json adds).
+        #[arg(long)]
+        provider: Option<String>,
+        /// The directory whose .openagent/models.json is read; default: the current one.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// One JSON object: the prices' date and every model's entry.
+        #[arg(long)]
+        json: bool,
+    },
     /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory, which no path may
     /// leave: all of it or nothing.
     ApplyPatch {
@@ -301,6 +313,16 @@ fn main() -> ExitCode {
                 }
             };
             ExitCode::from(agents::list::run(&cwd, json))
+        }
+        Some(Command::Models { provider, cwd, json }) => {
+            let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {
+                Ok(cwd) => cwd,
+                Err(e) => {
+                    eprintln!("error: cannot read the current directory: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            ExitCode::from(openagent_native::cli::models::list(&cwd, provider.as_deref(), json))
         }
         Some(Command::Mcp(McpCommand::List { cwd, agent, json })) => {
             let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, StreamExt};
-use openagent_core::setup::ProviderSettings;
+use openagent_core::setup::{profile, ProviderSettings};
 use openagent_core::Session;
 use openagent_native::run::{drive, Wake};
 use openagent_native::sandbox::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
@@ -39,7 +39,7 @@ fn native(dir: &std::path::Path, rounds: usize) -> Duration {
     let runtime = Rc::new(NativeRuntime::new());
     let settings = settings(&server);
     let session = Session::builder(
-        settings.profile("claude-bench"),
+        profile(settings.kind, "claude-bench", openagent_core::llm::catalog::Catalog::builtin()),
         Rc::new(LocalEnvironment::new(dir).expect("the directory")),
         settings.client(Rc::new(NativeHttpClient::new()), false),
         runtime.clone(),

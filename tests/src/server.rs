@@ -107,6 +107,8 @@ struct State {
     served: usize,
     requests: Vec<RecordedRequest>,
     ids: Ids,
+    /// What `GET /v1/models` answers, as an OpenAI-compatible server lists its models; unset, a 404.
+    models: Option<Value>,
 }
 
 impl MockServer {
@@ -119,7 +121,7 @@ impl MockServer {
     pub fn start_on(script: Script, port: u16) -> io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
-        let state = State { steps: script.steps.into(), served: 0, requests: Vec::new(), ids: Ids::new(ID_SEED) };
+        let state = State { steps: script.steps.into(), served: 0, requests: Vec::new(), ids: Ids::new(ID_SEED), models: None };
         let shared = Arc::new(Shared { state: Mutex::new(state) });
         let serving = http_server::spawn(listener, "mock-llm", LIMITS, Mock(shared.clone()))?;
         Ok(Self { addr, shared, _serving: serving })
@@ -142,6 +144,12 @@ impl MockServer {
     /// Steps not served yet.
     pub fn remaining(&self) -> usize {
         self.shared.lock().steps.len()
+    }
+
+    /// Answers `GET /v1/models` with `listing` from now on (`{"data": [{"id": ...}, ...]}`), as
+    /// llama.cpp, vLLM and other OpenAI-compatible servers do.
+    pub fn list_models(&self, listing: Value) {
+        self.shared.lock().models = Some(listing);
     }
 }
 
@@ -172,7 +180,9 @@ impl http_server::Service for Mock {
             body: body.clone(),
             api: route.as_ref().map(|r| r.api),
         });
+        let models = shared.lock().models.clone().filter(|_| path_only(&request.target) == "/v1/models");
         match (request.method.as_str(), route) {
+            ("GET", None) if models.is_some() => responder.send(json_answer(200, Vec::new(), &models.unwrap_or_default())),
             ("OPTIONS", _) => {
                 responder.send(PREFLIGHT.iter().fold(cors(204), |answer, (name, value)| answer.header(name, *value)))
             }

@@ -1,6 +1,6 @@
 //! `Client::from_env` over real HTTP (unified-llm-spec 2.2, 2.3, 8.1): the variables point each
 //! provider at the mock LLM server, and the mock's recording shows where each call went, with
-//! which key, through which middleware, and with what retries.
+//! which key, through which middleware, and that only the high-level functions retry.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -10,8 +10,8 @@ use async_trait::async_trait;
 use futures::executor::block_on;
 use futures::StreamExt;
 use openagent_core::llm::{
-    ApiKey, Client, ErrorKind, EventStream, LlmClient, LlmError, Message, Middleware, Next, Request, Response, RetryPolicy,
-    StreamEvent,
+    generate, ApiKey, Client, ErrorKind, EventStream, Generate, LlmClient, LlmError, Message, Middleware, Next, Request,
+    Response, RetryPolicy, StreamEvent,
 };
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{SessionError, StopReason};
@@ -32,9 +32,7 @@ fn env_client(server: &MockServer) -> Client {
         ("GOOGLE_API_KEY", KEY.to_owned()),
         ("GEMINI_BASE_URL", server.base_url()),
     ]);
-    let policy = RetryPolicy { jitter: false, ..RetryPolicy::default() };
-    let clock = Rc::new(VirtualRuntime::new(|_| {}));
-    Client::from_env(|name| vars.get(name).cloned(), Rc::new(NativeHttpClient::new()), clock, policy)
+    Client::from_env(|name| vars.get(name).cloned(), Rc::new(NativeHttpClient::new())).expect("valid variables")
 }
 
 fn request(provider: Option<&str>) -> Request {
@@ -70,12 +68,28 @@ fn from_env_routes_by_provider_and_defaults_to_the_first_registered() {
     assert!(!format!("{client:?}").contains(KEY));
 }
 
+/// Spec 6.6: the low-level client gives the 503 back at once; `generate` retries its call.
 #[test]
-fn from_env_providers_retry_over_http() {
-    let server = serve([Step::error(503, None), Step::reply(Reply::text("second try"))]);
+fn from_env_providers_do_not_retry_but_generate_does_over_http() {
+    let server = serve([Step::error(503, None), Step::error(500, None), Step::reply(Reply::text("third try"))]);
     let client = env_client(&server);
-    let response = block_on(client.complete(&request(Some("anthropic")))).expect("retried");
-    assert_eq!((response.text().as_str(), server.requests().len()), ("second try", 2));
+    let error = block_on(client.complete(&request(Some("anthropic")))).expect_err("not retried");
+    assert_eq!((error.kind, server.requests().len()), (ErrorKind::Server, 1));
+    let mut options = Generate::new("mock-model", "hi");
+    options.retry = RetryPolicy { jitter: false, ..RetryPolicy::default() };
+    let clock = VirtualRuntime::new(|_| {});
+    let result = block_on(generate(&client, &clock, options)).expect("retried");
+    assert_eq!((result.text(), server.requests().len()), ("third try", 3));
+}
+
+#[test]
+fn from_env_registers_an_openai_compatible_server_from_its_variables() {
+    let server = serve([Step::reply(Reply::text("local model"))]);
+    let vars = HashMap::from([("OPENAI_COMPATIBLE_BASE_URL", format!("{}/v1", server.base_url()))]);
+    let client = Client::from_env(|name| vars.get(name).cloned(), Rc::new(NativeHttpClient::new())).expect("valid");
+    let response = block_on(client.complete(&request(None))).expect("answers");
+    assert_eq!((response.provider.as_str(), response.text().as_str()), ("openai-compatible", "local model"));
+    assert_eq!((server.requests()[0].api, server.requests()[0].header("authorization")), (Some(Api::OpenAiChat), None));
 }
 
 /// Logs its name on the way in and out, and each streamed `Finish` it sees pass.
@@ -122,8 +136,7 @@ fn an_openai_compatible_server_gets_a_bearer_token_only_when_there_is_a_key() {
     let base_url = format!("{}/v1", server.base_url());
     let mut client = Client::new();
     let add = |client: &mut Client, key: Option<ApiKey>| {
-        let clock = Rc::new(VirtualRuntime::new(|_| {}));
-        client.add_openai_compatible(base_url.clone(), key, Rc::new(NativeHttpClient::new()), clock, RetryPolicy::default());
+        client.add_openai_compatible(base_url.clone(), key, Rc::new(NativeHttpClient::new()));
     };
     add(&mut client, None);
     let response = block_on(client.complete(&request(None))).expect("answers");

@@ -70,13 +70,7 @@ fn no_jitter() -> RetryPolicy {
 }
 
 fn streamed_text(events: &[StreamEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::TextDelta { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
+    events.iter().filter_map(StreamEvent::text_delta).collect()
 }
 
 #[test]

@@ -1,16 +1,20 @@
-//! `generate_object` and `generate` over each codec against the mock, over real HTTP
+//! `generate_object`, `generate` and `stream` over each codec against the mock, over real HTTP
 //! (unified-llm-spec 4.3, 4.5, 8.9 "structured output"): the schema goes in each API's own
 //! structured-output field, a model that answers prose and then the wrong type is corrected
-//! twice and its third answer is the validated object; a tool loop runs and sends its result back.
+//! twice and its third answer is the validated object; a tool loop runs and sends its result back,
+//! whole (`generate`) and streamed (`stream`, spec 4.4).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::executor::block_on;
+use futures::StreamExt;
 use openagent_core::llm::runtime::VirtualRuntime;
-use openagent_core::llm::{generate, generate_object, Generate, Tool, ToolDefinition, ToolHandler};
-use openagent_tests::over_http::{model, serve, APIS};
-use openagent_tests::{Api, Reply, Step, ToolCall};
+use openagent_core::llm::{
+    generate, generate_object, stream, Generate, LlmClient, StreamEvent, Tool, ToolDefinition, ToolHandler,
+};
+use openagent_tests::over_http::{model, serve, was_streamed, APIS};
+use openagent_tests::{Api, MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
 fn person() -> Value {
@@ -63,27 +67,38 @@ fn generate_object_gives_up_with_no_object_generated_in_every_wire_format() {
     }
 }
 
+/// `api`'s codec at a mock that plays one tool round (a call to `lookup`, then the answer), the
+/// options that offer `lookup`, and the arguments `lookup` is called with.
+fn tool_round(api: Api) -> (MockServer, Rc<dyn LlmClient>, Generate, Rc<RefCell<Vec<Value>>>) {
+    let call = ToolCall { name: "lookup".into(), arguments: json!({"key": "colour"}), id: Some("call_1".into()) };
+    let server = serve([
+        Step::reply(Reply { tool_calls: vec![call], ..Reply::default() }),
+        Step::reply(Reply::text("The colour is teal.")),
+    ]);
+    let client = model(api, &server);
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let mut options = Generate::new("mock-model", "What colour?");
+    options.tools = vec![lookup(seen.clone())];
+    (server, client, options, seen)
+}
+
+/// A `lookup` tool that answers "colour = teal" and keeps the arguments it was called with.
+fn lookup(seen: Rc<RefCell<Vec<Value>>>) -> Tool {
+    let handler: ToolHandler = Rc::new(move |arguments: Value| {
+        seen.borrow_mut().push(arguments);
+        Box::pin(async { Ok("colour = teal".to_owned()) })
+    });
+    let parameters = json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]});
+    Tool {
+        definition: ToolDefinition { name: "lookup".into(), description: "Looks up".into(), parameters },
+        execute: Some(handler),
+    }
+}
+
 #[test]
 fn generate_runs_a_tool_and_its_result_reaches_the_next_request_in_every_wire_format() {
     for api in APIS {
-        let call = ToolCall { name: "lookup".into(), arguments: json!({"key": "colour"}), id: Some("call_1".into()) };
-        let server = serve([
-            Step::reply(Reply { tool_calls: vec![call], ..Reply::default() }),
-            Step::reply(Reply::text("The colour is teal.")),
-        ]);
-        let client = model(api, &server);
-        let seen = Rc::new(RefCell::new(Vec::new()));
-        let record = seen.clone();
-        let handler: ToolHandler = Rc::new(move |arguments: Value| {
-            record.borrow_mut().push(arguments);
-            Box::pin(async { Ok("colour = teal".to_owned()) })
-        });
-        let parameters = json!({"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]});
-        let mut options = Generate::new("mock-model", "What colour?");
-        options.tools = vec![Tool {
-            definition: ToolDefinition { name: "lookup".into(), description: "Looks up".into(), parameters },
-            execute: Some(handler),
-        }];
+        let (server, client, options, seen) = tool_round(api);
         let result = block_on(generate(&*client, &VirtualRuntime::new(|_| {}), options)).unwrap_or_else(|e| panic!("{api}: {e}"));
         assert_eq!(result.text(), "The colour is teal.", "{api}");
         assert_eq!(result.steps.len(), 2, "{api}");
@@ -91,5 +106,35 @@ fn generate_runs_a_tool_and_its_result_reaches_the_next_request_in_every_wire_fo
         let second = server.requests()[1].body.to_string();
         assert!(second.contains("colour = teal"), "{api}: {second}");
         assert!(result.total_usage.input_tokens >= result.last().usage.input_tokens, "{api}");
+    }
+}
+
+/// Spec 4.4, 5.9: `stream()` streams both calls of a tool round over each API's SSE, with the
+/// tool's result between them, and its result is the two steps.
+#[test]
+fn stream_runs_a_tool_round_over_streamed_calls_in_every_wire_format() {
+    for api in APIS {
+        let (server, client, options, seen) = tool_round(api);
+        let runtime = VirtualRuntime::new(|_| {});
+        let (events, result) = block_on(async {
+            let mut streamed = stream(&*client, &runtime, options);
+            let events: Vec<StreamEvent> = streamed.by_ref().collect().await;
+            (events, streamed.result().await)
+        });
+        let result = result.unwrap_or_else(|e| panic!("{api}: {e}"));
+        let boundary = events.iter().position(|e| matches!(e, StreamEvent::StepFinish { .. })).expect("a step boundary");
+        let StreamEvent::StepFinish { tool_results } = &events[boundary] else { unreachable!() };
+        assert_eq!(tool_results[0].content, "colour = teal", "{api}");
+        assert!(events[..boundary].iter().any(|e| matches!(e, StreamEvent::ToolCallEnd { .. })), "{api}");
+        let text: String = events[boundary..].iter().filter_map(StreamEvent::text_delta).collect();
+        assert_eq!(
+            (text.as_str(), result.text(), result.steps.len()),
+            ("The colour is teal.", "The colour is teal.", 2),
+            "{api}"
+        );
+        assert_eq!(*seen.borrow(), [json!({"key": "colour"})], "{api}");
+        let requests = server.requests();
+        assert!(requests.iter().all(was_streamed), "{api}: both calls were streamed");
+        assert!(requests[1].body.to_string().contains("colour = teal"), "{api}: {}", requests[1].body);
     }
 }

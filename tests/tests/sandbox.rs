@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use futures::stream::{self, StreamExt};
 use openagent_core::approval::ApprovalMode;
 use openagent_core::session::{EventData, SessionEvent};
-use openagent_core::setup::ProviderSettings;
+use openagent_core::setup::{profile, ProviderSettings};
 use openagent_core::{Session, SessionConfig};
 use openagent_native::run::{drive, AgentOptions, LimitFlags, OutputMode, Projector, RunArgs, RunInfo, Wake};
 use openagent_native::sandbox::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};
@@ -240,7 +240,7 @@ fn native(dir: &Path, server: &MockServer, task: &str) -> Vec<SessionEvent> {
     let runtime = Rc::new(NativeRuntime::new());
     let settings = settings(server);
     let session = Session::builder(
-        settings.profile("claude-test"),
+        profile(settings.kind, "claude-test", openagent_core::llm::catalog::Catalog::builtin()),
         Rc::new(LocalEnvironment::new(dir).unwrap()),
         settings.client(Rc::new(NativeHttpClient::new()), false),
         runtime.clone(),

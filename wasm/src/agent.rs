@@ -73,7 +73,7 @@ impl Agent {
         let (options, callbacks) = options::parse(&options)?;
         let settings = options.settings(callbacks.get_api_key.is_some())?;
         let model = options.model(&settings)?;
-        let profile = setup::profile(options.profile_kind(&settings)?, &model);
+        let profile = setup::profile(options.profile_kind(&settings)?, &model, &options.catalog()?);
         let runtime = Rc::new(BrowserRuntime);
         let env = environment(&options, runtime.clone())?;
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch));

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use js_sys::Function;
 use openagent_core::approval::{ApprovalMode, Policy};
+use openagent_core::llm::catalog::{Catalog, Overrides};
 use openagent_core::session::SessionSnapshot;
 use openagent_core::setup::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::SessionConfig;
@@ -33,6 +34,8 @@ pub struct AgentOptions {
     /// `submit_result` and `give_up`, and `submit()` resolves with the validated `resultData`.
     pub output_schema: Option<Value>,
     pub context_window: Option<usize>,
+    /// Entries laid over the model catalog: `[{ id, ...ModelInfo fields }]`.
+    pub models: Option<Value>,
     pub compaction: Compaction,
     /// A saved session to go on with.
     pub snapshot: Option<SessionSnapshot>,
@@ -173,6 +176,7 @@ impl AgentOptions {
             session_id: fields.text("sessionId")?,
             output_schema: fields.0.get("outputSchema").filter(|schema| !schema.is_null()).cloned(),
             context_window: fields.number("contextWindow")?,
+            models: fields.0.get("models").filter(|models| !models.is_null()).cloned(),
             compaction,
             snapshot: None,
             approval: match fields.0.get("approval") {
@@ -204,6 +208,13 @@ impl AgentOptions {
         settings.model.clone().ok_or_else(|| {
             invalid("an openai-compatible server has no default model: set `model` (Agent.discoverModel() asks the server)")
         })
+    }
+
+    /// The built-in model catalog with `models` over it; the error names the entry that is wrong.
+    pub fn catalog(&self) -> Result<Catalog, JsValue> {
+        let Some(models) = &self.models else { return Ok(Catalog::builtin().clone()) };
+        let overrides = Overrides::from_json(models).map_err(|e| invalid(&e))?;
+        Catalog::builtin().clone().with_overrides(overrides).map_err(|e| invalid(&e))
     }
 
     /// The profile's family: the option, or the provider's own.
@@ -269,6 +280,7 @@ pub(crate) const OPTION_FIELDS: &[&str] = &[
     "sessionId",
     "outputSchema",
     "contextWindow",
+    "models",
     "compaction",
     "approval",
 ];

@@ -203,6 +203,12 @@ export type Usage = {
   reasoning_tokens: number | null;
   cache_read_tokens: number | null;
   cache_write_tokens: number | null;
+  /**
+   * What the tokens cost in US dollars, by the [catalog](crate::catalog)'s prices for the model
+   * that answered; `null` (JSON `null`) when it has none. No codec sets it: the session and
+   * `generate` price each response, and a sum counts the responses that were priced.
+   */
+  cost_usd: number | null;
   raw?: JsonValue | null;
 };
 
@@ -467,4 +473,32 @@ export type SnapshotFile = {
   base64?: string;
   /** Milliseconds since 1970; the time of the restore when left out. */
   modified_ms?: number;
+};
+
+/**
+ * One model (spec 2.9's `ModelInfo`, with cache prices): prices are US dollars per million tokens.
+ */
+export type ModelInfo = {
+  /** The API's name for it. */
+  id: string;
+  provider: string;
+  display_name: string;
+  /** Other names that find it: short ones (`sonnet`) and dated snapshots. */
+  aliases: Array<string>;
+  /** Input and output together, in tokens. */
+  context_window: number;
+  max_output: number | null;
+  supports_tools: boolean;
+  /** Whether it takes images in. */
+  supports_vision: boolean;
+  supports_reasoning: boolean;
+  input_cost_per_million: number | null;
+  output_cost_per_million: number | null;
+  /** Prompt tokens read from the provider's cache; the input price when absent. */
+  cache_read_cost_per_million: number | null;
+  /**
+   * Prompt tokens written to the cache (Anthropic bills them above input); the input price when
+   * absent.
+   */
+  cache_write_cost_per_million: number | null;
 };

@@ -62,6 +62,13 @@ export interface AgentOptions {
   snapshot?: SessionSnapshot | string;
   /** The model's context window in tokens, for a model the catalog does not know (a local server's n_ctx). */
   contextWindow?: number;
+  /**
+   * Entries laid over the built-in model catalog: each changes the fields it gives of the model
+   * its `id` names (a price, a window), or adds a model (then `provider` and `context_window` are
+   * needed). The catalog gives the session its window, whether the model takes images, and the
+   * prices `cost_usd` is figured from.
+   */
+  models?: Array<{ id: string } & Partial<ModelInfo>>;
   /** When older turns are summarised to make room in the context window. */
   compaction?: Compaction;
   /**

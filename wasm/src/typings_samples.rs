@@ -267,6 +267,7 @@ fn usage() -> Usage {
         reasoning_tokens: Some(3),
         cache_read_tokens: Some(4),
         cache_write_tokens: None,
+        cost_usd: Some(0.000105),
         raw: Some(json!({"input_tokens": 10})),
         ..Usage::new(10, 5)
     }

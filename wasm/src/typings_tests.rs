@@ -116,6 +116,7 @@ fn generated() -> String {
     declarations.visit::<Outcome<'static>>();
     declarations.visit::<SessionSnapshot>();
     declarations.visit::<MemorySnapshot>();
+    declarations.visit::<openagent_core::llm::catalog::ModelInfo>();
     declarations.out.truncate(declarations.out.trim_end().len());
     declarations.out + "\n"
 }

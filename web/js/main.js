@@ -61,16 +61,27 @@ function setRunning(on, label = "running") {
   $("compact").disabled = on || !(agent || session.snapshot);
 }
 
-function showUsage(u) {
-  $("usage").textContent = u.total_tokens
-    ? `${u.total_tokens.toLocaleString()} tokens · ${u.input_tokens.toLocaleString()} in · ${u.output_tokens.toLocaleString()} out`
+/** Each session's running total (the agent's own and its subagents'): the header shows their sum. */
+const totals = new Map();
+
+/** Records `usage` as `sessionId`'s total and shows the sum; `cost_usd` is null for an unpriced model. */
+function showUsage(sessionId, usage) {
+  totals.set(sessionId, usage);
+  const sum = { total_tokens: 0, input_tokens: 0, output_tokens: 0, cost_usd: null };
+  for (const u of totals.values()) {
+    for (const key of ["total_tokens", "input_tokens", "output_tokens"]) sum[key] += u[key];
+    if (u.cost_usd != null) sum.cost_usd = (sum.cost_usd ?? 0) + u.cost_usd;
+  }
+  const cost = sum.cost_usd == null ? "" : ` · $${sum.cost_usd.toFixed(sum.cost_usd < 1 ? 4 : 2)}`;
+  $("usage").textContent = sum.total_tokens
+    ? `${sum.total_tokens.toLocaleString()} tokens · ${sum.input_tokens.toLocaleString()} in · ${sum.output_tokens.toLocaleString()} out${cost}`
     : "0 tokens";
 }
 
 function onEvent(event) {
   addEvent(event);
   chatEvent(event);
-  if (event.kind === "assistant_text_end") showUsage(event.data.total_usage);
+  if (event.kind === "assistant_text_end") showUsage(event.session_id, event.data.total_usage);
   if (event.kind === "provider_retry") {
     const d = event.data;
     const what = d.error_kind === "rate_limit" ? "Rate limited" : "The provider failed";
@@ -157,7 +168,8 @@ function show(record) {
   showHistory(record.snapshot.state.history);
   resetTimeline();
   clearError();
-  showUsage(record.snapshot.state.total_usage);
+  totals.clear();
+  showUsage(record.id, record.snapshot.state.total_usage);
   showFiles(files);
   setRunning(false);
 }
@@ -172,7 +184,8 @@ function newSession() {
   resetTimeline();
   clearError();
   setRunning(false);
-  showUsage({});
+  totals.clear();
+  $("usage").textContent = "0 tokens";
   showFiles(currentFs());
 }
 

@@ -140,3 +140,20 @@ test("with an output schema the structured result and its outcome are shown", as
     await screenshot(page, "7-structured-result");
   });
 });
+
+test("the header adds up what the agent and its subagents cost, by the catalog's prices", async () => {
+  const script = [
+    { reply: { tool_calls: [{ name: "spawn_agent", arguments: { task: "say hi" } }, { name: "wait", arguments: { agent_id: "agent_1" } }] } },
+    { reply: { text: "hi from the child" } },
+    { reply: { text: "The child said hi." } },
+  ];
+  await scenario(script, async (page) => {
+    // gpt-5.2 is $1.75 in and $14 out per million tokens; each mock answer is 10 in and 5 out:
+    // 87.5 millionths of a dollar. The parent's two answers alone would show $0.0002.
+    await page.fill("#model", "gpt-5.2");
+    await send(page, "Delegate a greeting");
+    await page.waitForSelector("text=The child said hi.");
+    await idle(page);
+    assert.equal(await page.textContent("#usage"), "45 tokens · 30 in · 15 out · $0.0003");
+  });
+});

@@ -131,6 +131,7 @@ export const sample10: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
     "total_usage": {
       "cache_read_tokens": null,
       "cache_write_tokens": null,
+      "cost_usd": null,
       "input_tokens": 10,
       "output_tokens": 5,
       "reasoning_tokens": null,
@@ -139,6 +140,7 @@ export const sample10: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
     "usage": {
       "cache_read_tokens": 4,
       "cache_write_tokens": null,
+      "cost_usd": 0.000105,
       "input_tokens": 10,
       "output_tokens": 5,
       "raw": {
@@ -476,6 +478,7 @@ export const sample37: Extract<Turn, { type: "assistant" }> = {
     "reasoning_tokens": 3,
     "cache_read_tokens": 4,
     "cache_write_tokens": null,
+    "cost_usd": 0.000105,
     "raw": {
       "input_tokens": 10
     }
@@ -501,7 +504,8 @@ export const sample38: Extract<Turn, { type: "assistant" }> = {
     "total_tokens": 2,
     "reasoning_tokens": null,
     "cache_read_tokens": null,
-    "cache_write_tokens": null
+    "cache_write_tokens": null,
+    "cost_usd": null
   },
   "response_id": null,
   "timestamp": 4
@@ -543,6 +547,7 @@ export const sample42: Outcome = {
     "reasoning_tokens": 3,
     "cache_read_tokens": 4,
     "cache_write_tokens": null,
+    "cost_usd": 0.000105,
     "raw": {
       "input_tokens": 10
     }
@@ -588,7 +593,8 @@ export const sample43: Outcome = {
     "total_tokens": 0,
     "reasoning_tokens": null,
     "cache_read_tokens": null,
-    "cache_write_tokens": null
+    "cache_write_tokens": null,
+    "cost_usd": null
   },
   "resultText": "no valid result",
   "resultData": {
@@ -686,6 +692,7 @@ export const sample45: SessionSnapshot = {
           "reasoning_tokens": 3,
           "cache_read_tokens": 4,
           "cache_write_tokens": null,
+          "cost_usd": 0.000105,
           "raw": {
             "input_tokens": 10
           }
@@ -710,7 +717,8 @@ export const sample45: SessionSnapshot = {
           "total_tokens": 2,
           "reasoning_tokens": null,
           "cache_read_tokens": null,
-          "cache_write_tokens": null
+          "cache_write_tokens": null,
+          "cost_usd": null
         },
         "response_id": null,
         "timestamp": 4
@@ -745,6 +753,7 @@ export const sample45: SessionSnapshot = {
       "reasoning_tokens": 3,
       "cache_read_tokens": 4,
       "cache_write_tokens": null,
+      "cost_usd": 0.000105,
       "raw": {
         "input_tokens": 10
       }
@@ -832,7 +841,8 @@ export const sample45: SessionSnapshot = {
             "total_tokens": 0,
             "reasoning_tokens": null,
             "cache_read_tokens": null,
-            "cache_write_tokens": null
+            "cache_write_tokens": null,
+            "cost_usd": null
           },
           "turns": 0,
           "steering": [],
@@ -882,7 +892,8 @@ export const sample45: SessionSnapshot = {
             "total_tokens": 0,
             "reasoning_tokens": null,
             "cache_read_tokens": null,
-            "cache_write_tokens": null
+            "cache_write_tokens": null,
+            "cost_usd": null
           },
           "turns": 0,
           "steering": [],

@@ -17,8 +17,8 @@ use crate::gemini::Gemini;
 use crate::http::{HttpError, HttpRequest, HttpResponse};
 use crate::openai_chat::OpenAiChat;
 use crate::openai_responses::OpenAiResponses;
-use crate::runtime::VirtualRuntime;
-use crate::{ErrorKind, LlmError, Message, Request, StreamEvent};
+use crate::runtime::{Runtime, VirtualRuntime};
+use crate::{generate, ErrorKind, Generate, LlmClient, LlmError, Message, Request, RetryPolicy, StreamEvent};
 
 /// Distinctive and not `sk-`-shaped, so only redaction of the exact key can hide it (a proxy or
 /// OpenAI-compatible server may issue keys of any shape).
@@ -52,7 +52,7 @@ fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
 }
 
 fn client_with(pairs: &[(&str, &str)], http: Rc<FakeHttp>) -> Client {
-    Client::from_env(vars(pairs), http, Rc::new(VirtualRuntime::new(|_| {})), RetryPolicy { jitter: false, ..Default::default() })
+    Client::from_env(vars(pairs), http).expect("the variables are valid")
 }
 
 fn names(pairs: &[(&str, &str)]) -> (Vec<String>, Option<String>) {
@@ -97,11 +97,10 @@ fn base_urls_have_defaults_and_overrides_and_openai_gets_its_org_headers() {
         let _ = block_on(client.complete(&request_for(Some(provider))));
     }
     let urls: Vec<String> = http.sent.borrow().iter().map(|r| r.url.clone()).collect();
-    // Three attempts each: 500 is retried twice.
     assert_eq!(urls[0], "https://api.openai.com/v1/responses");
-    assert_eq!(urls[3], "https://api.anthropic.com/v1/messages");
-    assert_eq!(urls[6], "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent");
-    assert_eq!(urls.len(), 9);
+    assert_eq!(urls[1], "https://api.anthropic.com/v1/messages");
+    assert_eq!(urls[2], "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent");
+    assert_eq!(urls.len(), 3, "a 500 is not retried by the low-level client");
 
     let http = FakeHttp::new(500, "{}");
     let pairs = [
@@ -115,7 +114,7 @@ fn base_urls_have_defaults_and_overrides_and_openai_gets_its_org_headers() {
         ("GEMINI_API_KEY", KEY),
         ("GEMINI_BASE_URL", "http://127.0.0.1:9/"),
     ];
-    let client = Client::from_env(vars(&pairs), http.clone(), Rc::new(VirtualRuntime::new(|_| {})), no_retries());
+    let client = client_with(&pairs, http.clone());
     let _ = block_on(client.complete(&request_for(None)));
     let _ = block_on(client.stream(&request_for(Some("anthropic"))));
     let _ = block_on(client.stream(&request_for(Some("gemini"))));
@@ -130,10 +129,6 @@ fn base_urls_have_defaults_and_overrides_and_openai_gets_its_org_headers() {
     assert_eq!(sent[1].header("openai-organization"), None);
 }
 
-fn no_retries() -> RetryPolicy {
-    RetryPolicy { max_retries: 0, ..Default::default() }
-}
-
 #[test]
 fn the_key_travels_only_in_its_header() {
     let http = FakeHttp::new(500, "{}");
@@ -144,8 +139,8 @@ fn the_key_travels_only_in_its_header() {
     let sent = http.sent.borrow();
     let bearer = format!("Bearer {KEY}");
     assert_eq!(sent[0].header("authorization"), Some(bearer.as_str()));
-    assert_eq!(sent[3].header("x-api-key"), Some(KEY));
-    assert_eq!(sent[6].header("x-goog-api-key"), Some(KEY));
+    assert_eq!(sent[1].header("x-api-key"), Some(KEY));
+    assert_eq!(sent[2].header("x-goog-api-key"), Some(KEY));
     for request in sent.iter() {
         assert!(!request.url.contains(KEY) && !String::from_utf8_lossy(&request.body).contains(KEY));
     }
@@ -171,7 +166,7 @@ fn the_key_never_appears_in_debug_output_or_any_error() {
         let http = FakeHttp::new(status, &body);
         let pairs = [("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", KEY), ("GEMINI_API_KEY", KEY)];
         let mut client = client_with(&pairs, http.clone());
-        client.add_openai_compatible("http://127.0.0.1:9/v1", Some(ApiKey::new(KEY)), http.clone(), runtime(), no_retries());
+        client.add_openai_compatible("http://127.0.0.1:9/v1", Some(ApiKey::new(KEY)), http.clone());
         seen.push(format!("{client:?}"));
         for provider in ["openai", "anthropic", "gemini", "openai-compatible"] {
             let request = request_for(Some(provider));
@@ -197,10 +192,6 @@ fn the_key_never_appears_in_debug_output_or_any_error() {
     assert!(seen.iter().any(|t| t.contains("[redacted]")), "some output had the key and hid it");
 }
 
-fn runtime() -> Rc<dyn Runtime> {
-    Rc::new(VirtualRuntime::new(|_| {}))
-}
-
 fn complete_error(client: &Client, request: &Request) -> LlmError {
     block_on(client.complete(request)).expect_err("the fake answers an error")
 }
@@ -223,11 +214,11 @@ fn stream_errors(client: &Client, request: &Request) -> Vec<LlmError> {
 fn an_openai_compatible_server_is_reached_with_or_without_a_key() {
     let http = FakeHttp::new(500, "{}");
     let mut client = Client::new();
-    client.add_openai_compatible("http://127.0.0.1:8080/v1", None, http.clone(), runtime(), no_retries());
+    client.add_openai_compatible("http://127.0.0.1:8080/v1", None, http.clone());
     assert_eq!((client.provider_names(), client.default_provider()), (vec!["openai-compatible"], Some("openai-compatible")));
     let error = block_on(client.complete(&request_for(None))).unwrap_err();
     assert_eq!(error.provider.as_deref(), Some("openai-compatible"));
-    client.add_openai_compatible("http://127.0.0.1:8081/v1", Some(ApiKey::new(KEY)), http.clone(), runtime(), no_retries());
+    client.add_openai_compatible("http://127.0.0.1:8081/v1", Some(ApiKey::new(KEY)), http.clone());
     let _ = block_on(client.complete(&request_for(None)));
     let sent = http.sent.borrow();
     assert_eq!((sent[0].url.as_str(), sent[0].header("authorization")), ("http://127.0.0.1:8080/v1/chat/completions", None));
@@ -236,4 +227,47 @@ fn an_openai_compatible_server_is_reached_with_or_without_a_key() {
         (sent[1].url.as_str(), sent[1].header("authorization")),
         ("http://127.0.0.1:8081/v1/chat/completions", Some(bearer.as_str()))
     );
+}
+
+#[test]
+fn an_openai_compatible_server_registers_from_its_variables_after_the_keyed_providers() {
+    let local = [("OPENAI_COMPATIBLE_BASE_URL", "http://127.0.0.1:8080/v1/"), ("OPENAI_COMPATIBLE_API_KEY", KEY)];
+    assert_eq!(names(&local), (vec!["openai-compatible".into()], Some("openai-compatible".into())));
+    assert_eq!(names(&[("OPENAI_COMPATIBLE_API_KEY", KEY)]), (vec![], None), "a key alone names no server");
+    let both = [local[0], local[1], ("GEMINI_API_KEY", KEY)];
+    assert_eq!(names(&both), (vec!["gemini".into(), "openai-compatible".into()], Some("gemini".into())));
+
+    let http = FakeHttp::new(500, "{}");
+    let client = client_with(&local, http.clone());
+    let _ = block_on(client.complete(&request_for(None)));
+    let sent = &http.sent.borrow()[0];
+    let bearer = format!("Bearer {KEY}");
+    assert_eq!(
+        (sent.url.as_str(), sent.header("authorization")),
+        ("http://127.0.0.1:8080/v1/chat/completions", Some(bearer.as_str()))
+    );
+
+    let bad = Client::from_env(vars(&[("OPENAI_COMPATIBLE_BASE_URL", "127.0.0.1:8080/v1")]), FakeHttp::new(500, ""));
+    assert_eq!(bad.unwrap_err().to_string(), "the base URL `127.0.0.1:8080/v1` is not an http:// or https:// URL");
+}
+
+#[test]
+fn the_low_level_client_never_retries_and_generate_retries_each_call() {
+    let http = FakeHttp::new(500, "{}");
+    let client = client_with(&[("ANTHROPIC_API_KEY", KEY)], http.clone());
+    let error = block_on(client.complete(&request_for(None))).unwrap_err();
+    assert_eq!((error.kind, error.retryable, http.sent.borrow().len()), (ErrorKind::Server, true, 1));
+    let opened = block_on(client.stream(&request_for(None)));
+    assert!(opened.is_err() && http.sent.borrow().len() == 2, "a stream is not retried either");
+
+    let runtime = VirtualRuntime::new(|_| {});
+    let mut options = Generate::new("m", "hi");
+    options.retry = RetryPolicy { jitter: false, ..RetryPolicy::default() };
+    let start = runtime.now_ms();
+    let error = block_on(generate(&client, &runtime, options.clone())).unwrap_err();
+    assert_eq!((error.kind, http.sent.borrow().len()), (ErrorKind::Server, 5), "the first try and max_retries = 2");
+    assert_eq!(runtime.now_ms() - start, 3000, "waited 1 s, then 2 s");
+    options.retry.max_retries = 0;
+    let _ = block_on(generate(&client, &runtime, options));
+    assert_eq!(http.sent.borrow().len(), 6, "max_retries = 0 disables retrying");
 }

@@ -3,12 +3,15 @@
 //! - [`generate`] makes a call and, when the model calls tools that have handlers, runs them (in
 //!   parallel, arguments checked against each tool's schema) and calls again, up to
 //!   `max_tool_rounds` times (spec 5.6). Every call is a [`StepResult`]; usage adds up across them.
+//! - [`stream`](fn@crate::stream) (in `generate_stream.rs`) is `generate` with its calls
+//!   streamed, over the same [`ToolLoop`].
 //! - [`generate_object`] asks for JSON matching a schema: through `response_format`, which each
 //!   codec sends natively (OpenAI `json_schema` strict, Gemini `responseSchema`) or as
 //!   instructions (Anthropic). The answer is parsed and validated by the core's validator; a
 //!   refused answer is sent back with what is wrong, and after the last attempt the call fails
 //!   with `NoObjectGenerated`, naming the problems.
 //!
+//! Each model call is retried by [`Generate::retry`] (the clients below never retry).
 //! Cancellation is Rust's own: drop the future (a dropped stream closes its connection).
 //! Timeouts, total and per step, run on the [`Runtime`] seam, so they work in the browser too.
 
@@ -20,6 +23,7 @@ use serde_json::Value;
 
 use crate::client::LlmClient;
 use crate::error::{ErrorKind, LlmError};
+use crate::retry::{retry, RetryPolicy};
 use crate::runtime::{timeout, Runtime};
 use crate::types::{
     FinishReason, Message, Request, Response, ResponseFormat, ToolCall, ToolDefinition, ToolResult, Usage, Warning,
@@ -59,10 +63,13 @@ pub struct Generate {
     /// How many times tool results are sent back (spec: default 1; 0 runs no tools).
     pub max_tool_rounds: usize,
     pub timeout: Timeout,
+    /// How each model call is retried (spec 6.6: twice by default; `max_retries: 0` never). A
+    /// retry repeats one call, never the steps before it.
+    pub retry: RetryPolicy,
 }
 
 impl Generate {
-    /// A call to `model` with `prompt`, one tool round, no timeout.
+    /// A call to `model` with `prompt`, one tool round, no timeout, the default retries.
     pub fn new(model: impl Into<String>, prompt: impl Into<String>) -> Self {
         Self {
             request: Request { model: model.into(), ..Request::default() },
@@ -71,6 +78,7 @@ impl Generate {
             tools: Vec::new(),
             max_tool_rounds: 1,
             timeout: Timeout::default(),
+            retry: RetryPolicy::default(),
         }
     }
 }
@@ -119,7 +127,7 @@ pub async fn generate(client: &dyn LlmClient, runtime: &dyn Runtime, options: Ge
     let total = options.timeout.total_ms;
     let work = run(client, runtime, options);
     match total {
-        Some(ms) => within(runtime, ms, "the whole generation", work).await,
+        Some(ms) => within(runtime, ms, WHOLE_GENERATION, work).await,
         None => work.await,
     }
 }
@@ -185,45 +193,72 @@ fn history(system: &Option<String>, prompt: &Option<String>, messages: Vec<Messa
 }
 
 async fn run(client: &dyn LlmClient, runtime: &dyn Runtime, options: Generate) -> Result<GenerateResult, LlmError> {
-    if options.prompt.is_some() && !options.request.messages.is_empty() {
-        return Err(LlmError::new(ErrorKind::InvalidRequest, "generate: give either `prompt` or `messages`, not both"));
-    }
-    let schemas = options
-        .tools
-        .iter()
-        .map(|tool| {
-            Schema::compile(&tool.definition.parameters).map_err(|e| {
-                let message = format!("generate: tool {}: its parameters cannot be used: {e}", tool.definition.name);
-                LlmError::new(ErrorKind::InvalidRequest, message)
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut request = options.request;
-    request.messages = history(&options.system, &options.prompt, std::mem::take(&mut request.messages));
-    request.tools = options.tools.iter().map(|tool| tool.definition.clone()).collect();
-
-    let mut steps: Vec<StepResult> = Vec::new();
-    let mut total_usage = Usage::default();
+    let (per_step, policy) = (options.timeout.per_step_ms, options.retry.clone());
+    let mut tool_loop = ToolLoop::new(options)?;
     loop {
-        let call = client.complete(&request);
-        let response = match options.timeout.per_step_ms {
-            Some(ms) => within(runtime, ms, "a model call", call).await?,
+        let call = retry(&policy, runtime, || client.complete(&tool_loop.request));
+        let response = match per_step {
+            Some(ms) => within(runtime, ms, MODEL_CALL, call).await?,
             None => call.await?,
         };
-        total_usage += &response.usage;
+        if !tool_loop.step(response).await {
+            return Ok(tool_loop.result());
+        }
+    }
+}
+
+/// The tool loop of spec 5.6 between model calls, whichever way they are made ([`generate`] or
+/// [`stream`](fn@crate::stream)): the request so far, the steps, and the tools that run.
+pub(crate) struct ToolLoop {
+    /// The next call: the conversation so far, with each step's answer and tool results.
+    pub request: Request,
+    tools: Vec<Tool>,
+    schemas: Vec<Schema>,
+    max_tool_rounds: usize,
+    steps: Vec<StepResult>,
+    total_usage: Usage,
+}
+
+impl ToolLoop {
+    /// The loop for `options`, or `InvalidRequest` when they cannot be sent.
+    pub fn new(options: Generate) -> Result<Self, LlmError> {
+        if options.prompt.is_some() && !options.request.messages.is_empty() {
+            return Err(LlmError::new(ErrorKind::InvalidRequest, "generate: give either `prompt` or `messages`, not both"));
+        }
+        let schemas = options
+            .tools
+            .iter()
+            .map(|tool| {
+                Schema::compile(&tool.definition.parameters).map_err(|e| {
+                    let message = format!("generate: tool {}: its parameters cannot be used: {e}", tool.definition.name);
+                    LlmError::new(ErrorKind::InvalidRequest, message)
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut request = options.request;
+        request.messages = history(&options.system, &options.prompt, std::mem::take(&mut request.messages));
+        request.tools = options.tools.iter().map(|tool| tool.definition.clone()).collect();
+        let (tools, max_tool_rounds) = (options.tools, options.max_tool_rounds);
+        Ok(Self { request, tools, schemas, max_tool_rounds, steps: Vec::new(), total_usage: Usage::default() })
+    }
+
+    /// Records `response` as a step and runs the tools it calls while rounds remain; true when
+    /// their results go back in another call.
+    pub async fn step(&mut self, response: Response) -> bool {
+        self.total_usage += &response.usage;
         let tool_calls = response.tool_calls();
         // A call to a passive tool is the caller's to answer: the loop stops there.
         let passive =
-            tool_calls.iter().any(|call| options.tools.iter().any(|t| t.definition.name == call.name && t.execute.is_none()));
-        let round = steps.len();
-        let tool_results = if !tool_calls.is_empty() && !passive && round < options.max_tool_rounds {
-            join_all(tool_calls.iter().map(|call| execute(&options.tools, &schemas, call))).await
+            tool_calls.iter().any(|call| self.tools.iter().any(|t| t.definition.name == call.name && t.execute.is_none()));
+        let tool_results = if !tool_calls.is_empty() && !passive && self.steps.len() < self.max_tool_rounds {
+            join_all(tool_calls.iter().map(|call| execute(&self.tools, &self.schemas, call))).await
         } else {
             Vec::new()
         };
-        request.messages.push(response.message.clone());
-        request.messages.extend(tool_results.iter().cloned().map(Message::tool_result));
-        let step = StepResult {
+        self.request.messages.push(response.message.clone());
+        self.request.messages.extend(tool_results.iter().cloned().map(Message::tool_result));
+        let more = !tool_results.is_empty();
+        self.steps.push(StepResult {
             text: response.text(),
             reasoning: response.reasoning(),
             tool_calls,
@@ -232,14 +267,19 @@ async fn run(client: &dyn LlmClient, runtime: &dyn Runtime, options: Generate) -
             usage: response.usage.clone(),
             warnings: response.warnings.clone(),
             response,
-        };
-        let more = !step.tool_results.is_empty();
-        steps.push(step);
-        if !more {
-            break;
-        }
+        });
+        more
     }
-    Ok(GenerateResult { steps, total_usage, output: None })
+
+    /// The tool results of the last step.
+    pub fn last_results(&self) -> &[ToolResult] {
+        self.steps.last().map_or(&[], |step| &step.tool_results)
+    }
+
+    /// Every step so far, as [`generate`] gives them.
+    pub fn result(self) -> GenerateResult {
+        GenerateResult { steps: self.steps, total_usage: self.total_usage, output: None }
+    }
 }
 
 /// Runs one call's handler; what goes wrong (an unknown tool, arguments that are not valid) is an
@@ -271,9 +311,16 @@ async fn within<T>(
     what: &str,
     work: impl std::future::Future<Output = Result<T, LlmError>>,
 ) -> Result<T, LlmError> {
-    timeout(runtime, ms, work).await.unwrap_or_else(|| {
-        Err(LlmError::new(ErrorKind::RequestTimeout, format!("{what} took longer than its timeout of {ms} ms")))
-    })
+    timeout(runtime, ms, work).await.unwrap_or_else(|| Err(timed_out(what, ms)))
+}
+
+/// What the total and the per-step timeout bound, as their errors name it.
+pub(crate) const WHOLE_GENERATION: &str = "the whole generation";
+pub(crate) const MODEL_CALL: &str = "a model call";
+
+/// The error of `what` passing its timeout of `ms`.
+pub(crate) fn timed_out(what: &str, ms: u64) -> LlmError {
+    LlmError::new(ErrorKind::RequestTimeout, format!("{what} took longer than its timeout of {ms} ms"))
 }
 
 #[cfg(test)]

@@ -212,3 +212,25 @@ fn generate_object_fails_with_no_object_generated_naming_the_problems() {
     assert!(error.message.starts_with("no valid object after 2 attempts: it does not match the schema:"), "{}", error.message);
     assert!(error.message.contains("/name"), "{}", error.message);
 }
+
+#[test]
+fn a_failed_call_is_retried_alone_without_repeating_the_steps_before_it() {
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let client = ScriptedClient::new([
+        ScriptStep::tool_call("weather", json!({"city": "Oslo"})),
+        ScriptStep::fail(ErrorKind::RateLimit, "429"),
+        ScriptStep::fail(ErrorKind::Server, "503"),
+        ScriptStep::text("Oslo is mild."),
+    ]);
+    let mut options = Generate::new("m", "weather?");
+    options.tools = vec![weather(calls.clone())];
+    let result = run(&client, options.clone()).unwrap();
+    assert_eq!((result.text(), result.steps.len(), client.calls()), ("Oslo is mild.", 2, 4));
+    assert_eq!(calls.borrow().len(), 1, "the tool ran once: the first step was not repeated");
+    let requests = client.requests();
+    assert_eq!(requests[1].messages, requests[3].messages, "each retry sends the same call again");
+
+    let client = ScriptedClient::new([ScriptStep::fail(ErrorKind::Authentication, "401"), ScriptStep::text("never")]);
+    assert_eq!(run(&client, options).unwrap_err().kind, ErrorKind::Authentication);
+    assert_eq!(client.calls(), 1, "an authentication error is not retried");
+}

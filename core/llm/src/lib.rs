@@ -2,11 +2,20 @@
 //!
 //! The LLM layer of OpenAgent: the unified data model (messages, content parts, tool calls,
 //! usage), the `LlmClient` seam with streaming and errors, and the transport pieces every wire
-//! codec shares: the `HttpClient` seam, SSE decoding, retries, the provider table (`providers`)
-//! and the key policy (`HttpLlmClient`, in `codec.rs`). Four codecs speak the providers' APIs:
-//! OpenAI Responses, Anthropic Messages, Gemini generateContent and Chat Completions. Over any
-//! client, the high-level API of spec section 4: `generate` (tool loop, steps, timeouts) and
-//! `generate_object` (JSON checked against a schema by openagent-jsonschema).
+//! codec shares: the `HttpClient` seam, SSE decoding, retries, the provider table (`providers`),
+//! the one way a provider is resolved from it (`settings`, which `Client::from_env` and every
+//! host use) and the key policy (`HttpLlmClient`, in `codec.rs`). Four codecs speak the
+//! providers' APIs: OpenAI Responses, Anthropic Messages, Gemini generateContent and Chat
+//! Completions. Over any client, the high-level API of spec section 4: `generate` (tool loop,
+//! steps, timeouts), `stream` (the same, its calls streamed: every step's events, a `StepFinish`
+//! between steps, then the same result) and `generate_object` (JSON checked against a schema by
+//! openagent-jsonschema).
+//!
+//! Retries live in one layer (spec 6.6): no client retries by itself (a low-level `complete` or
+//! `stream` fails at once), and the high-level functions retry each model call by
+//! `Generate::retry`, a stream only until it opens. A host that drives the low-level API and wants
+//! retries composes them: `retry()` around a call, or a `RetryingClient` (as the agent's session
+//! does, reporting each retry).
 //!
 //! It must not depend on the agent (`openagent-core`: sessions, tools, profiles, environments)
 //! nor do I/O of its own: a host hands it an `HttpClient` and a [`runtime::Runtime`] (the clock
@@ -30,13 +39,17 @@
 
 pub mod anthropic_messages;
 pub mod base64;
+pub mod catalog;
+mod catalog_json;
 mod client;
 mod codec;
 mod decimal;
+mod default_client;
 mod error;
 mod from_env;
 pub mod gemini;
 mod generate;
+mod generate_stream;
 pub mod http;
 pub mod id;
 mod json;
@@ -47,6 +60,7 @@ mod retry;
 mod router;
 pub mod runtime;
 mod scripted;
+pub mod settings;
 /// One copy of the standard sort for every crate above this one (see the module).
 #[doc(hidden)]
 pub mod sort;
@@ -56,9 +70,11 @@ mod types;
 
 pub use client::{collect_stream, EventStream, LlmClient};
 pub use codec::{transport_error, ApiKey, Codec, HttpLlmClient, ProviderConfig, StreamDecoder};
+pub use default_client::{default_client, default_client_or_init, set_default_client};
 pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
 pub use generate::{generate, generate_object, Generate, GenerateResult, StepResult, Timeout, Tool, ToolHandler};
-pub use retry::{OnRetry, RetryPolicy, RetryingClient};
+pub use generate_stream::{stream, StreamResult};
+pub use retry::{retry, OnRetry, RetryPolicy, RetryingClient};
 pub use router::{Client, Middleware, Next};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};
 pub use stream::{StreamAccumulator, StreamEvent};

@@ -1,7 +1,8 @@
 //! The provider table: for each provider a host can name, the variables its key and base URL come
 //! from, where its API lives by default, its default model and the codec that speaks to it. It is
-//! the one place these are written: [`Client::from_env`](super::Client::from_env) and the core's
-//! `ProviderSettings` both read it. (Which profile a provider's models get is the agent's business,
+//! the one place these are written, and [`ProviderSettings`](crate::settings::ProviderSettings) the
+//! one place they are read: [`Client::from_env`](super::Client::from_env) and every host resolve
+//! through it. (Which profile a provider's models get is the agent's business,
 //! not the LLM layer's: that mapping is in `openagent_core::setup`.)
 //!
 //! ```
@@ -63,7 +64,6 @@ pub struct ProviderSpec {
     /// `discover_model` asks it.
     pub default_model: Option<&'static str>,
     /// Headers sent on every request, each from a variable when it is set: `(header, variable)`.
-    /// Read by [`Client::from_env`](super::Client::from_env).
     pub header_variables: &'static [(&'static str, &'static str)],
 }
 
@@ -164,6 +164,15 @@ pub struct Variables<F>(pub F);
 impl<F: Fn(&str) -> Option<String>> Variables<F> {
     pub fn get(&self, name: &str) -> Option<String> {
         (self.0)(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+    }
+
+    /// Whether `spec` is set up by these variables: its key is set, or, for a server that takes
+    /// no key, its base URL.
+    pub fn configures(&self, spec: &ProviderSpec) -> bool {
+        match spec.needs_key {
+            true => self.key(spec).is_some(),
+            false => self.get(spec.base_url_variable).is_some(),
+        }
     }
 
     /// `spec`'s key: its first key variable that is set.

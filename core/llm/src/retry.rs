@@ -5,6 +5,7 @@
 //! A stream that already delivered events is never retried; its error reaches the caller as the
 //! stream's last event. Authentication and other client errors are never retried.
 
+use std::future::Future;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -62,7 +63,31 @@ fn random_unit() -> f64 {
     (u64::from_le_bytes(bytes) >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// Wraps any client with a retry policy.
+/// Spec 6.6's standalone `retry()`: `attempt`, made again after each failure that `policy` retries,
+/// waiting on `runtime` between attempts. The high-level functions retry each model call through
+/// it; a low-level caller composes it by hand (or wraps its client in a [`RetryingClient`]).
+pub async fn retry<T, F: Future<Output = Result<T, LlmError>>>(
+    policy: &RetryPolicy,
+    runtime: &dyn Runtime,
+    mut attempt: impl FnMut() -> F,
+) -> Result<T, LlmError> {
+    let mut n = 0;
+    loop {
+        let error = match attempt().await {
+            Err(error) => error,
+            done => return done,
+        };
+        let Some(seconds) = policy.delay(n, &error) else { return Err(error) };
+        if let Some(on_retry) = &policy.on_retry {
+            on_retry(&error, n + 1, seconds);
+        }
+        runtime.sleep((seconds * 1000.0).round() as u64).await;
+        n += 1;
+    }
+}
+
+/// Wraps any client with a retry policy: for a host that calls the low-level API and wants it
+/// retried (the session does), since no client retries by itself.
 pub struct RetryingClient {
     inner: Rc<dyn LlmClient>,
     policy: RetryPolicy,
@@ -73,16 +98,6 @@ impl RetryingClient {
     pub fn new(inner: Rc<dyn LlmClient>, policy: RetryPolicy, runtime: Rc<dyn Runtime>) -> Self {
         Self { inner, policy, runtime }
     }
-
-    /// Waits before retry `n` if `error` may be retried; false when it may not.
-    async fn wait_before_retry(&self, n: u32, error: &LlmError) -> bool {
-        let Some(seconds) = self.policy.delay(n, error) else { return false };
-        if let Some(on_retry) = &self.policy.on_retry {
-            on_retry(error, n + 1, seconds);
-        }
-        self.runtime.sleep((seconds * 1000.0).round() as u64).await;
-        true
-    }
 }
 
 #[async_trait(?Send)]
@@ -92,24 +107,12 @@ impl LlmClient for RetryingClient {
     }
 
     async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
-        let mut n = 0;
-        loop {
-            match self.inner.complete(request).await {
-                Err(error) if self.wait_before_retry(n, &error).await => n += 1,
-                result => return result,
-            }
-        }
+        retry(&self.policy, &*self.runtime, || self.inner.complete(request)).await
     }
 
     /// Retries only the opening of the stream: once it is open, its events are the caller's.
     async fn stream(&self, request: &Request) -> Result<EventStream, LlmError> {
-        let mut n = 0;
-        loop {
-            match self.inner.stream(request).await {
-                Err(error) if self.wait_before_retry(n, &error).await => n += 1,
-                result => return result,
-            }
-        }
+        retry(&self.policy, &*self.runtime, || self.inner.stream(request)).await
     }
 }
 

@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{ErrorKind, LlmError};
-use super::types::{ContentPart, FinishReason, Message, Response, Role, ThinkingData, ToolCall, Usage, Warning};
+use super::types::{ContentPart, FinishReason, Message, Response, Role, ThinkingData, ToolCall, ToolResult, Usage, Warning};
 
-/// One normalised stream event. Text, reasoning and tool calls follow start/delta/end; a stream
-/// ends with exactly one `Finish` or `Error`.
+/// One normalised stream event. Text, reasoning and tool calls follow start/delta/end; a call's
+/// stream ends with exactly one `Finish` or `Error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum StreamEvent {
@@ -67,10 +67,26 @@ pub enum StreamEvent {
     Error {
         error: LlmError,
     },
+    /// Between two steps of the high-level [`stream`](fn@crate::stream) (spec 5.9; no provider sends
+    /// it): the step that just finished called tools, these are their results, in call order, and
+    /// the next step's events follow.
+    StepFinish {
+        tool_results: Vec<ToolResult>,
+    },
     /// A provider event with no unified meaning, passed through.
     ProviderEvent {
         raw: Value,
     },
+}
+
+impl StreamEvent {
+    /// The text a `TextDelta` adds; `None` for every other event.
+    pub fn text_delta(&self) -> Option<&str> {
+        match self {
+            Self::TextDelta { delta, .. } => Some(delta),
+            _ => None,
+        }
+    }
 }
 
 /// Folds stream events into the [`Response`] they describe, in the order parts arrived.
@@ -134,7 +150,10 @@ impl StreamAccumulator {
             StreamEvent::ToolCallEnd { tool_call } => self.content.push(ContentPart::ToolCall { tool_call: tool_call.clone() }),
             StreamEvent::Finish { finish_reason, usage } => self.finish = Some((finish_reason.clone(), usage.clone())),
             StreamEvent::Error { error } => self.error = Some(error.clone()),
-            StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallDelta { .. } | StreamEvent::ProviderEvent { .. } => {}
+            StreamEvent::ToolCallStart { .. }
+            | StreamEvent::ToolCallDelta { .. }
+            | StreamEvent::ProviderEvent { .. }
+            | StreamEvent::StepFinish { .. } => {}
         }
     }
 

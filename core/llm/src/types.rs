@@ -319,6 +319,11 @@ pub struct Usage {
     pub cache_read_tokens: Option<u64>,
     #[serde(default)]
     pub cache_write_tokens: Option<u64>,
+    /// What the tokens cost in US dollars, by the [catalog](crate::catalog)'s prices for the model
+    /// that answered; `None` (JSON `null`) when it has none. No codec sets it: the session and
+    /// `generate` price each response, and a sum counts the responses that were priced.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<Value>,
 }
@@ -329,10 +334,10 @@ impl Usage {
     }
 }
 
-fn add_optional(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+fn add_optional<T: Add<Output = T> + Default>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
         (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        (a, b) => Some(a.unwrap_or_default() + b.unwrap_or_default()),
     }
 }
 
@@ -344,6 +349,7 @@ impl AddAssign<&Usage> for Usage {
         self.reasoning_tokens = add_optional(self.reasoning_tokens, other.reasoning_tokens);
         self.cache_read_tokens = add_optional(self.cache_read_tokens, other.cache_read_tokens);
         self.cache_write_tokens = add_optional(self.cache_write_tokens, other.cache_write_tokens);
+        self.cost_usd = add_optional(self.cost_usd, other.cost_usd);
         // Raw provider usage describes one call; a sum has none.
         self.raw = None;
     }

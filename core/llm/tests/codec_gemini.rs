@@ -230,6 +230,7 @@ fn expected_usage(metadata: Option<&Value>) -> Usage {
         reasoning_tokens: count("thoughtsTokenCount"),
         cache_read_tokens: count("cachedContentTokenCount"),
         cache_write_tokens: None,
+        cost_usd: None,
         raw: Some(metadata.clone()),
     }
 }

@@ -17,9 +17,8 @@ use crate::tools::{
 const FAMILY: Family = Family {
     id: "anthropic",
     layers: Layers { base: include_str!("base/anthropic.md"), doc_files: &["AGENTS.md", "CLAUDE.md"] },
-    // Claude 3.7 was the first to think.
-    models: &[("claude-3-7", 200_000, true), ("claude-3", 200_000, false)],
-    other_models: (200_000, true),
+    // Every Claude since 3.7 thinks, and none has a smaller window.
+    unknown_models: (200_000, true),
     // Claude Code's shell default (spec 3.5).
     command_timeout_ms: Some(120_000),
 };
@@ -57,7 +56,7 @@ impl AnthropicProfile {
         self.0.provider_options = (!headers.is_empty()).then(|| json!({"anthropic": {"beta_headers": headers}}));
         self.0.context_window_size = match headers.iter().any(|header| header.starts_with(CONTEXT_1M)) {
             true => 1_000_000,
-            false => FAMILY.model_info(&self.0.model).0,
+            false => self.0.info.as_ref().map_or(FAMILY.unknown_models.0, |info| info.context_window as usize),
         };
         self
     }

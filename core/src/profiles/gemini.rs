@@ -17,9 +17,8 @@ use crate::tools::{
 const FAMILY: Family = Family {
     id: "gemini",
     layers: Layers { base: include_str!("base/gemini.md"), doc_files: &["AGENTS.md", "GEMINI.md"] },
-    // Thinking began with 2.5.
-    models: &[("gemini-1.5-pro", 2_097_152, false), ("gemini-1.5", 1_048_576, false), ("gemini-2.0", 1_048_576, false)],
-    other_models: (1_048_576, true),
+    // Every Gemini since 2.5 thinks in a window of a million tokens.
+    unknown_models: (1_048_576, true),
     command_timeout_ms: Some(10_000),
 };
 

@@ -10,10 +10,9 @@ use crate::tools::core_tools;
 const FAMILY: Family = Family {
     id: openai_chat::DEFAULT_PROVIDER,
     layers: Layers { base: include_str!("base/general.md"), doc_files: &["AGENTS.md"] },
-    // Any model at all: the builders below say what it can do.
-    models: &[],
-    // A common window for local models; `with_context_window_size` sets the real one.
-    other_models: (32_768, false),
+    // A common window for local models; `with_context_window_size` sets the real one, and the
+    // builders below what else the model can do.
+    unknown_models: (32_768, false),
     // The session's default.
     command_timeout_ms: None,
 };

@@ -20,6 +20,7 @@
 
 use serde_json::Value;
 
+use crate::llm::catalog::{Catalog, ModelInfo};
 use crate::tools::ToolRegistry;
 
 /// A model family's constants; each profile file has one.
@@ -27,21 +28,9 @@ struct Family {
     /// The provider name requests carry, for routing (`Request::provider`).
     id: &'static str,
     layers: prompt::Layers,
-    /// `(model name prefix, context window in tokens, reasons)`; the first match wins.
-    models: &'static [(&'static str, usize, bool)],
-    /// For the models the table does not know.
-    other_models: (usize, bool),
+    /// `(context window in tokens, reasons)` for a model the catalog does not know.
+    unknown_models: (usize, bool),
     command_timeout_ms: Option<u64>,
-}
-
-impl Family {
-    /// Context window and reasoning for a model name.
-    fn model_info(&self, model: &str) -> (usize, bool) {
-        // Model names may come as `provider/model` (gateways) or `models/model` (Gemini).
-        let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
-        let row = self.models.iter().find(|(prefix, ..)| name.starts_with(prefix));
-        row.map_or(self.other_models, |&(_, window, reasons)| (window, reasons))
-    }
 }
 
 /// What every profile here is made of: its family, and what a constructor or builder set.
@@ -50,6 +39,8 @@ struct Parts {
     model: String,
     registry: ToolRegistry,
     family: &'static Family,
+    /// The catalog's entry for the model, if it has one.
+    info: Option<ModelInfo>,
     context_window_size: usize,
     reasoning: bool,
     provider_options: Option<Value>,
@@ -57,8 +48,29 @@ struct Parts {
 
 impl Parts {
     fn new(family: &'static Family, model: String, registry: ToolRegistry) -> Self {
-        let (context_window_size, reasoning) = family.model_info(&model);
-        Self { id: family.id.into(), model, registry, family, context_window_size, reasoning, provider_options: None }
+        let info = Catalog::builtin().get(&model).cloned();
+        let (context_window_size, reasoning) = family.unknown_models;
+        let mut parts = Self {
+            id: family.id.into(),
+            model,
+            registry,
+            family,
+            info: None,
+            context_window_size,
+            reasoning,
+            provider_options: None,
+        };
+        parts.set_info(info);
+        parts
+    }
+
+    /// Takes the window and capabilities from `info`, or the family's guesses without one.
+    fn set_info(&mut self, info: Option<ModelInfo>) {
+        (self.context_window_size, self.reasoning) = match &info {
+            Some(info) => (usize::try_from(info.context_window).unwrap_or(usize::MAX), info.supports_reasoning),
+            None => self.family.unknown_models,
+        };
+        self.info = info;
     }
 }
 
@@ -71,6 +83,13 @@ macro_rules! provider_profile {
             /// replaces the profile's (spec 3.7).
             pub fn tool_registry_mut(&mut self) -> &mut crate::tools::ToolRegistry {
                 &mut self.0.registry
+            }
+
+            /// The model's entry from `catalog` (one with a host's overrides) rather than the
+            /// built-in one: its window, capabilities and prices.
+            pub fn with_catalog(mut self, catalog: &crate::llm::catalog::Catalog) -> Self {
+                self.0.set_info(catalog.get(&self.0.model).cloned());
+                self
             }
         }
 
@@ -110,6 +129,10 @@ macro_rules! provider_profile {
 
             fn context_window_size(&self) -> usize {
                 self.0.context_window_size
+            }
+
+            fn model_info(&self) -> Option<&crate::llm::catalog::ModelInfo> {
+                self.0.info.as_ref()
             }
 
             fn default_command_timeout_ms(&self) -> Option<u64> {

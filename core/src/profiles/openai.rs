@@ -16,18 +16,9 @@ use crate::tools::{
 const FAMILY: Family = Family {
     id: "openai",
     layers: Layers { base: include_str!("base/openai.md"), doc_files: &["AGENTS.md", ".codex/instructions.md"] },
-    models: &[
-        ("gpt-5", 400_000, true),
-        ("gpt-4.1", 1_047_576, false),
-        ("gpt-4o", 128_000, false),
-        ("o1", 200_000, true),
-        ("o3", 200_000, true),
-        ("o4", 200_000, true),
-        ("codex-mini", 200_000, true),
-    ],
     // Newer models reason; the smallest current window makes the context warning come early
     // rather than too late.
-    other_models: (128_000, true),
+    unknown_models: (128_000, true),
     command_timeout_ms: Some(10_000),
 };
 

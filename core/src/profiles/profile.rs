@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::env::ExecutionEnvironment;
+use crate::llm::catalog::ModelInfo;
 use crate::tools::ToolRegistry;
 
 /// What a profile may put into its system prompt besides its own instructions.
@@ -35,15 +36,20 @@ pub trait ProviderProfile {
     fn supports_parallel_tool_calls(&self) -> bool;
     /// In tokens; the session warns at 80% of it (spec 5.5).
     fn context_window_size(&self) -> usize;
+    /// The model's catalog entry: what the session prices each response by. `None` for a model
+    /// the catalog does not know, whose responses go unpriced.
+    fn model_info(&self) -> Option<&ModelInfo> {
+        None
+    }
+    /// Whether the model takes images: the catalog's word, and yes for a model it does not know
+    /// (its server decides).
+    fn supports_images(&self) -> bool {
+        self.model_info().is_none_or(|info| info.supports_vision)
+    }
     /// The shell timeout when a call gives none, overriding the session's default (spec 3.5:
     /// 120 s for Anthropic). `max_command_timeout_ms` still caps it.
     fn default_command_timeout_ms(&self) -> Option<u64> {
         None
-    }
-    /// Whether the model takes images in a user message. True unless the profile knows better:
-    /// the families here all have models that see, and a local server may serve one.
-    fn supports_images(&self) -> bool {
-        true
     }
 }
 

@@ -251,7 +251,8 @@ impl Session {
         acc.finish(&provider)
     }
 
-    fn record_response(&self, response: Response, final_text: &mut String) {
+    fn record_response(&self, mut response: Response, final_text: &mut String) {
+        self.price(&mut response.usage);
         let inner = &self.inner;
         let text = response.text();
         let reasoning = response.reasoning();

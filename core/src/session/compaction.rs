@@ -81,13 +81,14 @@ impl Session {
             let request = self.summary_request(&state.history[..cut], window, &config);
             (cut, request)
         };
-        let response = match self.inner.client.complete(&request).await {
+        let mut response = match self.inner.client.complete(&request).await {
             Ok(response) => response,
             Err(error) => {
                 end(0, Some(error.to_string()));
                 return Err(error);
             }
         };
+        self.price(&mut response.usage);
         self.inner.state.borrow_mut().total_usage += &response.usage;
         let mut summary = response.text();
         if summary.trim().is_empty() {

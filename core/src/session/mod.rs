@@ -382,4 +382,9 @@ impl Session {
     fn now(&self) -> u64 {
         self.inner.runtime.now_ms()
     }
+
+    /// Sets what `usage` cost by the profile's catalog entry (unpriced without one).
+    fn price(&self, usage: &mut Usage) {
+        usage.cost_usd = self.inner.profile.model_info().and_then(|info| info.cost(usage));
+    }
 }

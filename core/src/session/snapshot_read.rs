@@ -331,6 +331,7 @@ fn usage(mut o: Obj) -> Usage {
         reasoning_tokens: o.opt_u64("reasoning_tokens"),
         cache_read_tokens: o.opt_u64("cache_read_tokens"),
         cache_write_tokens: o.opt_u64("cache_write_tokens"),
+        cost_usd: o.opt("cost_usd").and_then(|cost| cost.as_f64()),
         raw: o.opt("raw"),
     }
 }

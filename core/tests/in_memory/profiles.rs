@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::testing::{memory_env, run_ok, write};
 use openagent_core::env::{EnvError, ExecOptions, ExecResult, ExecutionEnvironment};
+use openagent_core::llm::catalog::Catalog;
 use openagent_core::llm::{ScriptStep, ScriptedClient, ToolDefinition};
 use openagent_core::profiles::*;
 use openagent_core::runtime::VirtualRuntime;
@@ -123,8 +124,23 @@ fn anthropic_offers_claude_code_aligned_tools() {
     assert_eq!(profile.provider_options(), None);
     assert!(profile.supports_reasoning() && profile.supports_streaming() && profile.supports_parallel_tool_calls());
     assert_eq!(profile.context_window_size(), 200_000);
-    assert!(!AnthropicProfile::new("claude-3-5-haiku-latest").supports_reasoning());
-    assert!(AnthropicProfile::new("claude-3-7-sonnet-latest").supports_reasoning());
+    // Windows and reasoning come from the catalog; a model it does not know gets the family's.
+    assert!(!AnthropicProfile::new("claude-3-haiku-20240307").supports_reasoning());
+    assert_eq!(AnthropicProfile::new("claude-opus-4-6").context_window_size(), 1_000_000);
+    let unknown = AnthropicProfile::new("claude-next");
+    assert!(unknown.supports_reasoning() && unknown.model_info().is_none() && unknown.supports_images());
+    assert_eq!(unknown.context_window_size(), 200_000);
+}
+
+#[test]
+fn a_catalog_with_overrides_gives_the_profile_its_window_prices_and_capabilities() {
+    let patch =
+        json!({"models": [{"id": "gpt-5.2", "context_window": 64000, "supports_vision": false, "input_cost_per_million": 1}]});
+    let catalog = Catalog::builtin().clone().with_overrides(serde_json::from_value(patch).unwrap()).unwrap();
+    let profile = OpenAiProfile::new("gpt-5.2").with_catalog(&catalog);
+    assert_eq!((profile.context_window_size(), profile.supports_images()), (64_000, false));
+    assert_eq!(profile.model_info().and_then(|m| m.input_cost_per_million), Some(1.0));
+    assert_eq!(OpenAiProfile::new("gpt-5.2").context_window_size(), 400_000, "the built-in catalog is untouched");
 }
 
 #[test]
@@ -149,9 +165,9 @@ fn gemini_offers_gemini_cli_aligned_tools() {
     assert_eq!(profile.provider_options(), None);
     assert!(profile.supports_reasoning() && profile.supports_streaming() && profile.supports_parallel_tool_calls());
     assert_eq!(profile.context_window_size(), 1_048_576);
-    let old = GeminiProfile::new("models/gemini-1.5-pro-002");
+    let old = GeminiProfile::new("models/gemini-2.0-flash-001");
     assert!(!old.supports_reasoning());
-    assert_eq!(old.context_window_size(), 2_097_152);
+    assert_eq!(old.model_info().and_then(|m| m.max_output), Some(8192));
     let safety = json!({"safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]});
     let tuned = GeminiProfile::new("gemini-3-pro-preview").with_provider_options(safety.clone());
     assert_eq!(tuned.provider_options(), Some(json!({ "gemini": safety })));

@@ -24,8 +24,9 @@ mod wasi {
     use futures::executor::LocalPool;
     use futures::future::{select, Either};
     use futures::StreamExt;
+    use openagent_core::llm::catalog::Catalog;
     use openagent_core::llm::{LlmError, RetryPolicy};
-    use openagent_core::setup::{KeySource, ProviderKind, ProviderSettings};
+    use openagent_core::setup::{profile, KeySource, ProviderKind, ProviderSettings};
     use openagent_core::{Session, SessionConfig, SessionError};
     use openagent_sandbox_guest::abi::{emit_event, finish, ImportHttpClient};
     use openagent_sandbox_guest::{GuestConfig, GuestEnd, GuestRuntime, WasiEnvironment, WORKSPACE};
@@ -52,10 +53,15 @@ mod wasi {
         let mut pool = LocalPool::new();
         let runtime = Rc::new(GuestRuntime::new(pool.spawner()));
         // The key stays with the host, which adds it to every request it forwards.
-        let settings =
-            ProviderSettings { kind, model: Some(config.model.clone()), key: KeySource::Host, base_url: config.base_url };
+        let settings = ProviderSettings {
+            kind,
+            model: Some(config.model.clone()),
+            key: KeySource::Host,
+            base_url: config.base_url,
+            headers: config.headers,
+        };
         let session = Session::builder(
-            settings.profile(&config.model),
+            profile(kind, &config.model, Catalog::builtin()),
             Rc::new(WasiEnvironment::new(WORKSPACE, runtime.clone())),
             settings.client(Rc::new(ImportHttpClient), false),
             runtime,

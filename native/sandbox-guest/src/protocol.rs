@@ -15,6 +15,9 @@ pub struct GuestConfig {
     pub model: String,
     /// The only origin the host forwards to; the guest's codec builds its URLs from it.
     pub base_url: String,
+    /// Headers for every model request besides the key (OpenAI's organization and project).
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
     pub session_id: String,
     #[serde(default)]
     pub max_turns: usize,

@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod hooks;
 pub mod mcp;
+pub mod models;
 pub mod resume;
 pub mod run;
 pub mod serve;

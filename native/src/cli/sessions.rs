@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 
 use openagent_core::runtime::format_rfc3339;
 
-use crate::cli::resume;
 use crate::cli::run::{main_argument, new_run_id};
-use crate::store::{SessionFilter, SessionRecord, SessionResult, Status, Store, StoreError, StoredEvent};
+use crate::cli::{models, resume};
+use crate::store::{SessionFilter, SessionRecord, SessionResult, Spent, Status, Store, StoreError, StoredEvent};
 
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum SessionsCommand {
@@ -118,12 +118,23 @@ fn list(store: &Store, filter: &SessionFilter, json: bool, out: &mut impl Write)
         return Ok(());
     }
     let width = sessions.iter().map(|s| s.info.id.len()).max().unwrap_or(0);
-    print(out, &format!("{:width$}  {:11}  {:15}  {:19}  {:20}  TASK", "ID", "STATUS", "EXIT", "CREATED", "MODEL"));
-    for SessionRecord { info, status, exit_reason, .. } in &sessions {
+    let header = format!(
+        "{:width$}  {:11}  {:15}  {:19}  {:20}  {:>9}  {:>9}  TASK",
+        "ID", "STATUS", "EXIT", "CREATED", "MODEL", "TOKENS", "COST"
+    );
+    print(out, &header);
+    for SessionRecord { info, status, exit_reason, spent, .. } in &sessions {
         let created = info.created_at.get(..19).unwrap_or(&info.created_at).replace('T', " ");
         let exit = exit_reason.as_deref().unwrap_or("-");
         let task = one_line(&info.task, 60);
-        print(out, &format!("{:width$}  {status:11}  {exit:15}  {created:19}  {:20}  {task}", info.id, info.model));
+        let (tokens, cost) = (spent.total_tokens, cost(spent));
+        print(
+            out,
+            &format!(
+                "{:width$}  {status:11}  {exit:15}  {created:19}  {:20}  {tokens:>9}  {cost:>9}  {task}",
+                info.id, info.model
+            ),
+        );
     }
     Ok(())
 }
@@ -180,6 +191,7 @@ fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> Result<(),
         ("finished", session.finished_at.clone().unwrap_or_else(|| "-".into())),
         ("outcome", outcome.unwrap_or_else(|| "-".into())),
         ("events", events.to_string()),
+        ("used", format!("{} tokens · {}", session.spent.total_tokens, cost(&session.spent))),
     ];
     lines.extend(info.parent_id.clone().map(|parent| ("parent", parent)));
     if let (Some(from), Some(at)) = (&session.forked_from, session.forked_at) {
@@ -191,6 +203,11 @@ fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> Result<(),
         print(out, &format!("{label:10} {value}"));
     }
     Ok(())
+}
+
+/// A session's cost, subagents included; `-` when its model has no price in the catalog.
+fn cost(spent: &Spent) -> String {
+    spent.cost_usd.map_or_else(|| "-".into(), models::dollars)
 }
 
 fn events(store: &Store, id: &str, json: bool, subagents: bool, out: &mut impl Write) -> Result<(), StoreError> {

@@ -60,7 +60,7 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
                 dir.join(HOOKS_FILE).display()
             ));
         }
-        let (settings, model) = resolve_provider(&args.agent, None, &runtime, &NativeHttpClient::new())?;
+        let (settings, model, _) = resolve_provider(&args.agent, None, &runtime, &NativeHttpClient::new())?;
         let guest = Sandbox::load(&find_guest(sandbox.guest.as_deref())?)?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
         Ok((run_id, dir, settings, model, guest, events))

@@ -95,6 +95,7 @@ impl SandboxRun {
             provider: settings.kind.name().to_owned(),
             model: model.to_owned(),
             base_url: settings.base_url.clone(),
+            headers: settings.headers.clone(),
             session_id: String::new(),
             max_turns: 0,
             max_tool_rounds: 0,

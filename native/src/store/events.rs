@@ -9,6 +9,14 @@ use serde_json::Value;
 
 use super::{Status, Store, StoreError};
 
+/// Tokens and dollars a session used, its subagents' included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Spent {
+    pub total_tokens: u64,
+    /// By the catalog's prices; `None` when none of the responses was priced.
+    pub cost_usd: Option<f64>,
+}
+
 /// One stored event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEvent {
@@ -88,6 +96,24 @@ impl Store {
     }
 
     /// How many events the session has.
+    /// What a session and its subagents, all the way down, used: each one's total as its last
+    /// response reported it (`assistant_text_end`'s `total_usage`), added up.
+    pub fn spent(&self, session_id: &str) -> Result<Spent, StoreError> {
+        let (total_tokens, cost_usd) = self.conn.query_row(
+            "WITH RECURSIVE tree(id) AS (
+                 SELECT ?1 UNION ALL SELECT s.id FROM sessions s JOIN tree ON s.parent_id = tree.id
+             ), last(data) AS (
+                 SELECT (SELECT data FROM events e WHERE e.session_id = tree.id AND e.kind = 'assistant_text_end'
+                         ORDER BY e.seq DESC LIMIT 1) FROM tree
+             )
+             SELECT coalesce(sum(json_extract(data, '$.data.total_usage.total_tokens')), 0),
+                    sum(json_extract(data, '$.data.total_usage.cost_usd')) FROM last",
+            params![session_id],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Option<f64>>(1)?)),
+        )?;
+        Ok(Spent { total_tokens: total_tokens.max(0) as u64, cost_usd })
+    }
+
     pub fn event_count(&self, session_id: &str) -> Result<i64, StoreError> {
         Ok(self.conn.query_row("SELECT count(*) FROM events WHERE session_id = ?1", params![session_id], |row| row.get(0))?)
     }

@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-pub use events::{SessionResult, StoredEvent};
+pub use events::{SessionResult, Spent, StoredEvent};
 pub use recorder::Recorder;
 pub use sessions::{SessionFilter, SessionInfo, SessionRecord, Status};
 pub use snapshots::StoredSnapshot;

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::events::sql_limit;
 use super::writer::Writer;
-use super::{Store, StoreError};
+use super::{Spent, Store, StoreError};
 
 /// Where a session is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -83,6 +83,9 @@ pub struct SessionRecord {
     /// events; `None` for a session started afresh.
     pub forked_from: Option<String>,
     pub forked_at: Option<i64>,
+    /// What it and its subagents used so far.
+    #[serde(flatten)]
+    pub spent: Spent,
 }
 
 const COLUMNS: &str = "id, parent_id, task, provider, model, working_directory, status, exit_reason, created_at, finished_at, \
@@ -109,6 +112,8 @@ impl SessionRecord {
             finished_at: row.get(9)?,
             forked_from: row.get(11)?,
             forked_at: row.get(12)?,
+            // Added up from the events by `Store::with_spent`.
+            spent: Spent::default(),
         })
     }
 }
@@ -212,17 +217,23 @@ impl Store {
         let status = filter.status.map(Status::as_str);
         let mut statement = self.conn.prepare(&sql)?;
         let rows = statement.query_map(params![status, filter.subagents, limit], SessionRecord::from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.with_spent(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn with_spent(&self, mut records: Vec<SessionRecord>) -> Result<Vec<SessionRecord>, StoreError> {
+        for record in &mut records {
+            record.spent = self.spent(&record.info.id)?;
+        }
+        Ok(records)
     }
 
     /// One session, by its exact id.
     pub fn session(&self, id: &str) -> Result<SessionRecord, StoreError> {
         self.reap()?;
         let sql = format!("SELECT {COLUMNS} FROM sessions WHERE id = ?1");
-        self.conn
-            .query_row(&sql, params![id], SessionRecord::from_row)
-            .optional()?
-            .ok_or_else(|| StoreError::SessionNotFound(id.to_owned()))
+        let record = self.conn.query_row(&sql, params![id], SessionRecord::from_row).optional()?;
+        let record = record.ok_or_else(|| StoreError::SessionNotFound(id.to_owned()))?;
+        Ok(self.with_spent(vec![record])?.remove(0))
     }
 
     /// The direct subagents of a session, oldest first.
@@ -231,7 +242,7 @@ impl Store {
         let sql = format!("SELECT {COLUMNS} FROM sessions WHERE parent_id = ?1 ORDER BY created_at, rowid");
         let mut statement = self.conn.prepare(&sql)?;
         let rows = statement.query_map(params![id], SessionRecord::from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.with_spent(rows.collect::<Result<_, _>>()?)
     }
 
     /// The live process, other than this one, that keeps `id` open: `openagent serve` keeps a

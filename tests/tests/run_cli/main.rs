@@ -15,6 +15,7 @@ mod approval;
 mod files;
 mod hooks;
 mod images;
+mod models;
 mod outcomes;
 mod resume;
 mod secrets;

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use openagent_tests::{MockServer, Reply, Step, ToolCall};
+use openagent_tests::{MockServer, Reply, Step, ToolCall, Usage};
 use serde_json::{json, Value};
 
 use super::{call, rate_limited_then_read_notes, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
@@ -394,6 +394,50 @@ fn a_subagent_shows_through_its_parents_calls_and_counts_in_the_totals() {
         (&json!("The child said hi."), &json!(3), &json!(2))
     );
     assert_eq!(done["usage"]["total_tokens"], 45, "three responses of 15 tokens, the child's included: {done}");
+    // claude-sonnet-4-5 (the Anthropic default) at $3 in and $15 out per million tokens: three
+    // responses of 10 in and 5 out cost 3 × (10 × 3 + 5 × 15) / 1e6 dollars, the child's included.
+    let cost = done["cost_usd"].as_f64().expect("a priced model has a cost");
+    assert!((cost - 0.000_315).abs() < 1e-12, "{done}");
+}
+
+/// `.openagent/models.json` reprices a model for the run: the cost in `run_finished`, the human
+/// summary line and `openagent sessions` follow it; cached prompt tokens cost the cache price.
+#[test]
+fn a_models_json_price_is_what_the_run_costs_everywhere_it_is_shown() {
+    let sandbox = Sandbox::new();
+    let models = r#"{"models": [{"id": "claude-sonnet-4-5", "input_cost_per_million": 100, "output_cost_per_million": 1000,
+        "cache_read_cost_per_million": 10}]}"#;
+    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).unwrap();
+    std::fs::write(sandbox.cwd().join(".openagent/models.json"), models).unwrap();
+    // Anthropic counts cached prompt tokens apart: a prompt of 1000 tokens, 600 of them cached.
+    let usage = Usage { input_tokens: 400, output_tokens: 200, reasoning_tokens: 0, cache_read_tokens: 600 };
+    let server = serve([Step::reply(Reply { usage, ..Reply::text("done") })]);
+    let done = sandbox.run_json(&server, "say done", &[]).run_finished();
+    // 400 fresh prompt tokens × $100 + 600 cached × $10 + 200 out × $1000, per million.
+    let expected = (400.0 * 100.0 + 600.0 * 10.0 + 200.0 * 1000.0) / 1e6;
+    assert!((done["cost_usd"].as_f64().unwrap() - expected).abs() < 1e-12, "{done}");
+
+    let server = serve([Step::reply(Reply { usage, ..Reply::text("done") })]);
+    let human = sandbox.run(&server, "say done again", &[]);
+    assert!(human.stderr.contains(" tokens · $0.2460 · "), "{human:?}");
+
+    let list = sandbox.sessions(&["list"]);
+    let header = list.stdout.lines().next().unwrap_or_default().to_owned();
+    assert!(header.contains("TOKENS") && header.contains("COST"), "{list:?}");
+    assert_eq!(list.stdout.matches("$0.2460").count(), 2, "{list:?}");
+    let shown = sandbox.sessions(&["list", "--json"]);
+    let sessions: Value = serde_json::from_str(shown.stdout.trim()).unwrap();
+    assert_eq!(sessions[0]["total_tokens"], 1200, "{sessions}");
+    assert!((sessions[0]["cost_usd"].as_f64().unwrap() - expected).abs() < 1e-12, "{sessions}");
+}
+
+/// A model the catalog does not know goes unpriced: `cost_usd` is null, not 0.
+#[test]
+fn an_unpriced_model_has_a_null_cost() {
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text("done"))]);
+    let done = sandbox.run_json(&server, "say done", &["--model", "claude-nonexistent-9"]).run_finished();
+    assert_eq!((&done["cost_usd"], &done["usage"]["total_tokens"]), (&Value::Null, &json!(15)), "{done}");
 }
 
 /// A password in `--base-url` is never written down: not in the artifacts, the store, or the
@@ -423,4 +467,36 @@ fn a_password_in_the_base_url_is_kept_out_of_everything_recorded() {
         assert!(!text.contains("hunter2"), "{what}: {text}");
     }
     assert!(config.contains("http://user:***@127.0.0.1:9/v1"), "{config}");
+}
+
+/// An OpenAI-compatible server's `GET /v1/models` says the window it serves the model with
+/// (llama.cpp's `meta.n_ctx`): the run warns against that window, not a guessed one, and
+/// `--context-window` still wins over it.
+#[test]
+fn a_compatible_server_s_listed_window_is_the_run_s_window() {
+    let sandbox = Sandbox::new();
+    let context_warnings = |extra: &[&str]| {
+        let server = serve([Step::reply(Reply::text("done"))]);
+        // A served window smaller than the conversation; llama.cpp's shape, trimmed.
+        server.list_models(json!({"object": "list", "data": [{"id": "qwen.gguf", "meta": {"n_ctx": 64, "n_ctx_train": 32768}}]}));
+        let events = sandbox.path("events.jsonl");
+        let base_url = format!("{}/v1", server.base_url());
+        let mut args = vec!["--provider", "openai-compatible", "--base-url", &base_url, "--compact-at", "0"];
+        args.extend(["--events", events.to_str().expect("UTF-8")]);
+        args.extend(extra);
+        let task = "say done ".repeat(40);
+        let run = sandbox.run_json(&server, &task, &args);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let model = server.requests().iter().find_map(|r| r.body["model"].as_str().map(str::to_owned));
+        assert_eq!(model.as_deref(), Some("qwen.gguf"), "the listed model is the one asked");
+        let warnings: Vec<String> = read_events(&events)
+            .iter()
+            .filter(|e| e["kind"] == "warning")
+            .filter_map(|e| e["data"]["message"].as_str().map(str::to_owned))
+            .filter(|m| m.contains("of context window"))
+            .collect();
+        warnings
+    };
+    assert_eq!(context_warnings(&[]).len(), 1, "a task of ~90 tokens fills 64 at once");
+    assert_eq!(context_warnings(&["--context-window", "1000000"]), Vec::<String>::new());
 }

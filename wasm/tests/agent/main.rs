@@ -4,6 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 mod bindings;
+mod catalog;
 mod governance;
 mod images;
 mod snapshot;

@@ -93,6 +93,7 @@ pub(super) fn usage(raw: &Value, thinking_chars: Option<usize>) -> Usage {
         reasoning_tokens: reported.or(estimated),
         cache_read_tokens: cache_read,
         cache_write_tokens: cache_write,
+        cost_usd: None,
         raw: Some(raw.clone()),
     }
 }

@@ -247,6 +247,7 @@ pub(super) fn usage(metadata: &Value) -> Usage {
         reasoning_tokens: reasoning,
         cache_read_tokens: count("cachedContentTokenCount"),
         cache_write_tokens: None,
+        cost_usd: None,
         raw: Some(metadata.clone()),
     }
 }

@@ -79,6 +79,7 @@ pub(super) fn usage_from(raw: &Value) -> Usage {
         reasoning_tokens: detail("completion_tokens_details", "reasoning_tokens"),
         cache_read_tokens: detail("prompt_tokens_details", "cached_tokens").or_else(|| count(raw.get("prompt_cache_hit_tokens"))),
         cache_write_tokens: detail("prompt_tokens_details", "cache_write_tokens"),
+        cost_usd: None,
         raw: Some(raw.clone()),
     }
 }

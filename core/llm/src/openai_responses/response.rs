@@ -143,6 +143,7 @@ pub(super) fn usage(usage: Option<&Value>) -> Usage {
         reasoning_tokens: count(&["output_tokens_details", "reasoning_tokens"]),
         cache_read_tokens: count(&["input_tokens_details", "cached_tokens"]),
         cache_write_tokens: count(&["input_tokens_details", "cache_write_tokens"]),
+        cost_usd: None,
         raw: Some(raw.clone()),
     }
 }

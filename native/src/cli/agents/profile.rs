@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
+use openagent_core::llm::catalog::ModelInfo;
 use openagent_core::profiles::{PromptContext, ProviderProfile};
 use openagent_core::setup::ProviderKind;
 use openagent_core::tools::ToolRegistry;
@@ -88,6 +89,10 @@ impl ProviderProfile for AgentProfile {
 
     fn context_window_size(&self) -> usize {
         self.base.context_window_size()
+    }
+
+    fn model_info(&self) -> Option<&ModelInfo> {
+        self.base.model_info()
     }
 
     fn default_command_timeout_ms(&self) -> Option<u64> {

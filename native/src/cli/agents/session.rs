@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use openagent_core::llm::catalog::Catalog;
 use openagent_core::profiles::ProviderProfile;
 use openagent_core::session::{SessionBuilder, SUBAGENT_TOOLS};
 use openagent_core::setup::ProviderKind;
@@ -14,9 +15,9 @@ use super::profile::{profile_kind, AgentProfile};
 impl AgentConfig {
     /// The profile for `model` on `provider`: the config's family (the provider's when it names
     /// none), cut down to its tools.
-    pub fn profile(&self, provider: ProviderKind, model: &str) -> Rc<dyn ProviderProfile> {
+    pub fn profile(&self, provider: ProviderKind, model: &str, catalog: &Catalog) -> Rc<dyn ProviderProfile> {
         let family = self.profile.as_deref().and_then(profile_kind).unwrap_or(provider);
-        let base = openagent_core::setup::profile(family, model);
+        let base = openagent_core::setup::profile(family, model, catalog);
         Rc::new(AgentProfile::new(base, provider, self.tools.as_deref(), self.limits.command_timeout_ms))
     }
 

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use openagent_core::llm::catalog::Catalog;
 use openagent_core::llm::ScriptedClient;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::setup::ProviderKind;
@@ -278,11 +279,12 @@ fn a_config_shapes_the_session_tools_limits_and_result() {
          output:\n  schema: {type: object, properties: {a: {type: string}}}\n",
     );
     let config = parse(&text, "a").expect("valid");
-    let profile = config.profile(ProviderKind::OpenAiCompatible, "m");
+    let profile = config.profile(ProviderKind::OpenAiCompatible, "m", Catalog::builtin());
     assert_eq!(profile.tool_registry().names(), ["read_file"], "only the allowed tools of the profile");
     assert_eq!((profile.id(), profile.default_command_timeout_ms()), ("openai-compatible", Some(900_000)));
     // A family's prompt on another provider: requests still name the provider they go to.
-    let general = parse(&with("profile: anthropic\n"), "a").expect("valid").profile(ProviderKind::OpenAi, "m");
+    let general =
+        parse(&with("profile: anthropic\n"), "a").expect("valid").profile(ProviderKind::OpenAi, "m", Catalog::builtin());
     assert_eq!((general.id(), general.tool_registry().names().len()), ("openai", 6));
 
     let limits = config.apply_limits(SessionConfig { max_tool_rounds_per_input: 7, ..SessionConfig::default() });

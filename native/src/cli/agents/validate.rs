@@ -4,6 +4,7 @@
 //! the first.
 
 use openagent_core::approval::{ApprovalMode, Policy};
+use openagent_core::llm::catalog::Catalog;
 use openagent_core::session::{check_output_schema, SUBAGENT_TOOLS};
 use openagent_core::setup::ProviderKind;
 
@@ -56,7 +57,9 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
     if let (Ok(families), Some(tools)) = (families, &config.tools) {
         let model = config.model.as_deref().unwrap_or_default();
         let mut offered: Vec<String> = Vec::new();
-        for name in families.iter().flat_map(|f| openagent_core::setup::profile(*f, model).tool_registry().names()) {
+        for name in
+            families.iter().flat_map(|f| openagent_core::setup::profile(*f, model, Catalog::builtin()).tool_registry().names())
+        {
             if !offered.contains(&name) {
                 offered.push(name);
             }

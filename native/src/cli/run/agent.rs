@@ -6,17 +6,19 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use openagent_core::approval::{ApprovalMode, Approver, Policy};
+use openagent_core::llm::catalog::Catalog;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
-use openagent_core::setup::{discover_model, ProviderKind, ProviderSettings, SetupError};
+use openagent_core::setup::{profile, server_models, ProviderKind, ProviderSettings, SetupError};
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use super::approval::CannotAsk;
 use crate::cli::agents::{self, AgentConfig};
 use crate::cli::hooks;
 use crate::cli::mcp::{self, McpServer};
+use crate::cli::models;
 use crate::host::hooks::CommandHooks;
 use crate::host::http::NativeHttpClient;
 use crate::host::local_env::{secret_values, EnvPass, LocalEnvironment};
@@ -59,6 +61,11 @@ pub struct Launcher {
     pub approver: Rc<dyn Approver>,
     /// The hooks of the directory and the agent config; none configured: `None`.
     pub hooks: Option<Rc<CommandHooks>>,
+    /// The model catalog with the directory's `.openagent/models.json` over it.
+    pub catalog: Catalog,
+    /// The window an OpenAI-compatible server serves the model with, where `--context-window`
+    /// gives none.
+    server_window: Option<u64>,
     env: Rc<LocalEnvironment>,
     http: Rc<NativeHttpClient>,
     runtime: Rc<NativeRuntime>,
@@ -74,7 +81,8 @@ impl Launcher {
             .with_env_pass(EnvPass::new(&options.env_pass));
         let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
         let http = Rc::new(NativeHttpClient::new());
-        let (settings, model) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
+        let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
+        let catalog = models::load(&cwd)?;
         let servers = mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default())?;
         let mcp = match servers.is_empty() {
             true => Vec::new(),
@@ -89,16 +97,21 @@ impl Launcher {
         let policy = Policy { mode, rules: permissions.rules };
         let approver = Rc::new(CannotAsk);
         let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default())?;
-        Ok(Self { settings, model, cwd, config, mcp, policy, approver, hooks, env: Rc::new(env), http, runtime })
+        let env = Rc::new(env);
+        Ok(Self { settings, model, cwd, config, mcp, policy, approver, hooks, catalog, server_window, env, http, runtime })
     }
 
     /// The session's settings: the agent config's limits, or for a session `resumed` the ones
     /// in force when its snapshot was taken; then the flags given on top.
     pub fn session_config(&self, limits: &LimitFlags, resumed: Option<&SessionSnapshot>) -> SessionConfig {
-        match resumed {
+        let mut config = match resumed {
             Some(snapshot) => limits.apply(snapshot.state.config.clone()),
             None => session_config(self.config.as_ref(), limits),
+        };
+        if config.context_window.is_none() {
+            config.context_window = self.server_window.map(|tokens| tokens as usize);
         }
+        config
     }
 
     /// A session on this agent, retrying transient model errors and reporting each retry: a new
@@ -129,8 +142,8 @@ impl Launcher {
         let http: Rc<dyn HttpClient> = self.http.clone();
         let client = self.settings.client(http, false);
         let profile = match &self.config {
-            Some(agent) => agent.profile(self.settings.kind, &self.model),
-            None => self.settings.profile(&self.model),
+            Some(agent) => agent.profile(self.settings.kind, &self.model, &self.catalog),
+            None => profile(self.settings.kind, &self.model, &self.catalog),
         };
         let mut builder = Session::builder(profile, self.env.clone(), client, self.runtime.clone())
             .id(id)
@@ -224,14 +237,14 @@ pub fn working_directory(options: &AgentOptions) -> Result<PathBuf, String> {
 }
 
 /// The provider from `options`, the agent config's provider and model where the flags say
-/// nothing, and the environment; and the model: the given one, the provider's default, or the
-/// first an OpenAI-compatible server lists.
+/// nothing, and the environment; the model: the given one, the provider's default, or the first
+/// an OpenAI-compatible server lists; and the window such a server says it serves the model with.
 pub fn resolve_provider(
     options: &AgentOptions,
     agent: Option<&AgentConfig>,
     runtime: &NativeRuntime,
     http: &dyn HttpClient,
-) -> Result<(ProviderSettings, String), String> {
+) -> Result<(ProviderSettings, String, Option<u64>), String> {
     let settings = ProviderSettings::resolve(
         options.provider.as_deref().or(agent.and_then(|c| c.provider.as_deref())),
         options.model.as_deref().or(agent.and_then(|c| c.model.as_deref())),
@@ -239,11 +252,22 @@ pub fn resolve_provider(
         |name| std::env::var(name).ok(),
     )
     .map_err(|e| explain_setup(&e))?;
-    let model = match &settings.model {
-        Some(model) => model.clone(),
-        None => runtime.block_on(discover_model(&settings, http)).map_err(|e| explain_setup(&e))?,
+    if settings.kind != ProviderKind::OpenAiCompatible {
+        let model = settings.model.clone().expect("every other provider has a default model");
+        return Ok((settings, model, None));
+    }
+    let listed = runtime.block_on(server_models(&settings, http));
+    let model = match (&settings.model, &listed) {
+        (Some(model), _) => model.clone(),
+        (None, Ok(models)) => models
+            .first()
+            .map(|m| m.id.clone())
+            .ok_or_else(|| explain_setup(&SetupError::NoModel(format!("{}/models listed none", settings.base_url))))?,
+        (None, Err(e)) => return Err(explain_setup(e)),
     };
-    Ok((settings, model))
+    // A server that cannot list its models still serves them: the window is then the profile's.
+    let window = listed.ok().and_then(|models| models.into_iter().find(|m| m.id == model)?.context_window);
+    Ok((settings, model, window))
 }
 
 /// A setup error with what to set here: the variables of the provider table, and the flags.

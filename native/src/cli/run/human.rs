@@ -146,8 +146,9 @@ impl Human {
             let _ = writeln!(out, "{pretty}").and_then(|()| out.flush());
         }
         let tokens = end.usage.total_tokens;
+        let cost = end.usage.cost_usd.map(|dollars| format!(" · {}", crate::cli::models::dollars(dollars))).unwrap_or_default();
         let summary = format!(
-            "{} · {} turn{} · {} tool call{} · {tokens} tokens · {:.1}s",
+            "{} · {} turn{} · {} tool call{} · {tokens} tokens{cost} · {:.1}s",
             end.exit_reason.replace('_', " "),
             end.turns,
             plural(end.turns),

@@ -334,6 +334,8 @@ fn run_finished_data(end: &RunEnd, artifacts_dir: Option<&str>) -> Value {
             "total_tokens": usage.total_tokens,
             "reasoning_tokens": usage.reasoning_tokens,
         },
+        // Dollars by the catalog's prices, subagents included; null when no response was priced.
+        "cost_usd": usage.cost_usd,
         "duration_ms": end.duration_ms,
         "artifacts_dir": artifacts_dir,
         "outcome": end.outcome,

@@ -1,17 +1,19 @@
-//! Provider resolution: which provider is picked, the errors that say what to set, and model
-//! discovery on an OpenAI-compatible server.
+//! Provider resolution: which provider is picked, the errors that say what to set, the headers a
+//! client built from the settings sends, and model discovery on an OpenAI-compatible server.
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use async_trait::async_trait;
 use futures::executor::block_on;
 
 use super::*;
-use crate::llm::http::{HttpError, HttpResponse};
+use crate::http::{HttpError, HttpResponse};
+use crate::{Message, Request};
 
 fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -49,8 +51,6 @@ fn a_named_provider_takes_its_key_base_url_and_default_model() {
     assert_eq!((s.model.as_deref(), s.base_url.as_str()), (Some("claude-opus-4-6"), "http://127.0.0.1:9"));
     let from_var = resolve(Some("gemini"), None, &[("GEMINI_API_KEY", "k"), ("GEMINI_BASE_URL", "http://gw")]).unwrap();
     assert_eq!((from_var.base_url.as_str(), from_var.model.as_deref()), ("http://gw", Some("gemini-3-flash-preview")));
-    assert_eq!(from_var.profile("gemini-3-flash-preview").id(), "gemini");
-    assert_eq!(resolve(Some("openai-compatible"), Some("http://h/v1"), &[]).unwrap().profile("m").id(), "openai-compatible");
 }
 
 #[test]
@@ -109,10 +109,43 @@ fn discovers_the_first_model_a_compatible_server_lists() {
 }
 
 #[test]
+fn a_compatible_server_reports_the_window_it_serves() {
+    let settings = resolve(Some("openai-compatible"), Some("http://127.0.0.1:8080/v1"), &[]).unwrap();
+    // llama.cpp's answer (trimmed): the window it serves and the one the model was trained for.
+    let llama = r#"{"object":"list","data":[{"id":"qwen.gguf","owned_by":"llamacpp",
+        "meta":{"vocab_type":2,"n_ctx":4096,"n_ctx_train":32768}}]}"#;
+    let vllm = r#"{"data":[{"id":"Qwen/Qwen3-8B","max_model_len":40960},{"id":"bare"},{"id":"zero","max_model_len":0}]}"#;
+    let models = |body| block_on(server_models(&settings, &Listing(200, body, RefCell::default()))).unwrap();
+    assert_eq!(models(llama), [ServerModel { id: "qwen.gguf".into(), context_window: Some(4096) }]);
+    let windows: Vec<_> = models(vllm).into_iter().map(|m| m.context_window).collect();
+    assert_eq!(windows, [Some(40960), None, None]);
+}
+
+#[test]
 fn the_auth_header_is_the_one_each_api_expects() {
     let header = |provider: &str, pairs: &[(&str, &str)]| resolve(Some(provider), None, pairs).unwrap().auth_header();
     assert_eq!(header("anthropic", &[("ANTHROPIC_API_KEY", "sk-a")]), Some(("x-api-key", "sk-a".into())));
     assert_eq!(header("gemini", &[("GEMINI_API_KEY", "g")]), Some(("x-goog-api-key", "g".into())));
     assert_eq!(header("openai", &[("OPENAI_API_KEY", "sk-o")]), Some(("authorization", "Bearer sk-o".into())));
     assert_eq!(resolve(Some("openai-compatible"), Some("http://127.0.0.1:1/v1"), &[]).unwrap().auth_header(), None);
+}
+
+#[test]
+fn a_client_from_the_settings_sends_the_header_variables() {
+    let pairs = [("OPENAI_API_KEY", "o-key"), ("OPENAI_ORG_ID", " org-1 "), ("OPENAI_PROJECT_ID", "proj-1")];
+    let settings = resolve(Some("openai"), Some("http://127.0.0.1:9/v1"), &pairs).unwrap();
+    let headers = [("OpenAI-Organization".to_owned(), "org-1".to_owned()), ("OpenAI-Project".to_owned(), "proj-1".to_owned())];
+    assert_eq!(settings.headers, headers);
+    let http = Rc::new(Listing(500, "{}", RefCell::default()));
+    let request = Request { model: "m".into(), messages: vec![Message::user("hi")], ..Request::default() };
+    let _ = block_on(settings.client(http.clone(), false).complete(&request));
+    let _ = block_on(settings.client_with_key(ApiKey::new("page-key"), http.clone(), true).complete(&request));
+    for sent in http.2.borrow().iter() {
+        assert_eq!((sent.header("openai-organization"), sent.header("openai-project")), (Some("org-1"), Some("proj-1")));
+    }
+    assert_eq!(http.2.borrow()[1].header("authorization"), Some("Bearer page-key"));
+    assert!(resolve(Some("anthropic"), None, &[("ANTHROPIC_API_KEY", "k"), ("OPENAI_ORG_ID", "org-1")])
+        .unwrap()
+        .headers
+        .is_empty());
 }
