@@ -6,5 +6,6 @@
 mod bindings;
 mod catalog;
 mod governance;
+mod read_timeout;
 mod snapshot;
 mod support;
