@@ -34,6 +34,7 @@ pub mod store;
 pub use cli::web::{WebRoots, WebServer};
 pub use cli::{agents, resume, run, serve, sessions};
 pub use host::agent_secrets;
+pub use host::default_client::default_client;
 pub use host::http::{NativeHttpClient, NativeHttpConfig};
 pub use host::local_env::{secret_values, EnvPass, EnvPolicy, LocalEnvironment};
 pub use host::runtime::NativeRuntime;

@@ -6,13 +6,16 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
+use futures::future::{select, Either, FutureExt, LocalBoxFuture};
 use futures::StreamExt;
-use openagent_core::llm::runtime::VirtualRuntime;
+use openagent_core::llm::runtime::{Runtime, VirtualRuntime};
 use openagent_core::llm::{
     generate, generate_object, stream, Generate, LlmClient, StreamEvent, Tool, ToolDefinition, ToolHandler,
 };
+use openagent_native::NativeRuntime;
 use openagent_tests::over_http::{model, serve, was_streamed, APIS};
 use openagent_tests::{Api, MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};
@@ -136,5 +139,47 @@ fn stream_runs_a_tool_round_over_streamed_calls_in_every_wire_format() {
         let requests = server.requests();
         assert!(requests.iter().all(was_streamed), "{api}: both calls were streamed");
         assert!(requests[1].body.to_string().contains("colour = teal"), "{api}: {}", requests[1].body);
+    }
+}
+
+/// Spec 4.7: cancelling is dropping. A generation and a stream dropped while their first call
+/// waits on a slow server return at once, and nothing after that call happens: the tool it was
+/// about to ask for never runs, and no second request is made.
+#[test]
+fn a_generation_or_stream_dropped_mid_call_returns_at_once_and_calls_nothing_more_in_every_wire_format() {
+    let threads: Vec<_> = APIS
+        .into_iter()
+        .map(|api| {
+            std::thread::spawn(move || {
+                for streamed in [false, true] {
+                    let call = ToolCall { name: "lookup".into(), arguments: json!({"key": "colour"}), id: Some("call_1".into()) };
+                    let server = serve([
+                        Step::slow_first_byte(800, Reply { tool_calls: vec![call], ..Reply::default() }),
+                        Step::reply(Reply::text("never asked for")),
+                    ]);
+                    let client = model(api, &server);
+                    let seen = Rc::new(RefCell::new(Vec::new()));
+                    let mut options = Generate::new("mock-model", "What colour?");
+                    options.tools = vec![lookup(seen.clone())];
+                    let runtime = NativeRuntime::new();
+                    let started = Instant::now();
+                    let finished = runtime.block_on(async {
+                        let generation: LocalBoxFuture<'_, ()> = match streamed {
+                            false => Box::pin(generate(&*client, &runtime, options).map(drop)),
+                            true => Box::pin(stream(&*client, &runtime, options).for_each(|_| async {})),
+                        };
+                        matches!(select(generation, Box::pin(runtime.sleep(100))).await, Either::Left(_))
+                    });
+                    assert!(!finished && started.elapsed() < Duration::from_millis(700), "{api} {streamed}: returned at once");
+                    // Past the slow answer: had the call gone on, the tool would have run and a
+                    // second request gone out.
+                    std::thread::sleep(Duration::from_millis(1000));
+                    assert_eq!((server.requests().len(), seen.borrow().len()), (1, 0), "{api} {streamed}");
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
     }
 }

@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::convert::{error, error_of_kind, to_js};
 use crate::events::{async_iterable, Dispatcher, EventStream};
-use crate::fetch::FetchClient;
+use crate::fetch::{FetchClient, READ_TIMEOUT_MS};
 use crate::fs::MemoryFs;
 use crate::key::KeyedClient;
 use crate::options::{self, Files};
@@ -76,7 +76,8 @@ impl Agent {
         let profile = setup::profile(options.profile_kind(&settings)?, &model, &options.catalog()?);
         let runtime = Rc::new(BrowserRuntime);
         let env = environment(&options, runtime.clone())?;
-        let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch));
+        let read_timeout_ms = options.read_timeout_ms.unwrap_or(READ_TIMEOUT_MS);
+        let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch, read_timeout_ms));
         let client: Rc<dyn LlmClient> = match callbacks.get_api_key {
             Some(get_key) => Rc::new(KeyedClient::new(settings.clone(), get_key, http.clone())),
             None => settings.client(http.clone(), true),
@@ -311,7 +312,7 @@ impl Agent {
         crate::panic::promise(async move {
             let (options, callbacks) = parsed?;
             let settings = options.settings(callbacks.get_api_key.is_some())?;
-            let model = discover_model(&settings, &FetchClient::new(callbacks.fetch))
+            let model = discover_model(&settings, &FetchClient::new(callbacks.fetch, READ_TIMEOUT_MS))
                 .await
                 .map_err(|e| error(&options::explain_setup(&e)))?;
             Ok(model.into())

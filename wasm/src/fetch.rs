@@ -1,6 +1,8 @@
 //! The `HttpClient` seam over `fetch`: the request goes out with an `AbortController` (dropping
 //! the future, as an abort does, cancels it) and the body comes back chunk by chunk from its
-//! `ReadableStream`, so text streams to the page as the model writes it.
+//! `ReadableStream`, so text streams to the page as the model writes it. A server silent for
+//! longer than the read timeout (no answer, or a body that stops) is a timeout error, as natively:
+//! `fetch` itself waits forever.
 
 use async_trait::async_trait;
 use js_sys::{Function, Uint8Array};
@@ -8,16 +10,24 @@ use openagent_core::llm::http::{ByteStream, HttpClient, HttpError, HttpErrorKind
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+
+use crate::runtime::BrowserRuntime;
+use openagent_core::llm::runtime::timeout;
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestInit, Response};
+
+/// The longest silence a response may keep (its head, then between body chunks), as the native
+/// host's `NativeHttpConfig::read_timeout`.
+pub const READ_TIMEOUT_MS: u64 = 60_000;
 
 /// Sends requests with the global `fetch`, or with the function the host gave (a proxy, a test double).
 pub struct FetchClient {
     fetch: Option<Function>,
+    read_timeout_ms: u64,
 }
 
 impl FetchClient {
-    pub fn new(fetch: Option<Function>) -> Self {
-        Self { fetch }
+    pub fn new(fetch: Option<Function>, read_timeout_ms: u64) -> Self {
+        Self { fetch, read_timeout_ms }
     }
 
     fn fetch_function(&self) -> Result<Function, HttpError> {
@@ -68,14 +78,17 @@ impl HttpClient for FetchClient {
         }
         let promise =
             fetch.call2(&JsValue::UNDEFINED, &request.url.as_str().into(), &init).map_err(|e| connect_error(&request.url, &e))?;
-        let answer = JsFuture::from(js_sys::Promise::resolve(&promise)).await.map_err(|e| connect_error(&request.url, &e))?;
+        let answer = timeout(&BrowserRuntime, self.read_timeout_ms, JsFuture::from(js_sys::Promise::resolve(&promise)))
+            .await
+            .ok_or_else(|| silence(&request.url, self.read_timeout_ms))?
+            .map_err(|e| connect_error(&request.url, &e))?;
         let response: Response = answer
             .dyn_into()
             .map_err(|_| HttpError::new(HttpErrorKind::Connect, "fetch() resolved to something that is not a Response"))?;
         let headers = header_pairs(&response.headers());
         let body: ByteStream = match response.body() {
             None => Box::pin(futures::stream::empty()),
-            Some(raw) => body_chunks(raw.get_reader().unchecked_into(), controller),
+            Some(raw) => body_chunks(raw.get_reader().unchecked_into(), controller, request.url, self.read_timeout_ms),
         };
         Ok(HttpResponse { status: response.status(), headers, body })
     }
@@ -85,16 +98,20 @@ impl HttpClient for FetchClient {
 /// controller lives as long as the reader: dropping the stream early (an abort) aborts the fetch,
 /// which also stops the download. (A hand-written loop rather than the `wasm-streams` crate, whose
 /// exported stream adapters cost the bundle more than this whole client.)
-fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop) -> ByteStream {
-    Box::pin(futures::stream::unfold(Some((reader, controller)), |state| async move {
-        let (reader, controller) = state?;
-        match JsFuture::from(reader.read()).await {
+fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop, url: String, read_timeout_ms: u64) -> ByteStream {
+    Box::pin(futures::stream::unfold(Some((reader, controller, url)), move |state| async move {
+        let (reader, controller, url) = state?;
+        let Some(read) = timeout(&BrowserRuntime, read_timeout_ms, JsFuture::from(reader.read())).await else {
+            // The controller goes with the state: the fetch is aborted.
+            return Some((Err(silence(&url, read_timeout_ms)), None));
+        };
+        match read {
             Ok(result) => {
                 let result: ReadableStreamReadResult = result.unchecked_into();
                 if result.get_done().unwrap_or_default() {
                     return None;
                 }
-                Some((Ok(Uint8Array::new(&result.get_value()).to_vec()), Some((reader, controller))))
+                Some((Ok(Uint8Array::new(&result.get_value()).to_vec()), Some((reader, controller, url))))
             }
             Err(e) => {
                 let message = format!("the response body broke off: {}", describe(&e));
@@ -102,6 +119,12 @@ fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop) -> 
             }
         }
     }))
+}
+
+/// The error of a server silent for `ms`.
+fn silence(url: &str, ms: u64) -> HttpError {
+    let shown = url.split('?').next().unwrap_or(url);
+    HttpError::new(HttpErrorKind::Timeout, format!("{shown} sent nothing for {ms} ms (the `readTimeoutMs` option)"))
 }
 
 fn header_pairs(headers: &Headers) -> Vec<(String, String)> {

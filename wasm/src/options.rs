@@ -29,6 +29,9 @@ pub struct AgentOptions {
     pub files: Option<Value>,
     pub working_directory: Option<String>,
     pub max_retries: Option<u32>,
+    /// How long a model server may stay silent (no answer, or a body that stops) before the call
+    /// fails with a timeout; `fetch` itself would wait forever.
+    pub read_timeout_ms: Option<u64>,
     pub session_id: Option<String>,
     /// A JSON Schema (an object schema) every task's result must follow: the agent then offers
     /// `submit_result` and `give_up`, and `submit()` resolves with the validated `resultData`.
@@ -173,6 +176,7 @@ impl AgentOptions {
             files: fields.0.get("files").filter(|files| !files.is_null()).cloned(),
             working_directory: fields.text("workingDirectory")?,
             max_retries: fields.number("maxRetries")?,
+            read_timeout_ms: fields.number("readTimeoutMs")?.filter(|ms| *ms > 0),
             session_id: fields.text("sessionId")?,
             output_schema: fields.0.get("outputSchema").filter(|schema| !schema.is_null()).cloned(),
             context_window: fields.number("contextWindow")?,
@@ -277,6 +281,7 @@ pub(crate) const OPTION_FIELDS: &[&str] = &[
     "files",
     "workingDirectory",
     "maxRetries",
+    "readTimeoutMs",
     "sessionId",
     "outputSchema",
     "contextWindow",

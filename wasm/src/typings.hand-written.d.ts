@@ -51,6 +51,11 @@ export interface AgentOptions {
   workingDirectory?: string;
   /** Retries of a failed model call (rate limits, server errors); 2 by default. */
   maxRetries?: number;
+  /**
+   * How long the model server may stay silent, in ms: no answer, or a streamed answer that stops.
+   * The call then fails with a timeout instead of hanging (fetch itself waits forever). 60000 by default.
+   */
+  readTimeoutMs?: number;
   sessionId?: string;
   /**
    * A saved session to go on with (`agent.snapshot()`, or its JSON text): its conversation and,

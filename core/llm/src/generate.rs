@@ -21,6 +21,7 @@ use futures::future::{join_all, LocalBoxFuture};
 use openagent_jsonschema::Schema;
 use serde_json::Value;
 
+use crate::catalog::Catalog;
 use crate::client::LlmClient;
 use crate::error::{ErrorKind, LlmError};
 use crate::retry::{retry, RetryPolicy};
@@ -66,6 +67,8 @@ pub struct Generate {
     /// How each model call is retried (spec 6.6: twice by default; `max_retries: 0` never). A
     /// retry repeats one call, never the steps before it.
     pub retry: RetryPolicy,
+    /// What each step's usage is priced by (`Usage::cost_usd`); `None`: the built-in catalog.
+    pub catalog: Option<Rc<Catalog>>,
 }
 
 impl Generate {
@@ -79,6 +82,7 @@ impl Generate {
             max_tool_rounds: 1,
             timeout: Timeout::default(),
             retry: RetryPolicy::default(),
+            catalog: None,
         }
     }
 }
@@ -217,6 +221,7 @@ pub(crate) struct ToolLoop {
     max_tool_rounds: usize,
     steps: Vec<StepResult>,
     total_usage: Usage,
+    catalog: Option<Rc<Catalog>>,
 }
 
 impl ToolLoop {
@@ -238,13 +243,17 @@ impl ToolLoop {
         let mut request = options.request;
         request.messages = history(&options.system, &options.prompt, std::mem::take(&mut request.messages));
         request.tools = options.tools.iter().map(|tool| tool.definition.clone()).collect();
-        let (tools, max_tool_rounds) = (options.tools, options.max_tool_rounds);
-        Ok(Self { request, tools, schemas, max_tool_rounds, steps: Vec::new(), total_usage: Usage::default() })
+        let (tools, max_tool_rounds, catalog) = (options.tools, options.max_tool_rounds, options.catalog);
+        Ok(Self { request, tools, schemas, max_tool_rounds, steps: Vec::new(), total_usage: Usage::default(), catalog })
     }
 
     /// Records `response` as a step and runs the tools it calls while rounds remain; true when
     /// their results go back in another call.
-    pub async fn step(&mut self, response: Response) -> bool {
+    pub async fn step(&mut self, mut response: Response) -> bool {
+        // Priced as the model that answered (a dated snapshot is found too), else as the one asked.
+        let catalog = self.catalog.as_deref().unwrap_or(Catalog::builtin());
+        let info = catalog.get(&response.model).or_else(|| catalog.get(&self.request.model));
+        response.usage.cost_usd = info.and_then(|info| info.cost(&response.usage));
         self.total_usage += &response.usage;
         let tool_calls = response.tool_calls();
         // A call to a passive tool is the caller's to answer: the loop stops there.

@@ -234,3 +234,28 @@ fn a_failed_call_is_retried_alone_without_repeating_the_steps_before_it() {
     assert_eq!(run(&client, options).unwrap_err().kind, ErrorKind::Authentication);
     assert_eq!(client.calls(), 1, "an authentication error is not retried");
 }
+
+#[test]
+fn every_step_is_priced_by_the_catalog_and_the_total_adds_them_up() {
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let script = || [ScriptStep::tool_calls(&[("weather", json!({"city": "Oslo"}))]), ScriptStep::text("Mild.")];
+    // claude-haiku-4-5: $1 in, $5 out per million; each scripted answer is 10 in and 5 out.
+    let mut options = Generate::new("claude-haiku-4-5", "weather?");
+    options.tools = vec![weather(calls.clone())];
+    let result = run(&ScriptedClient::new(script()), options).unwrap();
+    let per_step = (10.0 * 1.0 + 5.0 * 5.0) / 1e6;
+    assert_eq!(result.steps.iter().map(|s| s.usage.cost_usd).collect::<Vec<_>>(), [Some(per_step), Some(per_step)]);
+    assert_eq!(result.total_usage.cost_usd, Some(2.0 * per_step));
+
+    // A host's catalog reprices it; a model no catalog knows is unpriced.
+    let patch = serde_json::from_value(
+        json!({"models": [{"id": "claude-haiku-4-5", "input_cost_per_million": 0, "output_cost_per_million": 0}]}),
+    );
+    let mut options = Generate::new("claude-haiku-4-5", "weather?");
+    options.tools = vec![weather(calls.clone())];
+    options.catalog = Some(Rc::new(crate::catalog::Catalog::builtin().clone().with_overrides(patch.unwrap()).unwrap()));
+    assert_eq!(run(&ScriptedClient::new(script()), options).unwrap().total_usage.cost_usd, Some(0.0));
+    let mut options = Generate::new("local-model", "weather?");
+    options.tools = vec![weather(calls)];
+    assert_eq!(run(&ScriptedClient::new(script()), options).unwrap().total_usage.cost_usd, None);
+}

@@ -4,6 +4,7 @@
 //! nothing of the commands (`crate::cli`) or the store.
 
 pub mod agent_secrets;
+pub mod default_client;
 pub mod hooks;
 pub mod http;
 pub mod http_server;

@@ -7,5 +7,6 @@ mod bindings;
 mod catalog;
 mod governance;
 mod images;
+mod read_timeout;
 mod snapshot;
 mod support;

@@ -34,7 +34,8 @@ export function chatCompletion(text, toolCalls = [], index = 0) {
 /**
  * A fetch that plays `replies` in order. A reply is `{text, toolCalls}` (a streamed answer),
  * `{status, message, retryAfter}` (an error in OpenAI's shape), `{json}` (a JSON body) or
- * `{hang: true}` (never answers; rejects when aborted); `delayMs` delays any of them. A
+ * `{hang: true}` (never answers; rejects when aborted), `{stall: text}` (streams `text`, then
+ * sends nothing more and never ends; errors when aborted); `delayMs` delays any of them. A
  * request without `"stream": true` gets the answer as one JSON body. `fetch.requests` holds `{url, headers, body}` of each call.
  */
 export function scriptedFetch(replies) {
@@ -48,6 +49,18 @@ export function scriptedFetch(replies) {
     if (!reply) return new Response(JSON.stringify({ error: { message: "the script is exhausted" } }), { status: 500 });
     if (reply.hang) {
       return new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+    }
+    if (reply.stall !== undefined) {
+      const bytes = new TextEncoder().encode(chunk({ role: "assistant", content: reply.stall }));
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(bytes);
+          init.signal.addEventListener("abort", () => controller.error(new DOMException("aborted", "AbortError")));
+        },
+      });
+      fetch.stalled = (fetch.stalled ?? 0) + 1;
+      init.signal.addEventListener("abort", () => (fetch.aborted = (fetch.aborted ?? 0) + 1));
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
     }
     if (reply.json) return new Response(JSON.stringify(reply.json), { headers: { "content-type": "application/json" } });
     if (reply.status) {

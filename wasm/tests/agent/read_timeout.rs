@@ -1,0 +1,36 @@
+//! `readTimeoutMs`: a model server that goes silent ends the call with a timeout instead of
+//! hanging the session (`fetch` itself waits forever).
+
+use serde_json::{json, Value};
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use crate::support::*;
+
+/// What a task against `reply` ends with: the rejection's message, or the outcome.
+async fn ends_with(reply: Value) -> (String, Value, js_sys::Function) {
+    let (agent, fetch) = agent_with(json!([reply]), json!({"readTimeoutMs": 50, "maxRetries": 0}));
+    let ended = submit(&agent, "hello").await;
+    let message = ended.as_ref().err().map(error_message).unwrap_or_default();
+    (message, ended.map(|outcome| data(&outcome)).unwrap_or_default(), fetch)
+}
+
+#[test]
+async fn a_server_that_never_answers_is_a_timeout() {
+    let (message, outcome, fetch) = ends_with(json!({"hang": true})).await;
+    assert!(message.contains("sent nothing for 50 ms (the `readTimeoutMs` option)"), "{message} {outcome}");
+    assert_eq!(requests(&fetch).len(), 1, "a timeout is not retried");
+}
+
+#[test]
+async fn a_stream_that_stops_is_a_timeout_and_its_fetch_is_aborted() {
+    let (message, outcome, fetch) = ends_with(json!({"stall": "Half an ans"})).await;
+    assert!(message.contains("sent nothing for 50 ms"), "{message} {outcome}");
+    assert_eq!(data(&get(&fetch, "aborted")), json!(1), "the stalled download is stopped");
+}
+
+#[test]
+fn a_read_timeout_of_the_wrong_type_is_refused() {
+    let fetch = scripted_fetch(js(json!([])));
+    let refused = openagent_wasm::Agent::new(options(&fetch, json!({"readTimeoutMs": "soon"}))).err().expect("refused");
+    assert!(error_message(&refused).contains("`readTimeoutMs` must be a whole number"));
+}
