@@ -157,10 +157,12 @@ fn connect_error(url: &str, error: &JsValue) -> HttpError {
     )
 }
 
-/// The message of a thrown JS value.
+/// The message of a thrown JS value: an `Error`'s message, a string, else the value as JSON.
+/// (Not `{:?}`: `JsValue`'s Debug brings wasm-bindgen's 2 KB `debugString` into the glue.)
 pub fn describe(error: &JsValue) -> String {
     if let Some(error) = error.dyn_ref::<js_sys::Error>() {
         return String::from(error.message());
     }
-    error.as_string().unwrap_or_else(|| format!("{error:?}"))
+    let json = || js_sys::JSON::stringify(error).ok().and_then(|text| text.as_string());
+    error.as_string().or_else(json).unwrap_or_else(|| String::from("a value that is not an Error"))
 }

@@ -3,6 +3,11 @@
 //! model it does not know is still sent to its provider, and only goes without a window, a
 //! capability check and a price.
 //!
+//! The prices are the providers' published prices per million tokens for standard requests (not
+//! batch, flex or priority), as public pricing tables gave them between March and June 2026;
+//! Anthropic's cache writes at the 5-minute rate. Long-context surcharges (prompts over 200k tokens
+//! on Gemini and some OpenAI models) are not modelled.
+//!
 //! Hosts lay their own entries over it ([`Catalog::with_overrides`]): natively from a project's
 //! `.openagent/models.json`, in the browser from an option. An override changes the fields it
 //! gives of a known model, or adds a model.
@@ -93,14 +98,11 @@ impl Catalog {
             // From bytes: the bundle's one JSON reader (`from_str` would add a second).
             let file: serde_json::Value =
                 serde_json::from_slice(include_bytes!("../data/models.json")).expect("models.json is JSON");
-            let read = || {
-                let models = Overrides::from_json(&file["models"])?.models.into_iter().map(ModelPatch::into_model);
-                Ok::<_, String>(Catalog {
-                    prices_as_of: file["prices_as_of"].as_str().unwrap_or_default().into(),
-                    models: models.collect::<Result<_, _>>()?,
-                })
-            };
-            read().expect("data/models.json is a catalog")
+            let mut models = Vec::new();
+            for patch in Overrides::from_json(&file["models"]).expect("data/models.json is a catalog").models {
+                models.push(patch.into_model().expect("data/models.json has whole entries"));
+            }
+            Catalog { prices_as_of: file["prices_as_of"].as_str().unwrap_or_default().into(), models }
         })
     }
 

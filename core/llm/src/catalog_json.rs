@@ -28,11 +28,11 @@ impl Overrides {
     /// (`models[2].context_window: ...`).
     pub fn from_json(entries: &Value) -> Result<Self, String> {
         let entries = entries.as_array().ok_or("models: expected an array of model entries")?;
-        let models = entries
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| ModelPatch::from_json(entry).map_err(|e| format!("models[{index}]{e}")));
-        Ok(Self { models: models.collect::<Result<_, _>>()? })
+        let mut models = Vec::with_capacity(entries.len());
+        for (index, entry) in entries.iter().enumerate() {
+            models.push(ModelPatch::from_json(entry).map_err(|e| format!("models[{index}]{e}"))?);
+        }
+        Ok(Self { models })
     }
 }
 
@@ -78,7 +78,13 @@ impl Entry<'_> {
     }
 
     fn texts(&self, key: &str) -> Result<Option<Vec<String>>, String> {
-        let texts = |v: &Value| v.as_array()?.iter().map(|t| t.as_str().map(str::to_owned)).collect();
+        let texts = |v: &Value| {
+            let mut texts = Vec::new();
+            for text in v.as_array()? {
+                texts.push(text.as_str()?.to_owned());
+            }
+            Some(texts)
+        };
         self.field(key, texts, "an array of strings")
     }
 

@@ -23,6 +23,8 @@
 
 use std::rc::Rc;
 
+use serde_json::Value;
+
 use crate::client::LlmClient;
 use crate::codec::{ApiKey, ProviderConfig};
 use crate::http::{HttpClient, HttpRequest, Method};
@@ -187,8 +189,31 @@ pub struct ServerModel {
 }
 
 /// The models an OpenAI-compatible server lists at `GET {base_url}/models` (llama.cpp, vLLM,
-/// Ollama and LM Studio all answer it), in its order.
+/// Ollama and LM Studio all answer it), in its order, with the windows they report.
 pub async fn server_models(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<Vec<ServerModel>, SetupError> {
+    let window = |model: &Value| {
+        ["/max_model_len", "/meta/n_ctx", "/context_length", "/max_context_length", "/meta/n_ctx_train"]
+            .iter()
+            .find_map(|pointer| model.pointer(pointer).and_then(Value::as_u64))
+            .filter(|&tokens| tokens > 0)
+    };
+    let listed = listing(settings, http).await?;
+    Ok(listed
+        .iter()
+        .filter_map(|model| Some(ServerModel { id: model["id"].as_str()?.to_owned(), context_window: window(model) }))
+        .collect())
+}
+
+/// The first model an OpenAI-compatible server lists, for when the user named none. (Apart from
+/// [`server_models`]: the browser asks only this, and reading windows would weigh on its bundle.)
+pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<String, SetupError> {
+    let listed = listing(settings, http).await?;
+    let first = listed.iter().find_map(|model| model["id"].as_str());
+    first.map(str::to_owned).ok_or_else(|| SetupError::NoModel(format!("{}/models listed none", settings.base_url)))
+}
+
+/// The `data` of `GET {base_url}/models`.
+async fn listing(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<Vec<Value>, SetupError> {
     let url = format!("{}/models", settings.base_url);
     // Spelled out rather than through `auth_header`: this runs in the browser bundle, where the
     // other providers' arms would be dead weight (only OpenAI-compatible servers are asked).
@@ -202,25 +227,11 @@ pub async fn server_models(settings: &ProviderSettings, http: &dyn HttpClient) -
     if !(200..300).contains(&status) {
         return Err(SetupError::NoModel(format!("GET {url} answered {status}")));
     }
-    let listing: serde_json::Value = serde_json::from_slice(&body).map_err(|e| SetupError::NoModel(format!("{url}: {e}")))?;
-    let window = |model: &serde_json::Value| {
-        ["/max_model_len", "/meta/n_ctx", "/context_length", "/max_context_length", "/meta/n_ctx_train"]
-            .iter()
-            .find_map(|pointer| model.pointer(pointer).and_then(serde_json::Value::as_u64))
-            .filter(|&tokens| tokens > 0)
-    };
-    let models = listing["data"].as_array().map_or(&[][..], Vec::as_slice);
-    Ok(models
-        .iter()
-        .filter_map(|model| Some(ServerModel { id: model["id"].as_str()?.to_owned(), context_window: window(model) }))
-        .collect())
-}
-
-/// The first model an OpenAI-compatible server lists, for when the user named none.
-pub async fn discover_model(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<String, SetupError> {
-    let models = server_models(settings, http).await?;
-    let first = models.into_iter().next().map(|model| model.id);
-    first.ok_or_else(|| SetupError::NoModel(format!("{}/models listed none", settings.base_url)))
+    let mut listing: Value = serde_json::from_slice(&body).map_err(|e| SetupError::NoModel(format!("{url}: {e}")))?;
+    match listing["data"].take() {
+        Value::Array(models) => Ok(models),
+        _ => Ok(Vec::new()),
+    }
 }
 
 #[cfg(test)]
