@@ -138,6 +138,19 @@ impl Catalog {
     /// provider and a context window; the error says which entry lacks them.
     pub fn with_overrides(mut self, overrides: Overrides) -> Result<Self, String> {
         for (index, patch) in overrides.models.into_iter().enumerate() {
+            let prices = [
+                patch.input_cost_per_million,
+                patch.output_cost_per_million,
+                patch.cache_read_cost_per_million,
+                patch.cache_write_cost_per_million,
+            ];
+            // A negative price would make costs that go down as tokens go up.
+            if prices.iter().flatten().any(|price| *price < 0.0) {
+                return Err(format!(
+                    "models[{index}]: `{}` has a price below 0; prices are dollars per million tokens",
+                    patch.id
+                ));
+            }
             match self.models.iter_mut().find(|model| model.id == patch.id) {
                 Some(model) => patch.apply(model),
                 None => {

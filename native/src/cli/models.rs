@@ -144,6 +144,8 @@ mod tests {
         assert!(unknown.ends_with(":1: models[0].price: unknown field `price`, expected one of `id`, `provider`, `display_name`, `aliases`, `context_window`, `max_output`, `supports_tools`, `supports_vision`, `supports_reasoning`, `input_cost_per_million`, `output_cost_per_million`, `cache_read_cost_per_million`, `cache_write_cost_per_million`"), "{unknown}");
         assert!(refused("{\"models\": [\n{\"id\": \"o3\",}]}").ends_with("models.json:2: trailing comma"));
         assert!(refused("{\"models\": []} {}").ends_with(":1: trailing characters at line 1 column 16"));
+        assert!(refused("{\"models\": [{\"id\": \"o3\", \"output_cost_per_million\": -2}]}")
+            .ends_with("models.json: models[0]: `o3` has a price below 0; prices are dollars per million tokens"));
         assert!(refused("{\"models\": [{\"id\": \"mine\"}]}")
             .ends_with("models.json: models[0]: `mine` is not in the catalog, so it needs `provider` and `context_window`"));
     }
