@@ -86,7 +86,8 @@ macro_rules! provider_profile {
             }
 
             /// The model's entry from `catalog` (one with a host's overrides) rather than the
-            /// built-in one: its window, capabilities and prices.
+            /// built-in one: its window, capabilities and prices. It resets what the builders
+            /// set from the catalog (a window, reasoning), so it comes before them.
             pub fn with_catalog(mut self, catalog: &crate::llm::catalog::Catalog) -> Self {
                 self.0.set_info(catalog.get(&self.0.model).cloned());
                 self
