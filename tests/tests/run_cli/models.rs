@@ -58,14 +58,17 @@ fn a_broken_models_json_or_unknown_provider_exits_2_naming_what_is_wrong() {
     assert_eq!((unknown.code, unknown.stderr.trim()), (Some(2), "error: no models of provider `mistral` in the catalog"));
 }
 
+/// `openagent models` and `openagent mcp list` with their reader gone (`| head`): no panic.
 #[test]
 fn a_reader_that_closes_early_is_no_error() {
     let sandbox = Sandbox::new();
-    let mut command = sandbox.bare(None, &["models"]);
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().expect("openagent starts");
-    drop(child.stdout.take());
-    let output = child.wait_with_output().expect("it ends");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success() && !stderr.contains("panicked"), "{output:?}");
+    for args in [&["models"][..], &["mcp", "list"]] {
+        let mut command = sandbox.bare(None, args);
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().expect("openagent starts");
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("it ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && !stderr.contains("panicked"), "{args:?}: {output:?}");
+    }
 }

@@ -3,12 +3,22 @@
 use std::path::Path;
 use std::rc::Rc;
 
+use std::io::Write;
+
 use serde_json::json;
 
 use super::{connect_all, load};
 use crate::cli::agents;
 use crate::host::http::NativeHttpClient;
 use crate::host::runtime::NativeRuntime;
+
+/// A line on stdout; a reader that stops early (`| head`) is no error, and the servers are still
+/// stopped as they should be.
+macro_rules! say {
+    ($($line:tt)*) => {
+        let _ = writeln!(std::io::stdout().lock(), $($line)*);
+    };
+}
 
 /// Prints the servers of `cwd` (with `agent`'s on top) and returns the exit code: 0 when every
 /// server connected, 1 when one did not, 2 when the configuration is broken.
@@ -28,7 +38,7 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool) -> u8 {
         }
     };
     if servers.is_empty() && !json {
-        println!("no MCP servers: configure them in {} or in an agent's mcp_servers", super::MCP_FILE);
+        say!("no MCP servers: configure them in {} or in an agent's mcp_servers", super::MCP_FILE);
         return 0;
     }
     let runtime = Rc::new(NativeRuntime::new());
@@ -49,7 +59,7 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool) -> u8 {
                     rows.push(json!({"name": server.name, "endpoint": described, "status": "connected", "server": info.name,
                         "version": info.version, "protocol_version": info.protocol_version, "tools": list, "warnings": tools.warnings}));
                 } else {
-                    println!(
+                    say!(
                         "{}  connected  ({described}; {} {}, MCP {}), {} tools",
                         server.name,
                         info.name,
@@ -59,10 +69,10 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool) -> u8 {
                     );
                     for tool in &tools.tools {
                         let first = tool.definition.description.lines().next().unwrap_or_default();
-                        println!("  {}  {first}", tool.definition.name);
+                        say!("  {}  {first}", tool.definition.name);
                     }
                     for warning in &tools.warnings {
-                        println!("  warning: {warning}");
+                        say!("  warning: {warning}");
                     }
                 }
                 client_close(&runtime, client);
@@ -72,13 +82,13 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool) -> u8 {
                 if json {
                     rows.push(json!({"name": server.name, "endpoint": described, "status": "error", "error": error.to_string()}));
                 } else {
-                    println!("{}  error  ({described}): {error}", server.name);
+                    say!("{}  error  ({described}): {error}", server.name);
                 }
             }
         }
     }
     if json {
-        println!("{}", serde_json::Value::Array(rows));
+        say!("{}", serde_json::Value::Array(rows));
     }
     u8::from(failed)
 }
