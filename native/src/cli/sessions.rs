@@ -127,7 +127,8 @@ fn list(store: &Store, filter: &SessionFilter, json: bool, out: &mut impl Write)
         let created = info.created_at.get(..19).unwrap_or(&info.created_at).replace('T', " ");
         let exit = exit_reason.as_deref().unwrap_or("-");
         let task = one_line(&info.task, 60);
-        let (tokens, cost) = (spent.total_tokens, cost(spent));
+        let spent = spent.unwrap_or_default();
+        let (tokens, cost) = (spent.total_tokens, cost(&spent));
         print(
             out,
             &format!(
@@ -160,8 +161,10 @@ struct Shown {
 
 impl Shown {
     fn load(store: &Store, id: &str) -> Result<Self, StoreError> {
+        let mut session = store.session(id)?;
+        session.spent = Some(store.spent(id)?);
         Ok(Self {
-            session: store.session(id)?,
+            session,
             outcome: store.last_result(id)?.map(|result| result.outcome),
             subagents: store.subagents(id)?,
             events: store.event_count(id)?,
@@ -181,6 +184,7 @@ fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> Result<(),
     };
     let outcome = outcome.map(|o| format!("{}: {}", word(&o.status), one_line(&o.summary, 200)));
     let info = &session.info;
+    let spent = session.spent.unwrap_or_default();
     let mut lines = vec![
         ("id", info.id.clone()),
         ("task", one_line(&info.task, 200)),
@@ -191,7 +195,7 @@ fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> Result<(),
         ("finished", session.finished_at.clone().unwrap_or_else(|| "-".into())),
         ("outcome", outcome.unwrap_or_else(|| "-".into())),
         ("events", events.to_string()),
-        ("used", format!("{} tokens · {}", session.spent.total_tokens, cost(&session.spent))),
+        ("used", format!("{} tokens · {}", spent.total_tokens, cost(&spent))),
     ];
     lines.extend(info.parent_id.clone().map(|parent| ("parent", parent)));
     if let (Some(from), Some(at)) = (&session.forked_from, session.forked_at) {

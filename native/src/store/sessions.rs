@@ -83,9 +83,11 @@ pub struct SessionRecord {
     /// events; `None` for a session started afresh.
     pub forked_from: Option<String>,
     pub forked_at: Option<i64>,
-    /// What it and its subagents used so far.
+    /// What it and its subagents used so far, where it is shown: [`Store::sessions`] adds it up
+    /// for each session it lists, the one shown asks [`Store::spent`]. `None` elsewhere, so that
+    /// a lookup for a status (the event stream's poll, a control request) reads no events.
     #[serde(flatten)]
-    pub spent: Spent,
+    pub spent: Option<Spent>,
 }
 
 const COLUMNS: &str = "id, parent_id, task, provider, model, working_directory, status, exit_reason, created_at, finished_at, \
@@ -112,8 +114,7 @@ impl SessionRecord {
             finished_at: row.get(9)?,
             forked_from: row.get(11)?,
             forked_at: row.get(12)?,
-            // Added up from the events by `Store::with_spent`.
-            spent: Spent::default(),
+            spent: None,
         })
     }
 }
@@ -217,12 +218,9 @@ impl Store {
         let status = filter.status.map(Status::as_str);
         let mut statement = self.conn.prepare(&sql)?;
         let rows = statement.query_map(params![status, filter.subagents, limit], SessionRecord::from_row)?;
-        self.with_spent(rows.collect::<Result<_, _>>()?)
-    }
-
-    fn with_spent(&self, mut records: Vec<SessionRecord>) -> Result<Vec<SessionRecord>, StoreError> {
+        let mut records: Vec<SessionRecord> = rows.collect::<Result<_, _>>()?;
         for record in &mut records {
-            record.spent = self.spent(&record.info.id)?;
+            record.spent = Some(self.spent(&record.info.id)?);
         }
         Ok(records)
     }
@@ -231,9 +229,10 @@ impl Store {
     pub fn session(&self, id: &str) -> Result<SessionRecord, StoreError> {
         self.reap()?;
         let sql = format!("SELECT {COLUMNS} FROM sessions WHERE id = ?1");
-        let record = self.conn.query_row(&sql, params![id], SessionRecord::from_row).optional()?;
-        let record = record.ok_or_else(|| StoreError::SessionNotFound(id.to_owned()))?;
-        Ok(self.with_spent(vec![record])?.remove(0))
+        self.conn
+            .query_row(&sql, params![id], SessionRecord::from_row)
+            .optional()?
+            .ok_or_else(|| StoreError::SessionNotFound(id.to_owned()))
     }
 
     /// The direct subagents of a session, oldest first.
@@ -242,7 +241,7 @@ impl Store {
         let sql = format!("SELECT {COLUMNS} FROM sessions WHERE parent_id = ?1 ORDER BY created_at, rowid");
         let mut statement = self.conn.prepare(&sql)?;
         let rows = statement.query_map(params![id], SessionRecord::from_row)?;
-        self.with_spent(rows.collect::<Result<_, _>>()?)
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// The live process, other than this one, that keeps `id` open: `openagent serve` keeps a

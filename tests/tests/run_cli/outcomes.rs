@@ -429,6 +429,11 @@ fn a_models_json_price_is_what_the_run_costs_everywhere_it_is_shown() {
     let sessions: Value = serde_json::from_str(shown.stdout.trim()).unwrap();
     assert_eq!(sessions[0]["total_tokens"], 1200, "{sessions}");
     assert!((sessions[0]["cost_usd"].as_f64().unwrap() - expected).abs() < 1e-12, "{sessions}");
+    let id = sessions[0]["id"].as_str().unwrap();
+    let shown: Value = serde_json::from_str(sandbox.sessions(&["show", id, "--json"]).stdout.trim()).unwrap();
+    assert_eq!(shown["total_tokens"], 1200, "{shown}");
+    let human = sandbox.sessions(&["show", id]);
+    assert!(human.stdout.contains("used       1200 tokens · $0.2460"), "{human:?}");
 }
 
 /// A model the catalog does not know goes unpriced: `cost_usd` is null, not 0.
