@@ -80,8 +80,14 @@ impl HttpClient for FetchClient {
             fetch.call2(&JsValue::UNDEFINED, &request.url.as_str().into(), &init).map_err(|e| connect_error(&request.url, &e))?;
         let answer = timeout(&BrowserRuntime, self.read_timeout_ms, JsFuture::from(js_sys::Promise::resolve(&promise)))
             .await
-            .ok_or_else(|| silence(&request.url, self.read_timeout_ms))?
-            .map_err(|e| connect_error(&request.url, &e))?;
+            .ok_or_else(|| silence(&request.url, self.read_timeout_ms))?;
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(e) if !is_abort(&e) && answers_without_cors(&fetch, &request.url).await => {
+                return Err(blocked_by_cors(&request.url, &e))
+            }
+            Err(e) => return Err(connect_error(&request.url, &e)),
+        };
         let response: Response = answer
             .dyn_into()
             .map_err(|_| HttpError::new(HttpErrorKind::Connect, "fetch() resolved to something that is not a Response"))?;
@@ -123,8 +129,7 @@ fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop, url
 
 /// The error of a server silent for `ms`.
 fn silence(url: &str, ms: u64) -> HttpError {
-    let shown = url.split('?').next().unwrap_or(url);
-    HttpError::new(HttpErrorKind::Timeout, format!("{shown} sent nothing for {ms} ms (the `readTimeoutMs` option)"))
+    HttpError::new(HttpErrorKind::Timeout, format!("{} sent nothing for {ms} ms (the `readTimeoutMs` option)", shown(url)))
 }
 
 fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
@@ -138,20 +143,57 @@ fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A failed `fetch()`. Browsers give one opaque `TypeError` for a server that is down, a name
-/// that does not resolve and a response CORS withheld, so the message names all three.
-fn connect_error(url: &str, error: &JsValue) -> HttpError {
-    let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string());
-    if name.as_deref() == Some("AbortError") {
-        return HttpError::new(HttpErrorKind::Aborted, "the request was cancelled");
+/// How long the CORS probe may take: a server that answers at all answers a GET at once.
+const PROBE_MS: u64 = 5_000;
+
+/// Whether the server behind `url` answers a `no-cors` request. Browsers fail a `fetch()` with
+/// the same opaque `TypeError` whether the server is down, its name does not resolve or its
+/// answer lacked the CORS headers; a `no-cors` request succeeds (with an opaque answer) whenever
+/// the server answers at all, which tells the last case apart.
+async fn answers_without_cors(fetch: &Function, url: &str) -> bool {
+    let init = RequestInit::new();
+    // `mode` through Reflect: web-sys's RequestMode enum would cost the bundle its conversions.
+    if js_sys::Reflect::set(&init, &"mode".into(), &"no-cors".into()).is_err() {
+        return false;
     }
-    // The query may carry a key on some servers; the origin and path are enough to act on.
-    let shown = url.split('?').next().unwrap_or(url);
+    let Ok(promise) = fetch.call2(&JsValue::UNDEFINED, &url.into(), &init) else { return false };
+    let probe = JsFuture::from(js_sys::Promise::resolve(&promise));
+    matches!(timeout(&BrowserRuntime, PROBE_MS, probe).await, Some(Ok(_)))
+}
+
+fn is_abort(error: &JsValue) -> bool {
+    js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+}
+
+/// The query may carry a key on some servers; the origin and path are enough to act on.
+fn shown(url: &str) -> &str {
+    url.split('?').next().unwrap_or(url)
+}
+
+/// A server that answered without the CORS headers this page needs.
+fn blocked_by_cors(url: &str, error: &JsValue) -> HttpError {
     HttpError::new(
         HttpErrorKind::Connect,
         format!(
-            "could not reach {shown} ({}). Check that the server is running and the base URL is right; in a browser the \
-             server must also allow this page's origin (CORS: Access-Control-Allow-Origin), or the browser hides its answer",
+            "{} answered, but without a CORS header allowing this page's origin (Access-Control-Allow-Origin), so the \
+             browser withheld the answer ({}). Let the server allow it: llama.cpp's server allows every origin; Ollama \
+             needs OLLAMA_ORIGINS=*; vLLM --allowed-origins '[\"*\"]'; or pass a `fetch` that goes through a proxy",
+            shown(url),
+            describe(error)
+        ),
+    )
+}
+
+/// A failed `fetch()`: an abort, or a server that did not answer at all.
+fn connect_error(url: &str, error: &JsValue) -> HttpError {
+    if is_abort(error) {
+        return HttpError::new(HttpErrorKind::Aborted, "the request was cancelled");
+    }
+    HttpError::new(
+        HttpErrorKind::Connect,
+        format!(
+            "could not reach {} ({}). Check that the server is running and the base URL is right",
+            shown(url),
             describe(error)
         ),
     )

@@ -14,11 +14,11 @@ export function explain(error, settings) {
     case "quota_exceeded":
       return { title: "Rate limited", detail: `The provider is limiting requests, and the retries ran out. Wait a moment and send again.\n${message}` };
     case "network":
+      // The agent tells a server that answered without CORS headers from one that did not answer.
+      if (/CORS header/.test(message)) return { title: "Blocked by CORS", detail: message };
       return {
         title: "Could not reach the model",
-        detail:
-          `${message}\n\nFor a local server, allow this page's origin: llama.cpp's server allows every origin; ` +
-          "for Ollama set OLLAMA_ORIGINS=*; for vLLM pass --allowed-origins '[\"*\"]'.",
+        detail: settings.provider === "openai-compatible" ? `${message}\n\nIs the local server running at ${where}?` : message,
       };
     case "not_found":
       return { title: "Not found", detail: `Check the model name and the base URL.\n${message}` };

@@ -27,6 +27,7 @@ export function applySettings(saved) {
   $("base-url").value = saved.baseUrl || "";
   $("effort").value = saved.effort || "";
   $("context-window").value = saved.contextWindow || "";
+  $("max-rounds").value = saved.maxRounds || "";
   $("output-schema").value = saved.outputSchema || "";
   $("approval").value = saved.approval || "full-auto";
   if (saved.apiKey) {
@@ -37,9 +38,27 @@ export function applySettings(saved) {
   save();
 }
 
+/** What the local-server preset says: how to start one the page can talk to. */
+const LOCAL_HINT =
+  "A local OpenAI-compatible server, asked for its model. llama.cpp: `llama-server -m model.gguf --port 8080` " +
+  "(it allows every origin). Ollama: `OLLAMA_ORIGINS=* ollama serve`, then http://127.0.0.1:11434/v1. " +
+  "LM Studio: enable CORS in its server settings.";
+
+/** The local-server preset: an OpenAI-compatible server on this machine, its model asked of it. */
+function useLocalServer(onChange) {
+  $("provider").value = "openai-compatible";
+  if (!/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test($("base-url").value)) $("base-url").value = DEFAULT_BASE_URLS["openai-compatible"];
+  $("model").value = "";
+  $("settings-hint").textContent = LOCAL_HINT;
+  placeholders();
+  save();
+  onChange();
+}
+
 export function initSettings(onChange) {
   applySettings({ ...JSON.parse(localStorage.getItem(SAVED) || "{}"), apiKey: localStorage.getItem(SAVED_KEY) });
   $("settings").addEventListener("submit", (e) => e.preventDefault());
+  $("local-preset").addEventListener("click", () => useLocalServer(onChange));
   $("settings").addEventListener("change", () => {
     placeholders();
     save();
@@ -72,6 +91,7 @@ export function readSettings() {
     baseUrl: $("base-url").value.trim(),
     effort: $("effort").value,
     contextWindow: $("context-window").value.trim(),
+    maxRounds: $("max-rounds").value.trim(),
     outputSchema: $("output-schema").value.trim(),
     approval: $("approval").value,
   };
@@ -87,6 +107,8 @@ export function agentOptions(settings) {
   if (settings.approval) options.approval = settings.approval;
   // Compaction needs the window; a local server's (llama.cpp's n_ctx) is not in the catalog.
   if (settings.contextWindow) options.contextWindow = Number(settings.contextWindow);
+  // A small local model may go on calling tools: a bound per task ends the run (reason `round_limit`).
+  if (settings.maxRounds) options.limits = { maxToolRoundsPerInput: Number(settings.maxRounds) };
   if (settings.outputSchema) {
     try {
       options.outputSchema = JSON.parse(settings.outputSchema);

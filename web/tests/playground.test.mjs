@@ -3,6 +3,7 @@
 // web/tests/screenshots/.
 
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { idle, runScenario, screenshot, send, startPlayground, timelineKinds } from "./harness.mjs";
 
@@ -108,15 +109,53 @@ test("a rate limit is retried and the page says so", async () => {
   });
 });
 
-test("an unreachable server is explained, CORS included", async () => {
+test("an unreachable server is explained as one", async () => {
   await scenario(null, async (page) => {
     await send(page, "Hello");
     // A connection failure is retried (twice, after about 1 s and 2 s) before it is reported.
     await page.waitForSelector("#error:not(.retry):not([hidden])", { timeout: 15_000 });
     const error = await page.textContent("#error");
     assert.match(error, /Could not reach the model/);
-    assert.match(error, /CORS/);
+    assert.match(error, /could not reach http:\/\/127\.0\.0\.1:9\/v1/);
+    assert.doesNotMatch(error, /CORS/, "nothing answered, so CORS is not the cause");
     await screenshot(page, "9-unreachable");
+  }, "http://127.0.0.1:9/v1");
+});
+
+test("a server that answers without CORS headers is named as the cause", async () => {
+  // Answers everything, the preflight included, but never with Access-Control-Allow-Origin.
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(request.method === "OPTIONS" ? 204 : 200, { "content-type": "application/json" });
+    response.end(request.method === "OPTIONS" ? undefined : "{}");
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    await scenario(null, async (page) => {
+      await send(page, "Hello");
+      await page.waitForSelector("#error:not(.retry):not([hidden])", { timeout: 15_000 });
+      const error = await page.textContent("#error");
+      assert.match(error, /Blocked by CORS/);
+      assert.match(error, /answered, but without a CORS header allowing this page's origin \(Access-Control-Allow-Origin\)/);
+      await screenshot(page, "9-no-cors");
+    }, `http://127.0.0.1:${server.address().port}/v1`);
+  } finally {
+    server.close();
+  }
+});
+
+test("the local-server preset points the page at an OpenAI-compatible server on this machine", async () => {
+  await scenario(null, async (page) => {
+    await page.selectOption("#provider", "anthropic");
+    await page.fill("#base-url", "https://gateway.example.com/v1");
+    await page.click("#local-preset");
+    assert.equal(await page.inputValue("#provider"), "openai-compatible");
+    assert.equal(await page.inputValue("#base-url"), "http://127.0.0.1:8080/v1", "a remote URL gives way to the local default");
+    assert.equal(await page.inputValue("#model"), "", "the model is asked of the server");
+    assert.match(await page.textContent("#settings-hint"), /llama-server .*OLLAMA_ORIGINS=\*/s);
+    await page.fill("#base-url", "http://localhost:11434/v1");
+    await page.click("#local-preset");
+    assert.equal(await page.inputValue("#base-url"), "http://localhost:11434/v1", "a local URL is kept");
   }, "http://127.0.0.1:9/v1");
 });
 
