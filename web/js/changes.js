@@ -12,11 +12,13 @@ const MAX_DIFF_LINES = 50_000;
 
 const $ = (id) => document.getElementById(id);
 let baseline = null; // a MemoryFs snapshot, or null when the session has none
+let baselineFiles = null; // its files, path -> bytes, decoded once: the view redraws after every tool call
 let getFs = null;
 
 /** Sets the baseline (a MemoryFs snapshot, or null), and redraws the view if it is open. */
 export function setBaseline(snapshot) {
   baseline = snapshot;
+  baselineFiles = null;
   if (!$("changes").hidden) showChanges();
 }
 
@@ -42,7 +44,8 @@ function showChanges() {
     list.replaceChildren();
     return;
   }
-  const changed = compare(baseline, getFs());
+  baselineFiles ??= new Map(baseline.files.filter((f) => shown(f.path)).map((f) => [f.path, bytesOf(f)]));
+  const changed = compare(baselineFiles, getFs());
   const count = (status) => changed.filter((c) => c.status === status).length;
   $("changes-summary").textContent = changed.length
     ? `Since the last import: ${count("added")} added, ${count("modified")} modified, ${count("deleted")} deleted.`
@@ -53,13 +56,12 @@ function showChanges() {
 const shown = (path) => !path.startsWith("/tmp/");
 
 /** [{ path, status, before, after }] sorted by path; `before`/`after` are Uint8Arrays (or null). */
-function compare(snapshot, fs) {
-  const before = new Map(snapshot.files.filter((f) => shown(f.path)).map((f) => [f.path, f]));
+function compare(before, fs) {
   const now = new Set(fs.list().filter(shown));
   const paths = [...new Set([...before.keys(), ...now])].sort();
   const changes = [];
   for (const path of paths) {
-    const old = before.has(path) ? bytesOf(before.get(path)) : null;
+    const old = before.get(path) ?? null;
     const current = now.has(path) ? fs.read(path) : null;
     const status = !old ? "added" : !current ? "deleted" : equal(old, current) ? null : "modified";
     if (status) changes.push({ path, status, before: old, after: current });

@@ -16,6 +16,8 @@ export const MAX_FILES = 5000;
 export const MAX_BYTES = 20 * 1024 * 1024;
 /** A .zip larger than this is not read at all. */
 export const MAX_ARCHIVE_BYTES = 100 * 1024 * 1024;
+/** A .gitignore is read before the caps are checked, so it has a cap of its own. */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 const $ = (id) => document.getElementById(id);
 
@@ -74,27 +76,44 @@ function say(text, state) {
   line.dataset.state = state;
 }
 
+let importing = false;
+
 /** Gathers with `gather()`, imports, and says how it went; nothing throws out of here. */
 async function run(gather) {
+  if (importing) return say("An import is still being read: wait for it, then try again.", "error");
+  importing = true;
   say("Reading…", "busy");
+  let done;
   try {
     const { label, ...found } = await gather();
-    const { count, replaced, skipped } = await write(label, found);
-    setBaseline(getFs().snapshot());
-    const replacedNote = replaced ? ` (${replaced} replaced)` : "";
-    say(`Imported ${label}: ${count} file${count === 1 ? "" : "s"}${replacedNote}.${skippedNote(skipped)}`, "ok");
-    imported();
+    done = { label, ...(await write(label, found)) };
   } catch (error) {
     const reason = error instanceof ImportError ? error.message : `It failed: ${error?.message ?? error}`;
     say(`${reason} Nothing in the workspace was changed.`, "error");
+    return;
+  } finally {
+    importing = false;
   }
+  const { label, count, replaced, folder, skipped } = done;
+  setBaseline(getFs().snapshot());
+  const from = folder && folder !== `${label}/` ? ` from its folder ${folder}` : "";
+  const replacedNote = replaced ? ` (${replaced} replaced)` : "";
+  say(`Imported ${label}: ${plural(count, "file")}${from}${replacedNote}.${skippedNote(skipped)}`, "ok");
+  imported();
 }
 
 const isZip = (file) => /\.zip$/i.test(file.name) || file.type === "application/zip";
 const folderName = (files) => (files[0].webkitRelativePath || files[0].name).split("/")[0];
 const countOf = (files) => (files.length === 1 ? files[0].name : `${files.length} files`);
 const readFile = (file) => async () => new Uint8Array(await file.arrayBuffer());
-const newSkipped = () => ({ git: new Set(), ignored: new Set() });
+const plural = (n, word) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * What an import leaves out, in .git/ and by .gitignore: the top-most path skipped ("build/",
+ * "debug.log") -> how many files it held, or null for a dropped folder that was not entered.
+ */
+const newSkipped = () => ({ git: new Map(), ignored: new Map() });
+const skip = (map, path, files) => map.set(path, files == null ? null : (map.get(path) ?? 0) + files);
 
 /** Picked or pasted files, with their folder paths when a folder was picked. */
 function fromFiles(files, label) {
@@ -114,7 +133,7 @@ async function fromZip(file) {
     const why = unsafeName(entry.name);
     if (why) throw new ImportError(`${label} is refused: its entry “${entry.name}” cannot be written inside the workspace (${why}).`);
     const path = entry.name.split("/").filter((part) => part && part !== ".").join("/");
-    byPath.set(path, { path, size: entry.size, read: () => zipped(label, () => readEntry(bytes, entry)) });
+    if (path) byPath.set(path, { path, size: entry.size, read: () => zipped(label, () => readEntry(bytes, entry)) });
   }
   return { label, candidates: [...byPath.values()] };
 }
@@ -145,11 +164,14 @@ async function fromDrop(entries, files) {
 /** Walks dropped entries; .git/ and ignored directories are never entered (node_modules can be huge). */
 async function visit(entries, dir, found) {
   const gitignore = entries.find((entry) => entry.isFile && entry.name === ".gitignore");
-  if (gitignore) found.ignore.add(dir, await (await fileOf(gitignore)).text());
+  if (gitignore) {
+    const file = await fileOf(gitignore);
+    found.ignore.add(dir, new TextDecoder().decode(await readGitignore(dir ? `${dir}/.gitignore` : ".gitignore", file.size, readFile(file))));
+  }
   for (const entry of entries) {
     const path = dir ? `${dir}/${entry.name}` : entry.name;
-    if (entry.isDirectory && entry.name === ".git") found.skipped.git.add(`${path}/`);
-    else if (entry.isDirectory && found.ignore.matches(path, true)) found.skipped.ignored.add(`${path}/`);
+    if (entry.isDirectory && entry.name === ".git") skip(found.skipped.git, `${path}/`, null);
+    else if (entry.isDirectory && found.ignore.matches(path, true)) skip(found.skipped.ignored, `${path}/`, null);
     else if (entry.isDirectory) await visit(await childrenOf(entry), path, found);
     else {
       const file = await fileOf(entry);
@@ -179,9 +201,9 @@ async function filter(candidates, ignore, skipped) {
   if (!ignore) {
     ignore = new GitIgnore();
     const decoder = new TextDecoder();
-    for (const { path, read } of candidates) {
+    for (const { path, size, read } of candidates) {
       if (!gitDirOf(path) && (path === ".gitignore" || path.endsWith("/.gitignore"))) {
-        ignore.add(path.slice(0, path.lastIndexOf("/") + 1).replace(/\/$/, ""), decoder.decode(await read()));
+        ignore.add(path.slice(0, path.lastIndexOf("/") + 1).replace(/\/$/, ""), decoder.decode(await readGitignore(path, size, read)));
       }
     }
   }
@@ -189,8 +211,8 @@ async function filter(candidates, ignore, skipped) {
   for (const candidate of candidates) {
     const git = gitDirOf(candidate.path);
     const ignoredBy = git ? null : ignore.ignoredBy(candidate.path);
-    if (git) skipped.git.add(git);
-    else if (ignoredBy) skipped.ignored.add(ignoredBy);
+    if (git) skip(skipped.git, git, 1);
+    else if (ignoredBy) skip(skipped.ignored, ignoredBy, 1);
     else kept.push(candidate);
   }
   return kept;
@@ -212,8 +234,8 @@ function commonFolder(paths) {
 /** Filters, checks the caps, reads everything, then writes it all (or, on a failure, nothing). */
 async function write(label, { candidates, ignore, skipped = newSkipped() }) {
   const kept = await filter(candidates, ignore, skipped);
-  const folder = commonFolder([...kept.map((c) => c.path), ...skipped.git, ...skipped.ignored]);
-  const strip = (paths) => new Set([...paths].map((path) => path.slice(folder.length)));
+  const folder = commonFolder([...kept.map((c) => c.path), ...skipped.git.keys(), ...skipped.ignored.keys()]);
+  const strip = (map) => new Map([...map].map(([path, files]) => [path.slice(folder.length), files]));
   const skippedShown = { git: strip(skipped.git), ignored: strip(skipped.ignored) };
   if (!kept.length) throw new ImportError(`${label} has no files to import.${skippedNote(skippedShown)}`);
   const total = kept.reduce((sum, c) => sum + c.size, 0);
@@ -240,7 +262,7 @@ async function write(label, { candidates, ignore, skipped = newSkipped() }) {
       throw new ImportError(`${label}: ${path} cannot be written (${error.message}).`);
     }
   }
-  return { count: contents.length, replaced, skipped: skippedShown };
+  return { count: contents.length, replaced, folder, skipped: skippedShown };
 }
 
 function skippedNote({ git, ignored }) {
@@ -248,10 +270,21 @@ function skippedNote({ git, ignored }) {
     const list = [...paths].sort();
     return list.length > 4 ? `${list.slice(0, 4).join(", ")} and ${list.length - 4} more` : list.join(", ");
   };
+  const files = (map) => [...map.values()].reduce((sum, n) => sum + (n ?? 0), 0);
+  const folders = (map) => [...map.values()].filter((n) => n == null).length;
   const parts = [];
-  if (ignored.size) parts.push(`${ignored.size} ignored by .gitignore (${some(ignored)})`);
-  if (git.size) parts.push(`${some(git)} (always)`);
+  if (ignored.size) {
+    const counts = [files(ignored) && plural(files(ignored), "file"), folders(ignored) && plural(folders(ignored), "folder")];
+    parts.push(`${counts.filter(Boolean).join(" and ")} ignored by .gitignore (${some(ignored.keys())})`);
+  }
+  if (git.size) parts.push(`${some(git.keys())} (${files(git) ? `${plural(files(git), "file")}, ` : ""}always skipped)`);
   return parts.length ? ` Skipped ${parts.join(" and ")}.` : "";
+}
+
+/** A .gitignore's bytes: it is read before the caps are checked, so it is capped alone. */
+async function readGitignore(path, size, read) {
+  if (size > MAX_GITIGNORE_BYTES) throw new ImportError(`${path} is ${formatSize(size)}; a .gitignore of more than ${formatSize(MAX_GITIGNORE_BYTES)} is not read.`);
+  return read();
 }
 
 /** Downloads every file of the workspace as workspace.zip, paths relative to it. */

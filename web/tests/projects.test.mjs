@@ -100,7 +100,7 @@ test("a folder and a zip come in (.gitignore honoured, .git/ skipped, binary kep
     await page.setInputFiles("#open-folder", project);
     const message = await status(page);
     assert.match(message, /^Imported demo: 7 files \(1 replaced\)\./);
-    assert.match(message, /Skipped 4 ignored by \.gitignore \(build\/, debug\.log, secret-root\.txt, src\/nested\/secret\.txt\) and \.git\/ \(always\)\./);
+    assert.match(message, /Skipped 4 files ignored by \.gitignore \(build\/, debug\.log, secret-root\.txt, src\/nested\/secret\.txt\) and \.git\/ \(2 files, always skipped\)\.$/);
     const paths = await treePaths(page);
     assert.deepEqual(paths.filter((p) => !IMPORTED.includes(p.slice("/workspace/".length))), []);
     assert.equal(paths.length, IMPORTED.length);
@@ -110,7 +110,7 @@ test("a folder and a zip come in (.gitignore honoured, .git/ skipped, binary kep
     assert.match(await page.textContent("#viewer-content"), /binary file, 607 B/);
     await screenshot(page, "projects-imported");
 
-    assert.match(await importZip(page, asZip("vendor.zip", extra)), /^Imported vendor\.zip: 2 files\.$/);
+    assert.match(await importZip(page, asZip("vendor.zip", extra)), /^Imported vendor\.zip: 2 files from its folder vendor\/\.$/);
     const files = await exported(page);
     const expected = new Map([...IMPORTED.map((p) => [p, Buffer.from(PROJECT[p])]), ["lib/util.js", Buffer.from(extra[0].bytes)], ["data.bin", Buffer.from(extra[1].bytes)]]);
     assert.deepEqual([...files.keys()].sort(), [...expected.keys()].sort());
@@ -126,7 +126,7 @@ test("a dropped zip, a dropped folder and a pasted file come in; a pasted image 
       data.items.add(new File([Uint8Array.from(atob(zip), (c) => c.charCodeAt(0))], "dropped.zip", { type: "application/zip" }));
       document.getElementById("files-panel").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
     }, zip);
-    assert.match(await status(page), /^Imported dropped\.zip: 1 file\.$/);
+    assert.match(await status(page), /^Imported dropped\.zip: 1 file from its folder dropped\/\.$/);
 
     // A folder dropped from the desktop arrives as FileSystemEntry objects: these stand in for them.
     await page.evaluate(() => {
@@ -151,7 +151,7 @@ test("a dropped zip, a dropped folder and a pasted file come in; a pasted image 
       document.getElementById("files-panel").dispatchEvent(event);
     });
     const message = await status(page);
-    assert.match(message, /^Imported site: 3 files\. Skipped 1 ignored by \.gitignore \(node_modules\/\) and \.git\/ \(always\)\.$/);
+    assert.match(message, /^Imported site: 3 files\. Skipped 1 folder ignored by \.gitignore \(node_modules\/\) and \.git\/ \(always skipped\)\.$/);
 
     await page.focus("#files-panel");
     await page.evaluate(() => {
@@ -302,5 +302,22 @@ test("zip entries with a drive letter or backslashes are refused", async () => {
     const backslash = await importZip(page, asZip("backslash.zip", [{ name: "..\\evil.txt", bytes: "x" }]));
     assert.match(backslash, /its entry “\.\.\\evil\.txt” .*\(it contains a backslash\)/);
     return backslash;
+  });
+});
+
+test("a zip whose files cannot all be written (a path through an existing file) leaves the workspace as it was", async () => {
+  await refusedWithoutChange(async (page) => {
+    const zip = asZip("clash.zip", [{ name: "fresh.txt", bytes: "written first\n" }, { name: "notes.md/inner.txt", bytes: "x" }]);
+    const message = await importZip(page, zip);
+    assert.match(message, /^clash\.zip: notes\.md\/inner\.txt cannot be written \(.+\)\./);
+    return message;
+  });
+});
+
+test("a .gitignore too large to be one is refused before anything is read", async () => {
+  await refusedWithoutChange(async (page) => {
+    const message = await importZip(page, asZip("huge-ignore.zip", [{ name: ".gitignore", bytes: "#".repeat(1024 * 1024 + 1) }, { name: "a.txt", bytes: "a" }]));
+    assert.match(message, /^\.gitignore is 1\.0 MB; a \.gitignore of more than 1\.0 MB is not read\./);
+    return message;
   });
 });
