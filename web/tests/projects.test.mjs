@@ -282,6 +282,7 @@ test("a zip entry that climbs out with .. is refused, naming it", async () => {
   await refusedWithoutChange(async (page) => {
     const zip = asZip("slip.zip", [{ name: "fine.txt", bytes: "fine\n" }, { name: "src/../../escape.txt", bytes: "out\n" }]);
     const message = await importZip(page, zip);
+    await screenshot(page, "projects-refused");
     assert.match(message, /^slip\.zip is refused: its entry “src\/\.\.\/\.\.\/escape\.txt” cannot be written inside the workspace \(it climbs out of the folder with \.\.\)\./);
     return message;
   });
@@ -319,5 +320,37 @@ test("a .gitignore too large to be one is refused before anything is read", asyn
     const message = await importZip(page, asZip("huge-ignore.zip", [{ name: ".gitignore", bytes: "#".repeat(1024 * 1024 + 1) }, { name: "a.txt", bytes: "a" }]));
     assert.match(message, /^\.gitignore is 1\.0 MB; a \.gitignore of more than 1\.0 MB is not read\./);
     return message;
+  });
+});
+
+test("huge diffs are capped with a note: long ones cut short, enormous ones not worked out", async () => {
+  const lines = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix} ${i}\n`).join("");
+  const project = folder("big-diffs", { "long.txt": lines("old", 600), "enormous.txt": lines("old", 3000) });
+  const script = [
+    {
+      reply: {
+        tool_calls: [
+          { name: "write_file", arguments: { file_path: "long.txt", content: lines("new", 600) } },
+          { name: "write_file", arguments: { file_path: "enormous.txt", content: lines("new", 3000) } },
+        ],
+      },
+    },
+    { reply: { text: "Rewrote both." } },
+  ];
+  await scenario(script, async (page) => {
+    await page.setInputFiles("#open-folder", project);
+    assert.match(await status(page), /^Imported big-diffs: 2 files/);
+    await send(page, "Rewrite both files");
+    await page.waitForSelector("text=Rewrote both.");
+    await idle(page);
+    await page.click("#show-changes");
+    const long = ".change[data-path='/workspace/long.txt']";
+    assert.equal(await page.textContent(`${long} .change-stat`), "+600 −600");
+    assert.equal(await page.locator(`${long} .diff > div`).count(), 400);
+    assert.match(await page.textContent(`${long} .diff-note`), /… 801 more lines of this diff are not shown\./);
+    assert.match(
+      await page.textContent(".change[data-path='/workspace/enormous.txt'] .diff-note"),
+      /Too large to diff line by line \(3,000 lines before, 3,000 now; at most 2,000 changed lines are shown as a diff\)\./,
+    );
   });
 });
