@@ -1,19 +1,27 @@
-// The in-memory file tree, its viewer, uploads and downloads.
+// The in-memory file tree, its viewer and downloads (imports are projects.js's).
 
 const $ = (id) => document.getElementById(id);
 let fs = null;
 let selected = null;
+const shownListeners = [];
 
-/** `getFs()` gives the files on screen; `onUpload()` runs after files were added. */
-export function initFiles(getFs, onUpload) {
-  $("upload").addEventListener("change", async (e) => {
-    for (const file of e.target.files) {
-      getFs().write(file.name, new Uint8Array(await file.arrayBuffer()));
-    }
-    e.target.value = "";
-    showFiles(getFs());
-    onUpload();
-  });
+/** Runs `listener()` each time the tree is redrawn (after every tool call, say). */
+export function onShowFiles(listener) {
+  shownListeners.push(listener);
+}
+
+/** The text of `bytes`, or null for binary content: not UTF-8, or holding a NUL (the core's rule). */
+export function textOf(bytes) {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return text.includes("\0") ? null : text;
+  } catch {
+    return null;
+  }
+}
+
+/** `getFs()` gives the files on screen. */
+export function initFiles(getFs) {
   $("download-all").addEventListener("click", () => {
     download("workspace.snapshot.json", new Blob([JSON.stringify(getFs().snapshot(), null, 2)], { type: "application/json" }));
   });
@@ -53,6 +61,7 @@ export function showFiles(memoryFs) {
   if (selected && !paths.includes(selected)) selected = null;
   if (selected) view(selected);
   else $("viewer").hidden = true;
+  for (const listener of shownListeners) listener();
 }
 
 function empty() {
@@ -72,10 +81,19 @@ function render(node) {
       li.classList.toggle("selected", path === selected);
       const label = document.createElement("span");
       label.textContent = name;
+      const bytes = fs.read(path);
       const size = document.createElement("span");
       size.className = "size";
-      size.textContent = formatSize(fs.read(path).length);
+      size.textContent = formatSize(bytes.length);
       li.append(label, size);
+      if (textOf(bytes) == null) {
+        li.dataset.binary = "true";
+        const badge = document.createElement("span");
+        badge.className = "binary";
+        badge.textContent = "binary";
+        badge.title = "Kept byte for byte; the viewer does not show it";
+        size.before(badge);
+      }
       li.addEventListener("click", () => {
         selected = path;
         showFiles(fs);
@@ -96,15 +114,11 @@ function render(node) {
 function view(path) {
   $("viewer").hidden = false;
   $("viewer-path").textContent = path;
-  let text;
-  try {
-    text = fs.readText(path);
-  } catch {
-    text = `(binary file, ${formatSize(fs.read(path).length)}: use Download)`;
-  }
-  $("viewer-content").textContent = text;
+  const bytes = fs.read(path);
+  $("viewer-content").textContent = textOf(bytes) ?? `(binary file, ${formatSize(bytes.length)}: use Download)`;
 }
 
-function formatSize(bytes) {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+export function formatSize(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

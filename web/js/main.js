@@ -14,6 +14,8 @@ import { initSessions, showSessions, titleOf } from "./sessions.js";
 import { askApproval } from "./approval.js";
 import { connectAll, initMcp } from "./mcp.js";
 import { initAttachments, takeImages } from "./attachments.js";
+import { initProjects } from "./projects.js";
+import { getBaseline, initChanges, setBaseline } from "./changes.js";
 
 const $ = (id) => document.getElementById(id);
 const STARTER = {
@@ -119,7 +121,7 @@ async function save() {
     session.title ??= titleOf(snapshot);
     session.created ||= Date.now();
     const { id, title, created } = session;
-    await putSession({ id, title, created, updated: Date.now(), settings: sessionSettings(), snapshot });
+    await putSession({ id, title, created, updated: Date.now(), settings: sessionSettings(), snapshot, baseline: getBaseline() });
     await refreshList();
   } catch (error) {
     showError({ title: "The session could not be saved in this browser", detail: String(error?.message ?? error) });
@@ -165,6 +167,7 @@ function show(record) {
   if (record.snapshot.environment) files.restore(record.snapshot.environment);
   session = { id: record.id, title: record.title, created: record.created, snapshot: record.snapshot };
   applySettings(record.settings);
+  setBaseline(record.baseline ?? null);
   showHistory(record.snapshot.state.history);
   resetTimeline();
   clearError();
@@ -180,6 +183,7 @@ function newSession() {
   session = { id: null, title: null, created: 0, snapshot: null };
   files = new MemoryFs();
   for (const [path, text] of Object.entries(STARTER)) files.write(path, text);
+  setBaseline(files.snapshot());
   resetChat();
   resetTimeline();
   clearError();
@@ -238,7 +242,12 @@ async function main() {
     if (agent && !running) dropAgent();
     if (session.id) save();
   });
-  initFiles(currentFs, save);
+  initFiles(currentFs);
+  initChanges(currentFs);
+  initProjects(currentFs, () => {
+    showFiles(currentFs());
+    save();
+  });
   initMcp(() => agent);
   initAttachments();
   // Nothing is switched while a task runs (the Sessions panel is disabled then).

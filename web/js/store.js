@@ -1,7 +1,8 @@
 // The saved sessions, in this browser's IndexedDB: one record per session,
-// { id, title, created, updated, settings, snapshot }, where `snapshot` is what agent.snapshot()
-// returns (the conversation and the files) and `settings` never holds the API key unless the
-// person chose to remember it.
+// { id, title, created, updated, settings, snapshot, baseline }, where `snapshot` is what agent.snapshot()
+// returns (the conversation and the files), `baseline` is the files right after the last import
+// (what the Changes view compares with), and `settings` never holds the API key unless the person
+// chose to remember it.
 
 const DB = "openagent-playground";
 const SESSIONS = "sessions";

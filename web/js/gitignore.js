@@ -1,0 +1,94 @@
+// .gitignore rules as git reads them (gitignore(5)): `#` comments, `!` negation, a trailing `/`
+// for directories only, a `/` at the start or in the middle anchoring the pattern to its file's
+// directory, `*`, `?`, `[...]` and `**`. Each .gitignore applies to its own directory's subtree;
+// a deeper file's rules, and later lines, win. As in git, a file inside an ignored directory stays
+// ignored whatever its own rules say.
+
+export class GitIgnore {
+  #rules = new Map(); // directory ("" is the root) -> its rules, in file order
+  #dirs = new Map(); // directory -> whether it is ignored (directly or by a parent), once asked
+
+  /** Adds the rules of the .gitignore found in `dir` ("" for the root, else "a/b"). */
+  add(dir, text) {
+    const rules = text.split(/\r?\n/).map(parse).filter(Boolean);
+    if (rules.length) this.#rules.set(dir, [...(this.#rules.get(dir) ?? []), ...rules]);
+    this.#dirs.clear();
+  }
+
+  /** Whether `path` ("a/b.txt") is ignored by its own name alone, not counting its directories. */
+  matches(path, isDir) {
+    const parts = path.split("/");
+    let ignored = false;
+    for (let depth = 0; depth < parts.length; depth++) {
+      const rules = this.#rules.get(parts.slice(0, depth).join("/"));
+      if (!rules) continue;
+      const relative = parts.slice(depth).join("/");
+      for (const rule of rules) {
+        if (rule.dirOnly && !isDir) continue;
+        if (rule.regex.test(rule.anchored ? relative : parts[parts.length - 1])) ignored = !rule.negate;
+      }
+    }
+    return ignored;
+  }
+
+  /** What ignores the file `path`: its top-most ignored directory ("build/"), the path itself, or null. */
+  ignoredBy(path) {
+    const parts = path.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join("/");
+      if (!this.#dirs.has(dir)) this.#dirs.set(dir, this.matches(dir, true));
+      if (this.#dirs.get(dir)) return `${dir}/`;
+    }
+    return this.matches(path, false) ? path : null;
+  }
+}
+
+/** A rule of one line, or null for a blank line or a comment. */
+function parse(line) {
+  if (line.startsWith("#")) return null;
+  // Trailing spaces go, unless escaped with a backslash.
+  while (line.endsWith(" ") && !line.endsWith("\\ ")) line = line.slice(0, -1);
+  const negate = line.startsWith("!");
+  if (negate) line = line.slice(1);
+  const dirOnly = line.endsWith("/") && !line.endsWith("\\/");
+  if (dirOnly) line = line.slice(0, -1);
+  if (!line) return null;
+  const anchored = line.includes("/");
+  if (line.startsWith("/")) line = line.slice(1);
+  return { negate, dirOnly, anchored, regex: new RegExp(`^${globToRegex(line)}$`) };
+}
+
+/** `*` and `?` stay within a path segment; `**` as a whole segment spans any number of them. */
+function globToRegex(glob) {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    const wholeSegment = i === 0 || glob[i - 1] === "/";
+    if (c === "*" && glob[i + 1] === "*" && wholeSegment && glob[i + 2] === "/") {
+      out += "(?:.*/)?"; // "**/": zero or more directories
+      i += 2;
+    } else if (c === "*" && glob[i + 1] === "*" && wholeSegment && i + 2 === glob.length) {
+      out += ".*"; // a trailing "/**": everything inside
+      i += 1;
+    } else if (c === "*") {
+      while (glob[i + 1] === "*") i++;
+      out += "[^/]*";
+    } else if (c === "?") {
+      out += "[^/]";
+    } else if (c === "[" && glob.indexOf("]", i + 2) > 0) {
+      const close = glob.indexOf("]", i + 2);
+      let body = glob.slice(i + 1, close);
+      if (body[0] === "!") body = `^${body.slice(1)}`;
+      const negated = body[0] === "^";
+      out += `(?!/)[${negated ? "^" : ""}${(negated ? body.slice(1) : body).replace(/[[\]\\]/g, "\\$&")}]`;
+      i = close;
+    } else if (c === "\\" && i + 1 < glob.length) {
+      out += escape(glob[++i]);
+    } else {
+      out += escape(c);
+    }
+  }
+  return out;
+}
+
+const escape = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
