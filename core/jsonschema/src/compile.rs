@@ -310,7 +310,7 @@ fn strings(value: &Value, at: &str) -> Result<Vec<String>, SchemaError> {
 }
 
 fn pattern(source: String, at: &str) -> Result<Pattern, SchemaError> {
-    match regex_lite::Regex::new(&source) {
+    match openagent_regex::Regex::ecma(&source) {
         Ok(regex) => Ok(Pattern { regex, source }),
         Err(error) => Err(invalid(at, format!("is not a supported regular expression: {error}"))),
     }

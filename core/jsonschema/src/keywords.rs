@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use regex_lite::Regex;
+use openagent_regex::Regex;
 use serde_json::{Number, Value};
 
 use super::json;

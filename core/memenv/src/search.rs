@@ -1,10 +1,10 @@
 //! `grep` and `glob` over the in-memory tree (the tools' search operations, spec 4.1).
 
 use glob_match::glob_match;
-use regex_lite::RegexBuilder;
 
 use super::fs::{as_text, join, relative_to, resolve, Kind, Node, Stamp, Tree};
 use openagent_core::env::{push_grep_matches, EnvError, GrepOptions};
+use openagent_regex::Regex;
 
 /// The files to search under `root`: the file itself, or every file below a directory, in
 /// name order, as (path relative to `root`, absolute path, node).
@@ -33,10 +33,8 @@ fn filter_matches(filter: &str, rel: &str) -> bool {
 /// Lines matching `pattern` as `path:line:text`, separated by newlines, at most
 /// `options.max_results` of them. Binary files are skipped.
 pub(super) fn grep(tree: &Tree, cwd: &str, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
-    let regex = RegexBuilder::new(pattern)
-        .case_insensitive(options.case_insensitive)
-        .build()
-        .map_err(|err| EnvError::InvalidPattern { pattern: pattern.to_owned(), reason: err.to_string() })?;
+    let regex = Regex::new(pattern, options.case_insensitive)
+        .map_err(|reason| EnvError::InvalidPattern { pattern: pattern.to_owned(), reason })?;
     let root = resolve(cwd, path)?;
     let mut found = Vec::new();
     for (rel, abs, node) in files_under(tree, &root)? {

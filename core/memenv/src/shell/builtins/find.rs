@@ -1,6 +1,6 @@
 //! `find`: walk directories and print the paths that pass its tests.
 
-use regex_lite::Regex;
+use openagent_regex::Regex;
 
 use super::super::describe;
 use super::pattern::wildcard;

@@ -1,12 +1,12 @@
 //! `grep`: search files, directories (`-r`) or standard input, with GNU grep's output.
 
 use glob_match::glob_match;
-use regex_lite::{Regex, RegexBuilder};
 
 use super::super::describe;
 use super::pattern::translate;
 use super::{Call, Flags};
 use crate::fs::Kind;
+use openagent_regex::{escape, Regex};
 
 // Long options without a short form get private flag characters.
 const INCLUDE: char = '\u{1}';
@@ -146,7 +146,7 @@ fn build(patterns: &[String], flags: &Flags) -> Result<Regex, String> {
         .iter()
         .flat_map(|pattern| pattern.split('\n'))
         .map(|pattern| {
-            let translated = if flags.has('F') { regex_lite::escape(pattern) } else { translate(pattern, flags.has('E')) };
+            let translated = if flags.has('F') { escape(pattern) } else { translate(pattern, flags.has('E')) };
             format!("(?:{translated})")
         })
         .collect();
@@ -157,10 +157,7 @@ fn build(patterns: &[String], flags: &Flags) -> Result<Regex, String> {
     if flags.has('x') {
         joined = format!("^(?:{joined})$");
     }
-    RegexBuilder::new(&joined)
-        .case_insensitive(flags.has('i'))
-        .build()
-        .map_err(|err| format!("invalid regular expression: {err}"))
+    Regex::new(&joined, flags.has('i')).map_err(|err| format!("invalid regular expression: {err}"))
 }
 
 /// An input's display name, and its content or the error to report.
@@ -258,8 +255,8 @@ fn search(text: &str, name: &str, regex: &Regex, report: &Report) -> (usize, Str
             print(&mut out, j + 1, '-', context);
         }
         if report.only {
-            for found in regex.find_iter(line).filter(|found| !found.as_str().is_empty() && !report.invert) {
-                print(&mut out, i + 1, ':', found.as_str());
+            for found in regex.find_iter(line).filter(|found| !found.is_empty() && !report.invert) {
+                print(&mut out, i + 1, ':', found);
             }
         } else {
             print(&mut out, i + 1, ':', line);

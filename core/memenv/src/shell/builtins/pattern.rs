@@ -1,9 +1,10 @@
-//! POSIX patterns in regex-lite syntax: basic and extended regular expressions (grep, sed) and
-//! shell wildcards matched across `/` (find -path).
+//! POSIX patterns in the Rust regex dialect: basic and extended regular expressions (grep, sed)
+//! and shell wildcards matched across `/` (find -path). What they produce reads alike in
+//! regex-lite and in JavaScript's `RegExp` (see `openagent_regex`).
 
-use regex_lite::{Regex, RegexBuilder};
+use openagent_regex::{escape, posix_class, Regex};
 
-/// Translates a POSIX regular expression (basic unless `extended`) into regex-lite syntax.
+/// Translates a POSIX regular expression (basic unless `extended`) into the Rust regex dialect.
 /// In a basic expression `\(`, `\)`, `\{`, `\}`, `\|`, `\+` and `\?` are the operators and the
 /// bare characters literal; GNU's `\<` and `\>` become `\b`.
 pub(super) fn translate(pattern: &str, extended: bool) -> String {
@@ -24,7 +25,7 @@ pub(super) fn translate(pattern: &str, extended: bool) -> String {
                         out.push('\\');
                         out.push(c);
                     }
-                    c => out.push_str(&regex_lite::escape(&c.to_string())),
+                    c => out.push_str(&escape(&c.to_string())),
                 }
             }
             '[' => i = bracket(&chars, i, false, &mut out),
@@ -40,9 +41,10 @@ pub(super) fn translate(pattern: &str, extended: bool) -> String {
     out
 }
 
-/// Copies a bracket expression that starts after `chars[start - 1] == '['`, escaping what
-/// regex-lite would read differently (a backslash is literal in POSIX brackets, `[` could nest,
-/// `&&`, `--` and `~~` would be set operations). Wildcards (`bang`) also negate with `[!...]`.
+/// Copies a bracket expression that starts after `chars[start - 1] == '['`, escaping what the
+/// Rust dialect would read differently (a backslash is literal in POSIX brackets, `[` could nest,
+/// `&&`, `--` and `~~` would be set operations), and spelling out classes like `[:alpha:]`.
+/// Wildcards (`bang`) also negate with `[!...]`.
 /// Returns the index after the closing `]`.
 fn bracket(chars: &[char], start: usize, bang: bool, out: &mut String) -> usize {
     let mut i = start;
@@ -62,17 +64,24 @@ fn bracket(chars: &[char], start: usize, bang: bool, out: &mut String) -> usize 
                 return i + 1;
             }
             '[' if chars.get(i + 1) == Some(&':') => {
-                // A class like [:alpha:] goes through whole.
                 let end = (i + 2..chars.len().saturating_sub(1)).find(|&j| chars[j] == ':' && chars[j + 1] == ']');
                 let end = end.map_or(chars.len(), |j| j + 2);
-                out.extend(&chars[i..end]);
+                let name: String = chars[(i + 2).min(end)..end.saturating_sub(2).max(i + 2)].iter().collect();
+                match posix_class(&name) {
+                    Some(ranges) => out.push_str(ranges),
+                    // Unknown: as written, for the engine to refuse.
+                    None => out.extend(&chars[i..end]),
+                }
                 i = end;
                 continue;
             }
-            '\\' | '[' | '&' | '~' => {
+            '\\' | '[' => {
                 out.push('\\');
                 out.push(c);
             }
+            // As hex escapes: `\&` and `\~` are refused by JavaScript's `u` mode.
+            '&' => out.push_str(r"\x26"),
+            '~' => out.push_str(r"\x7E"),
             '-' if chars.get(i + 1) == Some(&'-') => out.push_str(r"\-"),
             _ => out.push(c),
         }
@@ -96,17 +105,14 @@ pub(super) fn wildcard(pattern: &str, case_insensitive: bool) -> Result<Regex, S
             '?' => out.push('.'),
             '[' if chars[i..].contains(&']') => i = bracket(&chars, i, true, &mut out),
             '\\' if i < chars.len() => {
-                out.push_str(&regex_lite::escape(&chars[i].to_string()));
+                out.push_str(&escape(&chars[i].to_string()));
                 i += 1;
             }
-            c => out.push_str(&regex_lite::escape(&c.to_string())),
+            c => out.push_str(&escape(&c.to_string())),
         }
     }
     out.push('$');
-    RegexBuilder::new(&out)
-        .case_insensitive(case_insensitive)
-        .build()
-        .map_err(|err| format!("invalid pattern '{pattern}': {err}"))
+    Regex::new(&out, case_insensitive).map_err(|err| format!("invalid pattern '{pattern}': {err}"))
 }
 
 #[cfg(test)]
@@ -117,7 +123,7 @@ mod tests {
     use super::*;
 
     fn matches(pattern: &str, extended: bool, text: &str) -> bool {
-        Regex::new(&translate(pattern, extended)).unwrap().is_match(text)
+        Regex::new(&translate(pattern, extended), false).unwrap().is_match(text)
     }
 
     #[test]
@@ -147,7 +153,7 @@ mod tests {
         assert!(matches("[]a]", false, "]"));
         assert!(matches("[^[:space:]]", true, " x"));
         assert!(matches("[a&&b]", true, "&"));
-        assert!(Regex::new(&translate("[abc", true)).is_err());
+        assert!(Regex::new(&translate("[abc", true), false).is_err());
     }
 
     #[test]

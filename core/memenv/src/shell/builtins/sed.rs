@@ -2,11 +2,10 @@
 //! addresses `N`, `$`, `/re/`, ranges and `!`; the commands `p`, `d`, `s///` (flags `g`, `p`,
 //! `i`, N), `q`, `=`, and one-line `a`, `i`, `c`.
 
-use regex_lite::{Regex, RegexBuilder};
-
 use super::super::describe;
 use super::pattern::translate;
 use super::Call;
+use openagent_regex::Regex;
 
 const SUPPORTED: &str = "supported: p, d, s, q, =, a, i, c";
 
@@ -93,9 +92,7 @@ impl ScriptParser {
     }
 
     fn regex(&self, pattern: &str, case_insensitive: bool) -> Result<Regex, String> {
-        RegexBuilder::new(&translate(pattern, self.extended))
-            .case_insensitive(case_insensitive)
-            .build()
+        Regex::new(&translate(pattern, self.extended), case_insensitive)
             .map_err(|err| format!("invalid regular expression '{pattern}': {err}"))
     }
 
@@ -270,18 +267,18 @@ fn replacement(raw: &str) -> Vec<Piece> {
 fn substitute(space: &str, regex: &Regex, replacement: &[Piece], global: bool, nth: usize) -> Option<String> {
     let (mut result, mut last, mut changed) = (String::new(), 0, false);
     for (count, captures) in regex.captures_iter(space).enumerate() {
-        let Some(whole) = captures.get(0) else { continue };
+        let Some(whole) = captures.first().cloned().flatten() else { continue };
         if count + 1 < nth {
             continue;
         }
-        result.push_str(&space[last..whole.start()]);
+        result.push_str(&space[last..whole.start]);
         for piece in replacement {
             match piece {
                 Piece::Text(text) => result.push_str(text),
-                Piece::Group(group) => result.push_str(captures.get(*group).map_or("", |found| found.as_str())),
+                Piece::Group(group) => result.push_str(captures.get(*group).cloned().flatten().map_or("", |found| &space[found])),
             }
         }
-        last = whole.end();
+        last = whole.end;
         changed = true;
         if !global {
             break;
