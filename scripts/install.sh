@@ -5,6 +5,7 @@
 TOOLS_DIR="${OPENAGENT_TOOLS_DIR:-$HOME/.cache/openagent/tools}" # npm-installed tools (wasm-opt)
 SKIP_INSTALL="${OPENAGENT_SKIP_INSTALL:-0}"
 BINARYEN_VERSION="132.0.0"    # npm package `binaryen`, which ships wasm-opt; pinned so sizes compare
+ESBUILD_VERSION="0.28.2"      # npm package `esbuild`, which minifies the package's JS; pinned likewise
 # The MCP reference servers the MCP suites (tests/tests/mcp) talk to, pinned.
 MCP_SERVERS=("@modelcontextprotocol/server-everything@2026.8.31" "@modelcontextprotocol/server-filesystem@2026.8.31")
 WASM_TARGETS=(wasm32-unknown-unknown wasm32-wasip1)
@@ -84,6 +85,20 @@ install_wasm_opt() {
     mkdir -p "$TOOLS_DIR" || return 1
     npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "binaryen@$BINARYEN_VERSION" </dev/null || return 1
     "$WASM_OPT" --version
+}
+
+ESBUILD="$TOOLS_DIR/node_modules/.bin/esbuild"
+install_esbuild() {
+    local pkg="$TOOLS_DIR/node_modules/esbuild/package.json" have=""
+    [[ -f "$pkg" ]] && have="$(node -p "require('$pkg').version" 2>/dev/null)"
+    if [[ "$have" == "$ESBUILD_VERSION" && -x "$ESBUILD" ]]; then
+        echo "esbuild $have in $TOOLS_DIR"
+        return 0
+    fi
+    can_install "npm esbuild@$ESBUILD_VERSION" || return 1
+    mkdir -p "$TOOLS_DIR" || return 1
+    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "esbuild@$ESBUILD_VERSION" </dev/null || return 1
+    "$ESBUILD" --version
 }
 
 # The MCP reference servers into $TOOLS_DIR, where tests/src/mcp.rs finds them; each skipped
