@@ -151,6 +151,11 @@ const PROBE_MS: u64 = 5_000;
 /// answer lacked the CORS headers; a `no-cors` request succeeds (with an opaque answer) whenever
 /// the server answers at all, which tells the last case apart.
 async fn answers_without_cors(fetch: &Function, url: &str) -> bool {
+    // Only pages and workers (which have a `location`) enforce CORS; elsewhere (Node) a failed
+    // fetch has other causes, which a probe that succeeds would misname.
+    if !js_sys::Reflect::has(&js_sys::global(), &"location".into()).unwrap_or(false) {
+        return false;
+    }
     let init = RequestInit::new();
     // `mode` through Reflect: web-sys's RequestMode enum would cost the bundle its conversions.
     if js_sys::Reflect::set(&init, &"mode".into(), &"no-cors".into()).is_err() {
