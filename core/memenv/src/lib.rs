@@ -3,7 +3,9 @@
 //! [`MemoryEnvironment`]: an [`ExecutionEnvironment`] whose files are held in memory, with a small
 //! built-in shell. It is the environment of the browser host (a tab has no filesystem), of the
 //! WASI sandbox's guest, and of every test that runs tools or sessions. A host that can run
-//! commands itself (a JS callback, a sandbox) plugs in a [`CommandRunner`] instead of the shell.
+//! commands itself (a JS callback, a sandbox) plugs in a [`CommandRunner`] instead of the shell,
+//! and a host that runs one program (`node` in a Web Worker) adds it to the shell as a
+//! [`HostCommand`].
 //!
 //! It implements the core's seam, so it depends on `openagent-core` (the `env` module's trait,
 //! errors and options; the `runtime` clock and timers; the base64 and sort helpers of the LLM
@@ -12,10 +14,11 @@
 //! `wasm32-unknown-unknown`, and nothing in it needs `Send`.
 //!
 //! The files: `fs` (the tree and paths), `search` (grep and glob), `snapshot` (JSON), `runner`
-//! (the host's command seam) and `shell` (the built-in shell: parser, expansion, execution and
-//! the builtins, one file per family).
+//! and `host_command` (the host's two command seams: whole lines, or one named command) and
+//! `shell` (the built-in shell: parser, expansion, execution and the builtins, one file per family).
 
 mod fs;
+mod host_command;
 mod runner;
 mod search;
 mod shell;
@@ -28,6 +31,7 @@ use async_trait::async_trait;
 
 pub use self::fs::resolve as resolve_path;
 use self::fs::{as_text, resolve, Kind, Tree};
+pub use self::host_command::{HostCall, HostCommand, HostOutput, HOST_GRACE_MS};
 pub use self::runner::CommandRunner;
 #[cfg(feature = "typings")]
 pub use self::snapshot::Snapshot as MemorySnapshot;
@@ -51,10 +55,10 @@ const SCRATCH_DIRECTORY: &str = "/tmp";
 /// [`CommandRunner`]: simple commands joined by `;`, `&&`, `||` and `|`, quoting, `$VAR`,
 /// `$(...)`, `*`/`?` expansion, redirections (`>`, `>>`, `<`, `2>&1`, `/dev/null`,
 /// here-documents) and about forty builtins (`cat`, `ls`, `grep`, `find`, `sed`, `head`,
-/// `sort`, `mkdir`, `rm`, `mv`, `cp`, `test`, `xargs`, `sh -c`, ...). There are no `if`/`for`/
+/// `sort`, `mkdir`, `rm`, `mv`, `cp`, `test`, `xargs`, `sh -c`, ...), plus the commands the
+/// host adds ([`add_host_command`](Self::add_host_command)). There are no `if`/`for`/
 /// `while` blocks, functions or subshells; such scripts, and unknown commands, fail with a
-/// message that says what is available. `sleep` waits on the runtime's timer and honours the
-/// timeout.
+/// message that says what is available. `sleep` and host commands honour the timeout.
 ///
 /// Clones share the same files, so a host can keep one to read and write while a session uses
 /// another.
@@ -81,6 +85,8 @@ struct Inner {
     tree: RefCell<Tree>,
     runtime: Rc<dyn Runtime>,
     runner: RefCell<Option<Rc<dyn CommandRunner>>>,
+    /// The host's commands, by name.
+    commands: RefCell<Vec<(String, Rc<dyn HostCommand>)>>,
 }
 
 impl MemoryEnvironment {
@@ -91,7 +97,7 @@ impl MemoryEnvironment {
         // Cannot fail: the root is an empty directory.
         let _ = tree.mkdir(DEFAULT_WORKING_DIRECTORY, runtime.now_ms(), true);
         let _ = tree.mkdir(SCRATCH_DIRECTORY, runtime.now_ms(), true);
-        let inner = Inner { tree: RefCell::new(tree), runtime, runner: RefCell::new(None) };
+        let inner = Inner { tree: RefCell::new(tree), runtime, runner: RefCell::new(None), commands: RefCell::default() };
         Self { inner: Rc::new(inner), working_dir: Rc::new(RefCell::new(DEFAULT_WORKING_DIRECTORY.to_owned())) }
     }
 
@@ -119,6 +125,35 @@ impl MemoryEnvironment {
     pub fn with_command_runner(self, runner: Rc<dyn CommandRunner>) -> Self {
         *self.inner.runner.borrow_mut() = Some(runner);
         self
+    }
+
+    /// Adds `command` to the built-in shell as `name` (replacing one of that name), for this
+    /// environment and every clone and view of it. The name is a plain word that is not a
+    /// builtin's: a host command adds to the shell and never changes what `cat` does.
+    pub fn add_host_command(&self, name: &str, command: Rc<dyn HostCommand>) -> Result<(), EnvError> {
+        let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.+".contains(c));
+        if name.is_empty() || !plain || name.starts_with('-') {
+            let why = format!("a host command named {name:?}: use letters, digits, `-`, `_`, `.` and `+`");
+            return Err(EnvError::Unsupported(why));
+        }
+        if shell::is_builtin(name) {
+            return Err(EnvError::Unsupported(format!("a host command named `{name}`: the built-in shell has a `{name}`")));
+        }
+        let mut commands = self.inner.commands.borrow_mut();
+        commands.retain(|(known, _)| known != name);
+        commands.push((name.to_owned(), command));
+        commands.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(())
+    }
+
+    /// The host command named `name`, if one was added.
+    fn host_command(&self, name: &str) -> Option<Rc<dyn HostCommand>> {
+        self.inner.commands.borrow().iter().find(|(known, _)| known == name).map(|(_, command)| command.clone())
+    }
+
+    /// The names of the host commands, sorted.
+    fn host_command_names(&self) -> Vec<String> {
+        self.inner.commands.borrow().iter().map(|(name, _)| name.clone()).collect()
     }
 
     /// Writes a file whole from bytes, creating parent directories (for hosts: uploads, seeding).

@@ -12,7 +12,8 @@
 //!   (`<<`, `<<-`, quoted delimiters) and here-strings (`<<<`); `/dev/null`, `/dev/stdout`,
 //!   `/dev/stderr`;
 //! - the builtins in [`builtins::NAMES`], with their common flags, and scripts: `sh -c`,
-//!   `bash FILE`, or `./script.sh` (any path with a `/`) when its `#!` line is sh or bash.
+//!   `bash FILE`, or `./script.sh` (any path with a `/`) when its `#!` line is sh or bash;
+//! - the host's commands ([`HostCommand`](crate::HostCommand)), run like builtins.
 //!
 //! Not supported: `if`/`for`/`while`/`case`, functions, subshells `( )`, `{ }` groups,
 //! background jobs `&`, arithmetic `$(( ))`, `${NAME:-...}` and other parameter operators,
@@ -23,9 +24,9 @@
 //! Each call starts afresh in the working directory (or `ExecOptions::working_dir`) with
 //! `HOME` (the environment's working directory), `PWD`, `SHELL`, `USER` and the caller's
 //! `env_vars`. Commands run one after another, so a pipeline hands its whole output to the next
-//! stage. Only `sleep` waits (on the runtime's timer); it honours the timeout, which ends the
-//! command with `timed_out` and exit status 124, keeping the output so far. Scripts may run
-//! scripts 64 deep.
+//! stage. Only `sleep` (on the runtime's timer) and host commands wait; they honour the timeout,
+//! which ends the command with `timed_out` and exit status 124, keeping the output so far.
+//! Scripts may run scripts 64 deep.
 
 mod builtins;
 mod escapes;
@@ -39,6 +40,8 @@ use super::fs::{resolve, Tree};
 use super::MemoryEnvironment;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 use openagent_core::runtime::EpochMillis;
+
+pub(crate) use builtins::is_builtin;
 
 /// The exit status of a command stopped by the timeout, as `timeout(1)` reports it.
 const TIMED_OUT: i32 = 124;

@@ -122,6 +122,8 @@ pub(super) fn which(c: &mut Call) -> i32 {
     for name in c.args.iter().filter(|arg| !arg.starts_with('-')) {
         if NAMES.contains(&name.as_str()) {
             c.out.out(format!("{name}: shell built-in command\n"));
+        } else if c.shell.env.host_command(name).is_some() {
+            c.out.out(format!("{name}: host command\n"));
         } else {
             status = c.fail(format!("no {name} in the built-in shell"));
         }

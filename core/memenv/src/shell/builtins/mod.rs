@@ -20,11 +20,14 @@
 //! | `xargs` `sh` `bash` | `xargs -n N -I R -r -0`; `sh -c CMD`, `sh FILE`, or a script on standard input |
 //! | `./script.sh` | any path with a `/` runs as a shell script (unless its `#!` names another interpreter) |
 //! | `which` `sleep` `true` `false` `:` `exit` | `sleep` takes `s`, `m`, `h`, `d` suffixes and fractions |
+//!
+//! Beside them run the host's commands ([`HostCommand`](crate::HostCommand), in `host`).
 
 mod control;
 mod files;
 mod find;
 mod grep;
+mod host;
 mod pattern;
 mod print;
 mod sed;
@@ -164,7 +167,10 @@ pub(super) fn run<'a>(shell: &'a mut Shell, argv: &'a [String], stdin: Vec<u8>, 
             "sh" | "bash" => control::sh(&mut call).await,
             "env" => control::env(&mut call).await,
             path if path.contains('/') => control::script(&mut call).await,
-            _ => run_now(&mut call),
+            name => match call.shell.env.host_command(name) {
+                Some(command) => host::run(&mut call, command).await,
+                None => run_now(&mut call),
+            },
         }
     })
 }
@@ -176,8 +182,18 @@ fn run_now(c: &mut Call) -> i32 {
     }
     match BUILTINS.iter().find(|(name, _)| *name == c.name) {
         Some((_, Some(builtin))) => builtin(c),
-        _ => c.fail_with(127, format!("command not available in this environment (built-in shell: {})", NAMES.join(", "))),
+        _ => {
+            let host = c.shell.env.host_command_names();
+            let host = if host.is_empty() { String::new() } else { format!("; host commands: {}", host.join(", ")) };
+            let message = format!("command not available in this environment (built-in shell: {}{host})", NAMES.join(", "));
+            c.fail_with(127, message)
+        }
     }
+}
+
+/// Whether the shell runs `name` itself: a builtin, `:`, or a path (a script).
+pub(crate) fn is_builtin(name: &str) -> bool {
+    name == ":" || name.contains('/') || NAMES.contains(&name)
 }
 
 /// Short and long options split from operands, getopt style: `-abc` is three flags, a flag in
