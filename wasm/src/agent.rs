@@ -76,6 +76,9 @@ impl Agent {
         let profile = setup::profile(options.profile_kind(&settings)?, &model, &options.catalog()?);
         let runtime = Rc::new(BrowserRuntime);
         let env = environment(&options, runtime.clone())?;
+        if let Some(commands) = &callbacks.commands {
+            crate::commands::add_all(&env, commands)?;
+        }
         let read_timeout_ms = options.read_timeout_ms.unwrap_or(READ_TIMEOUT_MS);
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch, read_timeout_ms));
         let client: Rc<dyn LlmClient> = match callbacks.get_api_key {

@@ -5,7 +5,8 @@
 //! filesystem ([`MemoryFs`]); it reaches the model with `fetch`
 //! ([`FetchClient`](fetch::FetchClient), the body streamed), keeps time with `setTimeout`
 //! ([`BrowserRuntime`](runtime::BrowserRuntime)) and reports every event to an async iterator
-//! and an `onEvent` callback. Tools can be written in JS. A session outlives the page:
+//! and an `onEvent` callback. Tools can be written in JS, and so can shell commands (`commands`:
+//! `node` in a Web Worker is one, shipped beside the bindings as `node.js`). A session outlives the page:
 //! `agent.snapshot()` saves the conversation and the files as JSON data, and
 //! `new Agent({ snapshot })` goes on from it (see `snapshot`). A panic rejects the pending
 //! promises and logs to the console instead of leaving the page hanging (see `panic`).
@@ -31,6 +32,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod commands;
 pub mod convert;
 pub mod events;
 pub mod fetch;

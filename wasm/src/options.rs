@@ -72,9 +72,11 @@ pub struct Callbacks {
     /// Asked when the approval policy says `ask`.
     pub on_approval: Option<Function>,
     pub hooks: Option<crate::hooks::JsHooks>,
+    /// Shell commands written in JS, `{ name: function }` (see `commands`).
+    pub commands: Option<JsValue>,
 }
 
-pub(crate) const CALLBACKS: [&str; 6] = ["getApiKey", "onEvent", "fetch", "signal", "onApproval", "hooks"];
+pub(crate) const CALLBACKS: [&str; 7] = ["getApiKey", "onEvent", "fetch", "signal", "onApproval", "hooks", "commands"];
 
 pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
 
@@ -104,6 +106,7 @@ pub fn parse(js: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
         fetch: function_property(js, "fetch", owner)?,
         on_approval: function_property(js, "onApproval", owner)?,
         hooks: property(js, "hooks").map(|hooks| crate::hooks::JsHooks::from_js(&hooks)).transpose()?,
+        commands: property(js, "commands"),
         signal: match property(js, "signal") {
             None => None,
             Some(s) => Some(s.dyn_into().map_err(|_| invalid("`signal` must be an AbortSignal"))?),

@@ -106,6 +106,45 @@ export interface AgentOptions {
    * A throw, a rejection or an answer of the wrong shape is a `warning` event and changes nothing.
    */
   hooks?: AgentHooks;
+  /**
+   * Shell commands written in JS, by name (`{ node: nodeCommand() }` from the package's `node.js`):
+   * the agent's built-in shell runs them like its builtins, in pipes, with redirections, `&&` and
+   * its timeout. A name the shell has already (`cat`) is refused.
+   */
+  commands?: { [name: string]: HostCommand };
+}
+
+/**
+ * A shell command written in JS. A throw or a rejection is reported on stderr with exit code 1; an
+ * answer of another shape, with exit code 126.
+ */
+export type HostCommand = (call: HostCommandCall) => HostCommandAnswer | Promise<HostCommandAnswer>;
+
+export interface HostCommandCall {
+  /** The words after the shell's expansion; `argv[0]` is the command's name. */
+  argv: string[];
+  /** A pipe's or a redirection's bytes; empty otherwise. */
+  stdin: Uint8Array;
+  /** The shell's working directory, absolute. */
+  cwd: string;
+  /** The shell's variables (`PWD`, `HOME`, `NAME=value` given before the command, ...). */
+  env: { [name: string]: string };
+  /**
+   * Milliseconds left before the shell's timeout (`null`: none). Stop by then and answer with
+   * exit code 124; the shell gives up on the call 250 ms later and aborts `signal`.
+   */
+  timeoutMs: number | null;
+  /** Aborted when the shell gives up on the call: the agent was stopped, or the timeout passed. */
+  signal: AbortSignal;
+  /** The agent's files, to read and write while the command runs. */
+  fs: MemoryFs;
+}
+
+/** `exitCode` is 0 when absent; output may be text or bytes. */
+export interface HostCommandAnswer {
+  stdout?: string | Uint8Array;
+  stderr?: string | Uint8Array;
+  exitCode?: number;
 }
 
 export interface AgentHooks {

@@ -288,10 +288,13 @@ impl ExecutionEnvironment for MemoryEnvironment {
         "memory".into()
     }
 
+    /// Names the host commands, so the model knows it can run them.
     fn os_version(&self) -> String {
+        let commands = self.host_command_names();
         match self.inner.runner.borrow().is_some() {
             true => "OpenAgent in-memory environment (host command runner)".into(),
-            false => "OpenAgent in-memory environment (built-in shell)".into(),
+            false if commands.is_empty() => "OpenAgent in-memory environment (built-in shell)".into(),
+            false => format!("OpenAgent in-memory environment (built-in shell; host commands: {})", commands.join(", ")),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod bindings;
 mod catalog;
+mod commands;
 mod governance;
 mod images;
 mod read_timeout;

@@ -53,7 +53,7 @@ mod tests {
 
     use super::super::super::{env_with, run as run_shell, sh};
     use crate::{HostCall, HostCommand, HostOutput, MemoryEnvironment};
-    use openagent_core::env::{EnvError, ExecOptions};
+    use openagent_core::env::{EnvError, ExecOptions, ExecutionEnvironment};
 
     /// `up [--fail N] [--hang] [--write FILE]`: upper-cases its arguments and standard input,
     /// and records how it was called.
@@ -173,6 +173,7 @@ mod tests {
         for name in ["cat", "sh", ":", "./run", "", "a b", "-x"] {
             assert!(matches!(env.add_host_command(name, Rc::new(Up::default())), Err(EnvError::Unsupported(_))), "{name:?}");
         }
+        assert!(env.os_version().ends_with("(built-in shell; host commands: up)"), "the model is told");
         let view = env.view("/tmp").unwrap();
         assert_eq!(sh(&view, "up shared").0, "SHARED", "views and clones share the host commands");
     }
