@@ -6,30 +6,45 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
+use js_sys::{Array, Function, Promise, Uint8Array};
 use openagent_memenv::{HostCall, HostCommand, HostOutput, MemoryEnvironment};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
-use crate::convert::{error, property};
+use crate::convert::error;
 use crate::fetch::describe;
 use crate::fs::MemoryFs;
 
+// The call's object and the answer's checks are in JS (commands.js), where they cost less.
+#[wasm_bindgen(module = "/src/commands.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = commandList, catch)]
+    fn command_list(commands: &JsValue) -> Result<Array, JsValue>;
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = runCommand)]
+    fn run_command(
+        name: &str,
+        run: &Function,
+        argv: Array,
+        stdin: &[u8],
+        cwd: &str,
+        env: Array,
+        timeout_ms: f64,
+        signal: JsValue,
+        fs: JsValue,
+    ) -> Promise;
+}
+
 /// Reads the `commands` option, `{ name: function }`, and adds each to `env`'s shell.
 pub fn add_all(env: &MemoryEnvironment, commands: &JsValue) -> Result<(), JsValue> {
-    let owner = "invalid Agent options: `commands`";
-    if !commands.is_object() {
-        return Err(error(&[owner, " must be an object of async functions, e.g. { node: nodeCommand() }"].concat()));
-    }
-    for entry in Object::entries(commands.unchecked_ref()).iter() {
+    for entry in command_list(commands)?.iter() {
         let entry: Array = entry.unchecked_into();
         let name = entry.get(0).as_string().unwrap_or_default();
-        let function =
-            entry.get(1).dyn_into::<Function>().map_err(|_| error(&[owner, ".", &name, " must be a function"].concat()))?;
-        let command = Rc::new(JsCommand { name: name.clone(), function });
-        env.add_host_command(&name, command).map_err(|e| error(&[owner, ": ", &e.to_string()].concat()))?;
+        let command = Rc::new(JsCommand { name: name.clone(), function: entry.get(1).unchecked_into() });
+        env.add_host_command(&name, command)
+            .map_err(|e| error(&["invalid Agent options: `commands`: ", &e.to_string()].concat()))?;
     }
     Ok(())
 }
@@ -51,77 +66,44 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// Strings as a JS array.
+fn strings<'a>(items: impl Iterator<Item = &'a String>) -> Array {
+    let array = Array::new();
+    for item in items {
+        array.push(&item.into());
+    }
+    array
+}
+
 #[async_trait(?Send)]
 impl HostCommand for JsCommand {
     async fn run(&self, call: HostCall<'_>) -> HostOutput {
         let mut abort = AbortOnDrop(AbortController::new().ok());
-        let answer = match self.call(&call, abort.0.as_ref()) {
-            Ok(returned) => JsFuture::from(Promise::resolve(&returned)).await,
-            Err(thrown) => Err(thrown),
-        };
+        let signal = abort.0.as_ref().map_or(JsValue::UNDEFINED, |controller| controller.signal().into());
+        let env = strings(call.env.iter().flat_map(|(name, value)| [name, value]));
+        let timeout_ms = call.time_left_ms.map_or(-1.0, |ms| ms as f64);
+        let fs = MemoryFs::from_env(call.files.clone()).into();
+        let running = run_command(
+            &self.name,
+            &self.function,
+            strings(call.argv.iter()),
+            &call.stdin,
+            call.cwd,
+            env,
+            timeout_ms,
+            signal,
+            fs,
+        );
+        let answer = JsFuture::from(running).await;
         abort.0 = None;
-        match answer {
-            Ok(answer) => output(&answer).unwrap_or_else(|what| {
-                let message = [&self.name, ": the command answered ", &what, ", not { stdout, stderr, exitCode }\n"].concat();
-                HostOutput { stderr: message.into_bytes(), exit_code: 126, ..HostOutput::default() }
-            }),
+        let answer: Array = match answer {
+            Ok(answer) => answer.unchecked_into(),
             Err(thrown) => {
                 let message = [&self.name, ": ", &describe(&thrown), "\n"].concat();
-                HostOutput { stderr: message.into_bytes(), exit_code: 1, ..HostOutput::default() }
+                return HostOutput { stderr: message.into_bytes(), exit_code: 1, ..HostOutput::default() };
             }
-        }
-    }
-}
-
-impl JsCommand {
-    /// Calls the function with the call's data; what it returns (a promise, usually).
-    fn call(&self, call: &HostCall<'_>, abort: Option<&AbortController>) -> Result<JsValue, JsValue> {
-        let env = Object::new();
-        for (name, value) in call.env {
-            Reflect::set(&env, &name.into(), &value.into())?;
-        }
-        let timeout_ms = call.time_left_ms.map_or(JsValue::NULL, |ms| (ms as f64).into());
-        let signal = abort.map_or(JsValue::UNDEFINED, |controller| controller.signal().into());
-        let fields: [(&str, JsValue); 7] = [
-            ("argv", call.argv.iter().map(JsValue::from).collect::<Array>().into()),
-            ("stdin", Uint8Array::from(call.stdin.as_slice()).into()),
-            ("cwd", call.cwd.into()),
-            ("env", env.into()),
-            ("timeoutMs", timeout_ms),
-            ("signal", signal),
-            ("fs", MemoryFs::from_env(call.files.clone()).into()),
-        ];
-        let argument = Object::new();
-        for (name, value) in fields {
-            Reflect::set(&argument, &name.into(), &value)?;
-        }
-        self.function.call1(&JsValue::NULL, &argument)
-    }
-}
-
-/// The command's answer, or what it was instead.
-fn output(answer: &JsValue) -> Result<HostOutput, String> {
-    if !answer.is_object() {
-        return Err(answer.js_typeof().as_string().unwrap_or_default());
-    }
-    let exit_code = match property(answer, "exitCode") {
-        None => 0,
-        Some(code) => match code.as_f64() {
-            Some(n) if n.fract() == 0.0 && n >= f64::from(i32::MIN) && n <= f64::from(i32::MAX) => n as i32,
-            _ => return Err("an `exitCode` that is not a whole number".into()),
-        },
-    };
-    Ok(HostOutput { stdout: bytes(answer, "stdout")?, stderr: bytes(answer, "stderr")?, exit_code })
-}
-
-/// `stdout` or `stderr`: text, bytes, or nothing.
-fn bytes(answer: &JsValue, name: &str) -> Result<Vec<u8>, String> {
-    match property(answer, name) {
-        None => Ok(Vec::new()),
-        Some(value) => match value.as_string() {
-            Some(text) => Ok(text.into_bytes()),
-            None if value.is_instance_of::<Uint8Array>() => Ok(Uint8Array::new(&value).to_vec()),
-            None => Err(["a `", name, "` that is neither a string nor a Uint8Array"].concat()),
-        },
+        };
+        let bytes = |i| Uint8Array::new(&answer.get(i)).to_vec();
+        HostOutput { stdout: bytes(0), stderr: bytes(1), exit_code: answer.get(2).as_f64().unwrap_or(1.0) as i32 }
     }
 }

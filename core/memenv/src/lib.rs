@@ -85,7 +85,7 @@ struct Inner {
     tree: RefCell<Tree>,
     runtime: Rc<dyn Runtime>,
     runner: RefCell<Option<Rc<dyn CommandRunner>>>,
-    /// The host's commands, by name.
+    /// The host's commands, by name, in the order they were added.
     commands: RefCell<Vec<(String, Rc<dyn HostCommand>)>>,
 }
 
@@ -133,16 +133,17 @@ impl MemoryEnvironment {
     pub fn add_host_command(&self, name: &str, command: Rc<dyn HostCommand>) -> Result<(), EnvError> {
         let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.+".contains(c));
         if name.is_empty() || !plain || name.starts_with('-') {
-            let why = format!("a host command named {name:?}: use letters, digits, `-`, `_`, `.` and `+`");
+            let why = format!("a host command named `{name}`: use letters, digits, `-`, `_`, `.` and `+`");
             return Err(EnvError::Unsupported(why));
         }
         if shell::is_builtin(name) {
             return Err(EnvError::Unsupported(format!("a host command named `{name}`: the built-in shell has a `{name}`")));
         }
         let mut commands = self.inner.commands.borrow_mut();
-        commands.retain(|(known, _)| known != name);
-        commands.push((name.to_owned(), command));
-        commands.sort_by(|a, b| a.0.cmp(&b.0));
+        match commands.iter_mut().find(|(known, _)| known == name) {
+            Some(known) => known.1 = command,
+            None => commands.push((name.to_owned(), command)),
+        }
         Ok(())
     }
 
@@ -151,9 +152,16 @@ impl MemoryEnvironment {
         self.inner.commands.borrow().iter().find(|(known, _)| known == name).map(|(_, command)| command.clone())
     }
 
-    /// The names of the host commands, sorted.
-    fn host_command_names(&self) -> Vec<String> {
-        self.inner.commands.borrow().iter().map(|(name, _)| name.clone()).collect()
+    /// The names of the host commands, in the order they were added, joined by `, `.
+    fn host_command_names(&self) -> String {
+        let mut names = String::new();
+        for (name, _) in self.inner.commands.borrow().iter() {
+            if !names.is_empty() {
+                names.push_str(", ");
+            }
+            names.push_str(name);
+        }
+        names
     }
 
     /// Writes a file whole from bytes, creating parent directories (for hosts: uploads, seeding).
@@ -294,7 +302,7 @@ impl ExecutionEnvironment for MemoryEnvironment {
         match self.inner.runner.borrow().is_some() {
             true => "OpenAgent in-memory environment (host command runner)".into(),
             false if commands.is_empty() => "OpenAgent in-memory environment (built-in shell)".into(),
-            false => format!("OpenAgent in-memory environment (built-in shell; host commands: {})", commands.join(", ")),
+            false => ["OpenAgent in-memory environment (built-in shell; host commands: ", &commands, ")"].concat(),
         }
     }
 }

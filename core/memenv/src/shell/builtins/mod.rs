@@ -168,7 +168,7 @@ pub(super) fn run<'a>(shell: &'a mut Shell, argv: &'a [String], stdin: Vec<u8>, 
             "env" => control::env(&mut call).await,
             path if path.contains('/') => control::script(&mut call).await,
             name => match call.shell.env.host_command(name) {
-                Some(command) => host::run(&mut call, command).await,
+                Some(command) => host::run(&mut call, argv, command).await,
                 None => run_now(&mut call),
             },
         }
@@ -184,7 +184,7 @@ fn run_now(c: &mut Call) -> i32 {
         Some((_, Some(builtin))) => builtin(c),
         _ => {
             let host = c.shell.env.host_command_names();
-            let host = if host.is_empty() { String::new() } else { format!("; host commands: {}", host.join(", ")) };
+            let host = if host.is_empty() { host } else { ["; host commands: ", &host].concat() };
             let message = format!("command not available in this environment (built-in shell: {}{host})", NAMES.join(", "));
             c.fail_with(127, message)
         }
