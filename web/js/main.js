@@ -4,6 +4,7 @@
 // deleted from the Sessions panel.
 
 import init, { Agent, MemoryFs } from "/pkg/openagent_wasm.js";
+import { nodeCommand } from "/pkg/node.js";
 import { addEvent, resetTimeline } from "./timeline.js";
 import { chatEvent, note, resetChat, showHistory } from "./chat.js";
 import { download, initFiles, showFiles } from "./files.js";
@@ -104,7 +105,8 @@ async function newAgent() {
     options.model = await Agent.discoverModel(options);
   }
   const start = session.snapshot ? { snapshot: snapshotNow() } : { files: files.snapshot() };
-  agent = new Agent({ ...options, ...start, onEvent, onApproval: askApproval });
+  // `node` in the agent's shell runs in a Web Worker of its own (no network).
+  agent = new Agent({ ...options, ...start, onEvent, onApproval: askApproval, commands: { node: nodeCommand() } });
   await connectAll(agent);
 }
 

@@ -4,8 +4,9 @@
 
 import init, { Agent, MemoryFs } from "../../wasm/pkg/openagent_wasm.js";
 import type {
-  AgentError, AgentEvent, AgentOptions, ImageSource, Outcome, SessionSnapshot, Snapshot, SubmitInput, Turn, Usage,
+  AgentError, AgentEvent, AgentOptions, HostCommandCall, ImageSource, Outcome, SessionSnapshot, Snapshot, SubmitInput, Turn, Usage,
 } from "../../wasm/pkg/openagent_wasm.js";
+import { liveWorkers, NODE_VERSION, nodeCommand } from "../../wasm/pkg/node.js";
 
 export async function example(apiKey: string): Promise<string> {
   await init();
@@ -80,6 +81,15 @@ export async function example(apiKey: string): Promise<string> {
     console.log(content);
   }
   console.log(files, again.sessionId, saved.state.total_usage.total_tokens);
+  const hello = async (call: HostCommandCall) => {
+    call.fs.write("hello.txt", call.stdin);
+    return { stdout: `hello ${call.argv[1]} in ${call.cwd} (${call.timeoutMs ?? "no"} ms left)`, exitCode: call.signal.aborted ? 130 : 0 };
+  };
+  new Agent({ provider: "anthropic", apiKey, commands: { node: nodeCommand({ timeoutMs: 5_000, allowNetwork: false }), hello } });
+  // @ts-expect-error: a command answers { stdout, stderr, exitCode }
+  new Agent({ provider: "anthropic", commands: { bad: () => 42 } });
+  const workers: number = liveWorkers() + NODE_VERSION.length;
+  console.log(workers);
   // @ts-expect-error: the provider is one of four
   new Agent({ provider: "openia" });
   // @ts-expect-error: the reasoning effort is a known level
