@@ -27,7 +27,8 @@ function decode(bytes, encoding) {
   const name = encodingName(encoding);
   if (name === "utf8") return new TextDecoder().decode(bytes);
   if (name === "hex") return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  if (name === "utf16le") return String.fromCharCode(...new Uint16Array(bytes.slice(0, bytes.length & ~1).buffer));
+  // A copy (Buffer's slice() would share memory, at an offset Uint16Array may refuse).
+  if (name === "utf16le") return String.fromCharCode(...new Uint16Array(Uint8Array.prototype.slice.call(bytes, 0, bytes.length & ~1).buffer));
   let text = "";
   for (let at = 0; at < bytes.length; at += 0x8000) text += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
   if (name === "ascii") return text.replace(/[\x80-\xff]/g, (c) => String.fromCharCode(c.charCodeAt(0) & 127));
@@ -109,7 +110,7 @@ export class Buffer extends Uint8Array {
   }
 }
 
-const cwd = () => self.process?.cwd() ?? "/";
+const cwd = () => globalThis.process?.cwd() ?? "/";
 
 /** Resolves `.` and `..` in a POSIX path, keeping it absolute or relative. */
 function tidy(file) {
@@ -168,7 +169,12 @@ export const path = {
 path.posix = path;
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const quote = (text) => `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
+// Single quotes, unless the text has some and another quote does not appear in it (as Node picks).
+const quote = (text) => {
+  const mark = ["'", '"', "\u0060"].find((candidate) => !text.includes(candidate)) ?? "'";
+  const escaped = text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+  return mark + (mark === "'" ? escaped.replace(/'/g, "\\'") : escaped) + mark;
+};
 
 /** `util.inspect`: a value as Node shows it, `depth` levels deep (2 by default). */
 export function inspect(value, options) {
