@@ -9,6 +9,7 @@
 // count), the exit code is `process.exitCode` (0). A promise that can never settle, because
 // nothing is left that could settle it, ends the run with exit code 13, as Node does.
 
+import { lockDown } from "./no-network.js";
 import { makeBuiltins } from "./node-builtins.js";
 import { makeFs } from "./node-fs.js";
 import { Buffer, inspect, makeConsole, path } from "./node-lib.js";
@@ -22,23 +23,6 @@ self.onmessage = ({ data }) => {
   self.onmessage = null;
   run(data);
 };
-
-// Without `allowNetwork`, what could reach the network, or the page's storage and other tabs, is
-// taken from the global scope before the script runs: fetch, XMLHttpRequest, WebSocket,
-// EventSource, WebTransport, importScripts, nested workers, IndexedDB, the Cache API and
-// BroadcastChannel. What this does not guarantee: dynamic `import("https://...")` is syntax and
-// cannot be removed, so it still loads a module where CORS and the page's CSP allow; and the
-// worker shares the page's origin, so this keeps honest scripts off the network, it does not
-// contain a hostile one.
-const NETWORK = ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "WebTransport", "importScripts", "Worker", "SharedWorker"];
-const STORAGE = ["indexedDB", "caches", "BroadcastChannel"];
-function lockDown() {
-  for (const name of [...NETWORK, ...STORAGE]) {
-    for (let scope = self; scope; scope = Object.getPrototypeOf(scope)) {
-      if (Object.hasOwn(scope, name)) delete scope[name];
-    }
-  }
-}
 
 function run(start) {
   let ending = false;

@@ -1,0 +1,100 @@
+// What the commands that run in a Web Worker (node.js, python.js) share: a fresh module worker per
+// run, sent the agent's files as a snapshot; its output collected within a cap; the changes it
+// reports applied to the agent's files; and the worker terminated when it says it is done, at the
+// timeout (the smaller of the command's and the shell's time left: exit code 124) or at once when
+// the call's signal is aborted.
+//
+// The worker gets the script's fields with { cwd, env, stdin, files, omitted, maxOutputBytes } and
+// answers with { type: "out", fd, data } (text or bytes), { type: "fs", op: "write" | "mkdir" |
+// "remove", path, data?, recursive? } and, last, { type: "exit", code }.
+
+let live = 0;
+
+/** How many command workers are running now (for tests and for a page that wants to show it). */
+export const liveWorkers = () => live;
+
+/** The agent's files for the worker, those under `cwd` first, within `limit` bytes in all. */
+function snapshot(fs, cwd, limit) {
+  const inside = (path) => cwd === "/" || path.startsWith(`${cwd}/`);
+  const paths = fs.list();
+  const files = [];
+  const omitted = [];
+  let total = 0;
+  for (const path of [...paths.filter(inside), ...paths.filter((path) => !inside(path))]) {
+    const bytes = fs.read(path);
+    if (total + bytes.length > limit) omitted.push(path);
+    else {
+      total += bytes.length;
+      files.push([path, bytes]);
+    }
+  }
+  return { files, omitted };
+}
+
+/** Applies a change the worker reported to the agent's files; a failure is said on stderr. */
+function apply(name, fs, change) {
+  try {
+    if (change.op === "write") fs.write(change.path, change.data);
+    else if (change.op === "mkdir") fs.mkdir(change.path);
+    else if (change.op === "remove") fs.remove(change.path, change.recursive);
+    return "";
+  } catch (error) {
+    return `${name}: ${change.path} could not be saved to the agent's files: ${error?.message ?? error}\n`;
+  }
+}
+
+/** Runs `script` in a worker from `url` for the shell's `call`; resolves to the command's answer. */
+export async function runInWorker(name, url, call, limits, script) {
+  if (call.signal?.aborted) return { stderr: `${name}: stopped\n`, exitCode: 130 };
+  const ms = Math.max(0, Math.min(limits.timeoutMs, call.timeoutMs ?? Infinity));
+  const { files, omitted } = snapshot(call.fs, call.cwd, limits.maxFileBytes);
+  const worker = new Worker(url, { type: "module", name });
+  live++;
+  const out = [[], []];
+  let size = 0;
+  let notes = "";
+  const encoder = new TextEncoder();
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (exitCode, note = "") => {
+      if (done) return;
+      done = true;
+      worker.terminate();
+      live--;
+      clearTimeout(timer);
+      call.signal?.removeEventListener("abort", stop);
+      const join = (chunks) => {
+        const all = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+        chunks.reduce((at, chunk) => (all.set(chunk, at), at + chunk.length), 0);
+        return all;
+      };
+      out[1].push(encoder.encode(notes + note));
+      resolve({ stdout: join(out[0]), stderr: join(out[1]), exitCode });
+    };
+    const write = (fd, data) => {
+      const bytes = typeof data === "string" ? encoder.encode(data) : data;
+      const room = limits.maxOutputBytes - size;
+      if (room <= 0) return;
+      size += bytes.length;
+      out[fd === 2 ? 1 : 0].push(bytes.length > room ? bytes.subarray(0, room) : bytes);
+      if (bytes.length > room) notes += `\n${name}: output cut at ${limits.maxOutputBytes} bytes (stdout and stderr together)\n`;
+    };
+    const stop = () => finish(130, `${name}: stopped\n`);
+    const timer = setTimeout(() => finish(124, `${name}: timed out after ${ms} ms; the script was stopped\n`), ms);
+    call.signal?.addEventListener("abort", stop);
+    worker.onmessage = ({ data }) => {
+      if (done || typeof data !== "object" || data === null) return;
+      if (data.type === "out") write(data.fd, data.data);
+      else if (data.type === "fs") notes += apply(name, call.fs, data);
+      else if (data.type === "exit") finish(Number.isInteger(data.code) ? data.code : 1);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      finish(1, `${name}: the worker failed: ${event.message || `it could not load ${url}`}\n`);
+    };
+    // A copy of standard input to transfer, so that the caller's bytes stay as they were.
+    const stdin = call.stdin.slice();
+    const start = { ...script, cwd: call.cwd, env: call.env, stdin, files, omitted, maxOutputBytes: limits.maxOutputBytes };
+    worker.postMessage(start, [stdin.buffer, ...files.map(([, bytes]) => bytes.buffer)]);
+  });
+}
