@@ -6,6 +6,9 @@ TOOLS_DIR="${OPENAGENT_TOOLS_DIR:-$HOME/.cache/openagent/tools}" # npm-installed
 SKIP_INSTALL="${OPENAGENT_SKIP_INSTALL:-0}"
 BINARYEN_VERSION="132.0.0"    # npm package `binaryen`, which ships wasm-opt; pinned so sizes compare
 ESBUILD_VERSION="0.28.2"      # npm package `esbuild`, which minifies the package's JS; pinned likewise
+# npm package `pyodide` (CPython for the browser), which the browser tests serve to python.js; as
+# wasm/js/python.js's PYODIDE_VERSION.
+PYODIDE_VERSION="314.0.7"
 # The MCP reference servers the MCP suites (tests/tests/mcp) talk to, pinned.
 MCP_SERVERS=("@modelcontextprotocol/server-everything@2026.8.31" "@modelcontextprotocol/server-filesystem@2026.8.31")
 WASM_TARGETS=(wasm32-unknown-unknown wasm32-wasip1)
@@ -118,6 +121,19 @@ install_mcp_servers() {
     can_install "npm ${missing[*]}" || return 1
     mkdir -p "$TOOLS_DIR" || return 1
     npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "${missing[@]}" </dev/null
+}
+
+# Pyodide into $TOOLS_DIR/node_modules/pyodide, which the browser tests serve (PYODIDE_DIR).
+install_pyodide() {
+    local pkg="$TOOLS_DIR/node_modules/pyodide/package.json" have=""
+    [[ -f "$pkg" ]] && have="$(node -p "require('$pkg').version" 2>/dev/null)"
+    if [[ "$have" == "$PYODIDE_VERSION" ]]; then
+        echo "Pyodide $have in $TOOLS_DIR"
+        return 0
+    fi
+    can_install "npm pyodide@$PYODIDE_VERSION" || return 1
+    mkdir -p "$TOOLS_DIR" || return 1
+    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "pyodide@$PYODIDE_VERSION" </dev/null
 }
 
 # The playground's browser tests: Debian's Chromium (`npx playwright install` downloads a browser

@@ -5,6 +5,7 @@
 
 import init, { Agent, MemoryFs } from "/pkg/openagent_wasm.js";
 import { nodeCommand } from "/pkg/node.js";
+import { pythonCommand } from "/pkg/python.js";
 import { addEvent, resetTimeline } from "./timeline.js";
 import { chatEvent, note, resetChat, showHistory } from "./chat.js";
 import { download, initFiles, showFiles } from "./files.js";
@@ -105,8 +106,11 @@ async function newAgent() {
     options.model = await Agent.discoverModel(options);
   }
   const start = session.snapshot ? { snapshot: snapshotNow() } : { files: files.snapshot() };
-  // `node` in the agent's shell runs in a Web Worker of its own (no network).
-  agent = new Agent({ ...options, ...start, onEvent, onApproval: askApproval, commands: { node: nodeCommand() } });
+  // `node` and `python` in the agent's shell run in a Web Worker of their own (no network);
+  // Python (Pyodide) is downloaded the first time a script runs.
+  const python = pythonCommand();
+  const commands = { node: nodeCommand(), python, python3: python };
+  agent = new Agent({ ...options, ...start, onEvent, onApproval: askApproval, commands });
   await connectAll(agent);
 }
 

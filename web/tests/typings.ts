@@ -7,6 +7,7 @@ import type {
   AgentError, AgentEvent, AgentOptions, HostCommandCall, ImageSource, Outcome, SessionSnapshot, Snapshot, SubmitInput, Turn, Usage,
 } from "../../wasm/pkg/openagent_wasm.js";
 import { liveWorkers, NODE_VERSION, nodeCommand } from "../../wasm/pkg/node.js";
+import { PYTHON_VERSION, pythonCommand } from "../../wasm/pkg/python.js";
 
 export async function example(apiKey: string): Promise<string> {
   await init();
@@ -85,10 +86,13 @@ export async function example(apiKey: string): Promise<string> {
     call.fs.write("hello.txt", call.stdin);
     return { stdout: `hello ${call.argv[1]} in ${call.cwd} (${call.timeoutMs ?? "no"} ms left)`, exitCode: call.signal.aborted ? 130 : 0 };
   };
-  new Agent({ provider: "anthropic", apiKey, commands: { node: nodeCommand({ timeoutMs: 5_000, allowNetwork: false }), hello } });
+  const python = pythonCommand({ indexURL: "/pyodide/", timeoutMs: 30_000 });
+  new Agent({ provider: "anthropic", apiKey, commands: { node: nodeCommand({ timeoutMs: 5_000, allowNetwork: false }), python, hello } });
+  // @ts-expect-error: indexURL is a URL's text
+  pythonCommand({ indexURL: 3 });
   // @ts-expect-error: a command answers { stdout, stderr, exitCode }
   new Agent({ provider: "anthropic", commands: { bad: () => 42 } });
-  const workers: number = liveWorkers() + NODE_VERSION.length;
+  const workers: number = liveWorkers() + NODE_VERSION.length + PYTHON_VERSION.length;
   console.log(workers);
   // @ts-expect-error: the provider is one of four
   new Agent({ provider: "openia" });
