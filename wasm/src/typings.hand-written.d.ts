@@ -136,7 +136,7 @@ export interface HostCommandCall {
   timeoutMs: number | null;
   /** Aborted when the shell gives up on the call: the agent was stopped, or the timeout passed. */
   signal: AbortSignal;
-  /** The agent's files, to read and write while the command runs. */
+  /** The agent's files, to read and write while the command runs (relative paths resolve against the agent's working directory, not `cwd`). */
   fs: MemoryFs;
 }
 

@@ -1,0 +1,96 @@
+// How `node` (the package's node.js) runs scripts, driven from the page as the shell tool calls it:
+// when a run ends (top-level await, timers, process.exit, uncaught errors), require, stdin, the
+// output cap and Node's error shapes. The agent's side is in node.test.mjs.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { openBrowser, startPlayground } from "./harness.mjs";
+
+let playground;
+let browser;
+before(async () => {
+  [playground, browser] = await Promise.all([startPlayground(), openBrowser()]);
+  await browser.page.goto(playground.url);
+  await browser.page.waitForSelector("body[data-ready=true]");
+});
+after(async () => {
+  await browser?.close();
+  playground?.stop();
+});
+
+/** Runs `node ARGS` in the page on `files`; the answer as text, the files after, and the live workers. */
+function node(args, { files = {}, stdin = "", timeoutMs = 10_000, options = {} } = {}) {
+  return browser.page.evaluate(
+    async ({ args, files, stdin, timeoutMs, options }) => {
+      const { MemoryFs } = await import("/pkg/openagent_wasm.js");
+      const { nodeCommand, liveWorkers } = await import("/pkg/node.js");
+      const fs = new MemoryFs();
+      for (const [file, text] of Object.entries(files)) fs.write(file, text);
+      const call = { argv: ["node", ...args], stdin: new TextEncoder().encode(stdin), cwd: "/workspace", env: { HOME: "/workspace" }, timeoutMs, signal: new AbortController().signal, fs };
+      const answer = await nodeCommand(options)(call);
+      const text = (bytes) => (typeof bytes === "string" ? bytes : new TextDecoder().decode(bytes ?? new Uint8Array()));
+      const after = Object.fromEntries(fs.list().map((file) => [file, fs.readText(file)]));
+      return { stdout: text(answer.stdout), stderr: text(answer.stderr), exitCode: answer.exitCode ?? 0, files: after, live: liveWorkers() };
+    },
+    { args, files, stdin, timeoutMs, options },
+  );
+}
+
+test("a run ends once its promise has settled and no timer is left", async () => {
+  const script = [
+    "setTimeout(() => console.log('timer 2'), 40);",
+    "await new Promise((resolve) => setTimeout(resolve, 10));",
+    "console.log('awaited 1');",
+    "const unref = setInterval(() => {}, 1000); unref.unref();",
+    "process.on('exit', (code) => console.log('exit', code));",
+  ].join("\n");
+  const ran = await node(["-e", script]);
+  assert.deepEqual([ran.stdout, ran.exitCode, ran.live], ["awaited 1\ntimer 2\nexit 0\n", 0, 0]);
+  const unsettled = await node(["-e", "await new Promise(() => {})"]);
+  assert.equal(unsettled.exitCode, 13, "nothing can settle the promise: Node's exit code 13");
+  assert.match(unsettled.stderr, /unsettled top-level await/);
+  assert.equal((await node(["-e", "process.exitCode = 4; setTimeout(() => {}, 5)"])).exitCode, 4);
+  const exited = await node(["-e", "setTimeout(() => { console.log('a'); process.exit(7); console.log('b') }, 5)"]);
+  assert.deepEqual([exited.stdout, exited.exitCode], ["a\n", 7]);
+});
+
+test("an uncaught error, in a timer or a rejected promise, prints where and exits 1", async () => {
+  const files = { "app.js": "const a = 1;\nsetTimeout(() => {\n  a.b.c = 2;\n}, 5);\n" };
+  const thrown = await node(["app.js"], { files });
+  assert.equal(thrown.exitCode, 1);
+  assert.match(thrown.stderr, /^\/workspace\/app\.js:3\n {2}a\.b\.c = 2;\n {8}\^\n\nTypeError: Cannot set properties of undefined \(setting 'c'\)\n {4}at .*\/workspace\/app\.js:3:9/);
+  const rejected = await node(["-e", "Promise.reject(new RangeError('nope'))"]);
+  assert.deepEqual([rejected.exitCode, /RangeError: nope/.test(rejected.stderr)], [1, true]);
+  const syntax = await node(["-e", "import fs from 'fs'"]);
+  assert.match(syntax.stderr, /SyntaxError: Cannot use import statement outside a module\n\(this node runs CommonJS only/);
+  const missing = await node(["missing.js"]);
+  assert.match(missing.stderr, /Error: Cannot find module '\/workspace\/missing\.js'/);
+  assert.equal(missing.exitCode, 1);
+});
+
+test("require finds built-ins, relative files, JSON and packages; stdin reaches the script", async () => {
+  const files = {
+    "src/main.js": "const { greet } = require('./lib');\nconst data = require('../data.json');\nconst pad = require('left-pad');\nconsole.log(greet(data.name), pad('x', 3), require.main === module, require('node:path').basename(__filename));",
+    "src/lib/index.js": "exports.greet = (name) => `hello ${name}`;",
+    "data.json": '{"name": "json"}',
+    "node_modules/left-pad/package.json": '{"main": "pad.js"}',
+    "node_modules/left-pad/pad.js": "module.exports = (s, n) => s.padStart(n, '.');",
+  };
+  const ran = await node(["src/main.js"], { files });
+  assert.deepEqual([ran.stdout, ran.stderr], ["hello json ..x true main.js\n", ""]);
+  const piped = await node(["-e", "let all = ''; process.stdin.on('data', (d) => (all += d)); process.stdin.on('end', () => console.log(all.toUpperCase()))"], { stdin: "piped text" });
+  assert.equal(piped.stdout, "PIPED TEXT\n");
+  const unknown = await node(["-e", "require('child_process')"]);
+  assert.match(unknown.stderr, /Cannot find module 'child_process'\. This node has the built-in modules fs, /);
+});
+
+test("output is cut at the cap, and the worker writes files as it goes", async () => {
+  const flood = await node(["-e", "for (let i = 0; i < 100000; i++) console.log('line', i)"], { options: { maxOutputBytes: 1000 } });
+  assert.equal(flood.stdout.length, 1000);
+  assert.match(flood.stderr, /node: output cut at 1000 bytes/);
+  const partial = await node(["-e", "require('fs').writeFileSync('before.txt', 'kept'); while (true) {}"], { timeoutMs: 1_500 });
+  assert.equal(partial.exitCode, 124);
+  assert.equal(partial.files["/workspace/before.txt"], "kept", "a write made before the timeout is kept");
+  const refused = await node([]);
+  assert.deepEqual([refused.exitCode, /no interactive REPL/.test(refused.stderr)], [9, true]);
+});
