@@ -116,5 +116,5 @@ fn commands_must_be_functions_with_names_the_shell_does_not_have() {
     Reflect::set(&commands, &"cat".into(), &up()).unwrap();
     Reflect::set(&options, &"commands".into(), &commands).unwrap();
     let message = error_message(&Agent::new(options).err().unwrap());
-    assert!(message.contains("the built-in shell has a `cat`"), "{message}");
+    assert!(message.contains("a host command named `cat`: the built-in shell has one"), "{message}");
 }

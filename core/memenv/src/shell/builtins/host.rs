@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::super::TIMED_OUT;
 use super::Call;
 use crate::{HostCall, HostCommand, HOST_GRACE_MS};
-use openagent_core::runtime::timeout;
+use futures::future::Either;
 
 /// Runs `command`; `argv` is the call's name and arguments.
 pub(super) async fn run(c: &mut Call<'_>, argv: &[String], command: Rc<dyn HostCommand>) -> i32 {
@@ -20,13 +20,12 @@ pub(super) async fn run(c: &mut Call<'_>, argv: &[String], command: Rc<dyn HostC
         time_left_ms,
         files: &env,
     };
-    let running = command.run(call);
-    let done = match time_left_ms {
-        None => Some(running.await),
-        // Dropping the command's future is what stops it.
-        Some(left) => timeout(runtime.as_ref(), left.saturating_add(HOST_GRACE_MS), running).await,
+    let limit = match time_left_ms {
+        Some(left) => runtime.sleep(left.saturating_add(HOST_GRACE_MS)),
+        None => Box::pin(futures::future::pending()),
     };
-    let Some(done) = done else {
+    // Dropping the command's future is what stops it.
+    let Either::Left((done, _)) = futures::future::select(command.run(call), limit).await else {
         c.shell.timed_out = true;
         // HOST_GRACE_MS, written out: a format! costs the browser bundle more than this line.
         return c.fail_with(TIMED_OUT, "stopped: still running 250 ms after the timeout");
