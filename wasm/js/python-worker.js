@@ -82,7 +82,8 @@ def _main(mode, what, argv):
         # Without the runner's own frames: the script's are what the reader needs.
         frames = traceback.extract_tb(error.__traceback__)
         mine = [f for f in frames if f.filename not in ("<exec>", "<frozen runpy>") and "runpy" not in f.filename]
-        print("Traceback (most recent call last):", file=sys.stderr) if mine else None
+        if mine:
+            print("Traceback (most recent call last):", file=sys.stderr)
         print("".join(traceback.format_list(mine)), end="", file=sys.stderr)
         print("".join(traceback.format_exception_only(error)), end="", file=sys.stderr)
         return 1
@@ -110,7 +111,8 @@ function report(pyodide, start) {
       else if (FS.isFile(mode)) {
         seen.add(file);
         const bytes = FS.readFile(file);
-        if (!omitted.has(file) && !(before.has(file) && same(before.get(file), bytes))) post({ type: "fs", op: "write", path: file, data: bytes }, [bytes.buffer]);
+        // Files too big to send were not laid in: one there now is the script's.
+        if (!(before.has(file) && same(before.get(file), bytes))) post({ type: "fs", op: "write", path: file, data: bytes }, [bytes.buffer]);
       }
     }
   };

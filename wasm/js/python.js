@@ -2,10 +2,11 @@
 // loaded from `indexURL` (the npm package `pyodide`, served by a CDN or by the page) when a script
 // first runs, never with the page. Each run gets a fresh module Web Worker (python-worker.js,
 // started by worker-run.js) that loads Pyodide (the browser's cache keeps the download), writes the
-// agent's files into its filesystem, runs the script, and reports at the end what the script wrote,
-// made or removed, which is then applied to the agent's files: a script stopped by the timeout or
-// an abort changes no file. Exit codes as CPython's: SystemExit's code, 1 for an uncaught exception
-// (with its traceback), 2 for bad arguments, 124 at the timeout.
+// agent's files into its filesystem (within `maxFileBytes`: a script finds the others missing),
+// runs the script, and reports at the end what the script wrote, made or removed, which is then
+// applied to the agent's files: a script stopped by the timeout or an abort changes no file. Exit
+// codes as CPython's: SystemExit's code, 1 for an uncaught exception (with its traceback), 2 for
+// bad arguments; 124 at the timeout.
 
 import { runInWorker } from "./worker-run.js";
 

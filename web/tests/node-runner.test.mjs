@@ -84,13 +84,15 @@ test("require finds built-ins, relative files, JSON and packages; stdin reaches 
   assert.match(unknown.stderr, /Cannot find module 'child_process'\. This node has the built-in modules fs, /);
 });
 
-test("output is cut at the cap, and the worker writes files as it goes", async () => {
+test("output is cut at the cap, the worker writes files as it goes, and allowNetwork keeps fetch", async () => {
   const flood = await node(["-e", "for (let i = 0; i < 100000; i++) console.log('line', i)"], { options: { maxOutputBytes: 1000 } });
   assert.equal(flood.stdout.length, 1000);
   assert.match(flood.stderr, /node: output cut at 1000 bytes/);
   const partial = await node(["-e", "require('fs').writeFileSync('before.txt', 'kept'); while (true) {}"], { timeoutMs: 1_500 });
   assert.equal(partial.exitCode, 124);
   assert.equal(partial.files["/workspace/before.txt"], "kept", "a write made before the timeout is kept");
+  const online = await node(["-e", "const answer = await fetch('/'); console.log(typeof fetch, answer.status)"], { options: { allowNetwork: true } });
+  assert.deepEqual([online.stdout, online.exitCode], ["function 200\n", 0], "allowNetwork leaves fetch, and the run waits for it");
   const refused = await node([]);
   assert.deepEqual([refused.exitCode, /no interactive REPL/.test(refused.stderr)], [9, true]);
 });
