@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { openBrowser, startEverything, startMock, startPlayground } from "./harness.mjs";
+import { idle, openBrowser, runScenario, send, startEverything, startMock, startPlayground } from "./harness.mjs";
 
 let playground;
 before(async () => {
@@ -369,4 +369,32 @@ test("a long tool in the worker leaves the page's frames running; on the page's 
   assert.ok(worker.longestGap < Math.max(100, worker.toolMs / 5), `in the worker the page kept drawing: ${JSON.stringify(worker)}`);
   assert.ok(worker.frames >= (worker.toolMs / 1000) * 20, `at a healthy rate: ${JSON.stringify(worker)}`);
   assert.ok(page.longestGap >= page.toolMs * 0.8, `on the page's thread the grep froze it: ${JSON.stringify(page)}`);
+});
+
+test("the playground runs its agent in a worker (not with ?worker=off); a file uploaded meanwhile reaches it", async () => {
+  const read = { reply: { tool_calls: [call("read_file", { file_path: "added.txt" })] } };
+  const script = [{ reply: { text: "Ready." } }, read, { reply: { text: "Read it." } }, { reply: { text: "On the page." } }];
+  await runScenario(playground.url, script, async (page) => {
+    const workers = [];
+    page.on("worker", (worker) => workers.push(new URL(worker.url()).pathname));
+    await send(page, "Get ready");
+    await page.waitForSelector("text=Ready.");
+    await idle(page);
+    assert.deepEqual(workers, ["/pkg/agent-worker.js"]);
+    // The agent holds the files now: an upload goes to its copy as well as to the panel's.
+    await page.setInputFiles("#upload", { name: "added.txt", mimeType: "text/plain", buffer: Buffer.from("uploaded after the agent started\n") });
+    await page.waitForSelector("#file-tree .file[data-path='/workspace/added.txt']");
+    await send(page, "Read added.txt");
+    await page.waitForSelector("text=Read it.");
+    await idle(page);
+    await page.click(".tool[data-tool=read_file] summary");
+    assert.match(await page.textContent(".tool[data-tool=read_file] .tool-output"), /uploaded after the agent started/);
+
+    await page.goto(`${playground.url}?worker=off`);
+    await page.waitForSelector("body[data-ready=true]");
+    await send(page, "And now?");
+    await page.waitForSelector("text=On the page.");
+    await idle(page);
+    assert.deepEqual(workers, ["/pkg/agent-worker.js"], "with ?worker=off no worker was started");
+  });
 });
