@@ -57,6 +57,8 @@ export class WorkerAgent {
   static async create(options) {
     const agent = new WorkerAgent();
     const [worker, rpc] = start();
+    // Only this of the options is kept on the page (not the files or snapshot they may carry).
+    const onEvent = options?.onEvent;
     // The agent's getters as the worker last reported them.
     let getters;
     // The events as a chain of links: each resolves with an event and the next link, or with
@@ -71,7 +73,7 @@ export class WorkerAgent {
       getters = latest;
       for (const event of events) {
         try {
-          options.onEvent?.(event);
+          onEvent?.(event);
         } catch (error) {
           console.error(`OpenAgent: the onEvent callback threw: ${error?.message ?? error}`);
         }
