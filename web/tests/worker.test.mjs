@@ -226,6 +226,32 @@ test("steer, interrupt and abort reach the running agent", async () => {
   assert.equal(seen.third, "aborted");
 });
 
+test("getApiKey, followUp and an AbortSignal work through the proxy", async () => {
+  const script = [{ fault: { slow_first_byte_ms: 800 }, reply: { text: "First." } }, { reply: { text: "Second." } }];
+  const seen = await inPage(script, `async (baseUrl) => {
+    const { WorkerAgent } = await import("/pkg/worker-agent.js");
+    const controller = new AbortController();
+    let asked = 0;
+    const agent = await WorkerAgent.create({
+      provider: "openai-compatible", model: "mock-model", baseUrl, signal: controller.signal,
+      getApiKey: async () => { asked += 1; return "sk-from-the-page"; },
+    });
+    const running = agent.submit("first");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await agent.followUp("second");
+    const outcome = await running;
+    const events = agent.events();
+    controller.abort();
+    const kinds = [];
+    for await (const event of events) kinds.push(event.kind);
+    return { text: outcome.text, asked, kinds, state: agent.state };
+  }`);
+  assert.equal(seen.text, "Second.", "the follow-up ran after the first task");
+  assert.equal(seen.asked, 2, "the key was asked of the page before each model call");
+  assert.deepEqual(seen.kinds, ["session_end"], "the page's signal aborted the agent in the worker");
+  assert.equal(seen.state, "closed");
+});
+
 test("snapshot, restore, compaction, files and discoverModel through the proxy", async () => {
   const script = [
     { reply: { tool_calls: [call("write_file", { file_path: "notes.md", content: "first\n" })] } },
