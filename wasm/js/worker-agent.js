@@ -19,8 +19,6 @@
 
 import { endpoint } from "./rpc.js";
 
-const WORKER = new URL("./agent-worker.js", import.meta.url);
-
 /** A link of the event chain (see `create`), open until resolved. */
 function open() {
   let resolve;
@@ -32,12 +30,13 @@ const agentError = (message, kind) => Object.assign(new Error(message), { kind }
 
 /** A worker and the wire to it; a worker that cannot start rejects what waits on it. */
 function start() {
-  const worker = new Worker(WORKER, { type: "module" });
+  // Written out so that bundlers (Vite, webpack) see the worker and bundle it too.
+  const worker = new Worker(new URL("./agent-worker.js", import.meta.url), { type: "module" });
   const rpc = endpoint(worker);
   worker.onerror = (e) => {
     e.preventDefault();
     worker.terminate();
-    rpc.close(agentError(`the agent's worker failed: ${e.message || `${WORKER} could not be loaded`}`, "crashed"));
+    rpc.close(agentError(`the agent's worker failed: ${e.message || "agent-worker.js could not be loaded"}`, "crashed"));
   };
   return [worker, rpc];
 }
