@@ -40,7 +40,9 @@ const IGNORED = /^--(no-warnings|no-deprecation|enable-source-maps|trace-uncaugh
  * `maxOutputBytes` caps stdout and stderr together; `maxFileBytes` bounds the files sent.
  */
 export function nodeCommand({ timeoutMs = 60_000, allowNetwork = false, maxOutputBytes = 1 << 20, maxFileBytes = 32 << 20 } = {}) {
-  return (call) => runNode(call, { timeoutMs, allowNetwork, maxOutputBytes, maxFileBytes });
+  const options = { timeoutMs, allowNetwork, maxOutputBytes, maxFileBytes };
+  // How a WorkerAgent makes it again beside the agent's files, in its worker (see rpc.js).
+  return Object.assign((call) => runNode(call, options), { remake: { url: import.meta.url, name: "nodeCommand", args: [options] } });
 }
 
 /** What to run, from argv; `{ error }` for arguments Node would refuse. */

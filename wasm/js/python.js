@@ -44,7 +44,10 @@ function parseArgs(argv) {
  */
 export function pythonCommand({ indexURL = PYODIDE_URL, timeoutMs = 60_000, allowNetwork = false, maxOutputBytes = 1 << 20, maxFileBytes = 32 << 20 } = {}) {
   const limits = { timeoutMs, maxOutputBytes, maxFileBytes };
-  return async (call) => {
+  // Resolved here: in a WorkerAgent's worker, where it is made again (see rpc.js), `location` is the worker's.
+  indexURL = new URL(indexURL, location.href).href;
+  const remake = { url: import.meta.url, name: "pythonCommand", args: [{ indexURL, timeoutMs, allowNetwork, maxOutputBytes, maxFileBytes }] };
+  const run = async (call) => {
     const parsed = parseArgs(call.argv);
     if (parsed.error) return { stderr: `${call.argv[0]}: ${parsed.error}\n${USAGE}\n`, exitCode: 2 };
     if (parsed.mode === "version") return { stdout: `Python ${PYTHON_VERSION}\n` };
@@ -52,7 +55,8 @@ export function pythonCommand({ indexURL = PYODIDE_URL, timeoutMs = 60_000, allo
     if (parsed.mode === "stdin" && call.stdin.length === 0) {
       return { stderr: `${call.argv[0]}: no script: give a file (python app.py) or code (python -c "..."); there is no interactive REPL here\n`, exitCode: 2 };
     }
-    const script = { ...parsed, indexURL: new URL(indexURL, location.href).href, allowNetwork };
+    const script = { ...parsed, indexURL, allowNetwork };
     return runInWorker(call.argv[0], new URL("./python-worker.js", import.meta.url), call, limits, script);
   };
+  return Object.assign(run, { remake });
 }

@@ -1,11 +1,14 @@
 // The playground: one Agent at a time, driven by the composer, observed through onEvent. Every
 // session is kept in IndexedDB as the agent's snapshot (the conversation and the files) with its
 // settings: after a reload the latest one reopens, and any can be reopened, exported, imported or
-// deleted from the Sessions panel.
+// deleted from the Sessions panel. The agent runs in a Web Worker, so a long tool never freezes
+// the page; `?worker=off` keeps it on the page's thread. Either way the file panel shows `files`,
+// the page's copy of the agent's files, brought up to date with each save.
 
 import init, { Agent, MemoryFs } from "/pkg/openagent_wasm.js";
 import { nodeCommand } from "/pkg/node.js";
 import { pythonCommand } from "/pkg/python.js";
+import { WorkerAgent } from "/pkg/worker-agent.js";
 import { addEvent, resetTimeline } from "./timeline.js";
 import { chatEvent, note, resetChat, showHistory } from "./chat.js";
 import { download, initFiles, showFiles } from "./files.js";
@@ -24,29 +27,56 @@ const STARTER = {
   "README.md": "# Scratch project\n\nThe agent works on these in-memory files. Upload your own, or ask it to write some.\n",
 };
 
+const IN_WORKER = new URLSearchParams(location.search).get("worker") !== "off";
 let agent = null; // made on the first send (or Compact) after the session was opened or the settings changed
 let running = false;
-let files = null; // the files while no agent holds them; an agent starts from them
+let files = null; // the files on screen: an agent starts from them, and they follow its own
+let latest = null; // the agent's last snapshot (each save takes one)
 // The session on screen: its record's fields once saved, and its conversation while no agent holds it.
 let session = { id: null, title: null, created: 0, snapshot: null };
 
+/** The files on screen; while an agent holds them, what the page changes goes to the agent's too. */
 function currentFs() {
-  return agent?.fs ?? files;
+  if (!agent) return files;
+  const theirs = agent.fs;
+  return new Proxy(files, {
+    get(target, name) {
+      const value = target[name];
+      if (typeof value !== "function") return value;
+      return (...args) => {
+        if (["write", "remove", "mkdir", "restore"].includes(name)) theirs[name](...args);
+        return value.apply(target, args);
+      };
+    },
+  });
 }
 
-/** The session as it stands: the agent's snapshot, or the saved conversation with the files as they are now. */
-function snapshotNow() {
-  if (agent) return agent.snapshot();
-  return session.snapshot && { ...session.snapshot, environment: files.snapshot() };
+/** The session as it stands: the agent's snapshot (its files then shown), or the saved conversation with the files as they are now. */
+async function snapshotNow() {
+  if (!agent) return session.snapshot && { ...session.snapshot, environment: files.snapshot() };
+  const holder = agent;
+  const snapshot = await holder.snapshot();
+  // Unless another session was opened meanwhile.
+  if (holder === agent) {
+    latest = snapshot;
+    files.restore(snapshot.environment);
+  }
+  return snapshot;
 }
 
-/** Takes the conversation and the files back from the agent, which is dropped: the next send restores them into a new one. */
+/** Lets the agent go (its worker ends), after `abort()` when `abort` is set. */
+function release(abort) {
+  const old = agent;
+  agent = null;
+  const end = () => old?.terminate?.();
+  Promise.resolve(abort && old?.abort()).then(end, end);
+}
+
+/** Takes the conversation back from the agent, which is dropped: the next send restores it and the files into a new one. */
 function dropAgent() {
   if (!agent) return;
-  session.snapshot = agent.snapshot();
-  files = new MemoryFs();
-  files.restore(session.snapshot.environment);
-  agent = null;
+  session.snapshot = latest ?? session.snapshot;
+  release(false);
 }
 
 function setStatus(label, state) {
@@ -94,8 +124,7 @@ function onEvent(event) {
   // A retry notice goes once the model answers.
   if (event.kind === "assistant_text_start" || event.kind === "tool_call_start") clearError();
   if (event.kind === "tool_call_end") {
-    showFiles(currentFs());
-    save(); // so a reload mid-task keeps what is done
+    save().then(() => showFiles(currentFs())); // so a reload mid-task keeps what is done
   }
 }
 
@@ -105,12 +134,15 @@ async function newAgent() {
   if (settings.provider === "openai-compatible" && !options.model) {
     options.model = await Agent.discoverModel(options);
   }
-  const start = session.snapshot ? { snapshot: snapshotNow() } : { files: files.snapshot() };
-  // `node` and `python` in the agent's shell run in a Web Worker of their own (no network);
-  // Python (Pyodide) is downloaded the first time a script runs.
+  const start = session.snapshot ? { snapshot: await snapshotNow() } : { files: files.snapshot() };
+  // `node` and `python` in the agent's shell run in a Web Worker of their own (no network), made
+  // beside the agent (in its worker, when it has one); Python (Pyodide) is downloaded the first
+  // time a script runs.
   const python = pythonCommand();
   const commands = { node: nodeCommand(), python, python3: python };
-  agent = new Agent({ ...options, ...start, onEvent, onApproval: askApproval, commands });
+  const all = { ...options, ...start, onEvent, onApproval: askApproval, commands };
+  agent = IN_WORKER ? await WorkerAgent.create(all) : new Agent(all);
+  latest = null;
   await connectAll(agent);
 }
 
@@ -121,7 +153,7 @@ async function refreshList() {
 /** Keeps the session in IndexedDB once it has a conversation. A failure is shown, never thrown. */
 async function save() {
   try {
-    const snapshot = snapshotNow();
+    const snapshot = await snapshotNow();
     if (!snapshot) return;
     session.id = snapshot.session_id;
     session.title ??= titleOf(snapshot);
@@ -168,7 +200,7 @@ function send(text) {
 
 /** Puts a saved session on screen; its agent is made on the next send. */
 function show(record) {
-  agent = null;
+  release(false);
   files = new MemoryFs();
   if (record.snapshot.environment) files.restore(record.snapshot.environment);
   session = { id: record.id, title: record.title, created: record.created, snapshot: record.snapshot };
@@ -184,8 +216,7 @@ function show(record) {
 }
 
 function newSession() {
-  agent?.abort();
-  agent = null;
+  release(true);
   session = { id: null, title: null, created: 0, snapshot: null };
   files = new MemoryFs();
   for (const [path, text] of Object.entries(STARTER)) files.write(path, text);

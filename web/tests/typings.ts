@@ -3,6 +3,8 @@
 // which it would if a type decayed to `any`.
 
 import init, { Agent, MemoryFs } from "../../wasm/pkg/openagent_wasm.js";
+import { WorkerAgent } from "../../wasm/pkg/worker-agent.js";
+import type { WorkerMemoryFs } from "../../wasm/pkg/worker-agent.js";
 import type {
   AgentError, AgentEvent, AgentOptions, HostCommandCall, ImageSource, Outcome, SessionSnapshot, Snapshot, SubmitInput, Turn, Usage,
 } from "../../wasm/pkg/openagent_wasm.js";
@@ -101,4 +103,36 @@ export async function example(apiKey: string): Promise<string> {
   // @ts-expect-error: a stop reason is a known word
   const reason: typeof outcome.reason = "finished";
   return outcome.text + fs.list().join() + wrong + reason;
+}
+
+// The same agent in a Web Worker: each method returns a Promise, the getters stay synchronous.
+export async function inWorker(apiKey: string): Promise<string> {
+  const agent: WorkerAgent = await WorkerAgent.create({
+    provider: "anthropic",
+    apiKey,
+    onEvent: (event: AgentEvent) => console.log(event.kind),
+    onApproval: async (request) => (request.tool_name === "shell" ? "deny" : "allow"),
+    hooks: { preToolUse: async (input) => (input.tool_name === "shell" ? { block: "no commands" } : undefined) },
+  });
+  await agent.registerTool({ name: "clock", execute: () => new Date().toISOString() });
+  const outcome: Outcome = await agent.submit({ text: "fix the layout", images: [{ path: "shot.png" }] });
+  const tools: string[] = await agent.tools();
+  // @ts-expect-error: a proxied method returns a Promise, not its value
+  const sync: string[] = agent.tools();
+  const saved: SessionSnapshot = await agent.snapshot();
+  await agent.steer("also the footer");
+  await agent.setReasoningEffort(null);
+  const fs: WorkerMemoryFs = agent.fs;
+  await fs.write("a.bin", new Uint8Array([1, 2]));
+  const bytes: Uint8Array = await fs.read("a.bin");
+  const text: string = await fs.readText("a.txt");
+  // @ts-expect-error: the files are read through a Promise
+  const now: string = fs.readText("a.txt");
+  for await (const event of agent.events()) if (event.kind === "session_end") break;
+  const model: string = await WorkerAgent.discoverModel({ provider: "openai-compatible", baseUrl: "http://127.0.0.1:8080/v1" });
+  await WorkerAgent.checkSnapshot(JSON.stringify(saved));
+  // @ts-expect-error: a WorkerAgent is made with create(), which starts its worker
+  new WorkerAgent();
+  agent.terminate();
+  return [outcome.text, tools, sync, bytes.length, text, now, model, agent.state, agent.usage.total_tokens, fs.workingDirectory].join();
 }
