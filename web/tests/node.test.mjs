@@ -1,6 +1,7 @@
 // `node` in the agent's shell, in the playground: each run in a Web Worker of its own (the package's
 // node.js), driven by the model's `shell` calls (the mock plays them) and checked in the tool cards,
-// the file tree and the module's count of live workers.
+// the file tree and the module's count of live workers. The agent runs on the page's thread here
+// (`?worker=off`), so that count is the page's; worker.test.mjs runs node in a WorkerAgent.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -17,12 +18,18 @@ const shell = (command, timeout_ms) => ({ name: "shell", arguments: timeout_ms ?
 /** The output the model was given for each `shell` call, in order. */
 const shellOutputs = (page) => page.$$eval(".tool[data-tool=shell] .tool-output", (cards) => cards.map((card) => card.textContent));
 
+/** The playground with its agent on the page's thread, where node's workers are counted. */
+const onPage = () => new URL("?worker=off", playground.url).href;
+
 /** How many node workers the page runs now. */
 const liveWorkers = (page) => page.evaluate(async () => (await import("/pkg/node.js")).liveWorkers());
 
-/** Waits until the page runs `count` node workers. */
-const workersReach = (page, count, timeout = 10_000) =>
-  page.waitForFunction(async (count) => (await import("/pkg/node.js")).liveWorkers() === count, count, { timeout });
+/** Waits until the page runs `count` node workers. (A predicate, not a promise: waitForFunction
+ * takes any promise for a truthy answer.) */
+async function workersReach(page, count, timeout = 10_000) {
+  await page.evaluate(async () => (window.nodeModule = await import("/pkg/node.js")));
+  await page.waitForFunction((count) => window.nodeModule.liveWorkers() === count, count, { timeout });
+}
 
 test("node -e prints and node FILE runs a script the agent wrote, which writes a file back", async () => {
   const script = [
@@ -44,7 +51,7 @@ test("node -e prints and node FILE runs a script the agent wrote, which writes a
     { reply: { text: "Running it.", tool_calls: [shell("node sum.js --fast | tr a-z A-Z")] } },
     { reply: { text: "The total is 42." } },
   ];
-  await runScenario(playground.url, steps, async (page) => {
+  await runScenario(onPage(), steps, async (page) => {
     await send(page, "Sum the numbers with a node script");
     await page.waitForSelector("text=The total is 42.");
     await idle(page);
@@ -71,7 +78,7 @@ test("a failing script reports its exit code and error; the network is not there
     },
     { reply: { text: "Done." } },
   ];
-  await runScenario(playground.url, steps, async (page) => {
+  await runScenario(onPage(), steps, async (page) => {
     await send(page, "Try some failures");
     await page.waitForSelector("text=Done.");
     await idle(page);
@@ -87,7 +94,7 @@ test("a failing script reports its exit code and error; the network is not there
 
 test("a script that loops forever is killed at its timeout, and the page stays responsive", async () => {
   const steps = [{ reply: { tool_calls: [shell("echo start; node -e 'while (true) {}'", 3_000)] } }, { reply: { text: "It never ended." } }];
-  await runScenario(playground.url, steps, async (page) => {
+  await runScenario(onPage(), steps, async (page) => {
     await send(page, "Run the endless loop");
     await workersReach(page, 1);
     // The loop spins in its worker: the page still answers at once, and takes typing.
@@ -106,7 +113,7 @@ test("a script that loops forever is killed at its timeout, and the page stays r
 
 test("stop kills the running script's worker at once", async () => {
   const steps = [{ reply: { tool_calls: [shell("node -e 'setInterval(() => {}, 1000); while (true) {}'", 60_000)] } }, { reply: { text: "too late" } }];
-  await runScenario(playground.url, steps, async (page) => {
+  await runScenario(onPage(), steps, async (page) => {
     await send(page, "Run forever");
     await workersReach(page, 1);
     const started = Date.now();

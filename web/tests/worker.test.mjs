@@ -327,6 +327,42 @@ test("terminate() ends the worker: waiting calls reject as closed, later ones to
   assert.deepEqual(seen.fresh, { done: true });
 });
 
+test("node given to a WorkerAgent runs beside the agent's files in its worker, and interrupt stops it", async () => {
+  // The second script writes a heartbeat to the agent's files until it is stopped.
+  const beat = "setInterval(() => require('fs').appendFileSync('beat.txt', '.'), 50)";
+  const script = [
+    { reply: { tool_calls: [call("shell", { command: "echo 21 > n.txt && node -e \"console.log(2 * require('fs').readFileSync('n.txt', 'utf8'))\"" })] } },
+    { reply: { text: "Doubled." } },
+    { reply: { tool_calls: [call("shell", { command: `node -e "${beat}"`, timeout_ms: 60_000 })] } },
+    { reply: { text: "never seen" } },
+  ];
+  const seen = await inPage(script, `async (baseUrl) => {
+    const { WorkerAgent } = await import("/pkg/worker-agent.js");
+    const { nodeCommand, liveWorkers } = await import("/pkg/node.js");
+    const outputs = [];
+    const agent = await WorkerAgent.create({ ...${OPTIONS}, commands: { node: nodeCommand() },
+      onEvent: (e) => e.kind === "tool_call_end" && outputs.push(e.data.output) });
+    const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    const beats = () => agent.fs.readText("beat.txt").then((text) => text.length, () => 0);
+    const doubled = await agent.submit("double it");
+    const running = agent.submit("beat");
+    let before = 0;
+    for (let i = 0; i < 100 && before < 5; i++) before = await wait(100).then(beats);
+    const growing = (await wait(300).then(beats)) > before;
+    await agent.interrupt();
+    const stopped = await running;
+    const settled = await wait(300).then(beats);
+    const later = await wait(1000).then(beats);
+    return { doubled: doubled.text, output: outputs[0], growing, reason: stopped.reason, settled, later, pageWorkers: liveWorkers() };
+  }`);
+  assert.equal(seen.doubled, "Doubled.");
+  assert.match(seen.output, /^42\n/, "node read the file the shell wrote, in the agent's worker");
+  assert.ok(seen.growing, "the heartbeat grew while the script ran");
+  assert.equal(seen.reason, "interrupted");
+  assert.equal(seen.later, seen.settled, `no beat after the interrupt: ${seen.settled} then ${seen.later}`);
+  assert.equal(seen.pageWorkers, 0, "the node workers were the agent worker's, not the page's");
+});
+
 test("an MCP server added through the proxy serves the model's call from the worker", async (t) => {
   const everything = await startEverything();
   if (!everything) return t.skip("server-everything is not installed");
