@@ -76,33 +76,24 @@ install_wasm_bindgen() {
     [[ "$have" == "$want" ]] || { die "wasm-bindgen reports $have after installing $want (is another one first on PATH?)"; return 1; }
 }
 
-WASM_OPT="$TOOLS_DIR/node_modules/.bin/wasm-opt"
-install_wasm_opt() {
-    local pkg="$TOOLS_DIR/node_modules/binaryen/package.json" have=""
+# npm's NAME@VERSION into $TOOLS_DIR, unless that version is there (with BIN, when given).
+install_npm_tool() {
+    local name="$1" version="$2" bin="${3:-}" pkg="$TOOLS_DIR/node_modules/$1/package.json" have=""
     [[ -f "$pkg" ]] && have="$(node -p "require('$pkg').version" 2>/dev/null)"
-    if [[ "$have" == "$BINARYEN_VERSION" && -x "$WASM_OPT" ]]; then
-        echo "wasm-opt from npm binaryen $have in $TOOLS_DIR"
+    if [[ "$have" == "$version" && ( -z "$bin" || -x "$bin" ) ]]; then
+        echo "npm $name $have in $TOOLS_DIR"
         return 0
     fi
-    can_install "npm binaryen@$BINARYEN_VERSION (wasm-opt)" || return 1
+    can_install "npm $name@$version" || return 1
     mkdir -p "$TOOLS_DIR" || return 1
-    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "binaryen@$BINARYEN_VERSION" </dev/null || return 1
-    "$WASM_OPT" --version
+    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "$name@$version" </dev/null
 }
 
+WASM_OPT="$TOOLS_DIR/node_modules/.bin/wasm-opt"
+install_wasm_opt() { install_npm_tool binaryen "$BINARYEN_VERSION" "$WASM_OPT"; }
+
 ESBUILD="$TOOLS_DIR/node_modules/.bin/esbuild"
-install_esbuild() {
-    local pkg="$TOOLS_DIR/node_modules/esbuild/package.json" have=""
-    [[ -f "$pkg" ]] && have="$(node -p "require('$pkg').version" 2>/dev/null)"
-    if [[ "$have" == "$ESBUILD_VERSION" && -x "$ESBUILD" ]]; then
-        echo "esbuild $have in $TOOLS_DIR"
-        return 0
-    fi
-    can_install "npm esbuild@$ESBUILD_VERSION" || return 1
-    mkdir -p "$TOOLS_DIR" || return 1
-    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "esbuild@$ESBUILD_VERSION" </dev/null || return 1
-    "$ESBUILD" --version
-}
+install_esbuild() { install_npm_tool esbuild "$ESBUILD_VERSION" "$ESBUILD"; }
 
 # The MCP reference servers into $TOOLS_DIR, where tests/src/mcp.rs finds them; each skipped
 # when its pinned version is there.
@@ -124,17 +115,7 @@ install_mcp_servers() {
 }
 
 # Pyodide into $TOOLS_DIR/node_modules/pyodide, which the browser tests serve (PYODIDE_DIR).
-install_pyodide() {
-    local pkg="$TOOLS_DIR/node_modules/pyodide/package.json" have=""
-    [[ -f "$pkg" ]] && have="$(node -p "require('$pkg').version" 2>/dev/null)"
-    if [[ "$have" == "$PYODIDE_VERSION" ]]; then
-        echo "Pyodide $have in $TOOLS_DIR"
-        return 0
-    fi
-    can_install "npm pyodide@$PYODIDE_VERSION" || return 1
-    mkdir -p "$TOOLS_DIR" || return 1
-    npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "pyodide@$PYODIDE_VERSION" </dev/null
-}
+install_pyodide() { install_npm_tool pyodide "$PYODIDE_VERSION"; }
 
 # The playground's browser tests: Debian's Chromium (`npx playwright install` downloads a browser
 # build, which cannot work here), then web/'s pinned npm packages (playwright-core, typescript).

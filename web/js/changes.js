@@ -4,6 +4,7 @@
 
 import { diffLines, hunks, MAX_EDITS } from "./diff.js";
 import { formatSize, onShowFiles, textOf } from "./files.js";
+import { element } from "./dom.js";
 
 /** Lines shown of one file's diff; the rest is counted in a note. */
 const MAX_SHOWN_LINES = 400;
@@ -142,9 +143,4 @@ function diffRows(fileHunks) {
   return rows;
 }
 
-function note(text) {
-  const p = document.createElement("p");
-  p.className = "diff-note";
-  p.textContent = text;
-  return p;
-}
+const note = (text) => element("p", text, "diff-note");

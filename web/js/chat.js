@@ -2,6 +2,8 @@
 // with its arguments and full output. A reopened session's transcript is drawn from its saved
 // history instead (`showHistory`).
 
+import { element } from "./dom.js";
+
 const transcript = () => document.getElementById("transcript");
 let current = null; // the assistant message being streamed
 const tools = new Map(); // call id -> card
@@ -181,15 +183,5 @@ function briefArgs(args) {
   return first ? (first.length > 60 ? first.slice(0, 60) + "…" : first) : "";
 }
 
-function heading(text) {
-  const h = document.createElement("h3");
-  h.textContent = text;
-  return h;
-}
-
-function pre(text) {
-  const p = document.createElement("pre");
-  p.className = "code";
-  p.textContent = text;
-  return p;
-}
+const heading = (text) => element("h3", text);
+const pre = (text) => element("pre", text, "code");
