@@ -28,6 +28,9 @@ const STARTER = {
 };
 
 const IN_WORKER = new URLSearchParams(location.search).get("worker") !== "off";
+// Pyodide from `openagent web` (npm's copy, which the scripts install) when it serves one, so
+// `python` needs no network; else from the CDN, python.js's default.
+const PYODIDE = fetch("/pyodide/pyodide.mjs", { method: "HEAD" }).then((r) => (r.ok ? { indexURL: "/pyodide/" } : {}), () => ({}));
 let agent = null; // made on the first send (or Compact) after the session was opened or the settings changed
 let running = false;
 let files = null; // the files on screen: an agent starts from them, and they follow its own
@@ -136,9 +139,9 @@ async function newAgent() {
   }
   const start = session.snapshot ? { snapshot: await snapshotNow() } : { files: files.snapshot() };
   // `node` and `python` in the agent's shell run in a Web Worker of their own (no network), made
-  // beside the agent (in its worker, when it has one); Python (Pyodide) is downloaded the first
-  // time a script runs.
-  const python = pythonCommand();
+  // beside the agent (in its worker, when it has one); Python (Pyodide) is loaded the first time
+  // a script runs.
+  const python = pythonCommand(await PYODIDE);
   const commands = { node: nodeCommand(), python, python3: python };
   const all = { ...options, ...start, onEvent, onApproval: askApproval, commands };
   agent = IN_WORKER ? await WorkerAgent.create(all) : new Agent(all);

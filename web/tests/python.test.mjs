@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { openBrowser, startPlayground } from "./harness.mjs";
+import { idle, openBrowser, runScenario, send, startPlayground } from "./harness.mjs";
 
 const PYODIDE_DIR = process.env.PYODIDE_DIR;
 const TYPES = { ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
@@ -96,3 +96,24 @@ test("an endless loop is killed at its timeout, an abort kills it at once, and n
   assert.ok(Date.now() - started < 7_500, "stopped at the abort");
   assert.equal(aborted.live, 0);
 });
+
+test("the playground's python loads Pyodide from openagent web, with no network, in the agent's worker", { skip }, async () => {
+  // `openagent web` serves npm's Pyodide from the tools directory, the one PYODIDE_DIR names.
+  const head = await fetch(new URL("pyodide/pyodide.mjs", playground.url), { method: "HEAD" });
+  assert.equal(head.status, 200, "openagent web serves /pyodide/ from the tools directory test-all installs into");
+  const steps = [
+    { reply: { tool_calls: [{ name: "shell", arguments: { command: "python3 -c 'print(6 * 7)'", timeout_ms: 60_000 } }] } },
+    { reply: { text: "Forty-two." } },
+  ];
+  await runScenario(playground.url, steps, async (page) => {
+    const fetched = [];
+    page.on("request", (request) => fetched.push(new URL(request.url()).host));
+    await send(page, "Multiply in Python");
+    await page.waitForSelector("text=Forty-two.", { timeout: 60_000 });
+    await idle(page);
+    assert.match(await page.textContent(".tool[data-tool=shell] .tool-output"), /^42\n/);
+    const elsewhere = fetched.filter((host) => !host.startsWith("127.0.0.1"));
+    assert.deepEqual(elsewhere, [], "nothing was fetched from outside this machine");
+  });
+});
+

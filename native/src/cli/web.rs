@@ -1,5 +1,5 @@
 //! `openagent web`: serves the browser playground (`web/`) and the wasm package (`wasm/pkg/`,
-//! under `/pkg/`) on 127.0.0.1. A small static file server on the same bounded HTTP server as
+//! under `/pkg/`) on 127.0.0.1, and Pyodide (under `/pyodide/`) when npm's copy is installed. A small static file server on the same bounded HTTP server as
 //! `openagent serve` ([`crate::host::http_server`]): the page talks to the model itself, so the
 //! server only hands out files.
 
@@ -20,13 +20,20 @@ pub struct WebRoots {
     pub web: PathBuf,
     /// The output of `scripts/build-wasm`, served at `/pkg/`.
     pub pkg: PathBuf,
+    /// npm's `pyodide` package, served at `/pyodide/`: the playground's `python` then loads
+    /// Pyodide from here instead of from a CDN, with no network.
+    pub pyodide: Option<PathBuf>,
 }
 
 impl WebRoots {
-    /// The checkout this binary was built from.
+    /// The checkout this binary was built from, and the Pyodide that the scripts install into
+    /// the tools directory (`OPENAGENT_TOOLS_DIR`, `~/.cache/openagent/tools` by default), if there.
     pub fn from_checkout() -> Self {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        Self { web: root.join("web"), pkg: root.join("wasm").join("pkg") }
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let tools = var("OPENAGENT_TOOLS_DIR").or_else(|| var("HOME").map(|home| home.join(".cache/openagent/tools")));
+        let pyodide = tools.map(|dir| dir.join("node_modules/pyodide")).filter(|dir| dir.join("pyodide.mjs").is_file());
+        Self { web: root.join("web"), pkg: root.join("wasm").join("pkg"), pyodide }
     }
 }
 
@@ -77,13 +84,16 @@ fn serve(request: &Request, roots: &WebRoots) -> Answer {
     }
 }
 
-/// The file a request path names: `/` is `index.html`, `/pkg/...` is in the package. Paths
-/// that climb out (`..`) or are not plain names name nothing.
+/// The file a request path names: `/` is `index.html`, `/pkg/...` is in the package,
+/// `/pyodide/...` in Pyodide's. Paths that climb out (`..`) or are not plain names name nothing.
 pub fn resolve(roots: &WebRoots, target: &str) -> Option<PathBuf> {
     let path = target.split(['?', '#']).next().unwrap_or("/");
-    let (root, rest) = match path.strip_prefix("/pkg/") {
-        Some(rest) => (&roots.pkg, rest),
-        None => (&roots.web, path.trim_start_matches('/')),
+    let (root, rest) = if let Some(rest) = path.strip_prefix("/pkg/") {
+        (&roots.pkg, rest)
+    } else if let Some(rest) = path.strip_prefix("/pyodide/") {
+        (roots.pyodide.as_ref()?, rest)
+    } else {
+        (&roots.web, path.trim_start_matches('/'))
     };
     let rest = if rest.is_empty() { "index.html" } else { rest };
     let relative = Path::new(rest);
@@ -138,8 +148,10 @@ mod tests {
     /// Roots of their own for the test `name`: tests run in parallel, and each removes its roots.
     fn roots(name: &str) -> (WebRoots, PathBuf) {
         let dir = std::env::temp_dir().join(format!("openagent-web-test-{}-{name}", std::process::id()));
-        let roots = WebRoots { web: dir.join("web"), pkg: dir.join("pkg") };
+        let roots = WebRoots { web: dir.join("web"), pkg: dir.join("pkg"), pyodide: Some(dir.join("pyodide")) };
         std::fs::create_dir_all(&roots.pkg).unwrap();
+        std::fs::create_dir_all(dir.join("pyodide")).unwrap();
+        std::fs::write(dir.join("pyodide/pyodide.mjs"), "export {}").unwrap();
         std::fs::create_dir_all(roots.web.join("js")).unwrap();
         std::fs::write(roots.web.join("index.html"), "<!doctype html>").unwrap();
         std::fs::write(roots.web.join("js/app.js"), "export {}").unwrap();
@@ -170,6 +182,8 @@ mod tests {
         assert!(module.contains("content-type: text/javascript"), "{module}");
         let wasm = get(&server, "GET /pkg/openagent_wasm_bg.wasm HTTP/1.1\r\n\r\n");
         assert!(wasm.contains("content-type: application/wasm"), "{wasm}");
+        let pyodide = get(&server, "GET /pyodide/pyodide.mjs HTTP/1.1\r\n\r\n");
+        assert!(pyodide.starts_with("HTTP/1.1 200") && pyodide.contains("content-type: text/javascript"), "{pyodide}");
         let head = get(&server, "HEAD /js/app.js HTTP/1.1\r\n\r\n");
         assert!(head.contains("content-length: 9") && head.ends_with("\r\n\r\n"), "{head}");
         std::fs::remove_dir_all(dir).unwrap();
@@ -182,6 +196,9 @@ mod tests {
         assert!(get(&server, "GET /../Cargo.toml HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
         assert!(get(&server, "GET /pkg/../web/index.html HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
         assert_eq!(resolve(&roots, "/js/%2e%2e/index.html"), None);
+        assert_eq!(resolve(&roots, "/pyodide/../web/index.html"), None);
+        let without = WebRoots { pyodide: None, ..roots.clone() };
+        assert_eq!(resolve(&without, "/pyodide/pyodide.mjs"), None, "no Pyodide installed: nothing under /pyodide/");
         let missing = get(&server, "GET /pkg/openagent_wasm.js HTTP/1.1\r\n\r\n");
         assert!(missing.starts_with("HTTP/1.1 404") && missing.contains("./scripts/build-wasm"), "{missing}");
         assert!(get(&server, "POST / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 405"));
