@@ -84,9 +84,18 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// A POSIX character class opening at `chars[at]` (`[:alpha:]` inside a bracket expression):
+/// `None` when it does not close; else its ranges (`None` for a name that is no class) and the
+/// index after its `:]`.
+pub fn posix_class_at(chars: &[char], at: usize) -> Option<(Option<&'static str>, usize)> {
+    let close = (at + 2..chars.len().saturating_sub(1)).find(|&j| chars[j] == ':' && chars[j + 1] == ']')?;
+    let name: String = chars[at + 2..close].iter().collect();
+    Some((posix_class(&name), close + 2))
+}
+
 /// A POSIX character class (`alpha` of `[:alpha:]`) as the inside of a bracket expression that
 /// both engines read alike (hex escapes rather than `\&` or `\~`, which JavaScript's `u` mode refuses).
-pub fn posix_class(name: &str) -> Option<&'static str> {
+fn posix_class(name: &str) -> Option<&'static str> {
     Some(match name {
         "alpha" => "A-Za-z",
         "digit" => "0-9",
@@ -168,19 +177,13 @@ pub fn js_source(pattern: &str) -> Result<(String, String), String> {
                     i += 1;
                 }
             }
-            '[' => {
-                let name: String = chars[i..].iter().skip(1).take_while(|&&c| c != ':').collect();
-                let closes = chars.get(i) == Some(&':')
-                    && chars.get(i + 1 + name.len()) == Some(&':')
-                    && chars.get(i + 2 + name.len()) == Some(&']');
-                match posix_class(&name).filter(|_| closes) {
-                    Some(ranges) => {
-                        out.push_str(ranges);
-                        i += name.len() + 3;
-                    }
-                    None => out.push_str(r"\["),
+            '[' => match posix_class_at(&chars, i - 1).filter(|_| chars.get(i) == Some(&':')) {
+                Some((Some(ranges), end)) => {
+                    out.push_str(ranges);
+                    i = end;
                 }
-            }
+                _ => out.push_str(r"\["),
+            },
             ']' if class => {
                 class = false;
                 out.push(']');

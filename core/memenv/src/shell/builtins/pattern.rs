@@ -2,7 +2,7 @@
 //! and shell wildcards matched across `/` (find -path). What they produce reads alike in
 //! regex-lite and in JavaScript's `RegExp` (see `openagent_regex`).
 
-use openagent_regex::{escape, posix_class, Regex};
+use openagent_regex::{escape, posix_class_at, Regex};
 
 /// Translates a POSIX regular expression (basic unless `extended`) into the Rust regex dialect.
 /// In a basic expression `\(`, `\)`, `\{`, `\}`, `\|`, `\+` and `\?` are the operators and the
@@ -64,14 +64,18 @@ fn bracket(chars: &[char], start: usize, bang: bool, out: &mut String) -> usize 
                 return i + 1;
             }
             '[' if chars.get(i + 1) == Some(&':') => {
-                let end = (i + 2..chars.len().saturating_sub(1)).find(|&j| chars[j] == ':' && chars[j + 1] == ']');
-                let end = end.map_or(chars.len(), |j| j + 2);
-                let name: String = chars[(i + 2).min(end)..end.saturating_sub(2).max(i + 2)].iter().collect();
-                match posix_class(&name) {
-                    Some(ranges) => out.push_str(ranges),
-                    // Unknown: as written, for the engine to refuse.
-                    None => out.extend(&chars[i..end]),
-                }
+                // An unknown or unclosed class goes as written, for the engine to refuse.
+                let end = match posix_class_at(chars, i) {
+                    Some((Some(ranges), end)) => {
+                        out.push_str(ranges);
+                        end
+                    }
+                    unknown => {
+                        let end = unknown.map_or(chars.len(), |(_, end)| end);
+                        out.extend(&chars[i..end]);
+                        end
+                    }
+                };
                 i = end;
                 continue;
             }
