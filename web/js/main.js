@@ -29,8 +29,8 @@ const STARTER = {
 
 const IN_WORKER = new URLSearchParams(location.search).get("worker") !== "off";
 // Pyodide from `openagent web` (npm's copy, which the scripts install) when it serves one, so
-// `python` needs no network; else from the CDN, python.js's default.
-const PYODIDE = fetch("/pyodide/pyodide.mjs", { method: "HEAD" }).then((r) => (r.ok ? { indexURL: "/pyodide/" } : {}), () => ({}));
+// `python` needs no network; else from the CDN, python.js's default. Asked when the first agent is made.
+let pyodide = null;
 let agent = null; // made on the first send (or Compact) after the session was opened or the settings changed
 let running = false;
 let files = null; // the files on screen: an agent starts from them, and they follow its own
@@ -141,7 +141,8 @@ async function newAgent() {
   // `node` and `python` in the agent's shell run in a Web Worker of their own (no network), made
   // beside the agent (in its worker, when it has one); Python (Pyodide) is loaded the first time
   // a script runs.
-  const python = pythonCommand(await PYODIDE);
+  pyodide ??= fetch("/pyodide/pyodide.mjs", { method: "HEAD" }).then((r) => (r.ok ? { indexURL: "/pyodide/" } : {}), () => ({}));
+  const python = pythonCommand(await pyodide);
   const commands = { node: nodeCommand(), python, python3: python };
   const all = { ...options, ...start, onEvent, onApproval: askApproval, commands };
   agent = IN_WORKER ? await WorkerAgent.create(all) : new Agent(all);
