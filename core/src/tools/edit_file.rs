@@ -19,14 +19,15 @@ pub fn definition() -> ToolDefinition {
         name: "edit_file".into(),
         description: "Replace text in an existing file. old_string must match the file exactly, including \
             indentation, and must occur exactly once unless replace_all is true; include enough surrounding \
-            lines to make it unique. Read the file first. To create a file or rewrite all of it, use write_file."
+            lines to make it unique. Read the file first. An empty old_string appends new_string to the end of the \
+            file. To create a file or rewrite all of it, use write_file."
             .into(),
         parameters: schema(
             r#"{
             "type": "object",
             "properties": {
                 "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the working directory."},
-                "old_string": {"type": "string", "description": "The exact text to replace (not empty)."},
+                "old_string": {"type": "string", "description": "The exact text to replace; empty to append new_string to the end of the file."},
                 "new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string."},
                 "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of exactly one (default false)."}
             },
@@ -47,15 +48,8 @@ impl ToolExecutor for EditFileTool {
         let new = required_str(args, "new_string")?;
         let replace_all = optional_bool(args, "replace_all")?.unwrap_or(false);
         if old.is_empty() {
-            return Err(ToolError::new("old_string is empty. To create a file or replace all of its content, use write_file."));
+            return append(path, new, ctx).await;
         }
-        if old == new {
-            return Err(ToolError::new(
-                "old_string and new_string are identical, so the edit would change nothing. \
-                 Put the text you want in new_string.",
-            ));
-        }
-
         let content = ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?;
         // Models write LF; a CRLF file keeps its line endings.
         let crlf = uses_crlf(&content);
@@ -63,11 +57,16 @@ impl ToolExecutor for EditFileTool {
 
         let found = edit_match::find(&content, &old);
         let count = found.ranges.len();
+        // Where the text is not there, that is the more useful thing to learn: a model that sends
+        // the same text twice often never read the file.
         if count == 0 {
-            return Err(ToolError::new(format!(
-                "old_string was not found in {path}. Read the file to see its current content, \
-                 then retry with text that matches exactly."
-            )));
+            return Err(ToolError::new(not_found(path, &content, &old)));
+        }
+        if old == new {
+            return Err(ToolError::new(
+                "old_string and new_string are identical, so the edit would change nothing. \
+                 Put the text you want in new_string.",
+            ));
         }
         if count > 1 && !replace_all {
             return Err(ToolError::new(format!(
@@ -84,6 +83,46 @@ impl ToolExecutor for EditFileTool {
 }
 
 /// Text that already has a CR is left as the model wrote it.
+/// An empty `old_string` adds `new_string` at the end of the file, on a line of its own, or
+/// creates the file: small models reach for it to add code, and refusing it made them rewrite
+/// the whole file with `write_file`, often losing the rest of it.
+async fn append(path: &str, new: &str, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+    if new.is_empty() {
+        return Err(ToolError::new("old_string and new_string are both empty, so the edit would change nothing."));
+    }
+    let content = match ctx.env.file_exists(path).await {
+        true => ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?,
+        false => {
+            ctx.env.write_file(path, new).await?;
+            return Ok(format!("Created {path} with new_string as its content (old_string was empty).").into());
+        }
+    };
+    let separator = if content.is_empty() || content.ends_with('\n') { "" } else { "\n" };
+    let added = if uses_crlf(&content) { to_crlf(new) } else { new.to_owned() };
+    ctx.env.write_file(path, &[content.as_str(), separator, &added].concat()).await?;
+    Ok(format!("Appended new_string to the end of {path} (old_string was empty).").into())
+}
+
+/// Says where the file differs from `old_string`: the lines most like it, numbered as
+/// `read_file` numbers them, so the next call can copy them exactly.
+fn not_found(path: &str, content: &str, old: &str) -> String {
+    let Some((first, lines)) = edit_match::closest(content, old) else {
+        return format!(
+            "old_string was not found in {path}. Read the file to see its current content, \
+             then retry with text that matches exactly."
+        );
+    };
+    let last = first + lines.len() - 1;
+    // Enough to copy from; a model that sent a whole function can read the file for the rest.
+    let shown: Vec<String> = lines.iter().zip(first..).take(12).map(|(line, n)| format!("{n} | {line}")).collect();
+    let place = if first == last { format!("line {first}") } else { format!("lines {first}-{last}") };
+    format!(
+        "old_string was not found in {path}. The closest text is at {place}:\n{}\n\
+         Copy the text you want to change from there exactly (without the `N | ` prefixes) into old_string and retry.",
+        shown.join("\n")
+    )
+}
+
 fn to_crlf(text: &str) -> String {
     if text.contains('\r') {
         text.to_owned()

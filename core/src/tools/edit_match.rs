@@ -48,6 +48,70 @@ fn find_normalised(text: &str, needle: &str) -> Vec<Range<usize>> {
     ranges
 }
 
+/// The lines of `text` most like `needle`, when `needle` is not in it: `(first line, 1-based,
+/// those lines)`, for an error that shows the model what the file really says there. A window of
+/// as many lines as `needle` has is scored line by line by the words they share; `None` when no
+/// window shares at least half its words with `needle`.
+pub(crate) fn closest<'a>(text: &'a str, needle: &str) -> Option<(usize, Vec<&'a str>)> {
+    let wanted: Vec<&str> = needle.trim_matches('\n').lines().collect();
+    let lines: Vec<&str> = text.lines().collect();
+    if wanted.is_empty() || lines.is_empty() {
+        return None;
+    }
+    let size = wanted.len().min(lines.len());
+    let wanted_words: Vec<Vec<&str>> = wanted.iter().map(|line| words(line)).collect();
+    let (mut best, mut best_score) = (0, 0.0);
+    for start in 0..=lines.len() - size {
+        let score: f64 = (0..size).map(|k| similarity(&words(lines[start + k]), &wanted_words[k])).sum();
+        if score > best_score {
+            (best, best_score) = (start, score);
+        }
+    }
+    (best_score >= 0.5 * size as f64).then(|| (best + 1, lines[best..best + size].to_vec()))
+}
+
+/// A line's words: runs of letters, digits and `_`, and each other visible character alone.
+fn words(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (at, c) in line.char_indices() {
+        let word = c.is_alphanumeric() || c == '_';
+        match (word, start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                out.push(&line[from..at]);
+                start = None;
+            }
+            _ => {}
+        }
+        if !word && !c.is_whitespace() {
+            out.push(&line[at..at + c.len_utf8()]);
+        }
+    }
+    out.extend(start.map(|from| &line[from..]));
+    out
+}
+
+/// The share of words two lines have in common (Dice's coefficient over the multisets), from 0 to
+/// 1; two blank lines are alike.
+fn similarity(a: &[&str], b: &[&str]) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let mut rest: Vec<&str> = b.to_vec();
+    let shared = a
+        .iter()
+        .filter(|word| match rest.iter().position(|other| other == *word) {
+            Some(at) => {
+                rest.swap_remove(at);
+                true
+            }
+            None => false,
+        })
+        .count();
+    2.0 * shared as f64 / (a.len() + b.len()) as f64
+}
+
 /// A normalised text and, for each of its bytes, the range of original bytes it stands for.
 struct Normalised {
     text: String,
@@ -176,5 +240,25 @@ mod tests {
     #[test]
     fn empty_needle_finds_nothing() {
         assert_eq!(find("abc", ""), Found { ranges: vec![], fuzzy: false });
+    }
+
+    #[test]
+    fn the_closest_lines_are_the_window_sharing_most_words() {
+        let text = "def add(a, b):\n    return a - b\n\ndef sub(a, b):\n    return a - b\n";
+        let (line, lines) = closest(text, "def add(a, b):\n    return a + b").expect("a close window");
+        assert_eq!((line, lines), (1, vec!["def add(a, b):", "    return a - b"]));
+        assert_eq!(closest(text, "  return a-b  ").map(|(line, _)| line), Some(2));
+    }
+
+    #[test]
+    fn nothing_close_is_nothing() {
+        assert_eq!(closest("alpha beta\ngamma\n", "fn totally_different() {}"), None);
+        assert_eq!(closest("", "x"), None);
+        assert_eq!(closest("x", "\n\n"), None);
+    }
+
+    #[test]
+    fn a_needle_longer_than_the_file_is_compared_with_all_of_it() {
+        assert_eq!(closest("x = 1\n", "x = 1\ny = 2\nz = 3"), Some((1, vec!["x = 1"])));
     }
 }

@@ -42,6 +42,13 @@ impl ToolExecutor for WriteFileTool {
             Ok(_) => true,
             Err(_) => false,
         };
+        // Said plainly, so that a model which writes the same file again learns its first write
+        // stuck (and the repeat guard sees the same result each time after that).
+        if existed && ctx.env.read_file(path, None, None).await.is_ok_and(|old| old == content) {
+            return Ok(
+                format!("{path} already holds exactly this content ({} bytes); nothing was written.", content.len()).into()
+            );
+        }
         ctx.env.write_file(path, content).await?;
         let what = if existed { "overwrote the existing file" } else { "new file" };
         Ok(format!("Wrote {} bytes to {path} ({what}).", content.len()).into())

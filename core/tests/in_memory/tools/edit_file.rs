@@ -21,11 +21,11 @@ fn replaces_one_exact_occurrence() {
 }
 
 #[test]
-fn missing_text_asks_to_read_the_file() {
+fn missing_text_like_nothing_in_the_file_asks_to_read_it() {
     let env = memory_env();
     write(&env, FILE, "fn a() {}\n");
     assert_eq!(
-        run_err(&EditFileTool, &env, edit("fn b() {}", "fn c() {}")),
+        run_err(&EditFileTool, &env, edit("let y = 2;", "let y = 3;")),
         "old_string was not found in src/a.rs. Read the file to see its current content, \
          then retry with text that matches exactly."
     );
@@ -94,12 +94,56 @@ fn lf_files_are_left_lf() {
 }
 
 #[test]
-fn empty_old_string_points_to_write_file() {
+fn empty_old_string_appends_on_a_line_of_its_own() {
     let env = memory_env();
-    write(&env, FILE, "x");
+    write(&env, FILE, "fn a() {}");
     assert_eq!(
-        run_err(&EditFileTool, &env, edit("", "y")),
-        "old_string is empty. To create a file or replace all of its content, use write_file."
+        run_ok(&EditFileTool, &env, edit("", "fn b() {}\n")),
+        "Appended new_string to the end of src/a.rs (old_string was empty)."
+    );
+    assert_eq!(read(&env, FILE), "fn a() {}\nfn b() {}\n");
+    run_ok(&EditFileTool, &env, edit("", "fn c() {}\n"));
+    assert_eq!(read(&env, FILE), "fn a() {}\nfn b() {}\nfn c() {}\n");
+}
+
+#[test]
+fn empty_old_string_keeps_crlf_and_creates_a_missing_file() {
+    let env = memory_env();
+    write(&env, FILE, "a\r\n");
+    run_ok(&EditFileTool, &env, edit("", "b\nc\n"));
+    assert_eq!(read(&env, FILE), "a\r\nb\r\nc\r\n");
+    let new = json!({"file_path": "src/new.rs", "old_string": "", "new_string": "fn n() {}\n"});
+    assert_eq!(run_ok(&EditFileTool, &env, new), "Created src/new.rs with new_string as its content (old_string was empty).");
+    assert_eq!(read(&env, "src/new.rs"), "fn n() {}\n");
+    assert_eq!(
+        run_err(&EditFileTool, &env, edit("", "")),
+        "old_string and new_string are both empty, so the edit would change nothing."
+    );
+}
+
+#[test]
+fn missing_text_shows_the_closest_lines_numbered() {
+    let env = memory_env();
+    write(&env, FILE, "fn a() {\n    let x = 1;\n    x + 1\n}\n\nfn b() {}\n");
+    assert_eq!(
+        run_err(&EditFileTool, &env, edit("    let x = 2;\n    x + 2", "    let x = 3;")),
+        "old_string was not found in src/a.rs. The closest text is at lines 2-3:\n\
+         2 |     let x = 1;\n\
+         3 |     x + 1\n\
+         Copy the text you want to change from there exactly (without the `N | ` prefixes) into old_string and retry."
+    );
+    assert_eq!(read(&env, FILE), "fn a() {\n    let x = 1;\n    x + 1\n}\n\nfn b() {}\n");
+}
+
+#[test]
+fn identical_strings_not_in_the_file_are_reported_as_not_found() {
+    let env = memory_env();
+    write(&env, FILE, "def f(n):\n    return sum(range(n))\n");
+    let guess = "def f(n):\n    return 1 + n";
+    let error = run_err(&EditFileTool, &env, edit(guess, guess));
+    assert!(
+        error.starts_with("old_string was not found in src/a.rs. The closest text is at lines 1-2:\n1 | def f(n):\n"),
+        "{error}"
     );
 }
 
