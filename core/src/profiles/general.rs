@@ -1,11 +1,17 @@
 //! `GeneralProfile`: any model behind an OpenAI-compatible Chat Completions server (llama.cpp,
-//! vLLM, Ollama, LM Studio, hosted gateways). The shared core tools with edit_file, a short prompt
-//! that small local models can afford, AGENTS.md only, and the session's command timeout.
+//! vLLM, Ollama, LM Studio, hosted gateways). The shared core tools described in as few words as
+//! stay clear, a short prompt, no subagent tools unless asked for, AGENTS.md only, and the
+//! session's command timeout: on a CPU, every token of the first request is prompt evaluation the
+//! user waits for (about 50 tokens a second for a 1.5B model on two cores).
+
+use std::rc::Rc;
 
 use super::prompt::Layers;
 use super::{Family, Parts};
-use crate::llm::openai_chat;
-use crate::tools::core_tools;
+use crate::llm::{openai_chat, ToolDefinition};
+use crate::tools::{
+    bind, schema, EditFileTool, GlobTool, GrepTool, ReadFileTool, ShellTool, ToolExecutor, ToolRegistry, WriteFileTool,
+};
 
 const FAMILY: Family = Family {
     id: openai_chat::DEFAULT_PROVIDER,
@@ -22,7 +28,16 @@ pub struct GeneralProfile(Parts);
 impl GeneralProfile {
     /// Routed to the `openai-compatible` provider unless [`Self::with_id`] names another.
     pub fn new(model: impl Into<String>) -> Self {
-        Self(Parts::new(&FAMILY, model.into(), core_tools().into_iter().collect()))
+        let mut parts = Parts::new(&FAMILY, model.into(), lean_core_tools());
+        parts.subagents = false;
+        parts.repairs_tool_calls = true;
+        Self(parts)
+    }
+
+    /// Offers the subagent tools (spec 7), which the lean first request leaves out.
+    pub fn with_subagents(mut self, on: bool) -> Self {
+        self.0.subagents = on;
+        self
     }
 
     /// The provider the session's requests name, for a client with several compatible servers.
@@ -44,3 +59,77 @@ impl GeneralProfile {
 }
 
 provider_profile!(GeneralProfile);
+
+/// The six core tools under their usual names, in short words, with the arguments small models
+/// use: `read_file` without `limit`, `grep` with only a pattern and a path. The executors read the
+/// same names as ever.
+fn lean_core_tools() -> ToolRegistry {
+    let tools: [(&str, &str, &str, Rc<dyn ToolExecutor>); 6] = [
+        (
+            "read_file",
+            "Read a text file. Lines come numbered `N | text`; the numbers are not part of the file.",
+            r#"{"type": "object", "properties": {
+                "file_path": {"type": "string", "description": "Path of the file."},
+                "offset": {"type": "integer", "description": "First line to read (1-based)."}
+            }, "required": ["file_path"], "additionalProperties": false}"#,
+            Rc::new(ReadFileTool),
+        ),
+        (
+            "write_file",
+            "Create a file, or replace everything in it, with content.",
+            r#"{"type": "object", "properties": {
+                "file_path": {"type": "string", "description": "Path of the file."},
+                "content": {"type": "string", "description": "The whole new content."}
+            }, "required": ["file_path", "content"], "additionalProperties": false}"#,
+            Rc::new(WriteFileTool),
+        ),
+        (
+            "edit_file",
+            "Replace old_string (exact text, found once) with new_string. An empty old_string appends \
+             new_string to the end of the file.",
+            r#"{"type": "object", "properties": {
+                "file_path": {"type": "string", "description": "Path of the file."},
+                "old_string": {"type": "string", "description": "Exact text from the file; empty to append."},
+                "new_string": {"type": "string", "description": "The text to put there."},
+                "replace_all": {"type": "boolean", "description": "Replace every occurrence."}
+            }, "required": ["file_path", "old_string", "new_string"], "additionalProperties": false}"#,
+            Rc::new(EditFileTool),
+        ),
+        (
+            "shell",
+            "Run a shell command in the working directory. Returns its output and exit code.",
+            r#"{"type": "object", "properties": {
+                "command": {"type": "string", "description": "The command line."},
+                "timeout_ms": {"type": "integer", "description": "Stop it after this many milliseconds."}
+            }, "required": ["command"], "additionalProperties": false}"#,
+            Rc::new(ShellTool),
+        ),
+        (
+            "grep",
+            "Search file contents for a regular expression. Returns matching lines as `path:line:text`.",
+            r#"{"type": "object", "properties": {
+                "pattern": {"type": "string", "description": "The regular expression."},
+                "path": {"type": "string", "description": "File or directory to search (default: all)."}
+            }, "required": ["pattern"], "additionalProperties": false}"#,
+            Rc::new(GrepTool),
+        ),
+        (
+            "glob",
+            "List the files whose path matches a glob pattern such as `**/*.py`.",
+            r#"{"type": "object", "properties": {
+                "pattern": {"type": "string", "description": "The glob pattern."},
+                "path": {"type": "string", "description": "Directory to search in (default: the working one)."}
+            }, "required": ["pattern"], "additionalProperties": false}"#,
+            Rc::new(GlobTool),
+        ),
+    ];
+    let definition = |name: &str, description: &str, parameters: &str| ToolDefinition {
+        name: name.into(),
+        description: description.into(),
+        parameters: schema(parameters),
+    };
+    tools
+        .into_iter()
+        .map(|(name, description, parameters, executor)| bind(definition(name, description, parameters), executor))
+        .collect()
+}

@@ -44,6 +44,10 @@ struct Parts {
     context_window_size: usize,
     reasoning: bool,
     provider_options: Option<Value>,
+    /// Whether the session adds the subagent tools (spec 7.2).
+    subagents: bool,
+    /// Whether the session reads garbled tool calls as meant (`session/repair.rs`).
+    repairs_tool_calls: bool,
 }
 
 impl Parts {
@@ -59,6 +63,8 @@ impl Parts {
             context_window_size,
             reasoning,
             provider_options: None,
+            subagents: true,
+            repairs_tool_calls: false,
         };
         parts.set_info(info);
         parts
@@ -138,6 +144,14 @@ macro_rules! provider_profile {
 
             fn default_command_timeout_ms(&self) -> Option<u64> {
                 self.0.family.command_timeout_ms
+            }
+
+            fn offers_subagents(&self) -> bool {
+                self.0.subagents
+            }
+
+            fn repairs_tool_calls(&self) -> bool {
+                self.0.repairs_tool_calls
             }
         }
     };

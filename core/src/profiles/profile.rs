@@ -51,6 +51,17 @@ pub trait ProviderProfile {
     fn default_command_timeout_ms(&self) -> Option<u64> {
         None
     }
+    /// Whether the session adds the subagent tools (spec 7.2) to this profile's. The general
+    /// profile leaves them out unless asked, to keep a local model's first request short.
+    fn offers_subagents(&self) -> bool {
+        true
+    }
+    /// Whether a tool call with near-JSON arguments (a code fence, a trailing comma, Python's
+    /// `True`) or a garbled tool name (`Read File`) is read as meant, with a warning, instead of
+    /// failing as spec 2.8 says. The general profile does, for small local models.
+    fn repairs_tool_calls(&self) -> bool {
+        false
+    }
 }
 
 /// The environment block of spec 6.3, shared by every profile.

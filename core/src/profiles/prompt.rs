@@ -23,13 +23,20 @@ const PRECEDENCE: &str = "The sections after these instructions describe your en
 
 pub(crate) async fn build(ctx: &PromptContext<'_>, model: &str, layers: &Layers) -> String {
     let git = GitSnapshot::take(ctx.env).await;
-    let mut parts = vec![format!("{}\n\n{PRECEDENCE}", layers.base.trim_end()), environment_block(ctx, model)];
-    parts.extend(git.as_ref().map(GitSnapshot::block));
     let docs = project_docs(ctx.env, git.as_ref().map(|git| git.root.as_str()), layers.doc_files).await;
+    let user = ctx.user_instructions.map(str::trim).filter(|user| !user.is_empty());
+    // The order of precedence matters only when there are instructions to weigh; without them it
+    // is tokens every request pays for.
+    let base = match docs.is_empty() && user.is_none() {
+        true => layers.base.trim_end().to_owned(),
+        false => format!("{}\n\n{PRECEDENCE}", layers.base.trim_end()),
+    };
+    let mut parts = vec![base, environment_block(ctx, model)];
+    parts.extend(git.as_ref().map(GitSnapshot::block));
     if !docs.is_empty() {
         parts.push(docs);
     }
-    if let Some(user) = ctx.user_instructions.map(str::trim).filter(|user| !user.is_empty()) {
+    if let Some(user) = user {
         parts.push(format!("<user_instructions>\n{user}\n</user_instructions>"));
     }
     parts.join("\n\n")

@@ -196,7 +196,7 @@ impl SessionBuilder {
         let max_depth = state.config.max_subagent_depth;
         let inner = Rc::new_cyclic(|session| {
             let mut tools = self.profile.tool_registry().clone();
-            if self.depth < max_depth {
+            if self.depth < max_depth && self.profile.offers_subagents() {
                 Session::register_subagent_tools(&mut tools, session);
             }
             if let Some(schema) = &self.output_schema {

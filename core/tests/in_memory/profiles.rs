@@ -186,6 +186,31 @@ fn general_offers_the_core_tools_for_compatible_servers() {
     assert_eq!((tuned.id(), tuned.context_window_size(), tuned.supports_reasoning()), ("lmstudio", 131_072, true));
 }
 
+/// On a CPU a local model evaluates every token of the first request before it answers (about 50
+/// a second for a 1.5B model on two cores), so the general profile keeps it short: no subagent
+/// tools unless asked for, terse tool definitions, and the precedence of instructions said only
+/// when there are instructions. Measured with qwen2.5-coder's tokenizer through llama.cpp: 969
+/// tokens for a one-line task, where the full definitions took 2,032.
+#[test]
+fn general_keeps_a_local_models_first_request_short() {
+    let env = memory_env();
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let tools = |profile: GeneralProfile| {
+        let client = Rc::new(ScriptedClient::new([ScriptStep::text("ok")]));
+        Session::builder(Rc::new(profile), Rc::new(memory_env()), client, runtime.clone()).build().tool_names()
+    };
+    assert_eq!(tools(GeneralProfile::new("local")), ["read_file", "write_file", "edit_file", "shell", "grep", "glob"]);
+    assert!(tools(GeneralProfile::new("local").with_subagents(true)).contains(&"spawn_agent".to_owned()));
+
+    let profile = GeneralProfile::new("local");
+    let system = prompt(&profile, &env, None);
+    assert!(!system.contains("override everything else"), "no instructions to weigh: {system}");
+    let definitions = serde_json::to_string(&profile.tool_registry().definitions()).unwrap();
+    assert!(system.len() + definitions.len() < 3_400, "{} + {} characters", system.len(), definitions.len());
+    write(&env, "AGENTS.md", "Use tabs.\n");
+    assert!(prompt(&profile, &env, None).contains("override everything else"), "instructions come with their precedence");
+}
+
 fn every_profile() -> Vec<Rc<dyn ProviderProfile>> {
     vec![
         Rc::new(OpenAiProfile::new("gpt-5.2-codex")),
