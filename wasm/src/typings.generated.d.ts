@@ -312,6 +312,12 @@ export type SessionConfig = {
   enable_loop_detection: boolean;
   /** How many recent tool calls are checked for a repeating pattern. */
   loop_detection_window: number;
+  /**
+   * Within an input, a call repeated with the same result gets a note saying so, and a third
+   * one is refused with a request for the answer (see `repeats.rs`); sooner than loop
+   * detection, for small models that never stop on their own.
+   */
+  enable_repeat_guard: boolean;
   max_subagent_depth: number;
   /**
    * With an output schema: refused submissions and answers without one allowed per input

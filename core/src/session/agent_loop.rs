@@ -14,11 +14,11 @@ use super::events::{Decision, EventData};
 use super::input::{resolve_images, Attached, UserInput};
 use super::loop_detection::{detect_loop, signature};
 use super::truncation::truncate_tool_output;
-use super::{results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
+use super::{repair, repeats, results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
 use crate::approval::ApprovalRequest;
 use crate::hooks::HookEvent;
-use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolCall, ToolResult};
+use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolCall, ToolChoice, ToolResult};
 use crate::profiles::PromptContext;
 use crate::runtime::format_rfc3339;
 use crate::tools::{ToolContext, ToolExecutor};
@@ -211,6 +211,12 @@ impl Session {
         if cache.tools_generation != Some(tools.generation()) {
             cache.set_tools(tools.definitions(), tools.generation());
         }
+        // After a refused repeat, one request without tool calls, so that the model answers. Not
+        // with an output schema, whose only way out is a call to submit_result.
+        let answer_now = std::mem::take(&mut inner.input.borrow_mut().answer_now) && !self.requires_result();
+        if !cache.request.tools.is_empty() {
+            cache.request.tool_choice = Some(if answer_now { ToolChoice::None } else { ToolChoice::Auto });
+        }
     }
 
     /// One model call, streamed when the profile streams, with text deltas forwarded as events.
@@ -354,6 +360,8 @@ impl Session {
     }
 
     async fn execute_single_tool(&self, call: &ToolCall, config: &SessionConfig) -> ToolResult {
+        let repaired = self.repaired(call);
+        let call = repaired.as_ref().unwrap_or(call);
         let started = self.now();
         self.emit(EventData::ToolCallStart {
             call_id: call.id.clone(),
@@ -389,6 +397,14 @@ impl Session {
                 return error(message);
             }
         };
+        if config.enable_repeat_guard {
+            let refusal = self.inner.input.borrow().repeats.refusal(signature(call), &call.name);
+            if let Some(repeats::Refusal { message, answer_now }) = refusal {
+                self.inner.input.borrow_mut().answer_now |= answer_now;
+                decision(Decision::Deny, Some(message.clone()), "repeat");
+                return error(message);
+            }
+        }
         let rewritten;
         let mut call = call;
         if self.inner.hooks.is_some() {
@@ -471,9 +487,12 @@ impl Session {
             false => None,
         };
         if failed {
-            return error(match flagged {
-                Some(reason) => [&text, "\n\n", &reason].concat(),
-                None => text,
+            let repeated =
+                config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature(call), &text, true);
+            return error(match (flagged, repeated) {
+                (Some(reason), _) => [&text, "\n\n", &reason].concat(),
+                (None, true) => [&text, "\n\n", repeats::FAILED_NOTE].concat(),
+                (None, false) => text,
             });
         }
         if let Some(reason) = flagged {
@@ -488,7 +507,11 @@ impl Session {
             });
             return ToolResult::new(call.id.clone(), content, true);
         }
-        let mut result = ToolResult::new(call.id.clone(), truncate_tool_output(&text, &call.name, config), false);
+        let mut content = truncate_tool_output(&text, &call.name, config);
+        if config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature(call), &text, false) {
+            content = [&content, "\n\n", repeats::NOTE].concat();
+        }
+        let mut result = ToolResult::new(call.id.clone(), content, false);
         if let Some(image) = image {
             result.image_media_type = image.media_type;
             result.image_data = image.data;
@@ -518,13 +541,32 @@ impl Session {
         Some(["A post_tool_use hook flagged this result: ", &reason].concat())
     }
 
+    /// The call as its model meant it, when the profile reads garbled calls leniently
+    /// (`repair.rs`); what was repaired is said in a warning.
+    fn repaired(&self, call: &ToolCall) -> Option<ToolCall> {
+        if !self.inner.profile.repairs_tool_calls() {
+            return None;
+        }
+        let (fixed, how) = {
+            let tools = self.inner.tools.borrow();
+            repair::repair(call, |name| tools.get(name).is_some())?
+        };
+        let message = ["Read the ", &fixed.name, " call ", &call.id, " leniently: repaired ", &how.join(", "), "."].concat();
+        self.emit(EventData::Warning { message });
+        Some(fixed)
+    }
+
     /// Looks the tool up and validates the arguments against its schema, while the registry is
     /// borrowed (both are synchronous): only the executor is kept, never a copy of the tool. A
     /// refusal says which check refused (the `source` of the `tool_decision` event) and why.
     fn checked_executor(&self, call: &ToolCall) -> Result<Rc<dyn ToolExecutor>, (&'static str, String)> {
         let tools = self.inner.tools.borrow();
         let Some(tool) = tools.get(&call.name) else {
-            return Err(("registry", format!("Unknown tool: {}. Available tools: {}.", call.name, tools.names().join(", "))));
+            let available = tools.names().join(", ");
+            if call.name.trim().is_empty() {
+                return Err(("registry", format!("The tool call names no tool. Call one of: {available}.")));
+            }
+            return Err(("registry", format!("Unknown tool: {}. Available tools: {available}.", call.name)));
         };
         if call.arguments.is_null() {
             let raw = call.raw_arguments.as_deref().unwrap_or("");

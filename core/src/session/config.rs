@@ -32,6 +32,10 @@ pub struct SessionConfig {
     pub enable_loop_detection: bool,
     /// How many recent tool calls are checked for a repeating pattern.
     pub loop_detection_window: usize,
+    /// Within an input, a call repeated with the same result gets a note saying so, and a third
+    /// one is refused with a request for the answer (see `repeats.rs`); sooner than loop
+    /// detection, for small models that never stop on their own.
+    pub enable_repeat_guard: bool,
     pub max_subagent_depth: usize,
     /// With an output schema: refused submissions and answers without one allowed per input
     /// before it fails.
@@ -59,6 +63,7 @@ impl Default for SessionConfig {
             tool_line_limits: BTreeMap::new(),
             enable_loop_detection: true,
             loop_detection_window: 10,
+            enable_repeat_guard: true,
             max_subagent_depth: 1,
             max_result_attempts: 3,
             context_window: None,

@@ -22,6 +22,8 @@ mod input;
 mod loop_detection;
 mod outcome;
 mod redact;
+mod repair;
+mod repeats;
 mod results;
 mod snapshot;
 mod snapshot_read;

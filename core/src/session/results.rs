@@ -54,6 +54,9 @@ pub(super) struct InputState {
     pub failed: u32,
     pub retries: u32,
     pub started_ms: u64,
+    pub repeats: super::repeats::Repeats,
+    /// A repeated call was refused: the next request asks for an answer without tools.
+    pub answer_now: bool,
 }
 
 /// `submit_result` and `give_up`: they only record what the model delivered; the loop decides

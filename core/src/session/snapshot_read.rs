@@ -362,6 +362,7 @@ fn config(mut o: Obj) -> SessionConfig {
         tool_output_limits: limits(&mut o, "tool_output_limits"),
         tool_line_limits: limits(&mut o, "tool_line_limits"),
         enable_loop_detection: o.bool("enable_loop_detection").unwrap_or(d.enable_loop_detection),
+        enable_repeat_guard: o.bool("enable_repeat_guard").unwrap_or(d.enable_repeat_guard),
         loop_detection_window: o.opt_usize("loop_detection_window").unwrap_or(d.loop_detection_window),
         max_subagent_depth: o.opt_usize("max_subagent_depth").unwrap_or(d.max_subagent_depth),
         max_result_attempts: o.opt_usize("max_result_attempts").unwrap_or(d.max_result_attempts),

@@ -388,7 +388,8 @@ impl LlmClient for Delegating {
 #[test]
 fn a_subagent_compacts_on_its_own() {
     let client = Rc::new(Delegating::default());
-    let config = SessionConfig { context_window: Some(6_000), ..SessionConfig::default() };
+    // The child's filler calls are identical: no repeat guard in the way of its compaction.
+    let config = SessionConfig { context_window: Some(6_000), enable_repeat_guard: false, ..SessionConfig::default() };
     let mut pool = LocalPool::new();
     let spawner = pool.spawner();
     let runtime = Rc::new(VirtualRuntime::new(move |task| {

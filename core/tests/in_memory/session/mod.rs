@@ -4,6 +4,8 @@ mod approval;
 mod compaction;
 mod hooks;
 mod images;
+mod lenient;
+mod repeats;
 mod results;
 mod snapshot;
 mod subagents;

@@ -1,0 +1,157 @@
+//! Calls repeated with nothing changed. Small models often make a call that succeeded again and
+//! again (the same file written, the same script run) instead of answering, or one that failed
+//! again and again with the same error, until loop detection fires at the spec's window of 10 and
+//! then a turn limit ends the run with no answer. So, within one input: the second identical call
+//! whose result is also identical has a note added to its result, saying nothing changed and what
+//! to do instead; a third is not run. After a refused call that had succeeded, the next request
+//! asks for an answer without tools (`tool_choice: none`), as the work is most likely done.
+//!
+//! Identity is loop detection's signature (the tool and its arguments). A result counts as
+//! unchanged when its text is the same as the last one for that signature: a script run again
+//! after an edit prints something else and is not a repeat.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+/// How much of an earlier result the refusal quotes.
+const QUOTED_CHARS: usize = 400;
+
+/// Added to a repeated call's result.
+pub(super) const NOTE: &str = "[This exact call already ran in this task and gave this same result: nothing has \
+    changed since. If the task is done, stop calling tools and reply with a short summary, or the answer. Otherwise \
+    do something different.]";
+
+/// Added to a repeated call's error.
+pub(super) const FAILED_NOTE: &str = "[This exact call already failed in this task with this same error. Do not \
+    send it again: read the file or change the arguments.]";
+
+#[derive(Debug, Default)]
+pub(super) struct Repeats {
+    /// A handful of calls per input, so a list.
+    seen: Vec<Seen>,
+}
+
+#[derive(Debug)]
+struct Seen {
+    signature: u64,
+    /// Of the last result's text.
+    hash: u64,
+    /// How many times in a row the call gave that result.
+    times: u32,
+    /// The start of that result, for the refusal.
+    quoted: String,
+    failed: bool,
+}
+
+/// What to do about a call made again.
+pub(super) struct Refusal {
+    pub message: String,
+    /// It had succeeded: the model should answer now.
+    pub answer_now: bool,
+}
+
+impl Repeats {
+    /// Why the call must not run again, quoting its result: it already gave the same result twice.
+    pub fn refusal(&self, signature: u64, tool: &str) -> Option<Refusal> {
+        let seen = self.seen.iter().find(|seen| seen.signature == signature && seen.times >= 2)?;
+        let (how, next) = match seen.failed {
+            false => (
+                " call twice in this task, with the same result both times:\n",
+                "\nDo not call it again. If the task is done, reply now with a short summary, or the answer, and no tool call.",
+            ),
+            true => (
+                " call twice in this task, and it failed the same way both times:\n",
+                "\nDo something different: read the file again, or change the arguments.",
+            ),
+        };
+        let message = ["Not run: you already made this exact ", tool, how, &seen.quoted, next].concat();
+        Some(Refusal { message, answer_now: !seen.failed })
+    }
+
+    /// Records a call's result (or error); true when it repeats the last one of the same call.
+    pub fn record(&mut self, signature: u64, output: &str, failed: bool) -> bool {
+        let hash = {
+            let mut hasher = DefaultHasher::new();
+            output.hash(&mut hasher);
+            hasher.finish()
+        };
+        match self.seen.iter_mut().find(|seen| seen.signature == signature) {
+            Some(seen) if seen.hash == hash && seen.failed == failed => {
+                seen.times += 1;
+                true
+            }
+            Some(seen) => {
+                *seen = Seen { signature, hash, times: 1, quoted: quote(output), failed };
+                false
+            }
+            None => {
+                self.seen.push(Seen { signature, hash, times: 1, quoted: quote(output), failed });
+                false
+            }
+        }
+    }
+}
+
+fn quote(output: &str) -> String {
+    match output.char_indices().nth(QUOTED_CHARS) {
+        Some((end, _)) => [&output[..end], "…"].concat(),
+        None => output.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::*;
+
+    #[test]
+    fn the_same_result_twice_is_a_repeat_and_a_third_call_is_refused() {
+        let mut repeats = Repeats::default();
+        assert!(repeats.refusal(1, "shell").is_none());
+        assert!(!repeats.record(1, "ok", false));
+        assert!(repeats.refusal(1, "shell").is_none());
+        assert!(repeats.record(1, "ok", false));
+        let refusal = repeats.refusal(1, "shell").expect("refused");
+        assert!(refusal.message.starts_with("Not run: you already made this exact shell call twice"), "{}", refusal.message);
+        assert!(refusal.message.contains("\nok\n") && refusal.answer_now, "{}", refusal.message);
+    }
+
+    #[test]
+    fn the_same_error_twice_is_refused_without_asking_for_the_answer() {
+        let mut repeats = Repeats::default();
+        repeats.record(1, "old_string was not found", true);
+        assert!(repeats.record(1, "old_string was not found", true));
+        let refusal = repeats.refusal(1, "edit_file").expect("refused");
+        assert!(refusal.message.contains("it failed the same way both times") && !refusal.answer_now, "{}", refusal.message);
+    }
+
+    #[test]
+    fn a_changed_result_starts_counting_again() {
+        let mut repeats = Repeats::default();
+        repeats.record(1, "3 failed", false);
+        assert!(!repeats.record(1, "all passed", false));
+        assert!(repeats.refusal(1, "shell").is_none());
+        assert!(repeats.record(1, "all passed", false));
+        assert!(!repeats.record(1, "all passed", true), "a failure is not a repeat of a success");
+    }
+
+    #[test]
+    fn other_calls_are_counted_apart() {
+        let mut repeats = Repeats::default();
+        repeats.record(1, "same", false);
+        assert!(!repeats.record(2, "same", false));
+        assert!(repeats.refusal(2, "read_file").is_none());
+    }
+
+    #[test]
+    fn a_long_result_is_quoted_in_part() {
+        let mut repeats = Repeats::default();
+        let long = "é".repeat(1000);
+        repeats.record(1, &long, false);
+        repeats.record(1, &long, false);
+        let refusal = repeats.refusal(1, "read_file").expect("refused").message;
+        assert!(refusal.contains(&["é".repeat(QUOTED_CHARS), "…".into()].concat()));
+        assert!(!refusal.contains(&"é".repeat(QUOTED_CHARS + 1)));
+    }
+}
