@@ -11,7 +11,7 @@ use openagent_apply_patch::text::uses_crlf;
 use super::args::{optional_bool, required_str};
 use super::edit_match;
 use super::read_file::explain_read_error;
-use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{located, schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -50,7 +50,10 @@ impl ToolExecutor for EditFileTool {
         if old.is_empty() {
             return append(path, new, ctx).await;
         }
-        let content = ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?;
+        let content = match ctx.env.read_file(path, None, None).await {
+            Ok(content) => content,
+            Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
+        };
         // Models write LF; a CRLF file keeps its line endings.
         let crlf = uses_crlf(&content);
         let (old, new) = if crlf { (to_crlf(old), to_crlf(new)) } else { (old.to_owned(), new.to_owned()) };
@@ -93,7 +96,9 @@ async fn append(path: &str, new: &str, ctx: &ToolContext<'_>) -> Result<ToolOutp
     let content = match ctx.env.file_exists(path).await {
         true => ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?,
         false => {
-            ctx.env.write_file(path, new).await?;
+            if let Err(e) = ctx.env.write_file(path, new).await {
+                return Err(located(ctx, path, e.into()).await);
+            }
             return Ok(format!("Created {path} with new_string as its content (old_string was empty).").into());
         }
     };

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::args::{optional_usize, required_str};
-use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{located, schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::EnvError;
 use crate::llm::{MediaData, ToolDefinition};
 
@@ -47,7 +47,10 @@ impl ToolExecutor for ReadFileTool {
         let limit = optional_usize(args, "limit")?.unwrap_or(DEFAULT_LIMIT).max(1);
 
         if let Some(media_type) = image_media_type(path) {
-            let data = ctx.env.read_bytes(path).await.map_err(explain_read_error)?;
+            let data = match ctx.env.read_bytes(path).await {
+                Ok(data) => data,
+                Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
+            };
             let text = format!("Image {path} ({media_type}, {} bytes).", data.len());
             let image = MediaData { data: Some(data), media_type: Some(media_type.into()), ..MediaData::default() };
             return Ok(ToolOutput { text, image: Some(image) });
@@ -55,7 +58,10 @@ impl ToolExecutor for ReadFileTool {
 
         // Only the lines asked for and one more, which says whether the file goes on: a 10-line
         // read of a huge file must not read it all. So the total is not known, and not shown.
-        let text = ctx.env.read_file(path, Some(offset), Some(limit.saturating_add(1))).await.map_err(explain_read_error)?;
+        let text = match ctx.env.read_file(path, Some(offset), Some(limit.saturating_add(1))).await {
+            Ok(text) => text,
+            Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
+        };
         let Some(count) = line_count(&text) else {
             // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.
             return Err(explain_read_error(EnvError::BinaryFile(path.into())));

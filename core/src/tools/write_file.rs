@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::args::required_str;
-use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{located, schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -49,7 +49,9 @@ impl ToolExecutor for WriteFileTool {
                 format!("{path} already holds exactly this content ({} bytes); nothing was written.", content.len()).into()
             );
         }
-        ctx.env.write_file(path, content).await?;
+        if let Err(e) = ctx.env.write_file(path, content).await {
+            return Err(located(ctx, path, e.into()).await);
+        }
         let what = if existed { "overwrote the existing file" } else { "new file" };
         Ok(format!("Wrote {} bytes to {path} ({what}).", content.len()).into())
     }
