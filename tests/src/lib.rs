@@ -62,6 +62,7 @@ mod api;
 pub mod cli;
 pub mod gemini;
 mod ids;
+pub mod local_bench;
 pub mod mcp;
 pub mod openai_chat;
 pub mod openai_responses;

@@ -1,0 +1,1 @@
+// TODO: print a greeting using greet.js

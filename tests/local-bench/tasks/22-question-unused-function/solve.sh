@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+set -u
+export PYTHONDONTWRITEBYTECODE=1
+echo "padLeft" > "$ANSWER"

@@ -1,0 +1,4 @@
+import config
+
+print("db:", config.database_url())
+print("debug:", config.debug())
