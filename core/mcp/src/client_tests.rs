@@ -159,6 +159,7 @@ fn a_call_answers_pings_and_re_lists_after_list_changed() {
         default_command_timeout_ms: 1000,
         max_command_timeout_ms: 1000,
         on_output: None,
+        files_seen: None,
     };
     let output = block_on(tools.tools[0].executor.execute(&json!({"a": 1}), &ctx)).expect("call");
     assert_eq!(output.text, "done");

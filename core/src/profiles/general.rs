@@ -31,6 +31,7 @@ impl GeneralProfile {
         let mut parts = Parts::new(&FAMILY, model.into(), lean_core_tools());
         parts.subagents = false;
         parts.repairs_tool_calls = true;
+        parts.read_before_write = true;
         Self(parts)
     }
 

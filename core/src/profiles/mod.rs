@@ -48,6 +48,8 @@ struct Parts {
     subagents: bool,
     /// Whether the session reads garbled tool calls as meant (`session/repair.rs`).
     repairs_tool_calls: bool,
+    /// Whether edits need a read of the file first (`tools/seen.rs`).
+    read_before_write: bool,
 }
 
 impl Parts {
@@ -65,6 +67,7 @@ impl Parts {
             provider_options: None,
             subagents: true,
             repairs_tool_calls: false,
+            read_before_write: false,
         };
         parts.set_info(info);
         parts
@@ -152,6 +155,10 @@ macro_rules! provider_profile {
 
             fn repairs_tool_calls(&self) -> bool {
                 self.0.repairs_tool_calls
+            }
+
+            fn requires_read_before_write(&self) -> bool {
+                self.0.read_before_write
             }
         }
     };

@@ -62,6 +62,12 @@ pub trait ProviderProfile {
     fn repairs_tool_calls(&self) -> bool {
         false
     }
+    /// Whether `write_file` and `edit_file` refuse to change an existing file the model has not
+    /// read (or written) in the session (`tools/seen.rs`). The general profile does: small models
+    /// otherwise edit a file they never looked at, and lose most of it.
+    fn requires_read_before_write(&self) -> bool {
+        false
+    }
 }
 
 /// The environment block of spec 6.3, shared by every profile.

@@ -476,6 +476,7 @@ impl Session {
                 .unwrap_or(DEFAULT_COMMAND_TIMEOUT_MS),
             max_command_timeout_ms: config.max_command_timeout_ms,
             on_output: Some(on_output),
+            files_seen: self.inner.profile.requires_read_before_write().then_some(&self.inner.files_seen),
         };
         let (text, image, failed) = match executor.execute(&call.arguments, &ctx).await {
             Ok(output) => (output.text, output.image, false),

@@ -18,6 +18,7 @@ use crate::llm::{LlmClient, LlmError, Message, Request, RetryPolicy, RetryingCli
 use crate::profiles::ProviderProfile;
 use crate::runtime::Runtime;
 use crate::schema::SchemaError;
+use crate::tools::FilesSeen;
 
 /// Builds a [`Session`] from its seams.
 pub struct SessionBuilder {
@@ -228,6 +229,7 @@ impl SessionBuilder {
                 last_timestamp: RefCell::new((0, String::new())),
                 subagents: RefCell::new(Vec::new()),
                 pending_warnings: RefCell::new(warnings),
+                files_seen: FilesSeen::default(),
                 redactions: self.redactions,
                 gate: self.gate.unwrap_or_else(|| Rc::new(Gate::new(self.policy, self.approver))),
                 hooks: self.hooks,

@@ -63,7 +63,7 @@ use crate::hooks::{HookEvent, HookInput, HookOutcome, Hooks};
 use crate::llm::{LlmClient, LlmError, Usage};
 use crate::profiles::ProviderProfile;
 use crate::runtime::{format_rfc3339, Runtime};
-use crate::tools::{RegisteredTool, ToolRegistry};
+use crate::tools::{FilesSeen, RegisteredTool, ToolRegistry};
 use events::Emitter;
 use state::LoopCache;
 
@@ -128,6 +128,8 @@ struct Inner {
     subagents: RefCell<Vec<subagents::SubAgent>>,
     /// Said once the session starts (a restore that had to drop something).
     pending_warnings: RefCell<Vec<String>>,
+    /// The files read or written so far, for profiles that require a read before a write.
+    files_seen: FilesSeen,
     /// Secret values replaced in tool outputs; shared with subagents.
     redactions: Rc<redact::Redactions>,
     /// The approval policy and the host's approver; shared with subagents.

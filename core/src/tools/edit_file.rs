@@ -11,7 +11,8 @@ use openagent_apply_patch::text::uses_crlf;
 use super::args::{optional_bool, required_str};
 use super::edit_match;
 use super::read_file::explain_read_error;
-use super::{located, schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{located, schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use crate::env::EnvError;
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -19,15 +20,14 @@ pub fn definition() -> ToolDefinition {
         name: "edit_file".into(),
         description: "Replace text in an existing file. old_string must match the file exactly, including \
             indentation, and must occur exactly once unless replace_all is true; include enough surrounding \
-            lines to make it unique. Read the file first. An empty old_string appends new_string to the end of the \
-            file. To create a file or rewrite all of it, use write_file."
+            lines to make it unique. Read the file first. To create a file or rewrite all of it, use write_file."
             .into(),
         parameters: schema(
             r#"{
             "type": "object",
             "properties": {
                 "file_path": {"type": "string", "description": "Path of the file, absolute or relative to the working directory."},
-                "old_string": {"type": "string", "description": "The exact text to replace; empty to append new_string to the end of the file."},
+                "old_string": {"type": "string", "description": "The exact text to replace, copied from the file."},
                 "new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string."},
                 "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of exactly one (default false)."}
             },
@@ -47,13 +47,21 @@ impl ToolExecutor for EditFileTool {
         let old = required_str(args, "old_string")?;
         let new = required_str(args, "new_string")?;
         let replace_all = optional_bool(args, "replace_all")?.unwrap_or(false);
-        if old.is_empty() {
-            return append(path, new, ctx).await;
-        }
         let content = match ctx.env.read_file(path, None, None).await {
             Ok(content) => content,
+            Err(EnvError::NotFound(_)) if old.is_empty() => return create(path, new, ctx).await,
             Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
         };
+        if old.is_empty() {
+            return match content.is_empty() {
+                true => create(path, new, ctx).await,
+                false => Err(ToolError::new(format!(
+                    "old_string is empty, but {path} is not: put the exact text to replace in old_string \
+                     (read_file shows it), or use write_file to replace the whole file."
+                ))),
+            };
+        }
+        seen::require_read(ctx, path)?;
         // Models write LF; a CRLF file keeps its line endings.
         let crlf = uses_crlf(&content);
         let (old, new) = if crlf { (to_crlf(old), to_crlf(new)) } else { (old.to_owned(), new.to_owned()) };
@@ -78,6 +86,7 @@ impl ToolExecutor for EditFileTool {
             )));
         }
         ctx.env.write_file(path, &splice(&content, &found.ranges, &new)).await?;
+        seen::mark(ctx, path);
 
         let noun = if count == 1 { "occurrence" } else { "occurrences" };
         let how = if found.fuzzy { " (matched after normalising whitespace/Unicode punctuation)" } else { "" };
@@ -85,27 +94,16 @@ impl ToolExecutor for EditFileTool {
     }
 }
 
-/// Text that already has a CR is left as the model wrote it.
-/// An empty `old_string` adds `new_string` at the end of the file, on a line of its own, or
-/// creates the file: small models reach for it to add code, and refusing it made them rewrite
-/// the whole file with `write_file`, often losing the rest of it.
-async fn append(path: &str, new: &str, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+/// An empty `old_string` creates the file, or fills an empty one.
+async fn create(path: &str, new: &str, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
     if new.is_empty() {
         return Err(ToolError::new("old_string and new_string are both empty, so the edit would change nothing."));
     }
-    let content = match ctx.env.file_exists(path).await {
-        true => ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?,
-        false => {
-            if let Err(e) = ctx.env.write_file(path, new).await {
-                return Err(located(ctx, path, e.into()).await);
-            }
-            return Ok(format!("Created {path} with new_string as its content (old_string was empty).").into());
-        }
-    };
-    let separator = if content.is_empty() || content.ends_with('\n') { "" } else { "\n" };
-    let added = if uses_crlf(&content) { to_crlf(new) } else { new.to_owned() };
-    ctx.env.write_file(path, &[content.as_str(), separator, &added].concat()).await?;
-    Ok(format!("Appended new_string to the end of {path} (old_string was empty).").into())
+    if let Err(e) = ctx.env.write_file(path, new).await {
+        return Err(located(ctx, path, e.into()).await);
+    }
+    seen::mark(ctx, path);
+    Ok(format!("Wrote new_string to {path} as its whole content (old_string was empty).").into())
 }
 
 /// Says where the file differs from `old_string`: the lines most like it, numbered as
@@ -128,6 +126,7 @@ fn not_found(path: &str, content: &str, old: &str) -> String {
     )
 }
 
+/// Text that already has a CR is left as the model wrote it.
 fn to_crlf(text: &str) -> String {
     if text.contains('\r') {
         text.to_owned()

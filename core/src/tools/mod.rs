@@ -10,6 +10,7 @@ mod args;
 mod args_adapter;
 mod edit_match;
 mod registry;
+mod seen;
 
 pub mod apply_patch;
 pub mod edit_file;
@@ -33,6 +34,7 @@ pub use list_dir::ListDirTool;
 pub use read_file::ReadFileTool;
 pub use read_many_files::ReadManyFilesTool;
 pub use registry::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
+pub use seen::FilesSeen;
 pub use shell::ShellTool;
 pub use write_file::WriteFileTool;
 

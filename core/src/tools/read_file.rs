@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::args::{optional_usize, required_str};
-use super::{located, schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{located, schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::EnvError;
 use crate::llm::{MediaData, ToolDefinition};
 
@@ -51,6 +51,7 @@ impl ToolExecutor for ReadFileTool {
                 Ok(data) => data,
                 Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
             };
+            seen::mark(ctx, path);
             let text = format!("Image {path} ({media_type}, {} bytes).", data.len());
             let image = MediaData { data: Some(data), media_type: Some(media_type.into()), ..MediaData::default() };
             return Ok(ToolOutput { text, image: Some(image) });
@@ -66,6 +67,7 @@ impl ToolExecutor for ReadFileTool {
             // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.
             return Err(explain_read_error(EnvError::BinaryFile(path.into())));
         };
+        seen::mark(ctx, path);
         number_lines(path, &text, count, offset, limit).map(ToolOutput::from)
     }
 }

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::EnvError;
 use crate::llm::ToolDefinition;
 
@@ -81,6 +81,7 @@ impl ToolExecutor for ReadManyFilesTool {
             // A file that cannot be read is noted and the others still come back.
             match read {
                 Ok(text) => {
+                    seen::mark(ctx, path);
                     out.push_str(&text);
                     if !text.ends_with('\n') {
                         out.push('\n');

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use super::FilesSeen;
 use crate::env::{EnvError, ExecutionEnvironment};
 use crate::llm::{MediaData, ToolDefinition};
 use crate::schema::{Schema, SchemaError};
@@ -19,6 +20,10 @@ pub struct ToolContext<'a> {
     pub max_command_timeout_ms: u64,
     /// Streams partial output to the host as `TOOL_CALL_OUTPUT_DELTA` events.
     pub on_output: Option<Rc<dyn Fn(&str)>>,
+    /// The files the session has read or written; with it, `write_file` and `edit_file` refuse
+    /// to change an existing file the model has not read. `None`: no such rule (a host calling a
+    /// tool directly).
+    pub files_seen: Option<&'a FilesSeen>,
 }
 
 /// What a tool returns: text for the model, and optionally an image for multimodal models.

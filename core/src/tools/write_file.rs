@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::args::required_str;
-use super::{located, schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{located, schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -42,6 +42,9 @@ impl ToolExecutor for WriteFileTool {
             Ok(_) => true,
             Err(_) => false,
         };
+        if existed {
+            seen::require_read(ctx, path)?;
+        }
         // Said plainly, so that a model which writes the same file again learns its first write
         // stuck (and the repeat guard sees the same result each time after that).
         if existed && ctx.env.read_file(path, None, None).await.is_ok_and(|old| old == content) {
@@ -52,6 +55,7 @@ impl ToolExecutor for WriteFileTool {
         if let Err(e) = ctx.env.write_file(path, content).await {
             return Err(located(ctx, path, e.into()).await);
         }
+        seen::mark(ctx, path);
         let what = if existed { "overwrote the existing file" } else { "new file" };
         Ok(format!("Wrote {} bytes to {path} ({what}).", content.len()).into())
     }

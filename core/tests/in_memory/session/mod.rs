@@ -5,6 +5,7 @@ mod compaction;
 mod hooks;
 mod images;
 mod lenient;
+mod read_first;
 mod repeats;
 mod results;
 mod snapshot;

@@ -94,27 +94,21 @@ fn lf_files_are_left_lf() {
 }
 
 #[test]
-fn empty_old_string_appends_on_a_line_of_its_own() {
+fn empty_old_string_creates_a_missing_or_empty_file_and_refuses_one_with_text() {
     let env = memory_env();
-    write(&env, FILE, "fn a() {}");
-    assert_eq!(
-        run_ok(&EditFileTool, &env, edit("", "fn b() {}\n")),
-        "Appended new_string to the end of src/a.rs (old_string was empty)."
-    );
-    assert_eq!(read(&env, FILE), "fn a() {}\nfn b() {}\n");
-    run_ok(&EditFileTool, &env, edit("", "fn c() {}\n"));
-    assert_eq!(read(&env, FILE), "fn a() {}\nfn b() {}\nfn c() {}\n");
-}
-
-#[test]
-fn empty_old_string_keeps_crlf_and_creates_a_missing_file() {
-    let env = memory_env();
-    write(&env, FILE, "a\r\n");
-    run_ok(&EditFileTool, &env, edit("", "b\nc\n"));
-    assert_eq!(read(&env, FILE), "a\r\nb\r\nc\r\n");
     let new = json!({"file_path": "src/new.rs", "old_string": "", "new_string": "fn n() {}\n"});
-    assert_eq!(run_ok(&EditFileTool, &env, new), "Created src/new.rs with new_string as its content (old_string was empty).");
+    let wrote = "Wrote new_string to src/new.rs as its whole content (old_string was empty).";
+    assert_eq!(run_ok(&EditFileTool, &env, new.clone()), wrote);
     assert_eq!(read(&env, "src/new.rs"), "fn n() {}\n");
+    // The model meant to replace something it never copied: nothing is appended or lost.
+    assert_eq!(
+        run_err(&EditFileTool, &env, new.clone()),
+        "old_string is empty, but src/new.rs is not: put the exact text to replace in old_string \
+         (read_file shows it), or use write_file to replace the whole file."
+    );
+    assert_eq!(read(&env, "src/new.rs"), "fn n() {}\n");
+    write(&env, "src/new.rs", "");
+    assert_eq!(run_ok(&EditFileTool, &env, new), wrote);
     assert_eq!(
         run_err(&EditFileTool, &env, edit("", "")),
         "old_string and new_string are both empty, so the edit would change nothing."
