@@ -86,11 +86,10 @@ fn lean_core_tools() -> ToolRegistry {
         ),
         (
             "edit_file",
-            "Replace old_string (exact text, found once) with new_string. An empty old_string appends \
-             new_string to the end of the file.",
+            "Replace old_string (exact text, found once) with new_string. Read the file first.",
             r#"{"type": "object", "properties": {
                 "file_path": {"type": "string", "description": "Path of the file."},
-                "old_string": {"type": "string", "description": "Exact text from the file; empty to append."},
+                "old_string": {"type": "string", "description": "Exact text copied from the file."},
                 "new_string": {"type": "string", "description": "The text to put there."},
                 "replace_all": {"type": "boolean", "description": "Replace every occurrence."}
             }, "required": ["file_path", "old_string", "new_string"], "additionalProperties": false}"#,
