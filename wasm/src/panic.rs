@@ -32,7 +32,11 @@ pub fn install_hook() {
         // The previous hook still runs: a test harness records failures through it.
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            crashed(&info.to_string());
+            // The message alone: the browser build drops panic locations (scripts/wasm-release-build).
+            let payload = info.payload();
+            let message =
+                payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+            crashed(message.unwrap_or("a panic without a message"));
             previous(info);
         }));
     });

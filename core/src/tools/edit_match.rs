@@ -70,12 +70,14 @@ pub(crate) fn closest<'a>(text: &'a str, needle: &str) -> Option<(usize, Vec<&'a
     (best_score >= 0.5 * size as f64).then(|| (best + 1, lines[best..best + size].to_vec()))
 }
 
-/// A line's words: runs of letters, digits and `_`, and each other visible character alone.
+/// A line's words: runs of letters, digits, `_` and non-ASCII characters, and each other visible
+/// character alone. (Any non-ASCII character counts as a letter: Unicode's letter tables would
+/// cost the browser bundle 3 KB gzipped, and a closest line is found as well without them.)
 fn words(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = None;
     for (at, c) in line.char_indices() {
-        let word = c.is_alphanumeric() || c == '_';
+        let word = c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii();
         match (word, start) {
             (true, None) => start = Some(at),
             (false, Some(from)) => {

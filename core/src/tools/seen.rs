@@ -4,16 +4,20 @@
 //! meant to add).
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 
 use super::{ToolContext, ToolError};
 
+/// A handful of files per session: a list costs the browser bundle less than a set.
 #[derive(Debug, Default)]
-pub struct FilesSeen(RefCell<BTreeSet<String>>);
+pub struct FilesSeen(RefCell<Vec<String>>);
 
 impl FilesSeen {
     pub fn mark(&self, working_dir: &str, path: &str) {
-        self.0.borrow_mut().insert(key(working_dir, path));
+        let key = key(working_dir, path);
+        let mut seen = self.0.borrow_mut();
+        if !seen.contains(&key) {
+            seen.push(key);
+        }
     }
 
     pub fn has(&self, working_dir: &str, path: &str) -> bool {
@@ -44,10 +48,11 @@ pub(crate) fn require_read(ctx: &ToolContext<'_>, path: &str) -> Result<(), Tool
 /// so that `a.py`, `./a.py` and `/work/a.py` are one file. Lexical: a file reached through a
 /// symlink counts as another, and has to be read under that name too.
 fn key(working_dir: &str, path: &str) -> String {
-    let absolute = path.starts_with(['/', '\\']) || path.get(1..3).is_some_and(|s| s == ":\\" || s == ":/");
-    let base = if absolute { "" } else { working_dir };
+    let path = path.replace('\\', "/");
+    let absolute = path.starts_with('/') || path.get(1..3) == Some(":/");
+    let joined = if absolute { path } else { [working_dir.replace('\\', "/").as_str(), "/", &path].concat() };
     let mut parts: Vec<&str> = Vec::new();
-    for part in base.split(['/', '\\']).chain(path.split(['/', '\\'])) {
+    for part in joined.split('/') {
         match part {
             "" | "." => {}
             ".." => {
