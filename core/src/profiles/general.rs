@@ -77,10 +77,11 @@ fn lean_core_tools() -> ToolRegistry {
         ),
         (
             "write_file",
-            "Create a file, or replace everything in it, with content.",
+            "Create a file, or replace everything in it, with content. With append, add content at its end.",
             r#"{"type": "object", "properties": {
                 "file_path": {"type": "string", "description": "Path of the file."},
-                "content": {"type": "string", "description": "The whole new content."}
+                "content": {"type": "string", "description": "The whole new content, or the text to add."},
+                "append": {"type": "boolean", "description": "Add content at the end of the file."}
             }, "required": ["file_path", "content"], "additionalProperties": false}"#,
             Rc::new(WriteFileTool),
         ),

@@ -1,9 +1,12 @@
-//! `write_file` (spec 3.3): replace a file's whole content, creating it and its directories.
+//! `write_file` (spec 3.3): replace a file's whole content, creating it and its directories. With
+//! `append` (offered by the general profile), add to its end instead: the explicit way for a small
+//! model to add code, where an edit would have to quote the file's last lines exactly.
 
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::args::required_str;
+use super::args::{optional_bool, required_str};
+use super::read_file::explain_read_error;
 use super::{located, schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
@@ -34,6 +37,7 @@ impl ToolExecutor for WriteFileTool {
     async fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = required_str(args, "file_path")?;
         let content = required_str(args, "content")?;
+        let append = optional_bool(args, "append")?.unwrap_or(false);
         // Any stat failure means "nothing there yet"; if the path is unusable, the write says why.
         let existed = match ctx.env.stat(path).await {
             Ok(info) if info.is_dir => {
@@ -42,21 +46,33 @@ impl ToolExecutor for WriteFileTool {
             Ok(_) => true,
             Err(_) => false,
         };
-        if existed {
-            seen::require_read(ctx, path)?;
-        }
-        // Said plainly, so that a model which writes the same file again learns its first write
-        // stuck (and the repeat guard sees the same result each time after that).
-        if existed && ctx.env.read_file(path, None, None).await.is_ok_and(|old| old == content) {
-            return Ok(
-                format!("{path} already holds exactly this content ({} bytes); nothing was written.", content.len()).into()
-            );
-        }
-        if let Err(e) = ctx.env.write_file(path, content).await {
+        let text = if append && existed {
+            // Nothing is lost by adding to a file, so it need not have been read.
+            let old = ctx.env.read_file(path, None, None).await.map_err(explain_read_error)?;
+            let separator = if old.is_empty() || old.ends_with('\n') { "" } else { "\n" };
+            [old.as_str(), separator, content].concat()
+        } else {
+            if existed {
+                seen::require_read(ctx, path)?;
+            }
+            // Said plainly, so that a model which writes the same file again learns its first write
+            // stuck (and the repeat guard sees the same result each time after that).
+            if existed && ctx.env.read_file(path, None, None).await.is_ok_and(|old| old == content) {
+                return Ok(
+                    format!("{path} already holds exactly this content ({} bytes); nothing was written.", content.len()).into()
+                );
+            }
+            content.to_owned()
+        };
+        if let Err(e) = ctx.env.write_file(path, &text).await {
             return Err(located(ctx, path, e.into()).await);
         }
         seen::mark(ctx, path);
-        let what = if existed { "overwrote the existing file" } else { "new file" };
+        let what = match (existed, append) {
+            (true, true) => "added at the end of the existing file",
+            (true, false) => "overwrote the existing file",
+            (false, _) => "new file",
+        };
         Ok(format!("Wrote {} bytes to {path} ({what}).", content.len()).into())
     }
 }

@@ -75,6 +75,17 @@ fn a_file_the_session_wrote_can_be_changed_and_new_files_need_no_read() {
 }
 
 #[test]
+fn an_append_needs_no_read_as_it_loses_nothing() {
+    let (results, env) = run(
+        GeneralProfile::new("local"),
+        &[("calc.py", CALC)],
+        vec![("write_file", json!({"file_path": "calc.py", "content": "def sub(a, b):\n    return a - b\n", "append": true}))],
+    );
+    assert_eq!(results[0], ("Wrote 32 bytes to calc.py (added at the end of the existing file).".to_owned(), false));
+    assert_eq!(read(&*env, "calc.py"), [CALC, "def sub(a, b):\n    return a - b\n"].concat());
+}
+
+#[test]
 fn provider_profiles_overwrite_an_unread_file() {
     let call = ("write_file", json!({"file_path": "calc.py", "content": "x = 1\n"}));
     let (results, env) = run(AnthropicProfile::new("claude-sonnet-4-5"), &[("calc.py", CALC)], vec![call]);
