@@ -110,6 +110,9 @@ impl Agent {
         if let Some(text) = &options.instructions {
             builder = builder.user_instructions(text.clone());
         }
+        if let Some(on) = options.subagents {
+            builder = builder.subagents(on);
+        }
         if let Some(id) = &options.session_id {
             builder = builder.id(id.clone());
         }

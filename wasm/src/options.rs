@@ -23,6 +23,8 @@ pub struct AgentOptions {
     pub api_key: Option<String>,
     pub base_url: Option<String>,
     pub profile: Option<String>,
+    /// Whether the subagent tools are offered; the profile decides when absent.
+    pub subagents: Option<bool>,
     pub reasoning_effort: Option<String>,
     pub limits: Limits,
     pub instructions: Option<String>,
@@ -173,6 +175,7 @@ impl AgentOptions {
             api_key: fields.text("apiKey")?,
             base_url: fields.text("baseUrl")?,
             profile: fields.text("profile")?,
+            subagents: fields.flag("subagents")?,
             reasoning_effort: fields.text("reasoningEffort")?,
             limits,
             instructions: fields.text("instructions")?,
@@ -278,6 +281,7 @@ pub(crate) const OPTION_FIELDS: &[&str] = &[
     "apiKey",
     "baseUrl",
     "profile",
+    "subagents",
     "reasoningEffort",
     "limits",
     "instructions",
@@ -322,6 +326,14 @@ impl<'a> Fields<'a> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Ok(Some(text.clone())),
             Some(other) => Err(format!("`{name}` must be a string, not {other}")),
+        }
+    }
+
+    fn flag(&self, name: &str) -> Result<Option<bool>, String> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(on)) => Ok(Some(*on)),
+            Some(other) => Err(format!("`{name}` must be true or false, not {other}")),
         }
     }
 

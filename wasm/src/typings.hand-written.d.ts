@@ -41,6 +41,12 @@ export interface AgentOptions {
   baseUrl?: string;
   /** The tool set and prompt family; the provider's own by default. */
   profile?: ProfileName;
+  /**
+   * Offer the subagent tools (`spawn_agent`, `send_input`, `wait`, `close_agent`) or not. By default
+   * every profile does but the general one (an OpenAI-compatible server), whose lean first request
+   * for small local models leaves them out.
+   */
+  subagents?: boolean;
   reasoningEffort?: ReasoningEffort;
   limits?: Limits;
   /** Appended last to the system prompt. */

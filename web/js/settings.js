@@ -18,6 +18,8 @@ function placeholders() {
   $("base-url").placeholder = DEFAULT_BASE_URLS[provider];
   $("model").placeholder = provider === "openai-compatible" ? "asked of the server" : "provider default";
   $("api-key").placeholder = provider === "openai-compatible" ? "optional for local servers" : "kept in this tab's memory";
+  // The other providers' profiles always offer the subagent tools.
+  $("subagents-choice").hidden = provider !== "openai-compatible";
 }
 
 /** Fills the form from saved settings (a session's, or the last ones); a key only replaces the typed one. */
@@ -30,6 +32,7 @@ export function applySettings(saved) {
   $("max-rounds").value = saved.maxRounds || "";
   $("output-schema").value = saved.outputSchema || "";
   $("approval").value = saved.approval || "full-auto";
+  $("subagents").checked = saved.subagents === true;
   if (saved.apiKey) {
     $("api-key").value = saved.apiKey;
     $("remember-key").checked = true;
@@ -94,6 +97,7 @@ export function readSettings() {
     maxRounds: $("max-rounds").value.trim(),
     outputSchema: $("output-schema").value.trim(),
     approval: $("approval").value,
+    subagents: $("subagents").checked,
   };
 }
 
@@ -105,6 +109,7 @@ export function agentOptions(settings) {
   if (settings.baseUrl) options.baseUrl = settings.baseUrl;
   if (settings.effort) options.reasoningEffort = settings.effort;
   if (settings.approval) options.approval = settings.approval;
+  if (settings.subagents && settings.provider === "openai-compatible") options.subagents = true;
   // Compaction needs the window; a local server's (llama.cpp's n_ctx) is not in the catalog.
   if (settings.contextWindow) options.contextWindow = Number(settings.contextWindow);
   // A small local model may go on calling tools: a bound per task ends the run (reason `round_limit`).

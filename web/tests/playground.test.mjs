@@ -190,6 +190,8 @@ test("the header adds up what the agent and its subagents cost, by the catalog's
     // gpt-5.2 is $1.75 in and $14 out per million tokens; each mock answer is 10 in and 5 out:
     // 87.5 millionths of a dollar. The parent's two answers alone would show $0.0002.
     await page.fill("#model", "gpt-5.2");
+    // The general profile (an OpenAI-compatible server) offers subagents when asked.
+    await page.check("#subagents");
     await send(page, "Delegate a greeting");
     await page.waitForSelector("text=The child said hi.");
     await idle(page);

@@ -32,6 +32,8 @@ pub struct SessionBuilder {
     user_instructions: Option<String>,
     pub(super) model: Option<String>,
     pub(super) depth: usize,
+    /// Set by [`subagents`](Self::subagents); the profile decides otherwise.
+    subagents: Option<bool>,
     /// A subagent reports into its parent's event stream.
     pub(super) emitter: Option<Rc<Emitter>>,
     retries: Option<RetryPolicy>,
@@ -63,6 +65,7 @@ impl SessionBuilder {
             user_instructions: None,
             model: None,
             depth: 0,
+            subagents: None,
             emitter: None,
             retries: None,
             output_schema: None,
@@ -121,6 +124,13 @@ impl SessionBuilder {
     /// it first with [`Policy::check`]: a rule that cannot match is not an error here.
     pub fn approval(mut self, policy: Policy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// Offers the subagent tools (spec 7) or not, whatever the profile says: the host's choice
+    /// (the general profile leaves them out of its lean first request unless asked).
+    pub fn subagents(mut self, on: bool) -> Self {
+        self.subagents = Some(on);
         self
     }
 
@@ -197,7 +207,7 @@ impl SessionBuilder {
         let max_depth = state.config.max_subagent_depth;
         let inner = Rc::new_cyclic(|session| {
             let mut tools = self.profile.tool_registry().clone();
-            if self.depth < max_depth && self.profile.offers_subagents() {
+            if self.depth < max_depth && self.subagents.unwrap_or_else(|| self.profile.offers_subagents()) {
                 Session::register_subagent_tools(&mut tools, session);
             }
             if let Some(schema) = &self.output_schema {

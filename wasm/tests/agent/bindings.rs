@@ -137,10 +137,21 @@ fn bad_options_are_refused_with_a_message_that_says_what_to_fix() {
     assert!(refused(json!({"model": null})).contains("Agent.discoverModel()"));
     assert!(refused(json!({"provider": "anthropic", "baseUrl": null})).contains("`apiKey` or `getApiKey`"));
     assert!(refused(json!({"files": {"a.txt": 1}})).contains("files[\"a.txt\"] must be a string"));
+    assert!(refused(json!({"subagents": "yes"})).contains("`subagents` must be true or false"));
     let options = options(&fetch, json!({}));
     Reflect::set(&options, &"onEvent".into(), &"log".into()).unwrap();
     assert!(error_message(&Agent::new(options).err().unwrap()).contains("`onEvent` must be a function"));
     assert!(error_message(&Agent::new(JsValue::from("openai")).err().unwrap()).contains("pass an object"));
+}
+
+#[test]
+async fn the_general_profile_offers_subagents_only_when_asked() {
+    for (extra, offered) in [(json!({}), false), (json!({"subagents": true}), true)] {
+        let (agent, fetch) = agent_with(json!([{"text": "ok"}]), extra);
+        submit(&agent, "hi").await.unwrap();
+        let tools = requests(&fetch)[0]["body"]["tools"].to_string();
+        assert_eq!(tools.contains("spawn_agent"), offered, "{tools}");
+    }
 }
 
 #[test]
