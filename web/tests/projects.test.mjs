@@ -182,6 +182,8 @@ test("the Changes view shows what the agent added, modified and deleted since th
     "logo.bin": BINARY,
   });
   const script = [
+    // The general profile (an OpenAI-compatible server) edits only a file the model has read.
+    { reply: { tool_calls: [{ name: "read_file", arguments: { file_path: "src/main.js" } }] } },
     {
       reply: {
         text: "Editing.",
@@ -326,15 +328,13 @@ test("a .gitignore too large to be one is refused before anything is read", asyn
 test("huge diffs are capped with a note: long ones cut short, enormous ones not worked out", async () => {
   const lines = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix} ${i}\n`).join("");
   const project = folder("big-diffs", { "long.txt": lines("old", 600), "enormous.txt": lines("old", 3000) });
+  const rewriteLong = { name: "write_file", arguments: { file_path: "long.txt", content: lines("new", 600) } };
   const script = [
-    {
-      reply: {
-        tool_calls: [
-          { name: "write_file", arguments: { file_path: "long.txt", content: lines("new", 600) } },
-          { name: "write_file", arguments: { file_path: "enormous.txt", content: lines("new", 3000) } },
-        ],
-      },
-    },
+    // The general profile rewrites only files the model has read, and a rewrite that drops most
+    // of a file's lines only when sent a second time.
+    { reply: { tool_calls: [{ name: "read_file", arguments: { file_path: "long.txt" } }, { name: "read_file", arguments: { file_path: "enormous.txt" } }] } },
+    { reply: { tool_calls: [rewriteLong, { name: "write_file", arguments: { file_path: "enormous.txt", content: lines("new", 3000) } }] } },
+    { reply: { tool_calls: [rewriteLong] } },
     { reply: { text: "Rewrote both." } },
   ];
   await scenario(script, async (page) => {

@@ -32,6 +32,7 @@ impl GeneralProfile {
         parts.subagents = false;
         parts.repairs_tool_calls = true;
         parts.read_before_write = true;
+        parts.reads_named_files = true;
         Self(parts)
     }
 
@@ -87,7 +88,7 @@ fn lean_core_tools() -> ToolRegistry {
         ),
         (
             "edit_file",
-            "Replace old_string (exact text, found once) with new_string. Read the file first.",
+            "Replace old_string (exact text, found once) with new_string. To add code at the end, use write_file with append.",
             r#"{"type": "object", "properties": {
                 "file_path": {"type": "string", "description": "Path of the file."},
                 "old_string": {"type": "string", "description": "Exact text copied from the file."},

@@ -50,6 +50,8 @@ struct Parts {
     repairs_tool_calls: bool,
     /// Whether edits need a read of the file first (`tools/seen.rs`).
     read_before_write: bool,
+    /// Whether the session reads the files a task names (`session/named_files.rs`).
+    reads_named_files: bool,
 }
 
 impl Parts {
@@ -68,6 +70,7 @@ impl Parts {
             subagents: true,
             repairs_tool_calls: false,
             read_before_write: false,
+            reads_named_files: false,
         };
         parts.set_info(info);
         parts
@@ -159,6 +162,10 @@ macro_rules! provider_profile {
 
             fn requires_read_before_write(&self) -> bool {
                 self.0.read_before_write
+            }
+
+            fn reads_named_files(&self) -> bool {
+                self.0.reads_named_files
             }
         }
     };

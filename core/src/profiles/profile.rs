@@ -68,6 +68,12 @@ pub trait ProviderProfile {
     fn requires_read_before_write(&self) -> bool {
         false
     }
+    /// Whether the session reads the files a task names before the first request
+    /// (`session/named_files.rs`). The general profile does: a small model told to fix `calc.py`
+    /// otherwise edits it from a guess at its text.
+    fn reads_named_files(&self) -> bool {
+        false
+    }
 }
 
 /// The environment block of spec 6.3, shared by every profile.

@@ -49,6 +49,7 @@ impl Session {
             }
             context = outcome.context;
         }
+        let task = inner.profile.reads_named_files().then(|| input.clone());
         self.push_turn(Turn::User { content: input.clone(), images: attached.parts, timestamp: self.now() });
         self.emit(EventData::UserInput { content: input, images: attached.names });
         if let Some(content) = context {
@@ -59,6 +60,10 @@ impl Session {
         if !inner.cache.borrow().prompt_built {
             self.build_system_prompt().await;
         }
+        let mut named = match task {
+            Some(task) => self.named_files(&task).await,
+            None => Vec::new(),
+        };
 
         let mut rounds = 0;
         let mut warned_context = false;
@@ -82,49 +87,56 @@ impl Session {
                 break reason;
             }
 
-            self.refresh_request(&config);
-            let length = inner.state.borrow().history.len();
-            if futile_at != Some(length) && self.needs_compaction(&config) {
-                // A failed summary is reported in `compaction_end`; the call is still tried.
-                match self.guard(self.compact_history(CompactionReason::Threshold)).await {
-                    None => break self.cancelled().unwrap_or(StopReason::Aborted),
-                    Some(Ok(0)) => futile_at = Some(length),
-                    Some(_) => {}
-                }
-            }
-            self.emit(EventData::TurnStart { turn: turns + 1 });
-            let response = match self.guard(self.call_model()).await {
-                None => break self.cancelled().unwrap_or(StopReason::Aborted),
-                Some(Ok(response)) => response,
-                // Spec appendix B: the request did not fit. Compact once and call again.
-                Some(Err(error)) if error.kind == ErrorKind::ContextLength && !overflowed => {
-                    overflowed = true;
-                    match self.guard(self.compact_history(CompactionReason::Overflow)).await {
+            // The files the task names are read first, as a round of calls of their own (the
+            // model's requests start after them).
+            let tool_calls = if named.is_empty() {
+                self.refresh_request(&config);
+                let length = inner.state.borrow().history.len();
+                if futile_at != Some(length) && self.needs_compaction(&config) {
+                    // A failed summary is reported in `compaction_end`; the call is still tried.
+                    match self.guard(self.compact_history(CompactionReason::Threshold)).await {
                         None => break self.cancelled().unwrap_or(StopReason::Aborted),
-                        Some(Ok(summarized)) if summarized > 0 => continue,
-                        Some(_) => return Err(self.fail(error, &final_text)),
+                        Some(Ok(0)) => futile_at = Some(length),
+                        Some(_) => {}
                     }
                 }
-                Some(Err(error)) => return Err(self.fail(error, &final_text)),
-            };
-            overflowed = false;
-            let tool_calls = response.tool_calls();
-            let cut_off = response.finish_reason.reason == Reason::Length;
-            self.record_response(response, &mut final_text);
-            if !warned_context {
-                warned_context = self.check_context_usage(&config);
-            }
-            if tool_calls.is_empty() {
-                if cut_off {
-                    break StopReason::OutputLimit;
+                self.emit(EventData::TurnStart { turn: turns + 1 });
+                let response = match self.guard(self.call_model()).await {
+                    None => break self.cancelled().unwrap_or(StopReason::Aborted),
+                    Some(Ok(response)) => response,
+                    // Spec appendix B: the request did not fit. Compact once and call again.
+                    Some(Err(error)) if error.kind == ErrorKind::ContextLength && !overflowed => {
+                        overflowed = true;
+                        match self.guard(self.compact_history(CompactionReason::Overflow)).await {
+                            None => break self.cancelled().unwrap_or(StopReason::Aborted),
+                            Some(Ok(summarized)) if summarized > 0 => continue,
+                            Some(_) => return Err(self.fail(error, &final_text)),
+                        }
+                    }
+                    Some(Err(error)) => return Err(self.fail(error, &final_text)),
+                };
+                overflowed = false;
+                let tool_calls = response.tool_calls();
+                let cut_off = response.finish_reason.reason == Reason::Length;
+                self.record_response(response, &mut final_text);
+                if !warned_context {
+                    warned_context = self.check_context_usage(&config);
                 }
-                match self.answer_without_result() {
-                    Some(reason) => break reason,
-                    None => continue,
+                if tool_calls.is_empty() {
+                    if cut_off {
+                        break StopReason::OutputLimit;
+                    }
+                    match self.answer_without_result() {
+                        Some(reason) => break reason,
+                        None => continue,
+                    }
                 }
-            }
 
-            rounds += 1;
+                rounds += 1;
+                tool_calls
+            } else {
+                self.named_reads_turn(std::mem::take(&mut named))
+            };
             let Some(results) = self.guard(self.execute_tool_calls(&tool_calls, &config)).await else {
                 if !inner.abort.is_aborted() {
                     let message = "Interrupted by the user before this tool call finished.";
@@ -488,8 +500,8 @@ impl Session {
             false => None,
         };
         if failed {
-            let repeated =
-                config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature(call), &text, true);
+            let repeated = config.enable_repeat_guard
+                && self.inner.input.borrow_mut().repeats.record(signature(call), &call.name, &text, true);
             return error(match (flagged, repeated) {
                 (Some(reason), _) => [&text, "\n\n", &reason].concat(),
                 (None, true) => [&text, "\n\n", repeats::FAILED_NOTE].concat(),
@@ -509,7 +521,7 @@ impl Session {
             return ToolResult::new(call.id.clone(), content, true);
         }
         let mut content = truncate_tool_output(&text, &call.name, config);
-        if config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature(call), &text, false) {
+        if config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature(call), &call.name, &text, false) {
             content = [&content, "\n\n", repeats::NOTE].concat();
         }
         let mut result = ToolResult::new(call.id.clone(), content, false);

@@ -20,6 +20,7 @@ mod config;
 mod events;
 mod input;
 mod loop_detection;
+mod named_files;
 mod outcome;
 mod redact;
 mod repair;

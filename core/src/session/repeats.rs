@@ -6,6 +6,9 @@
 //! to do instead; a third is not run. After a refused call that had succeeded, the next request
 //! asks for an answer without tools (`tool_choice: none`), as the work is most likely done.
 //!
+//! A call that may change something (any tool but the read-only ones) makes the reads before it
+//! stale: a file read again after a write is no repeat.
+//!
 //! Identity is loop detection's signature (the tool and its arguments). A result counts as
 //! unchanged when its text is the same as the last one for that signature: a script run again
 //! after an edit prints something else and is not a repeat.
@@ -14,6 +17,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// How much of an earlier result the refusal quotes.
 const QUOTED_CHARS: usize = 400;
+
+/// The tools that only read: what they return changes when another call changes the files.
+const READERS: [&str; 5] = ["read_file", "read_many_files", "list_dir", "grep", "glob"];
 
 /// Added to a repeated call's result.
 pub(super) const NOTE: &str = "[This exact call already ran in this task and gave this same result: nothing has \
@@ -40,6 +46,8 @@ struct Seen {
     /// The start of that result, for the refusal.
     quoted: String,
     failed: bool,
+    /// Made with one of the read-only tools.
+    reader: bool,
 }
 
 /// What to do about a call made again.
@@ -68,23 +76,33 @@ impl Repeats {
     }
 
     /// Records a call's result (or error); true when it repeats the last one of the same call.
-    pub fn record(&mut self, signature: u64, output: &str, failed: bool) -> bool {
+    /// A call that may have changed something (any but the read-only tools) makes the reads
+    /// before it stale: reading a file again after writing it is no repeat.
+    pub fn record(&mut self, signature: u64, tool: &str, output: &str, failed: bool) -> bool {
+        let reader = READERS.contains(&tool);
+        if !reader && !failed {
+            // Forgotten in place (a list of a handful): the next read counts as a first.
+            self.seen.iter_mut().filter(|seen| seen.reader).for_each(|seen| seen.times = 0);
+        }
+        // A command's duration differs from run to run; the rest of its output says whether
+        // anything changed.
+        let stable = output.rsplit_once("\nDuration: ").map_or(output, |(head, _)| head);
         let hash = {
             let mut hasher = DefaultHasher::new();
-            output.hash(&mut hasher);
+            stable.hash(&mut hasher);
             hasher.finish()
         };
         match self.seen.iter_mut().find(|seen| seen.signature == signature) {
-            Some(seen) if seen.hash == hash && seen.failed == failed => {
+            Some(seen) if seen.times > 0 && seen.hash == hash && seen.failed == failed => {
                 seen.times += 1;
                 true
             }
             Some(seen) => {
-                *seen = Seen { signature, hash, times: 1, quoted: quote(output), failed };
+                *seen = Seen { signature, hash, times: 1, quoted: quote(output), failed, reader };
                 false
             }
             None => {
-                self.seen.push(Seen { signature, hash, times: 1, quoted: quote(output), failed });
+                self.seen.push(Seen { signature, hash, times: 1, quoted: quote(output), failed, reader });
                 false
             }
         }
@@ -109,9 +127,9 @@ mod tests {
     fn the_same_result_twice_is_a_repeat_and_a_third_call_is_refused() {
         let mut repeats = Repeats::default();
         assert!(repeats.refusal(1, "shell").is_none());
-        assert!(!repeats.record(1, "ok", false));
+        assert!(!repeats.record(1, "shell", "ok", false));
         assert!(repeats.refusal(1, "shell").is_none());
-        assert!(repeats.record(1, "ok", false));
+        assert!(repeats.record(1, "shell", "ok", false));
         let refusal = repeats.refusal(1, "shell").expect("refused");
         assert!(refusal.message.starts_with("Not run: you already made this exact shell call twice"), "{}", refusal.message);
         assert!(refusal.message.contains("\nok\n") && refusal.answer_now, "{}", refusal.message);
@@ -120,8 +138,8 @@ mod tests {
     #[test]
     fn the_same_error_twice_is_refused_without_asking_for_the_answer() {
         let mut repeats = Repeats::default();
-        repeats.record(1, "old_string was not found", true);
-        assert!(repeats.record(1, "old_string was not found", true));
+        repeats.record(1, "shell", "old_string was not found", true);
+        assert!(repeats.record(1, "shell", "old_string was not found", true));
         let refusal = repeats.refusal(1, "edit_file").expect("refused");
         assert!(refusal.message.contains("it failed the same way both times") && !refusal.answer_now, "{}", refusal.message);
     }
@@ -129,18 +147,18 @@ mod tests {
     #[test]
     fn a_changed_result_starts_counting_again() {
         let mut repeats = Repeats::default();
-        repeats.record(1, "3 failed", false);
-        assert!(!repeats.record(1, "all passed", false));
+        repeats.record(1, "shell", "3 failed", false);
+        assert!(!repeats.record(1, "shell", "all passed", false));
         assert!(repeats.refusal(1, "shell").is_none());
-        assert!(repeats.record(1, "all passed", false));
-        assert!(!repeats.record(1, "all passed", true), "a failure is not a repeat of a success");
+        assert!(repeats.record(1, "shell", "all passed", false));
+        assert!(!repeats.record(1, "shell", "all passed", true), "a failure is not a repeat of a success");
     }
 
     #[test]
     fn other_calls_are_counted_apart() {
         let mut repeats = Repeats::default();
-        repeats.record(1, "same", false);
-        assert!(!repeats.record(2, "same", false));
+        repeats.record(1, "shell", "same", false);
+        assert!(!repeats.record(2, "shell", "same", false));
         assert!(repeats.refusal(2, "read_file").is_none());
     }
 
@@ -148,10 +166,35 @@ mod tests {
     fn a_long_result_is_quoted_in_part() {
         let mut repeats = Repeats::default();
         let long = "é".repeat(1000);
-        repeats.record(1, &long, false);
-        repeats.record(1, &long, false);
+        repeats.record(1, "shell", &long, false);
+        repeats.record(1, "shell", &long, false);
         let refusal = repeats.refusal(1, "read_file").expect("refused").message;
         assert!(refusal.contains(&["é".repeat(QUOTED_CHARS), "…".into()].concat()));
         assert!(!refusal.contains(&"é".repeat(QUOTED_CHARS + 1)));
+    }
+
+    #[test]
+    fn a_change_makes_earlier_reads_stale() {
+        let mut repeats = Repeats::default();
+        repeats.record(1, "read_file", "1 | x = 1", false);
+        repeats.record(1, "read_file", "1 | x = 1", false);
+        assert!(repeats.refusal(1, "read_file").is_some());
+        // A failed edit changed nothing; a write did.
+        repeats.record(3, "edit_file", "old_string was not found", true);
+        assert!(repeats.refusal(1, "read_file").is_some());
+        repeats.record(4, "write_file", "Wrote 6 bytes", false);
+        assert!(repeats.refusal(1, "read_file").is_none());
+        assert!(!repeats.record(1, "read_file", "1 | x = 2", false));
+        repeats.record(2, "shell", "ok", false);
+        repeats.record(2, "shell", "ok", false);
+        assert!(repeats.refusal(2, "shell").is_some(), "the calls that change things are still counted");
+    }
+
+    #[test]
+    fn a_command_run_again_with_the_same_output_is_a_repeat_whatever_it_took() {
+        let mut repeats = Repeats::default();
+        assert!(!repeats.record(1, "shell", "ok\nExit code: 0\nDuration: 5ms", false));
+        assert!(repeats.record(1, "shell", "ok\nExit code: 0\nDuration: 9ms", false));
+        assert!(!repeats.record(1, "shell", "ok\nExit code: 1\nDuration: 9ms", false));
     }
 }

@@ -11,7 +11,7 @@ use openagent_apply_patch::text::uses_crlf;
 use super::args::{optional_bool, required_str};
 use super::edit_match;
 use super::read_file::explain_read_error;
-use super::{located, schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::EnvError;
 use crate::llm::ToolDefinition;
 
@@ -50,7 +50,7 @@ impl ToolExecutor for EditFileTool {
         let content = match ctx.env.read_file(path, None, None).await {
             Ok(content) => content,
             Err(EnvError::NotFound(_)) if old.is_empty() => return create(path, new, ctx).await,
-            Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
+            Err(e) => return Err(explain_read_error(e)),
         };
         if old.is_empty() {
             return match content.is_empty() {
@@ -99,9 +99,7 @@ async fn create(path: &str, new: &str, ctx: &ToolContext<'_>) -> Result<ToolOutp
     if new.is_empty() {
         return Err(ToolError::new("old_string and new_string are both empty, so the edit would change nothing."));
     }
-    if let Err(e) = ctx.env.write_file(path, new).await {
-        return Err(located(ctx, path, e.into()).await);
-    }
+    ctx.env.write_file(path, new).await?;
     seen::mark(ctx, path);
     Ok(format!("Wrote new_string to {path} as its whole content (old_string was empty).").into())
 }

@@ -51,24 +51,6 @@ pub fn core_tools() -> Vec<RegisteredTool> {
     tools.into_iter().map(|(definition, executor)| bind(definition, executor)).collect()
 }
 
-/// `error`, about `path`, with the files of the same name under the working directory when
-/// `path` names no file there: small models often write an absolute path one directory off (or
-/// made up), and then send it again and again.
-pub(crate) async fn located(ctx: &ToolContext<'_>, path: &str, error: ToolError) -> ToolError {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or_default();
-    // A name with glob characters would be read as a pattern.
-    if name.is_empty() || name.contains(['*', '?', '[', ']', '{', '}']) || ctx.env.file_exists(path).await {
-        return error;
-    }
-    let working_dir = ctx.env.working_directory();
-    let Ok(found) = ctx.env.glob(&["**/", name].concat(), &working_dir).await else { return error };
-    if found.is_empty() {
-        return error;
-    }
-    let shown: Vec<String> = found.iter().take(3).map(|path| ["`", path, "`"].concat()).collect();
-    ToolError::new([error.0.as_str(), " Files of that name in the working directory: ", &shown.join(", "), "."].concat())
-}
-
 /// A parameter schema from JSON text. Text rather than `json!`, which expands to code that builds
 /// the value piece by piece and weighs several times more in the browser bundle. Only for this
 /// crate's constant schemas; the tests of every profile parse each of them.

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::args::{optional_usize, required_str};
-use super::{located, schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::env::EnvError;
 use crate::llm::{MediaData, ToolDefinition};
 
@@ -49,7 +49,7 @@ impl ToolExecutor for ReadFileTool {
         if let Some(media_type) = image_media_type(path) {
             let data = match ctx.env.read_bytes(path).await {
                 Ok(data) => data,
-                Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
+                Err(e) => return Err(explain_read_error(e)),
             };
             seen::mark(ctx, path);
             let text = format!("Image {path} ({media_type}, {} bytes).", data.len());
@@ -61,7 +61,7 @@ impl ToolExecutor for ReadFileTool {
         // read of a huge file must not read it all. So the total is not known, and not shown.
         let text = match ctx.env.read_file(path, Some(offset), Some(limit.saturating_add(1))).await {
             Ok(text) => text,
-            Err(e) => return Err(located(ctx, path, explain_read_error(e)).await),
+            Err(e) => return Err(explain_read_error(e)),
         };
         let Some(count) = line_count(&text) else {
             // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.

@@ -1,27 +1,32 @@
-//! The files a session has read or written: `write_file` and `edit_file` refuse to change an
-//! existing file the model has not read, so that an edit is made against the text that is there,
-//! not a guess at it (small models otherwise overwrite a whole module with the one function they
-//! meant to add).
+//! The files a session has read or written, for profiles that guard files against small models
+//! (the general profile). `write_file` and `edit_file` refuse to change an existing file the model
+//! has not read, so that an edit is made against the text that is there, not a guess at it; and
+//! `write_file` refuses, once per file, a rewrite that would drop most of its lines, since small
+//! models overwrite a whole module with the one function they meant to add.
 
 use std::cell::RefCell;
 
 use super::{ToolContext, ToolError};
 
-/// A handful of files per session: a list costs the browser bundle less than a set.
+/// A handful of files per session: lists cost the browser bundle less than sets.
 #[derive(Debug, Default)]
-pub struct FilesSeen(RefCell<Vec<String>>);
+pub struct FilesSeen {
+    read: RefCell<Vec<String>>,
+    /// Files whose lossy rewrite was refused once: sent again, it goes through.
+    warned: RefCell<Vec<String>>,
+}
 
 impl FilesSeen {
     pub fn mark(&self, working_dir: &str, path: &str) {
         let key = key(working_dir, path);
-        let mut seen = self.0.borrow_mut();
-        if !seen.contains(&key) {
-            seen.push(key);
+        let mut read = self.read.borrow_mut();
+        if !read.contains(&key) {
+            read.push(key);
         }
     }
 
     pub fn has(&self, working_dir: &str, path: &str) -> bool {
-        self.0.borrow().contains(&key(working_dir, path))
+        self.read.borrow().contains(&key(working_dir, path))
     }
 }
 
@@ -42,6 +47,29 @@ pub(crate) fn require_read(ctx: &ToolContext<'_>, path: &str) -> Result<(), Tool
         ))),
         _ => Ok(()),
     }
+}
+
+/// Refuses, once per file, a rewrite of `path` that keeps less than half of the lines of `old`
+/// (blank ones aside), saying how to add or change code instead; the same call sent again is the
+/// model's confirmation. Files of a few lines, and very long ones, are not checked.
+pub(crate) fn require_kept(ctx: &ToolContext<'_>, path: &str, old: &str, new: &str) -> Result<(), ToolError> {
+    let Some(seen) = ctx.files_seen else { return Ok(()) };
+    let lines: Vec<&str> = old.lines().map(str::trim).filter(|line| !line.is_empty()).collect();
+    if lines.len() < 3 || lines.len() > 2000 || new.len() > 200_000 {
+        return Ok(());
+    }
+    let kept = lines.iter().filter(|line| new.lines().any(|other| other.trim() == **line)).count();
+    let key = key(&ctx.env.working_directory(), path);
+    if kept * 2 >= lines.len() || seen.warned.borrow().contains(&key) {
+        return Ok(());
+    }
+    seen.warned.borrow_mut().push(key);
+    Err(ToolError::new(format!(
+        "Not written: {path} has {} lines and your content keeps {kept} of them, so the others would be lost. \
+         To add your content at the end of the file, call write_file with append set to true; to change part \
+         of it, use edit_file. To replace the whole file anyway, send this call again.",
+        lines.len()
+    )))
 }
 
 /// `path` made absolute against `working_dir`, with `.`, `..` and repeated separators taken out,

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::args::{optional_bool, required_str};
 use super::read_file::explain_read_error;
-use super::{located, schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
+use super::{schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -54,19 +54,22 @@ impl ToolExecutor for WriteFileTool {
         } else {
             if existed {
                 seen::require_read(ctx, path)?;
-            }
-            // Said plainly, so that a model which writes the same file again learns its first write
-            // stuck (and the repeat guard sees the same result each time after that).
-            if existed && ctx.env.read_file(path, None, None).await.is_ok_and(|old| old == content) {
-                return Ok(
-                    format!("{path} already holds exactly this content ({} bytes); nothing was written.", content.len()).into()
-                );
+                if let Ok(old) = ctx.env.read_file(path, None, None).await {
+                    // Said plainly, so that a model which writes the same file again learns its first
+                    // write stuck (and the repeat guard sees the same result each time after that).
+                    if old == content {
+                        return Ok(format!(
+                            "{path} already holds exactly this content ({} bytes); nothing was written.",
+                            content.len()
+                        )
+                        .into());
+                    }
+                    seen::require_kept(ctx, path, &old, content)?;
+                }
             }
             content.to_owned()
         };
-        if let Err(e) = ctx.env.write_file(path, &text).await {
-            return Err(located(ctx, path, e.into()).await);
-        }
+        ctx.env.write_file(path, &text).await?;
         seen::mark(ctx, path);
         let what = match (existed, append) {
             (true, true) => "added at the end of the existing file",

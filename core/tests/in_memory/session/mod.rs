@@ -5,6 +5,7 @@ mod compaction;
 mod hooks;
 mod images;
 mod lenient;
+mod named_files;
 mod read_first;
 mod repeats;
 mod results;

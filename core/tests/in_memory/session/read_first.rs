@@ -85,6 +85,31 @@ fn an_append_needs_no_read_as_it_loses_nothing() {
     assert_eq!(read(&*env, "calc.py"), [CALC, "def sub(a, b):\n    return a - b\n"].concat());
 }
 
+const MODULE: &str = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
+const MUL: &str = "def mul(a, b):\n    return a * b\n";
+
+#[test]
+fn a_rewrite_that_would_drop_most_of_a_file_is_refused_once_and_append_is_offered() {
+    let first = ("read_file", json!({"file_path": "calc.py"}));
+    let rewrite = ("write_file", json!({"file_path": "calc.py", "content": MUL}));
+    let append = ("write_file", json!({"file_path": "calc.py", "content": MUL, "append": true}));
+    let (results, env) = run(GeneralProfile::new("local"), &[("calc.py", MODULE)], vec![first, rewrite, append]);
+    let refused = "Tool error (write_file): Not written: calc.py has 4 lines and your content keeps 0 of them, so the \
+                   others would be lost. To add your content at the end of the file, call write_file with append set to true";
+    assert!(results[1].1 && results[1].0.starts_with(refused), "{results:?}");
+    assert!(!results[2].1, "{results:?}");
+    assert_eq!(read(&*env, "calc.py"), [MODULE, MUL].concat());
+}
+
+#[test]
+fn the_same_rewrite_sent_again_goes_through() {
+    let first = ("read_file", json!({"file_path": "calc.py"}));
+    let rewrite = ("write_file", json!({"file_path": "calc.py", "content": MUL}));
+    let (results, env) = run(GeneralProfile::new("local"), &[("calc.py", MODULE)], vec![first, rewrite.clone(), rewrite]);
+    assert!(results[1].1 && !results[2].1, "{results:?}");
+    assert_eq!(read(&*env, "calc.py"), MUL);
+}
+
 #[test]
 fn provider_profiles_overwrite_an_unread_file() {
     let call = ("write_file", json!({"file_path": "calc.py", "content": "x = 1\n"}));

@@ -169,15 +169,3 @@ fn a_missing_file_is_reported() {
         "file not found: /workspace/none.rs. Check the path, or use glob to find the file."
     );
 }
-
-#[test]
-fn a_path_one_directory_off_names_the_file_of_that_name() {
-    let env = memory_env();
-    write(&env, "work/src/stats.py", "x = 1\n");
-    let args = json!({"file_path": "/stats.py", "old_string": "x = 1", "new_string": "x = 2"});
-    assert_eq!(
-        run_err(&EditFileTool, &env, args),
-        "file not found: /stats.py. Check the path, or use glob to find the file. \
-         Files of that name in the working directory: `work/src/stats.py`."
-    );
-}

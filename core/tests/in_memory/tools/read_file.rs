@@ -146,18 +146,3 @@ fn binary_image_bytes_are_returned_unchanged() {
     let expected = MediaData { data: Some(png.to_vec()), media_type: Some("image/png".into()), ..MediaData::default() };
     assert_eq!(out.image, Some(expected));
 }
-
-#[test]
-fn a_missing_file_names_the_files_of_that_name_and_only_those() {
-    let env = memory_env();
-    write(&env, "a/util.py", ""); // glob lists the most recently written first
-    write(&env, "b/util.py", "");
-    let read = |path: &str| run_err(&ReadFileTool, &env, json!({"file_path": path}));
-    assert_eq!(
-        read("/elsewhere/util.py"),
-        "file not found: /elsewhere/util.py. Check the path, or use glob to find the file. \
-         Files of that name in the working directory: `b/util.py`, `a/util.py`."
-    );
-    assert_eq!(read("none.py"), "file not found: /workspace/none.py. Check the path, or use glob to find the file.");
-    assert!(!read("*.py").contains("Files of that name"), "a glob is not looked up as a name");
-}
