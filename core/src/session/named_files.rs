@@ -5,15 +5,15 @@
 //! The reads are ordinary `read_file` calls the session makes in the model's place, in an
 //! assistant turn of their own that the turn loop runs as it runs the model's: they pass the
 //! approval policy and the hooks like any call, hosts see their `tool_call_start` and
-//! `tool_call_end`, and the model reads the results as it reads its own. Only small files of the working directory the session has not read yet; anything
-//! else the model can still read itself.
+//! `tool_call_end`, and the model reads the results as it reads its own. Only small files of the
+//! working directory the session has not read yet; anything else the model can still read itself.
 
 use serde_json::{Map, Value};
 
 use super::{Session, Turn};
 use crate::llm::{ContentPart, Message, Role, ToolCall, Usage};
 
-/// A local model's context is small: a few files, each small.
+/// A local model's context is small: a few files, each small. (Three: the calls' ids are a, b, c.)
 const MAX_FILES: usize = 3;
 const MAX_BYTES: u64 = 8 * 1024;
 /// How many words that look like file names are looked up at most.
@@ -37,14 +37,15 @@ impl Session {
                 names.push(name);
             }
         }
+        // Ids unique in the conversation, as some APIs require: the turn's place in the history.
+        let turn = self.inner.state.borrow().history.len().to_string();
         let mut calls = Vec::with_capacity(names.len());
-        for name in names {
+        for (n, name) in ["a", "b", "c"].into_iter().zip(names) {
             // One insert, not `collect`: building a map from an iterator sorts it, and that sort
             // would be compiled into the browser bundle for this alone.
             let mut arguments = Map::new();
             arguments.insert("file_path".into(), Value::from(name));
-            let id = ["named_file_1", "named_file_2", "named_file_3"][calls.len()];
-            calls.push(ToolCall::new(id, "read_file", Value::Object(arguments)));
+            calls.push(ToolCall::new(["named_file_", &turn, n].concat(), "read_file", Value::Object(arguments)));
         }
         calls
     }

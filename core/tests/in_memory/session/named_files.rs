@@ -121,15 +121,27 @@ fn files_outside_the_working_directory_and_files_already_read_are_not_read_again
     write(&*env, "/etc/hosts", "127.0.0.1 localhost\n");
     write(&*env, "/outside.txt", "out\n");
     write(&*env, "a.py", "x = 1\n");
+    write(&*env, "b.py", "y = 2\n");
     let steps = vec![ScriptStep::text("one"), ScriptStep::text("two")];
     let client = Rc::new(ScriptedClient::new(steps));
     let session = Session::builder(Rc::new(GeneralProfile::new("local")), env, client.clone(), runtime).build();
     block_on(session.submit("Look at /etc/hosts, ../outside.txt and a.py.")).unwrap();
-    block_on(session.submit("And a.py again?")).unwrap();
+    block_on(session.submit("And a.py again, with b.py?")).unwrap();
     let requests = client.requests();
     assert_eq!(results(&requests[0].messages), [("   1 | x = 1".to_owned(), false)]);
-    // The second input names a file the session has read: nothing new is read.
-    assert_eq!(results(&requests[1].messages).len(), 1);
+    // The second input names a file the session has read: only the new one is read, under an id
+    // of its own in the conversation.
+    let second = &requests[1].messages;
+    assert_eq!(results(second), [("   1 | x = 1".to_owned(), false), ("   1 | y = 2".to_owned(), false)]);
+    let ids: Vec<String> = second
+        .iter()
+        .flat_map(|m| m.content.clone())
+        .filter_map(|part| match part {
+            ContentPart::ToolResult { tool_result } => Some(tool_result.tool_call_id),
+            _ => None,
+        })
+        .collect();
+    assert_ne!(ids[0], ids[1]);
 }
 
 #[test]
