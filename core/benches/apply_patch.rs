@@ -41,13 +41,7 @@ fn patch(lines: usize, indent: &str) -> String {
 }
 
 fn best_ms(env: &MemoryEnvironment, file: &str, args: &Value) -> f64 {
-    let ctx = ToolContext {
-        env,
-        default_command_timeout_ms: 10_000,
-        max_command_timeout_ms: 600_000,
-        on_output: None,
-        files_seen: None,
-    };
+    let ctx = ToolContext::new(env, 10_000, 600_000);
     let mut best = f64::MAX;
     for _ in 0..RUNS {
         env.write_bytes("big.txt", file.as_bytes()).expect("seed file");

@@ -263,13 +263,7 @@ pub unsafe extern "C" fn probe_profiles(model_ptr: *const u8, model_len: usize, 
     for profile in profiles {
         let ctx = PromptContext { env: &env, today: "2025-01-01".into(), user_instructions: Some(model) };
         total += block_on(profile.build_system_prompt(&ctx)).len();
-        let tool_ctx = ToolContext {
-            env: &env,
-            default_command_timeout_ms: 1,
-            max_command_timeout_ms: 1,
-            on_output: None,
-            files_seen: None,
-        };
+        let tool_ctx = ToolContext::new(&env, 1, 1);
         for name in profile.tool_registry().names() {
             if let Some(tool) = profile.tool_registry().get(&name) {
                 total += block_on(tool.executor.execute(&args, &tool_ctx)).map_or(0, |out| out.text.len());

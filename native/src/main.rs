@@ -528,8 +528,7 @@ fn apply_patch(patch: Option<String>) -> Result<String, String> {
     };
     let env = LocalEnvironment::new(".").map_err(|err| err.to_string())?;
     // apply_patch runs no commands, so the timeouts are never used.
-    let ctx =
-        ToolContext { env: &env, default_command_timeout_ms: 0, max_command_timeout_ms: 0, on_output: None, files_seen: None };
+    let ctx = ToolContext::new(&env, 0, 0);
     let args = json!({ "patch": patch });
     let output = NativeRuntime::new().block_on(ApplyPatchTool.execute(&args, &ctx)).map_err(|err| err.0)?;
     Ok(output.text)

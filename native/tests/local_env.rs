@@ -416,8 +416,7 @@ fn ten_lines_of_a_huge_file_read_only_what_they_need() {
     // Sparse: 500 MB that take no disk.
     std::fs::File::options().write(true).open(&path).unwrap().set_len(500 * 1024 * 1024).unwrap();
     let env = dir.env();
-    let ctx =
-        ToolContext { env: &env, default_command_timeout_ms: 0, max_command_timeout_ms: 0, on_output: None, files_seen: None };
+    let ctx = ToolContext::new(&env, 0, 0);
 
     let before = bytes_read_by_this_thread();
     let out = block_on(ReadFileTool.execute(&json!({"file_path": "huge.log", "offset": 990, "limit": 10}), &ctx)).unwrap();

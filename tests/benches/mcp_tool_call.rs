@@ -25,13 +25,7 @@ fn main() {
     std::fs::write(dir.join("small.txt"), "hello\n").expect("a file");
     let env = LocalEnvironment::new(&dir).expect("the environment");
     let runtime = Rc::new(NativeRuntime::new());
-    let ctx = ToolContext {
-        env: &env,
-        default_command_timeout_ms: 10_000,
-        max_command_timeout_ms: 10_000,
-        on_output: None,
-        files_seen: None,
-    };
+    let ctx = ToolContext::new(&env, 10_000, 10_000);
 
     let started = Instant::now();
     let args = [script.display().to_string(), "stdio".into()];

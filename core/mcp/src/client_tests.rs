@@ -154,13 +154,7 @@ fn a_call_answers_pings_and_re_lists_after_list_changed() {
     let sink = seen.clone();
     client.on_tools_changed(Some(Rc::new(move |tools| sink.borrow_mut().push(tools))));
     let ctx_env = openagent_core_env();
-    let ctx = openagent_core::tools::ToolContext {
-        env: &*ctx_env,
-        default_command_timeout_ms: 1000,
-        max_command_timeout_ms: 1000,
-        on_output: None,
-        files_seen: None,
-    };
+    let ctx = openagent_core::tools::ToolContext::new(&*ctx_env, 1000, 1000);
     let output = block_on(tools.tools[0].executor.execute(&json!({"a": 1}), &ctx)).expect("call");
     assert_eq!(output.text, "done");
     let pong = server.sent.borrow().iter().find(|m| m["id"] == "p1").cloned().expect("pong");

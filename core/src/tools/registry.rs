@@ -26,6 +26,13 @@ pub struct ToolContext<'a> {
     pub files_seen: Option<&'a FilesSeen>,
 }
 
+impl<'a> ToolContext<'a> {
+    /// The context of a host calling a tool directly: no output streaming, no session's rules.
+    pub fn new(env: &'a dyn ExecutionEnvironment, default_command_timeout_ms: u64, max_command_timeout_ms: u64) -> Self {
+        Self { env, default_command_timeout_ms, max_command_timeout_ms, on_output: None, files_seen: None }
+    }
+}
+
 /// What a tool returns: text for the model, and optionally an image for multimodal models.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutput {

@@ -16,7 +16,7 @@ pub fn memory_env() -> MemoryEnvironment {
 
 /// The spec 5.4 defaults.
 pub fn context(env: &dyn ExecutionEnvironment) -> ToolContext<'_> {
-    ToolContext { env, default_command_timeout_ms: 10_000, max_command_timeout_ms: 600_000, on_output: None, files_seen: None }
+    ToolContext::new(env, 10_000, 600_000)
 }
 
 pub fn run(tool: &dyn ToolExecutor, env: &dyn ExecutionEnvironment, args: Value) -> Result<ToolOutput, ToolError> {

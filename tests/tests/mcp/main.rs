@@ -46,13 +46,7 @@ fn call(runtime: &NativeRuntime, tools: &McpTools, name: &str, arguments: Value)
     let tool = tools.tools.iter().find(|t| t.definition.name == name).unwrap_or_else(|| panic!("no tool {name}"));
     tool.schema().validate(&arguments).expect("the arguments fit the tool's schema");
     let env = LocalEnvironment::new(std::env::temp_dir()).expect("an environment");
-    let ctx = ToolContext {
-        env: &env,
-        default_command_timeout_ms: 10_000,
-        max_command_timeout_ms: 10_000,
-        on_output: None,
-        files_seen: None,
-    };
+    let ctx = ToolContext::new(&env, 10_000, 10_000);
     runtime.block_on(tool.executor.execute(&arguments, &ctx))
 }
 
