@@ -53,6 +53,7 @@ mod generate_stream;
 pub mod http;
 pub mod id;
 mod json;
+mod memo;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod providers;
@@ -74,6 +75,7 @@ pub use default_client::{default_client, default_client_or_init, set_default_cli
 pub use error::{classify_message, error_from_http, rate_limit_info, retry_after, ErrorDetails, ErrorKind, LlmError};
 pub use generate::{generate, generate_object, Generate, GenerateResult, StepResult, Timeout, Tool, ToolHandler};
 pub use generate_stream::{stream, StreamResult};
+pub use memo::MessageMemo;
 pub use retry::{retry, OnRetry, RetryPolicy, RetryingClient};
 pub use router::{Client, Middleware, Next};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};

@@ -6,6 +6,8 @@ use std::ops::{Add, AddAssign};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::memo::MessageMemo;
+
 /// Who produced a message (spec 3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "typings", derive(ts_rs::TS))]
@@ -278,6 +280,10 @@ pub struct Request {
     /// Provider-specific parameters keyed by provider name; not portable by design.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_options: Option<Value>,
+    /// The messages' wire form kept from earlier requests of the same conversation (off unless
+    /// set; see [`MessageMemo`]). Not part of the request's value: not compared, saved nor cloned.
+    #[serde(skip)]
+    pub memo: MessageMemo,
 }
 
 /// Why generation stopped, portable and raw (spec 3.8).

@@ -14,7 +14,7 @@ use crate::abort::AbortSignal;
 use crate::approval::{Approver, Gate, Policy};
 use crate::env::ExecutionEnvironment;
 use crate::hooks::Hooks;
-use crate::llm::{LlmClient, LlmError, Message, Request, RetryPolicy, RetryingClient};
+use crate::llm::{LlmClient, LlmError, Message, MessageMemo, Request, RetryPolicy, RetryingClient};
 use crate::profiles::ProviderProfile;
 use crate::runtime::Runtime;
 use crate::schema::SchemaError;
@@ -200,6 +200,8 @@ impl SessionBuilder {
             messages: vec![Message::system(String::new())],
             provider: Some(self.profile.id().to_owned()),
             provider_options: self.profile.provider_options(),
+            // The request is only appended to, and each change told to the memo (`LoopCache`).
+            memo: MessageMemo::new(),
             ..Request::default()
         };
         let mut cache = LoopCache::new(request);

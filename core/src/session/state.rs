@@ -113,6 +113,7 @@ impl LoopCache {
     pub fn rebuild(&mut self, history: &[Turn]) {
         let system = self.request.messages.first().cloned().unwrap_or_else(|| Message::system(String::new()));
         self.request.messages = vec![system];
+        self.request.memo.forget_from(0);
         self.history_chars = 0;
         self.known_input_tokens = None;
         for turn in history {
@@ -136,6 +137,7 @@ impl LoopCache {
         self.prompt_built = true;
         self.system_chars = prompt.len();
         self.request.messages[0] = Message::system(prompt);
+        self.request.memo.forget_from(0);
     }
 
     /// Puts `tools` in as the request's tools.

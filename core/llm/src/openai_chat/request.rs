@@ -9,16 +9,13 @@ use crate::codec::ProviderConfig;
 use crate::error::{ErrorKind, LlmError};
 use crate::http::HttpRequest;
 use crate::json::object;
+use crate::memo::write_body;
 use crate::types::{Request, ResponseFormat};
 
 /// The HTTP request for `request`, streamed or not, attributed to `provider`.
 pub(super) fn build(config: &ProviderConfig, provider: &str, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
     let body = ChatOptions::from_request(request, provider)
         .and_then(|options| build_body(request, &options, stream))
-        .and_then(|body| {
-            serde_json::to_vec(&body)
-                .map_err(|e| LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be encoded as JSON: {e}")))
-        })
         .map_err(|e| e.with_provider(provider))?;
     let mut http = HttpRequest::post_json(endpoint(&config.base_url, provider)?, body);
     http.headers.push(("accept".into(), if stream { "text/event-stream" } else { "application/json" }.into()));
@@ -43,19 +40,16 @@ fn endpoint(base_url: &str, provider: &str) -> Result<String, LlmError> {
     Ok(if base.ends_with("/chat/completions") { base.to_owned() } else { format!("{base}/chat/completions") })
 }
 
-/// The JSON body for `request`, streamed or not.
+/// The JSON body for `request`, streamed or not, its messages encoded through the request's memo.
 ///
 /// `Request.metadata` is not sent: it is the caller's bookkeeping, OpenAI ties its own
 /// `metadata` to `store`, and compatible servers do not know it. `provider_options` sends it
 /// when wanted.
-pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool) -> Result<Value, LlmError> {
+pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool) -> Result<Vec<u8>, LlmError> {
     let mut body = Map::new();
     body.insert("model".into(), request.model.as_str().into());
-    let mut messages = Vec::with_capacity(request.messages.len());
-    for message in &request.messages {
-        messages::translate(message, options, &mut messages)?;
-    }
-    body.insert("messages".into(), Value::Array(messages));
+    // A placeholder: `write_body` writes the messages in its place.
+    body.insert("messages".into(), Value::Null);
     if !request.tools.is_empty() {
         body.insert("tools".into(), tools::tools(&request.tools, options));
         // A tool choice without tools is rejected by OpenAI and means nothing anyway.
@@ -99,7 +93,11 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
         body.remove("stream");
         body.remove("stream_options");
     }
-    Ok(Value::Object(body))
+    // What a message's encoding depends on besides the message itself.
+    let key = format!("chat {} {}", options.developer_role, options.send_reasoning);
+    write_body(&body, "messages", &request.messages, &request.memo, &key, &mut |message, out| {
+        messages::translate(message, options, out)
+    })
 }
 
 /// `json_schema` is the schema itself, or OpenAI's wrapper `{name, description?, schema}` when
@@ -139,7 +137,7 @@ mod tests {
     use serde_json::json;
 
     fn body(request: &Request, options: &ChatOptions, stream: bool) -> Value {
-        build_body(request, options, stream).unwrap()
+        serde_json::from_slice(&build_body(request, options, stream).unwrap()).unwrap()
     }
 
     fn request(messages: Vec<Message>) -> Request {
@@ -346,5 +344,66 @@ mod tests {
         let options = ChatOptions { passthrough, ..Default::default() };
         let merged = body(&req, &options, true);
         assert_eq!((&merged["seed"], merged.get("stream_options"), &merged["stream"]), (&json!(7), None, &json!(true)));
+    }
+
+    /// The bytes a request gets with its memo off: the whole history encoded afresh.
+    fn fresh(request: &Request, options: &ChatOptions) -> Vec<u8> {
+        build_body(&request.clone(), options, true).unwrap()
+    }
+
+    #[test]
+    fn a_memo_gives_the_bytes_of_a_fresh_encoding_as_the_history_grows_and_changes() {
+        let mut req = request(vec![Message::system("s"), Message::user("u\n\"q\"")]);
+        req.memo = crate::MessageMemo::new();
+        let options = ChatOptions::default();
+        for round in 0..3 {
+            assert_eq!(build_body(&req, &options, true).unwrap(), fresh(&req, &options), "round {round}");
+            req.messages.push(assistant_with_call(""));
+            req.messages.push(Message::tool_result(ToolResult::new("call_1", format!("line {round}\n\ttab"), false)));
+        }
+        // A message changed in place, told to the memo.
+        req.messages[0] = Message::system("another prompt");
+        req.memo.forget_from(0);
+        assert_eq!(build_body(&req, &options, true).unwrap(), fresh(&req, &options));
+        // A shorter history, as after a compaction.
+        req.messages.truncate(2);
+        req.memo.forget_from(2);
+        req.messages.push(Message::user("after"));
+        assert_eq!(build_body(&req, &options, true).unwrap(), fresh(&req, &options));
+        // Options that change how a message is written start the memo afresh.
+        let developer = ChatOptions { developer_role: true, ..Default::default() };
+        req.messages[0] = Message::new(Role::Developer, vec![ContentPart::text("d")]);
+        req.memo.forget_from(0);
+        build_body(&req, &options, true).unwrap();
+        assert_eq!(body(&req, &developer, true)["messages"][0]["role"], "developer");
+        assert_eq!(build_body(&req, &developer, true).unwrap(), fresh(&req, &developer));
+    }
+
+    #[test]
+    fn a_memo_keeps_each_encoded_message_and_a_clone_keeps_none() {
+        let mut req = request(vec![Message::user("first")]);
+        req.memo = crate::MessageMemo::new();
+        let options = ChatOptions::default();
+        build_body(&req, &options, false).unwrap();
+        // Changed without telling the memo: the kept encoding is what goes out. That is the
+        // contract (the owner says what changed), and it proves the message was not encoded again.
+        req.messages[0] = Message::user("second");
+        assert_eq!(body(&req, &options, false)["messages"][0]["content"], "first");
+        assert_eq!(serde_json::from_slice::<Value>(&fresh(&req, &options)).unwrap()["messages"][0]["content"], "second");
+        assert_eq!(format!("{:?}", req.clone().memo), "MessageMemo(off)");
+    }
+
+    #[test]
+    fn options_that_replace_or_remove_the_messages_still_do() {
+        let mut req = request(vec![Message::user("u")]);
+        req.memo = crate::MessageMemo::new();
+        let mut passthrough = Map::new();
+        passthrough.insert("messages".into(), json!([{"role": "user", "content": "replaced"}]));
+        let replaced = ChatOptions { passthrough, ..Default::default() };
+        assert_eq!(body(&req, &replaced, false)["messages"], json!([{"role": "user", "content": "replaced"}]));
+        let mut passthrough = Map::new();
+        passthrough.insert("messages".into(), Value::Null);
+        let removed = ChatOptions { passthrough, ..Default::default() };
+        assert_eq!(body(&req, &removed, false).get("messages"), None);
     }
 }

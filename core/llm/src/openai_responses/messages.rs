@@ -18,70 +18,66 @@ pub(super) fn instructions(messages: &[Message]) -> String {
     join(&mut texts.iter().map(String::as_str), "\n\n")
 }
 
-/// The `input` items: messages, and the top-level `function_call`, `function_call_output` and
-/// `reasoning` items, in conversation order.
-pub(super) fn input(messages: &[Message], store: bool) -> Result<Vec<Value>, LlmError> {
-    // A result goes back as `custom_tool_call_output` when it answers a custom call.
-    let custom_calls: Vec<&str> = messages
-        .iter()
-        .flat_map(Message::tool_calls)
-        .filter(|call| call.call_type == "custom")
-        .map(|call| call.id.as_str())
-        .collect();
-    let mut items = Vec::new();
-    for message in messages {
-        let role = match message.role {
-            Role::System | Role::Developer => continue,
-            Role::User | Role::Tool => "user",
-            Role::Assistant => "assistant",
-        };
-        let mut content = Vec::new();
-        let mut tool_text = String::new();
-        for (at, part) in message.content.iter().enumerate() {
-            let item = match part {
-                ContentPart::Text { text } if message.role == Role::Tool => {
-                    tool_text.push_str(text);
-                    None
-                }
-                ContentPart::Text { text } => {
-                    let kind = if role == "assistant" { "output_text" } else { "input_text" };
-                    content.push(object(vec![("type", kind.into()), ("text", text.as_str().into())]));
-                    None
-                }
-                ContentPart::Image { image } if role == "user" => {
-                    content.push(image_part(image)?);
-                    None
-                }
-                ContentPart::Document { document } if role == "user" => {
-                    content.push(file_part(document)?);
-                    None
-                }
-                ContentPart::Image { .. } | ContentPart::Document { .. } | ContentPart::Audio { .. } => {
-                    return Err(unsupported_part(part, role));
-                }
-                ContentPart::ToolCall { tool_call } => Some(call_item(tool_call, store)),
-                ContentPart::ToolResult { tool_result } => Some(output_item(tool_result, &custom_calls)),
-                ContentPart::Thinking { thinking } => {
-                    let answered = message.content.iter().skip(at + 1).any(answers_reasoning);
-                    reasoning_item(thinking, store, answered)
-                }
-                // Anthropic's opaque reasoning means nothing to another provider.
-                ContentPart::RedactedThinking { .. } => None,
-            };
-            if let Some(item) = item {
-                flush(&mut items, role, &mut content);
-                items.push(item);
+/// The ids of the custom calls in `messages`: a result goes back as `custom_tool_call_output`
+/// when it answers one.
+pub(super) fn custom_calls(messages: &[Message]) -> Vec<&str> {
+    messages.iter().flat_map(Message::tool_calls).filter(|call| call.call_type == "custom").map(|call| call.id.as_str()).collect()
+}
+
+/// One message's `input` items: the message, and the top-level `function_call`,
+/// `function_call_output` and `reasoning` items, in conversation order.
+pub(super) fn input(message: &Message, store: bool, custom_calls: &[&str], items: &mut Vec<Value>) -> Result<(), LlmError> {
+    let role = match message.role {
+        Role::System | Role::Developer => return Ok(()),
+        Role::User | Role::Tool => "user",
+        Role::Assistant => "assistant",
+    };
+    let mut content = Vec::new();
+    let mut tool_text = String::new();
+    for (at, part) in message.content.iter().enumerate() {
+        let item = match part {
+            ContentPart::Text { text } if message.role == Role::Tool => {
+                tool_text.push_str(text);
+                None
             }
-        }
-        flush(&mut items, role, &mut content);
-        if !tool_text.is_empty() {
-            let Some(call_id) = &message.tool_call_id else {
-                return Err(invalid("a tool message with text needs a tool_call_id to send it back to OpenAI"));
-            };
-            items.push(output_item(&ToolResult::new(call_id.clone(), tool_text, false), &custom_calls));
+            ContentPart::Text { text } => {
+                let kind = if role == "assistant" { "output_text" } else { "input_text" };
+                content.push(object(vec![("type", kind.into()), ("text", text.as_str().into())]));
+                None
+            }
+            ContentPart::Image { image } if role == "user" => {
+                content.push(image_part(image)?);
+                None
+            }
+            ContentPart::Document { document } if role == "user" => {
+                content.push(file_part(document)?);
+                None
+            }
+            ContentPart::Image { .. } | ContentPart::Document { .. } | ContentPart::Audio { .. } => {
+                return Err(unsupported_part(part, role));
+            }
+            ContentPart::ToolCall { tool_call } => Some(call_item(tool_call, store)),
+            ContentPart::ToolResult { tool_result } => Some(output_item(tool_result, custom_calls)),
+            ContentPart::Thinking { thinking } => {
+                let answered = message.content.iter().skip(at + 1).any(answers_reasoning);
+                reasoning_item(thinking, store, answered)
+            }
+            // Anthropic's opaque reasoning means nothing to another provider.
+            ContentPart::RedactedThinking { .. } => None,
+        };
+        if let Some(item) = item {
+            flush(items, role, &mut content);
+            items.push(item);
         }
     }
-    Ok(items)
+    flush(items, role, &mut content);
+    if !tool_text.is_empty() {
+        let Some(call_id) = &message.tool_call_id else {
+            return Err(invalid("a tool message with text needs a tool_call_id to send it back to OpenAI"));
+        };
+        items.push(output_item(&ToolResult::new(call_id.clone(), tool_text, false), custom_calls));
+    }
+    Ok(())
 }
 
 fn flush(items: &mut Vec<Value>, role: &str, content: &mut Vec<Value>) {

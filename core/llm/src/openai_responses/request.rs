@@ -8,6 +8,7 @@ use crate::codec::ProviderConfig;
 use crate::error::LlmError;
 use crate::http::HttpRequest;
 use crate::json::object;
+use crate::memo::write_body;
 use crate::types::{Request, ResponseFormat};
 
 /// What the API needs to hand reasoning back in a stateless conversation.
@@ -22,7 +23,11 @@ pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) ->
         body.insert("stream".into(), Value::Bool(true));
     }
     options::merge_into(&mut body, &options);
-    let bytes = serde_json::to_vec(&body).map_err(|e| invalid(format!("the request could not be serialised: {e}")))?;
+    let custom_calls = messages::custom_calls(&request.messages);
+    let key = format!("responses {store}");
+    let bytes = write_body(&body, "input", &request.messages, &request.memo, &key, &mut |message, items| {
+        messages::input(message, store, &custom_calls, items)
+    })?;
     let base_url = config.base_url.trim_end_matches('/');
     let base_url = if base_url.is_empty() { DEFAULT_BASE_URL } else { base_url };
     let mut http = HttpRequest::post_json(format!("{base_url}/responses"), bytes);
@@ -49,7 +54,8 @@ fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> 
     if !instructions.is_empty() {
         body.insert("instructions".into(), Value::String(instructions));
     }
-    body.insert("input".into(), Value::Array(messages::input(&request.messages, store)?));
+    // A placeholder: `write_body` writes the items in its place.
+    body.insert("input".into(), Value::Null);
     body.insert("store".into(), Value::Bool(store));
     if !store {
         body.insert("include".into(), Value::Array(vec![ENCRYPTED_REASONING.into()]));
@@ -246,6 +252,24 @@ mod tests {
                 {"type": "function_call_output", "call_id": "call_ny", "output": "failed: timeout"}
             ])
         );
+    }
+
+    #[test]
+    fn a_memo_gives_the_bytes_of_a_fresh_encoding_round_after_round() {
+        let mut req = request(vec![Message::system("be brief"), Message::user("Weather?")]);
+        req.memo = crate::MessageMemo::new();
+        for round in 0..3 {
+            let fresh = build(&config(), &req.clone(), true).unwrap().body;
+            assert_eq!(build(&config(), &req, true).unwrap().body, fresh, "round {round}");
+            let id = format!("call_{round}");
+            let call = ContentPart::ToolCall { tool_call: ToolCall::from_raw(&id, "get_weather", "{}") };
+            req.messages.push(Message::new(Role::Assistant, vec![ContentPart::text("Checking."), call]));
+            req.messages.push(Message::tool_result(ToolResult::new(id, format!("{round}5F"), false)));
+        }
+        // Stored items are written another way: the memo starts afresh for them.
+        req.provider_options = Some(json!({"openai": {"store": true}}));
+        assert_eq!(build(&config(), &req, true).unwrap().body, build(&config(), &req.clone(), true).unwrap().body);
+        assert_eq!(sent(&req)["input"].as_array().unwrap().len(), 1 + 3 * 3);
     }
 
     #[test]

@@ -11,9 +11,10 @@ use futures::executor::{block_on, LocalPool};
 use futures::task::LocalSpawnExt;
 use serde_json::{json, Value};
 
+use openagent_core::llm::openai_chat::OpenAiChat;
 use openagent_core::llm::{
-    stream_events, ContentPart, ErrorKind, EventStream, FinishReason, LlmClient, LlmError, Message, Reason, Request, Response,
-    Role, ScriptStep, ScriptedClient, ToolCall, ToolDefinition, Usage,
+    stream_events, Codec, ContentPart, ErrorKind, EventStream, FinishReason, LlmClient, LlmError, Message, ProviderConfig,
+    Reason, Request, Response, Role, ScriptStep, ScriptedClient, ToolCall, ToolDefinition, Usage,
 };
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
@@ -61,7 +62,9 @@ fn request_tokens(request: &Request) -> usize {
 }
 
 /// A model for long sessions: a new input gets one `big` call, a tool result gets an answer,
-/// and a summary request gets a summary. Every request's size is recorded.
+/// and a summary request gets a summary. Every request's size is recorded, and every request is
+/// checked to encode (Chat Completions) to the same bytes through the session's memo of encoded
+/// messages as afresh: the session tells the memo of each change, compactions included.
 #[derive(Default)]
 struct Worker {
     sizes: RefCell<Vec<usize>>,
@@ -90,6 +93,9 @@ impl LlmClient for Worker {
 
     async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
         self.sizes.borrow_mut().push(request_tokens(request));
+        let codec = OpenAiChat::new(ProviderConfig { base_url: "http://x/v1".into(), ..ProviderConfig::default() });
+        let (kept, fresh) = (codec.build_request(request, true)?, codec.build_request(&request.clone(), true)?);
+        assert!(kept.body == fresh.body, "request {} differs from its fresh encoding", self.sizes.borrow().len());
         if request.tools.is_empty() {
             self.summaries.set(self.summaries.get() + 1);
             return Ok(response(vec![ContentPart::text(format!("summary {}", self.summaries.get()))]));
