@@ -50,3 +50,9 @@ mod typings;
 
 pub use agent::Agent;
 pub use fs::MemoryFs;
+
+/// Talc in place of Rust's default wasm allocator (dlmalloc): the module is smaller and an
+/// allocation is faster. The page's thread is the module's only one (no `atomics`).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
