@@ -36,7 +36,7 @@ const SIZES: [usize; 3] = [200, 1000, 2000];
 
 fn read_round(i: usize, path: &str) -> ScriptStep {
     let call_id = format!("call_{i}");
-    // Each round's call differs (its line limit, far above the file's 105 lines): the same call
+    // Each round's call differs (its line limit, far above the file's length): the same call
     // again would be a repeat, which the session answers with a note instead of the file.
     let args = json!({ "file_path": path, "limit": 1000 + i }).to_string();
     let (head, tail) = args.split_at(args.len() / 2);

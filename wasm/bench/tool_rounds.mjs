@@ -1,8 +1,8 @@
 // Microseconds per tool round of the wasm build under Node, through the whole JS API: each round
 // the model (a stand-in `fetch`, no network) streams one `read_file` call for a 10 KB file as
 // Chat Completions SSE, and the Agent runs it, emitting every event to an `onEvent` callback.
-// Each round's call differs (its line limit, far above the file's 105 lines): the same call again
-// would be a repeat, which the session answers with a note instead of the file, and a loop. The context window is set far above the history,
+// Each round reads another file: the same call again would be a repeat, which the session answers
+// with a note instead of the file (and the general profile's read_file takes no line limit to vary). The context window is set far above the history,
 // so nothing is compacted: compaction would bound the history this measures.
 // As core/benches/tool_rounds.rs, but over the real codec and the fetch transport, so each round
 // also serialises the request: its cost grows with the history, as it does in a browser.
@@ -19,18 +19,19 @@ initSync({ module: readFileSync(new URL("../pkg/openagent_wasm_bg.wasm", import.
 
 const line = "0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 abcdefghijklmnopqrs\n";
 const file = line.repeat(Math.ceil(10_240 / line.length)).slice(0, 10_240);
+const files = Object.fromEntries(Array.from({ length: Math.max(...SIZES, 100) }, (_, i) => [`src/data${i + 1}.txt`, file]));
 
 async function run(rounds) {
   let served = 0;
   const fetch = async () => {
     served += 1;
-    const calls = served <= rounds ? [{ name: "read_file", arguments: { file_path: "src/data.txt", limit: 1000 + served } }] : [];
+    const calls = served <= rounds ? [{ name: "read_file", arguments: { file_path: `src/data${served}.txt` } }] : [];
     return new Response(chatStream(calls.length ? "" : "done", calls, served), { headers: { "content-type": "text/event-stream" } });
   };
   let events = 0;
   const agent = new Agent({
     provider: "openai-compatible", model: "bench", baseUrl: "http://bench.invalid/v1", fetch,
-    files: { "src/data.txt": file }, contextWindow: 1_000_000_000, onEvent: () => { events += 1; },
+    files, contextWindow: 1_000_000_000, onEvent: () => { events += 1; },
   });
   const start = performance.now();
   const outcome = await agent.submit("read the data file many times");
