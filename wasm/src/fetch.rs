@@ -45,13 +45,23 @@ impl FetchClient {
     }
 }
 
-/// Aborts the request when dropped: the session dropped the call (abort, interrupt) or the body
-/// was read to its end (then aborting does nothing).
-struct AbortOnDrop(AbortController);
+/// Aborts the request when dropped before its body was read to the end: the session dropped the
+/// call (abort, interrupt).
+struct AbortOnDrop(Option<AbortController>);
+
+impl AbortOnDrop {
+    /// The body was read to its end: nothing is left to cancel, and an abort would still make
+    /// its `AbortError` (a `DOMException`, a few percent of a tool round).
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        self.0.abort();
+        if let Some(controller) = &self.0 {
+            controller.abort();
+        }
     }
 }
 
@@ -59,7 +69,9 @@ impl Drop for AbortOnDrop {
 impl HttpClient for FetchClient {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
         let fetch = self.fetch_function()?;
-        let controller = AbortOnDrop(AbortController::new().map_err(|e| connect_error(&request.url, &e))?);
+        let abort = AbortController::new().map_err(|e| connect_error(&request.url, &e))?;
+        let signal = abort.signal();
+        let controller = AbortOnDrop(Some(abort));
         let headers = Headers::new().map_err(|e| connect_error(&request.url, &e))?;
         for (name, value) in &request.headers {
             headers
@@ -72,7 +84,7 @@ impl HttpClient for FetchClient {
             Method::Post => "POST",
         });
         init.set_headers(&headers);
-        init.set_signal(Some(&controller.0.signal()));
+        init.set_signal(Some(&signal));
         if !request.body.is_empty() {
             init.set_body(&Uint8Array::from(request.body.as_slice()));
         }
@@ -115,6 +127,7 @@ fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop, url
             Ok(result) => {
                 let result: ReadableStreamReadResult = result.unchecked_into();
                 if result.get_done().unwrap_or_default() {
+                    controller.disarm();
                     return None;
                 }
                 Some((Ok(Uint8Array::new(&result.get_value()).to_vec()), Some((reader, controller, url))))

@@ -29,6 +29,22 @@ async fn a_stream_that_stops_is_a_timeout_and_its_fetch_is_aborted() {
 }
 
 #[test]
+async fn a_finished_task_leaves_no_timer_pending_and_no_fetch_aborted() {
+    let before = pending_timers();
+    let replies = json!([{"toolCalls": [{"name": "read_file", "arguments": {"file_path": "a.txt"}}]}, {"text": "done"}]);
+    let (agent, fetch) = agent_with(replies, json!({"files": {"a.txt": "hello"}}));
+    let outcome = data(&submit(&agent, "read a.txt").await.expect("a run"));
+    assert_eq!(outcome["reason"], "completed", "{outcome}");
+    // Each read of a response raced a 60 s timeout; a timer left behind would keep Node up.
+    assert_eq!(pending_timers(), before, "timers pending after the task (-1: not Node)");
+    let signals = js_sys::Array::from(&get(&fetch, "signals"));
+    assert_eq!(signals.length(), 2);
+    for signal in signals.iter() {
+        assert_eq!(get(&signal, "aborted").as_bool(), Some(false), "a body read to its end is not aborted");
+    }
+}
+
+#[test]
 fn a_read_timeout_of_the_wrong_type_is_refused() {
     let fetch = scripted_fetch(js(json!([])));
     let refused = openagent_wasm::Agent::new(options(&fetch, json!({"readTimeoutMs": "soon"}))).err().expect("refused");

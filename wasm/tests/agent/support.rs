@@ -15,6 +15,8 @@ extern "C" {
     pub fn recorder() -> Function;
     #[wasm_bindgen(js_name = collectKinds)]
     pub fn collect_kinds(iterator: JsValue) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = pendingTimers)]
+    pub fn pending_timers() -> i32;
 }
 
 pub fn js(value: Value) -> JsValue {

@@ -36,14 +36,17 @@ export function chatCompletion(text, toolCalls = [], index = 0) {
  * `{status, message, retryAfter}` (an error in OpenAI's shape), `{json}` (a JSON body) or
  * `{hang: true}` (never answers; rejects when aborted), `{stall: text}` (streams `text`, then
  * sends nothing more and never ends; errors when aborted); `delayMs` delays any of them. A
- * request without `"stream": true` gets the answer as one JSON body. `fetch.requests` holds `{url, headers, body}` of each call.
+ * request without `"stream": true` gets the answer as one JSON body. `fetch.requests` holds `{url, headers, body}` of each call,
+ * and `fetch.signals` the `AbortSignal` each call was given.
  */
 export function scriptedFetch(replies) {
   const queue = [...replies];
   const requests = [];
+  const signals = [];
   const fetch = async (url, init) => {
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     requests.push({ url, headers, body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : null });
+    signals.push(init.signal);
     const reply = queue.shift();
     if (reply?.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (!reply) return new Response(JSON.stringify({ error: { message: "the script is exhausted" } }), { status: 500 });
@@ -72,7 +75,13 @@ export function scriptedFetch(replies) {
     return new Response(chatStream(text, toolCalls, index), { headers: { "content-type": "text/event-stream" } });
   };
   fetch.requests = requests;
+  fetch.signals = signals;
   return fetch;
+}
+
+/** How many timers are pending in Node (`process.getActiveResourcesInfo`); -1 elsewhere. */
+export function pendingTimers() {
+  return globalThis.process?.getActiveResourcesInfo?.().filter((kind) => kind === "Timeout").length ?? -1;
 }
 
 /** An `onEvent` callback that keeps what it is given in `callback.events`. */
