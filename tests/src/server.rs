@@ -83,6 +83,10 @@ impl fmt::Debug for RecordedRequest {
     }
 }
 
+/// The path that lists the requests so far, as `[{method, path, body}]`, for tests outside Rust
+/// (a browser's request events do not carry a body sent as a `Blob`).
+const REQUEST_LOG: &str = "/mock/requests";
+
 /// A running mock LLM server. It stops, and its port closes, when this handle is dropped.
 ///
 /// ```
@@ -169,8 +173,14 @@ impl http_server::Service for Mock {
     }
 
     /// Records the request, then answers it: a preflight, a step of the script, or a 404.
+    /// `GET /mock/requests` is not recorded: it answers with the requests so far.
     fn answer(&self, request: Request, responder: Responder) {
         let shared = &self.0;
+        if request.method == "GET" && path_only(&request.target) == REQUEST_LOG {
+            let log: Vec<Value> =
+                shared.lock().requests.iter().map(|r| json!({"method": r.method, "path": r.path, "body": r.body})).collect();
+            return responder.send(json_answer(200, Vec::new(), &Value::Array(log)));
+        }
         let body = parse_body(&request.body);
         let route = (request.method == "POST").then(|| route(&request.target, &body)).flatten();
         shared.lock().requests.push(RecordedRequest {

@@ -57,7 +57,7 @@ fn session_request(provider: &str, input: UserInput, photo: Option<&[u8]>) -> Re
 
 /// The user message's content as `codec` writes it; `messages` and `content` name where it is.
 fn wire_content(codec: &dyn Codec, request: &Request, messages: &str, content: &str) -> Value {
-    let body: Value = serde_json::from_slice(&codec.build_request(request, false).unwrap().body).unwrap();
+    let body: Value = serde_json::from_slice(&codec.build_request(request, false).unwrap().body.to_vec()).unwrap();
     let user = body[messages].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap();
     let mut content = user[content].clone();
     // Anthropic's cache mark on the last block is ours, not the image's.

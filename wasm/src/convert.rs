@@ -1,6 +1,7 @@
 //! Values across the boundary: Rust data to plain JS objects, JS values to JSON, and errors as
 //! JS `Error`s whose message says what to fix.
 
+use openagent_core::llm::json_text;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
@@ -10,11 +11,10 @@ use wasm_bindgen::JsCast;
 /// is fast, and one serialiser (serde_json's, which the codecs need anyway) costs the bundle
 /// less than a second one that writes JS values. Through a `Value` first: the core serialises its
 /// types to `Value`s anyway, and writing them straight to text would be a second copy of each
-/// type's serialiser in the bundle.
+/// type's serialiser in the bundle; the text is the codecs' fast writer's.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let value = serde_json::to_value(value).map_err(|e| error(&e.to_string()))?;
-    let text = serde_json::to_string(&value).map_err(|e| error(&e.to_string()))?;
-    js_sys::JSON::parse(&text)
+    js_sys::JSON::parse(&json_text::to_string(&value))
 }
 
 /// A JS value as JSON; `what` names it in the error (`"the snapshot"`, `"tool parameters"`).

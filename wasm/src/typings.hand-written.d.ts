@@ -92,7 +92,7 @@ export interface AgentOptions {
   onEvent?: (event: AgentEvent) => void;
   /** Aborts the agent, as `abort()` does. */
   signal?: AbortSignal;
-  /** Used instead of the global `fetch` (a proxy, a test double). */
+  /** Used instead of the global `fetch` (a proxy, a test double). A request body comes as a `Blob` (read it with `await init.body.text()`): the history a session sends again each round is kept in `Blob`s, not copied. */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
   /**
    * Which tool calls run without asking: `"read-only"` (file edits and commands ask),

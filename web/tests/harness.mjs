@@ -3,6 +3,7 @@
 // fresh profile. Binaries come from OPENAGENT_BIN and MOCK_LLM_BIN (scripts/test-all builds them).
 
 import { spawn } from "node:child_process";
+import { createServer as createHttpServer } from "node:http";
 import { createConnection, createServer } from "node:net";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,13 +47,18 @@ export function startPlayground() {
   return startServer(need("OPENAGENT_BIN"), ["web", "--port", "0"], /(http:\/\/127\.0\.0\.1:\d+\/)/);
 }
 
-/** A mock LLM server playing `script` (see the openagent-tests crate docs). */
+/**
+ * A mock LLM server playing `script` (see the openagent-tests crate docs). `requests()` resolves
+ * to what it was sent so far, `[{method, path, body}]`: a page's request events do not carry a
+ * body sent as a `Blob`, as the agent sends it.
+ */
 export function startMock(script) {
   const dir = mkdtempSync(join(tmpdir(), "openagent-e2e-"));
   const file = join(dir, "script.json");
   writeFileSync(file, JSON.stringify(script));
   return startServer(need("MOCK_LLM_BIN"), ["--script", file], /listening on (http:\/\/127\.0\.0\.1:\d+)/).then((server) => ({
     ...server,
+    requests: async () => (await fetch(`${server.url}/mock/requests`)).json(),
     stop: () => {
       server.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -134,8 +140,8 @@ export async function screenshot(page, name) {
 
 /**
  * Opens the playground at `url` pointed at a mock playing `script` (or at `baseUrl`), as an
- * OpenAI-compatible provider, runs `body(page, browser)`, checks that the page threw nothing,
- * and cleans up.
+ * OpenAI-compatible provider, runs `body(page, browser, mock)`, checks that the page threw
+ * nothing, and cleans up.
  */
 export async function runScenario(url, script, body, baseUrl) {
   const mock = script ? await startMock(script) : null;
@@ -148,12 +154,44 @@ export async function runScenario(url, script, body, baseUrl) {
     await page.fill("#model", "mock-model");
     await page.fill("#api-key", "sk-test-key");
     await page.fill("#base-url", baseUrl ?? `${mock.url}/v1`);
-    await body(page, browser);
+    await body(page, browser, mock);
     assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
   } finally {
     await browser.close();
     mock?.stop();
   }
+}
+
+/** The JSON bodies of the chat completions `mock` was sent so far. */
+export async function modelBodies(mock) {
+  const requests = await mock.requests();
+  return requests.filter((r) => r.method === "POST" && r.path.endsWith("/chat/completions")).map((r) => r.body);
+}
+
+/**
+ * A proxy on 127.0.0.1 in front of `target` that keeps the JSON body of each request it passes on
+ * (`bodies`), for a server that keeps none (a real model's). Resolves to { url, bodies, stop }.
+ */
+export function recordingProxy(target) {
+  const bodies = [];
+  const server = createHttpServer(async (request, response) => {
+    const chunks = [];
+    for await (const chunk of request) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    if (request.method === "POST" && body.length) bodies.push(JSON.parse(body.toString()));
+    // What describes one hop's connection, not the message, stays behind (fetch refuses some).
+    const hop = ["host", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"];
+    const pass = (headers) => Object.fromEntries([...headers].filter(([name]) => !hop.includes(name)));
+    const method = request.method;
+    const init = { method, headers: pass(Object.entries(request.headers)), body: ["GET", "HEAD"].includes(method) ? undefined : body };
+    const answer = await fetch(new URL(request.url, target), init);
+    response.writeHead(answer.status, pass(answer.headers.entries()));
+    if (answer.body) for await (const chunk of answer.body) response.write(chunk);
+    response.end();
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}`, bodies, stop: () => server.close() })),
+  );
 }
 
 export async function send(page, text) {

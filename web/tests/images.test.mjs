@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { idle, runScenario, screenshot, send, startPlayground } from "./harness.mjs";
+import { idle, modelBodies, runScenario, screenshot, send, startPlayground } from "./harness.mjs";
 
 // A 1×1 PNG.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -32,11 +32,7 @@ const attach = (page, how, name) =>
 
 test("a pasted or dropped image is attached, removable, and sent with the next task", async () => {
   const script = [{ reply: { text: "A single pixel, nothing to fix." } }];
-  await runScenario(playground.url, script, async (page) => {
-    const bodies = [];
-    page.on("request", (request) => {
-      if (request.method() === "POST" && request.url().endsWith("/chat/completions")) bodies.push(JSON.parse(request.postData()));
-    });
+  await runScenario(playground.url, script, async (page, _browser, mock) => {
     await attach(page, "paste", "pasted.png");
     await attach(page, "drop", "dropped.png");
     await attach(page, "drop", "unwanted.png");
@@ -51,7 +47,7 @@ test("a pasted or dropped image is attached, removable, and sent with the next t
     assert.equal(await page.isHidden("#attachments"), true, "the images went with the task");
     assert.match(await page.textContent("#transcript .msg.user"), /🖼 pasted\.png, dropped\.png/);
 
-    const user = bodies[0].messages.find((m) => m.role === "user");
+    const user = (await modelBodies(mock))[0].messages.find((m) => m.role === "user");
     const image = { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } };
     assert.deepEqual(user.content, [{ type: "text", text: "What is in these?" }, image, image]);
   });

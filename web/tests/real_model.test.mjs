@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { openBrowser, screenshot, send, startPlayground, timelineKinds } from "./harness.mjs";
+import { openBrowser, recordingProxy, screenshot, send, startPlayground, timelineKinds } from "./harness.mjs";
 
 const SERVER = process.env.OPENAGENT_E2E_LLM_URL?.replace(/\/+$/, "");
 const skip = SERVER ? false : "OPENAGENT_E2E_LLM_URL is not set: start shared/tools/offline-llm/serve.py and point it there";
@@ -23,19 +23,18 @@ before(async () => {
 after(() => playground?.stop());
 
 test("a real model creates and edits a file in the tab's workspace", { skip, timeout: RUN_TIMEOUT_MS + 60_000 }, async () => {
+  // The page's request events do not carry a body sent as a Blob: a proxy keeps them.
+  const proxy = await recordingProxy(SERVER);
   const browser = await openBrowser();
   const started = Date.now();
   try {
     const { page } = browser;
-    const bodies = [];
-    page.on("request", (request) => {
-      if (request.method() === "POST" && request.url().endsWith("/chat/completions")) bodies.push(JSON.parse(request.postData()));
-    });
+    const { bodies } = proxy;
     await page.goto(playground.url);
     await page.waitForSelector("body[data-ready=true]");
     await page.click("#local-preset");
     assert.equal(await page.inputValue("#provider"), "openai-compatible");
-    await page.fill("#base-url", `${SERVER}/v1`);
+    await page.fill("#base-url", `${proxy.url}/v1`);
     await page.fill("#max-rounds", String(ROUNDS));
     await page.dispatchEvent("#settings", "change");
 
@@ -75,5 +74,6 @@ test("a real model creates and edits a file in the tab's workspace", { skip, tim
     assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
   } finally {
     await browser.close();
+    proxy.stop();
   }
 });

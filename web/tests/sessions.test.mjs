@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { idle, runScenario, screenshot, send, startPlayground } from "./harness.mjs";
+import { idle, modelBodies, runScenario, screenshot, send, startPlayground } from "./harness.mjs";
 
 let playground;
 before(async () => {
@@ -15,15 +15,6 @@ before(async () => {
 after(() => playground?.stop());
 
 const scenario = (script, body) => runScenario(playground.url, script, body);
-
-/** The messages of every model call the page makes from now on. */
-function modelCalls(page) {
-  const calls = [];
-  page.on("request", (request) => {
-    if (request.url().endsWith("/chat/completions") && request.method() === "POST") calls.push(request.postDataJSON().messages);
-  });
-  return calls;
-}
 
 const write = (file_path, content) => ({ name: "write_file", arguments: { file_path, content } });
 const listed = (page) => page.$$eval("#session-list .session", (items) => items.map((li) => li.textContent));
@@ -40,7 +31,7 @@ test("after a reload the conversation and the files are back, and a follow-up ca
     { reply: { text: "Created notes.md." } },
     { reply: { text: "It has one heading." } },
   ];
-  await scenario(script, async (page) => {
+  await scenario(script, async (page, _browser, mock) => {
     await send(page, "Write notes.md");
     await page.waitForSelector("text=Created notes.md.");
     await idle(page);
@@ -54,11 +45,10 @@ test("after a reload the conversation and the files are back, and a follow-up ca
     assert.ok(await page.isVisible("#session-list .session.open"), "the latest session is the open one");
     await screenshot(page, "10-reopened-after-reload");
 
-    const calls = modelCalls(page);
     await send(page, "What is in it?");
     await page.waitForSelector("text=It has one heading.");
     await idle(page);
-    const sent = JSON.stringify(calls.at(-1));
+    const sent = JSON.stringify((await modelBodies(mock)).at(-1).messages);
     for (const earlier of ["Write notes.md", "Writing it.", "write_file", "Created notes.md.", "What is in it?"]) {
       assert.ok(sent.includes(earlier), `${earlier} in ${sent}`);
     }

@@ -142,7 +142,7 @@ fn the_key_travels_only_in_its_header() {
     assert_eq!(sent[1].header("x-api-key"), Some(KEY));
     assert_eq!(sent[2].header("x-goog-api-key"), Some(KEY));
     for request in sent.iter() {
-        assert!(!request.url.contains(KEY) && !String::from_utf8_lossy(&request.body).contains(KEY));
+        assert!(!request.url.contains(KEY) && !String::from_utf8_lossy(&request.body.to_vec()).contains(KEY));
     }
 }
 

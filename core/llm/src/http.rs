@@ -3,6 +3,7 @@
 //! never see which.
 
 use std::fmt;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::stream::LocalBoxStream;
@@ -32,12 +33,13 @@ pub struct HttpRequest {
     pub method: Method,
     pub url: String,
     pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
+    pub body: Body,
 }
 
 impl HttpRequest {
-    pub fn post_json(url: impl Into<String>, body: Vec<u8>) -> Self {
-        Self { method: Method::Post, url: url.into(), headers: vec![("content-type".into(), "application/json".into())], body }
+    pub fn post_json(url: impl Into<String>, body: impl Into<Body>) -> Self {
+        let headers = vec![("content-type".into(), "application/json".into())];
+        Self { method: Method::Post, url: url.into(), headers, body: body.into() }
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -53,6 +55,58 @@ impl fmt::Debug for HttpRequest {
             .field("headers", &redacted_headers(&self.headers))
             .field("body_bytes", &self.body.len())
             .finish()
+    }
+}
+
+/// A request body: its bytes, as the pieces they were written from. A piece a codec keeps
+/// between requests (a message's encoding, which a session sends again every round) is shared
+/// here, not copied, so a transport that sends pieces as they are (`fetch`, with a `Blob` for
+/// each) never copies a conversation's history again; others join them ([`Body::to_vec`]).
+#[derive(Clone, Default)]
+pub struct Body(Vec<Arc<[u8]>>);
+
+impl Body {
+    /// The body of these pieces, in order.
+    pub fn from_pieces(pieces: Vec<Arc<[u8]>>) -> Self {
+        Self(pieces)
+    }
+
+    pub fn pieces(&self) -> &[Arc<[u8]>] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|piece| piece.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|piece| piece.is_empty())
+    }
+
+    /// The bytes in one buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.0.concat()
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Self {
+        Self(if bytes.is_empty() { Vec::new() } else { vec![bytes.into()] })
+    }
+}
+
+/// Bodies are equal when their bytes are, however they are cut into pieces.
+impl PartialEq for Body {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.0.iter().flat_map(|p| p.iter()).eq(other.0.iter().flat_map(|p| p.iter()))
+    }
+}
+
+impl Eq for Body {}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Body({} bytes in {} pieces)", self.len(), self.0.len())
     }
 }
 

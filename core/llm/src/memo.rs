@@ -11,10 +11,13 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::error::{ErrorKind, LlmError};
+use crate::error::LlmError;
+use crate::http::Body;
+use crate::json_text;
 use crate::types::Message;
 
 /// The wire form of a conversation's messages, one entry a message, for one codec and the options
@@ -26,8 +29,9 @@ pub struct MessageMemo(Option<Rc<RefCell<Encoded>>>);
 struct Encoded {
     /// The codec and options the entries were encoded for; another key starts afresh.
     key: String,
-    /// The first messages' wire items, a message an entry, comma-separated (empty when none).
-    entries: Vec<Vec<u8>>,
+    /// The first messages' wire items, a message an entry: comma-separated, with a leading comma
+    /// after the items of earlier entries (empty when none).
+    entries: Vec<Arc<[u8]>>,
 }
 
 impl MessageMemo {
@@ -44,14 +48,15 @@ impl MessageMemo {
         }
     }
 
-    /// `messages` as a JSON array's items, written to `out`: each message's items from the memo
-    /// when it has them for `key`, or from `encode`, which pushes a message's wire items.
+    /// `messages` as a JSON array's items, added to `out`: each message's items from the memo
+    /// when it has them for `key` (shared, not copied), or from `encode`, which pushes a
+    /// message's wire items.
     fn write_items(
         &self,
         key: &str,
         messages: &[Message],
         encode: &mut dyn FnMut(&Message, &mut Vec<Value>) -> Result<(), LlmError>,
-        out: &mut Vec<u8>,
+        out: &mut Pieces,
     ) -> Result<(), LlmError> {
         let mut kept = self.0.as_ref().map(|memo| memo.borrow_mut());
         let mut unkept = Encoded::default();
@@ -61,27 +66,26 @@ impl MessageMemo {
             memo.entries.clear();
         }
         memo.entries.truncate(messages.len());
+        // An entry starts with the comma that separates it from the items before it, if any:
+        // entries are only ever dropped from one on, so whether one follows items never changes.
         let mut first = true;
         for (i, message) in messages.iter().enumerate() {
             if i == memo.entries.len() {
                 let mut items = Vec::new();
                 encode(message, &mut items)?;
                 let mut bytes = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
+                for item in &items {
+                    if !first || !bytes.is_empty() {
                         bytes.push(b',');
                     }
-                    bytes.extend(to_json(item)?);
+                    json_text::write(item, &mut bytes);
                 }
-                memo.entries.push(bytes);
+                memo.entries.push(bytes.into());
             }
             let bytes = &memo.entries[i];
             if !bytes.is_empty() {
-                if !first {
-                    out.push(b',');
-                }
                 first = false;
-                out.extend_from_slice(bytes);
+                out.share(bytes);
             }
         }
         Ok(())
@@ -111,6 +115,7 @@ impl fmt::Debug for MessageMemo {
 /// `body` as compact JSON, as `serde_json::to_vec` writes it, except that the array under
 /// `list` (which `body` holds as `null`, a placeholder keeping its place among the keys) is
 /// `messages` encoded through `memo`: each by `encode`, unless the memo holds it for `key`.
+/// The memo's encodings go into the body as pieces of their own, shared with the memo.
 pub(crate) fn write_body(
     body: &Map<String, Value>,
     list: &str,
@@ -118,27 +123,108 @@ pub(crate) fn write_body(
     memo: &MessageMemo,
     key: &str,
     encode: &mut dyn FnMut(&Message, &mut Vec<Value>) -> Result<(), LlmError>,
-) -> Result<Vec<u8>, LlmError> {
-    let mut out = vec![b'{'];
+) -> Result<Body, LlmError> {
+    let mut out = Pieces::default();
+    out.open.push(b'{');
     for (i, (name, value)) in body.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.open.push(b',');
         }
-        out.extend(to_json(&Value::from(name.as_str()))?);
-        out.push(b':');
+        json_text::write_str(name, &mut out.open);
+        out.open.push(b':');
         if name == list && value.is_null() {
-            out.push(b'[');
+            out.open.push(b'[');
             memo.write_items(key, messages, encode, &mut out)?;
-            out.push(b']');
+            out.open.push(b']');
         } else {
-            out.extend(to_json(value)?);
+            json_text::write(value, &mut out.open);
         }
     }
-    out.push(b'}');
-    Ok(out)
+    out.open.push(b'}');
+    Ok(out.finish())
 }
 
-fn to_json(value: &Value) -> Result<Vec<u8>, LlmError> {
-    serde_json::to_vec(value)
-        .map_err(|e| LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be encoded as JSON: {e}")))
+/// A body being written: the pieces so far, and the bytes written since the last one.
+#[derive(Default)]
+struct Pieces {
+    done: Vec<Arc<[u8]>>,
+    open: Vec<u8>,
+}
+
+impl Pieces {
+    /// Adds a kept piece, after what was written before it.
+    fn share(&mut self, piece: &Arc<[u8]>) {
+        if !self.open.is_empty() {
+            self.done.push(std::mem::take(&mut self.open).into());
+        }
+        self.done.push(piece.clone());
+    }
+
+    fn finish(mut self) -> Body {
+        if !self.open.is_empty() {
+            self.done.push(self.open.into());
+        }
+        Body::from_pieces(self.done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// As many wire items as the message's text says: "0", "1", "2".
+    fn items(message: &Message, out: &mut Vec<Value>) -> Result<(), LlmError> {
+        let count: usize = message.text().parse().unwrap();
+        out.extend((0..count).map(|i| json!({"of": message.text(), "i": i})));
+        Ok(())
+    }
+
+    fn fresh(messages: &[Message]) -> Vec<u8> {
+        let mut list = Vec::new();
+        for message in messages {
+            items(message, &mut list).unwrap();
+        }
+        serde_json::to_vec(&json!({"a": 1, "list": list, "z": [2]})).unwrap()
+    }
+
+    fn body() -> Map<String, Value> {
+        let Value::Object(map) = json!({"a": 1, "list": null, "z": [2]}) else { unreachable!() };
+        map
+    }
+
+    #[test]
+    fn messages_of_no_item_or_several_are_written_with_the_commas_of_a_fresh_encoding() {
+        let memo = MessageMemo::new();
+        let mut messages = Vec::new();
+        for count in ["0", "2", "0", "1", "1", "0"] {
+            messages.push(Message::user(count));
+            let written = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
+            assert_eq!(String::from_utf8(written.to_vec()).unwrap(), String::from_utf8(fresh(&messages)).unwrap());
+        }
+        // The first item-bearing message gone: the next one is written again, without its comma.
+        messages.remove(1);
+        memo.forget_from(1);
+        let written = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
+        assert_eq!(written.to_vec(), fresh(&messages));
+    }
+
+    #[test]
+    fn a_kept_encoding_goes_into_every_body_as_the_same_shared_piece() {
+        let memo = MessageMemo::new();
+        let messages = vec![Message::user("1"), Message::user("2")];
+        let first = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
+        let second = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
+        let shared = |body: &Body| body.pieces().iter().filter(|p| Arc::strong_count(p) > 1).cloned().collect::<Vec<_>>();
+        let (kept, again) = (shared(&first), shared(&second));
+        assert_eq!(kept.len(), 2, "one piece a message: {first:?}");
+        assert!(kept.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
+        // Without a memo, the body is the same bytes, written afresh.
+        let unkept = write_body(&body(), "list", &messages, &MessageMemo::default(), "k", &mut items).unwrap();
+        assert_eq!(unkept, first);
+    }
 }

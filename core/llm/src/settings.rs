@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use crate::client::LlmClient;
 use crate::codec::{ApiKey, ProviderConfig};
-use crate::http::{HttpClient, HttpRequest, Method};
+use crate::http::{Body, HttpClient, HttpRequest, Method};
 use crate::providers::{ProviderKind, ProviderSpec, UnknownProvider, Variables, PROVIDERS};
 
 /// Why no provider could be set up: what is missing or wrong. A host adds where to set it.
@@ -217,7 +217,8 @@ async fn listing(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<V
     let url = format!("{}/models", settings.base_url);
     // Spelled out rather than through `auth_header`: this runs in the browser bundle, where the
     // other providers' arms would be dead weight (only OpenAI-compatible servers are asked).
-    let mut request = HttpRequest { method: Method::Get, url: url.clone(), headers: settings.headers.clone(), body: Vec::new() };
+    let mut request =
+        HttpRequest { method: Method::Get, url: url.clone(), headers: settings.headers.clone(), body: Body::default() };
     if let Some(key) = settings.key.key() {
         request.headers.push(("authorization".into(), format!("Bearer {}", key.expose())));
     }

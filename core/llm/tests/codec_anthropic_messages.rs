@@ -451,10 +451,10 @@ fn check_request(case: &str, captured: &Value, passthrough: &mut BTreeMap<String
     if http.url != "https://api.anthropic.com/v1/messages" || http.header("x-api-key") != Some(KEY) {
         return Err(format!("wrong url or key header: {http:?}"));
     }
-    if http.header("anthropic-version") != Some("2023-06-01") || String::from_utf8_lossy(&http.body).contains(KEY) {
+    if http.header("anthropic-version") != Some("2023-06-01") || String::from_utf8_lossy(&http.body.to_vec()).contains(KEY) {
         return Err("missing version header, or the key is in the body".into());
     }
-    let mut ours: Value = serde_json::from_slice(&http.body).map_err(|e| format!("our body is not JSON: {e}"))?;
+    let mut ours: Value = serde_json::from_slice(&http.body.to_vec()).map_err(|e| format!("our body is not JSON: {e}"))?;
     check_breakpoints(&ours, &request)?;
     strip_cache_control(&mut ours);
     let mut expected = normalise(captured);

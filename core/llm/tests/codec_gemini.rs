@@ -881,7 +881,7 @@ fn check_request(captured: &Value, label: &str, report: &mut Report) -> Check {
     )?;
     same("api key header", http.header("x-goog-api-key"), Some(KEY))?;
     same("content type", http.header("content-type"), Some("application/json"))?;
-    let body_text = String::from_utf8(http.body.clone()).map_err(|e| e.to_string())?;
+    let body_text = String::from_utf8(http.body.to_vec()).map_err(|e| e.to_string())?;
     if http.url.contains(KEY) || body_text.contains(KEY) || format!("{http:?}").contains(KEY) {
         return Err("the API key appears outside its header".into());
     }

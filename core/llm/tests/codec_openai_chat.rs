@@ -241,7 +241,7 @@ fn check_request(captured: &Value, notes: &mut BTreeMap<String, usize>) -> Resul
     if http.url != "http://127.0.0.1:8080/v1/chat/completions" || http.header("authorization").is_some() {
         return Err(format!("unexpected url or auth header: {http:?}"));
     }
-    let ours: Value = serde_json::from_slice(&http.body).map_err(|e| format!("our body is not JSON: {e}"))?;
+    let ours: Value = serde_json::from_slice(&http.body.to_vec()).map_err(|e| format!("our body is not JSON: {e}"))?;
     let mut seen = BTreeMap::new();
     let (expected, actual) = (normalise(captured, &mut seen), normalise(&ours, &mut BTreeMap::new()));
     for key in seen.into_keys() {
@@ -252,7 +252,7 @@ fn check_request(captured: &Value, notes: &mut BTreeMap<String, usize>) -> Resul
     }
     // Streaming adds exactly `stream` and `stream_options.include_usage`.
     let streamed = codec().build_request(&request, true).map_err(|e| format!("build_request(stream) failed: {e}"))?;
-    let mut streamed: Value = serde_json::from_slice(&streamed.body).map_err(|e| e.to_string())?;
+    let mut streamed: Value = serde_json::from_slice(&streamed.body.to_vec()).map_err(|e| e.to_string())?;
     let added = streamed.as_object_mut().map(|o| (o.remove("stream"), o.remove("stream_options")));
     if added != Some((Some(json!(true)), Some(json!({"include_usage": true})))) || streamed != ours {
         return Err(format!("the streamed body is not the plain one plus stream options: {added:?}"));

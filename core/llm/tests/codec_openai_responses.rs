@@ -461,7 +461,7 @@ fn check_request(report: &mut Report, kind: &'static str, case: &str, captured: 
         {
             return Err(format!("url or authorization wrong: {http:?}"));
         }
-        let ours: Value = serde_json::from_slice(&http.body).map_err(|e| format!("our body is not JSON: {e}"))?;
+        let ours: Value = serde_json::from_slice(&http.body.to_vec()).map_err(|e| format!("our body is not JSON: {e}"))?;
         let mut expected = reverse::normalize(captured);
         let mut ours = reverse::normalize(&ours);
         for rule in allow_documented_differences(&mut expected, &mut ours) {

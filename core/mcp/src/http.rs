@@ -159,7 +159,7 @@ mod tests {
     impl HttpClient for Server {
         async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
             self.seen.borrow_mut().push(request.headers.clone());
-            let message: Value = serde_json::from_slice(&request.body).expect("JSON");
+            let message: Value = serde_json::from_slice(&request.body.to_vec()).expect("JSON");
             let reply = |content_type: &str, body: String, headers: Vec<(String, String)>| {
                 let mut headers = headers;
                 headers.push(("content-type".into(), content_type.into()));
@@ -218,7 +218,7 @@ mod tests {
     #[async_trait(?Send)]
     impl HttpClient for Forgetful {
         async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
-            let message: Value = serde_json::from_slice(&request.body).expect("JSON");
+            let message: Value = serde_json::from_slice(&request.body.to_vec()).expect("JSON");
             let method = message["method"].as_str().unwrap_or_default().to_owned();
             let session = openagent_core::llm::http::find_header(&request.headers, "mcp-session-id").map(str::to_owned);
             self.seen.borrow_mut().push((method.clone(), session));

@@ -72,7 +72,7 @@ mod imports {
     #[async_trait(?Send)]
     impl HttpClient for ImportHttpClient {
         async fn send(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
-            let body = String::from_utf8(request.body)
+            let body = String::from_utf8(request.body.to_vec())
                 .map_err(|_| HttpError::new(HttpErrorKind::Connect, "the sandbox forwards only text (JSON) request bodies"))?;
             let method = match request.method {
                 Method::Get => "GET",

@@ -177,7 +177,7 @@ fn call(agent: &ureq::Agent, request: HttpRequest) -> Result<ureq::http::Respons
     }
     match request.method {
         Method::Get => agent.run(builder.body(())?),
-        Method::Post => agent.run(builder.body(request.body)?),
+        Method::Post => agent.run(builder.body(request.body.to_vec())?),
     }
 }
 

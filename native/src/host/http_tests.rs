@@ -187,7 +187,7 @@ fn a_pooled_connection_closed_by_the_server_is_replaced_transparently() {
         second.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\nconnection: close\r\n\r\ntwo").expect("write");
     });
     let http = client(5000);
-    let get = || HttpRequest { method: Method::Get, url: url.clone(), headers: Vec::new(), body: Vec::new() };
+    let get = || HttpRequest { method: Method::Get, url: url.clone(), headers: Vec::new(), body: Default::default() };
     let body = |response: HttpResponse| String::from_utf8(block_on(response.bytes()).expect("a body")).expect("UTF-8");
     assert_eq!(body(block_on(http.send(get())).expect("the first answer")), "one");
     assert_eq!(body(block_on(http.send(get())).expect("the second answer, on a fresh connection")), "two");

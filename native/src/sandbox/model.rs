@@ -98,7 +98,7 @@ impl ModelGate {
         if let Some((name, value)) = &self.auth {
             headers.push(((*name).to_owned(), value.clone()));
         }
-        Ok(HttpRequest { method, url: request.url, headers, body: request.body.into_bytes() })
+        Ok(HttpRequest { method, url: request.url, headers, body: request.body.into_bytes().into() })
     }
 
     /// Up to `max` bytes of the response, waiting until `deadline` for them: `Ok(None)` at the

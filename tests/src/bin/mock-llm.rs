@@ -1,5 +1,6 @@
 //! `mock-llm --script FILE [--port N]`: serves a script (see the `openagent-tests` crate docs) on
-//! 127.0.0.1 until killed, for tests outside Rust (the browser tests). It prints
+//! 127.0.0.1 until killed, for tests outside Rust (the browser tests); `GET /mock/requests` lists the
+//! requests it got, as `[{method, path, body}]`. It prints
 //! `listening on http://127.0.0.1:PORT` once it accepts connections.
 
 use std::io::Write;

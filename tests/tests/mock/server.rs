@@ -3,7 +3,8 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
-use openagent_core::llm::http::{HttpErrorKind, HttpRequest};
+use futures::executor::block_on;
+use openagent_core::llm::http::{HttpErrorKind, HttpRequest, Method};
 use openagent_tests::{Api, Reply, Step};
 use serde_json::json;
 
@@ -74,6 +75,27 @@ fn records_what_the_client_sent() {
     assert_eq!(recorded.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(recorded.body["messages"][0]["content"][0]["tool_use_id"], "toolu_01");
     assert!(!format!("{recorded:?}").contains("sk-ant-test-key"), "Debug hides the key");
+}
+
+#[test]
+fn the_request_log_lists_the_requests_so_far_without_itself() {
+    let server = serve([Step::reply(Reply::text("done"))]);
+    post(&server, "/v1/chat/completions", &json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}));
+    let get = |path: &str| HttpRequest {
+        method: Method::Get,
+        url: format!("{}{path}", server.base_url()),
+        headers: vec![],
+        body: Default::default(),
+    };
+    for _ in 0..2 {
+        let log = block_on(send(get("/mock/requests")).expect("an answer").bytes()).expect("a body");
+        let log: serde_json::Value = serde_json::from_slice(&log).expect("JSON");
+        assert_eq!(
+            log,
+            json!([{"method": "POST", "path": "/v1/chat/completions", "body": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}])
+        );
+    }
+    assert_eq!(server.requests().len(), 1, "reading the log is not a request of the script's");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 mod bindings;
 mod catalog;
 mod commands;
+mod fetch_body;
 mod governance;
 mod images;
 mod read_timeout;

@@ -45,9 +45,12 @@ export function scriptedFetch(replies) {
   const signals = [];
   const fetch = async (url, init) => {
     const headers = Object.fromEntries(new Headers(init.headers).entries());
-    requests.push({ url, headers, body: init.body ? JSON.parse(new TextDecoder().decode(init.body)) : null });
+    const request = { url, headers, body: null };
+    requests.push(request);
     signals.push(init.signal);
     const reply = queue.shift();
+    // The agent sends a body as a Blob of its pieces.
+    if (init.body) request.body = JSON.parse(await new Response(init.body).text());
     if (reply?.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (!reply) return new Response(JSON.stringify({ error: { message: "the script is exhausted" } }), { status: 500 });
     if (reply.hang) {
@@ -108,7 +111,7 @@ export function withMcpServer(fetch) {
   const mcpRequests = [];
   const routed = async (url, init) => {
     if (!String(url).startsWith("http://mcp.test/")) return fetch(url, init);
-    const message = JSON.parse(new TextDecoder().decode(init.body));
+    const message = JSON.parse(await new Response(init.body).text());
     mcpRequests.push({ headers: Object.fromEntries(new Headers(init.headers).entries()), message });
     if (message.id === undefined) return new Response(null, { status: 202 });
     const result = {

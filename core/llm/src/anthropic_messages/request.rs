@@ -8,6 +8,7 @@ use crate::codec::ProviderConfig;
 use crate::error::{ErrorKind, LlmError};
 use crate::http::HttpRequest;
 use crate::json::{join, object};
+use crate::json_text;
 use crate::types::{Request, ResponseFormat, ToolChoice};
 
 const API_VERSION: &str = "2023-06-01";
@@ -19,9 +20,7 @@ const JSON_INSTRUCTION: &str = "Respond with a single valid JSON value and nothi
 pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
     let options = Options::from_request(request)?;
     let body = body(request, &options, stream)?;
-    let bytes = serde_json::to_vec(&Value::Object(body))
-        .map_err(|e| LlmError::new(ErrorKind::InvalidRequest, format!("the request could not be encoded: {e}")))?;
-    let mut http = HttpRequest::post_json(url(&config.base_url), bytes);
+    let mut http = HttpRequest::post_json(url(&config.base_url), json_text::to_vec(&Value::Object(body)));
     headers(&mut http.headers, config, &options);
     Ok(http)
 }
@@ -191,7 +190,7 @@ mod tests {
 
     fn build_body(request: &Request) -> Value {
         let http = build(&config(), request, false).unwrap();
-        serde_json::from_slice(&http.body).unwrap()
+        serde_json::from_slice(&http.body.to_vec()).unwrap()
     }
 
     fn weather_tool() -> ToolDefinition {
@@ -207,9 +206,9 @@ mod tests {
         assert_eq!(http.header("content-type"), Some("application/json"));
         assert_eq!(http.header("anthropic-beta"), None);
         assert_eq!(http.header("anthropic-dangerous-direct-browser-access"), None);
-        assert!(!String::from_utf8_lossy(&http.body).contains("sk-ant-test-key"));
+        assert!(!String::from_utf8_lossy(&http.body.to_vec()).contains("sk-ant-test-key"));
         assert!(!format!("{http:?}").contains("sk-ant-test-key"));
-        let body: Value = serde_json::from_slice(&http.body).unwrap();
+        let body: Value = serde_json::from_slice(&http.body.to_vec()).unwrap();
         assert_eq!(body["stream"], json!(true));
         assert_eq!(body["max_tokens"], json!(4096));
     }

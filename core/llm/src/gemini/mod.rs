@@ -140,7 +140,7 @@ mod tests {
         assert_eq!(http.header("x-extra"), Some("1"));
         assert_eq!(http.header("content-type"), Some("application/json"));
         assert!(!http.url.contains("secret"));
-        assert!(!String::from_utf8_lossy(&http.body).contains("secret"));
+        assert!(!String::from_utf8_lossy(&http.body.to_vec()).contains("secret"));
         assert!(!format!("{http:?}").contains("secret"));
     }
 

@@ -9,12 +9,12 @@ use crate::codec::ProviderConfig;
 use crate::error::LlmError;
 use crate::http::HttpRequest;
 use crate::json::object;
+use crate::json_text;
 use crate::types::{Request, ResponseFormat};
 
 pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
     let url = url(&config.base_url, &request.model, stream)?;
-    let body = serde_json::to_vec(&body(request)?).map_err(|e| invalid(format!("the request could not be serialised: {e}")))?;
-    let mut http = HttpRequest::post_json(url, body);
+    let mut http = HttpRequest::post_json(url, json_text::to_vec(&body(request)?));
     // The key goes in its header only: never in the URL (`?key=` would end up in logs).
     if !config.api_key.is_empty() {
         http.headers.push(("x-goog-api-key".into(), config.api_key.expose().to_owned()));

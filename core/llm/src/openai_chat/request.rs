@@ -7,7 +7,7 @@ use super::options::ChatOptions;
 use super::{messages, tools};
 use crate::codec::ProviderConfig;
 use crate::error::{ErrorKind, LlmError};
-use crate::http::HttpRequest;
+use crate::http::{Body, HttpRequest};
 use crate::json::object;
 use crate::memo::write_body;
 use crate::types::{Request, ResponseFormat};
@@ -45,7 +45,7 @@ fn endpoint(base_url: &str, provider: &str) -> Result<String, LlmError> {
 /// `Request.metadata` is not sent: it is the caller's bookkeeping, OpenAI ties its own
 /// `metadata` to `store`, and compatible servers do not know it. `provider_options` sends it
 /// when wanted.
-pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool) -> Result<Vec<u8>, LlmError> {
+pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool) -> Result<Body, LlmError> {
     let mut body = Map::new();
     body.insert("model".into(), request.model.as_str().into());
     // A placeholder: `write_body` writes the messages in its place.
@@ -137,7 +137,7 @@ mod tests {
     use serde_json::json;
 
     fn body(request: &Request, options: &ChatOptions, stream: bool) -> Value {
-        serde_json::from_slice(&build_body(request, options, stream).unwrap()).unwrap()
+        serde_json::from_slice(&build_body(request, options, stream).unwrap().to_vec()).unwrap()
     }
 
     fn request(messages: Vec<Message>) -> Request {
@@ -347,7 +347,7 @@ mod tests {
     }
 
     /// The bytes a request gets with its memo off: the whole history encoded afresh.
-    fn fresh(request: &Request, options: &ChatOptions) -> Vec<u8> {
+    fn fresh(request: &Request, options: &ChatOptions) -> Body {
         build_body(&request.clone(), options, true).unwrap()
     }
 
@@ -389,7 +389,7 @@ mod tests {
         // contract (the owner says what changed), and it proves the message was not encoded again.
         req.messages[0] = Message::user("second");
         assert_eq!(body(&req, &options, false)["messages"][0]["content"], "first");
-        assert_eq!(serde_json::from_slice::<Value>(&fresh(&req, &options)).unwrap()["messages"][0]["content"], "second");
+        assert_eq!(serde_json::from_slice::<Value>(&fresh(&req, &options).to_vec()).unwrap()["messages"][0]["content"], "second");
         assert_eq!(format!("{:?}", req.clone().memo), "MessageMemo(off)");
     }
 

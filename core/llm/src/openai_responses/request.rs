@@ -144,7 +144,7 @@ mod tests {
 
     fn sent(request: &Request) -> Value {
         let http = build(&config(), request, false).unwrap();
-        serde_json::from_slice(&http.body).unwrap()
+        serde_json::from_slice(&http.body.to_vec()).unwrap()
     }
 
     #[test]
@@ -157,7 +157,7 @@ mod tests {
         assert_eq!(http.header("openai-organization"), Some("org-1"));
         assert_eq!(http.header("openai-project"), Some("proj-1"));
         assert_eq!(http.header("accept"), Some("text/event-stream"));
-        let body = String::from_utf8(http.body.clone()).unwrap();
+        let body = String::from_utf8(http.body.to_vec()).unwrap();
         assert!(!body.contains("sk-test-key") && !body.contains("org-1"), "{body}");
         assert!(!format!("{http:?}").contains("sk-test-key"));
         let keyless = ProviderConfig { base_url: String::new(), ..ProviderConfig::default() };
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
         assert!(body.get("stream").is_none());
         let http = build(&config(), &request(vec![Message::user("Hi")]), true).unwrap();
-        assert_eq!(serde_json::from_slice::<Value>(&http.body).unwrap()["stream"], true);
+        assert_eq!(serde_json::from_slice::<Value>(&http.body.to_vec()).unwrap()["stream"], true);
     }
 
     #[test]

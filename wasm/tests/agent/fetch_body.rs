@@ -1,0 +1,84 @@
+//! A request body goes to `fetch` as a `Blob` of its pieces, and a piece the codec keeps between
+//! requests (a message's encoding) becomes a `Blob` once: later bodies send that one again.
+
+use std::sync::Arc;
+
+use js_sys::{Array, Function, Reflect};
+use openagent_core::llm::http::{Body, HttpClient, HttpRequest};
+use openagent_wasm::fetch::FetchClient;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+/// A `fetch` that keeps each body and answers 200, and the bodies it was given.
+fn keeping_fetch() -> (Function, Array) {
+    let bodies = Array::new();
+    let fetch =
+        Function::new_with_args("bodies, url, init", "bodies.push(init.body); return Promise.resolve(new Response('ok'));");
+    (fetch.bind1(&JsValue::NULL, &bodies).unchecked_into(), bodies)
+}
+
+/// Counts the `Blob`s made from here on (the glue calls the global constructor).
+fn count_blobs() -> Function {
+    let counting = Function::new_no_args(
+        "const Original = globalThis.__originalBlob ?? globalThis.Blob; globalThis.__originalBlob = Original; \
+         const counter = { made: 0 }; \
+         globalThis.Blob = class extends Original { constructor(...args) { super(...args); counter.made += 1; } }; \
+         return () => counter.made;",
+    );
+    counting.call0(&JsValue::NULL).expect("patched").unchecked_into()
+}
+
+fn restore_blob() {
+    let _ = Function::new_no_args("if (globalThis.__originalBlob) globalThis.Blob = globalThis.__originalBlob;")
+        .call0(&JsValue::NULL);
+}
+
+async fn text_of(blob: JsValue) -> String {
+    let text: Function = Reflect::get(&blob, &"text".into()).unwrap().unchecked_into();
+    let promise = text.call0(&blob).unwrap();
+    JsFuture::from(js_sys::Promise::from(promise)).await.unwrap().as_string().unwrap()
+}
+
+fn piece(text: &str) -> Arc<[u8]> {
+    text.as_bytes().into()
+}
+
+#[test]
+async fn kept_pieces_cross_once_and_every_body_reads_as_its_bytes() {
+    let (fetch, bodies) = keeping_fetch();
+    let client = FetchClient::new(Some(fetch), 60_000);
+    let made = count_blobs();
+    let send = |pieces: Vec<Arc<[u8]>>| {
+        let request = HttpRequest::post_json("http://test.invalid/v1", Body::from_pieces(pieces));
+        client.send(request)
+    };
+    let (first, second) = (piece(r#"{"role":"user"}"#), piece(r#",{"role":"assistant"}"#));
+    send(vec![piece(r#"{"messages":["#), first.clone(), second.clone(), piece("]}")]).await.expect("sent");
+    let after_first = made.call0(&JsValue::NULL).unwrap().as_f64().unwrap();
+    // The same history and a new message: only the new pieces (and the whole) are new Blobs.
+    let third = piece(r#",{"role":"tool"}"#);
+    send(vec![piece(r#"{"messages":["#), first.clone(), second.clone(), third.clone(), piece("]}")]).await.expect("sent");
+    let made_by_second = made.call0(&JsValue::NULL).unwrap().as_f64().unwrap() - after_first;
+    // A changed history (a compaction): what follows the change is sent anew.
+    drop(second);
+    let changed = piece(r#",{"role":"summary"}"#);
+    send(vec![piece(r#"{"messages":["#), first.clone(), changed.clone(), piece("]}")]).await.expect("sent");
+    restore_blob();
+
+    assert_eq!(after_first, 5.0, "4 pieces and the body");
+    assert_eq!(made_by_second, 4.0, "the head, the new message, the tail and the body: the kept two are not made again");
+    let mut texts = Vec::new();
+    for body in bodies.iter() {
+        texts.push(text_of(body).await);
+    }
+    assert_eq!(
+        texts,
+        [
+            r#"{"messages":[{"role":"user"},{"role":"assistant"}]}"#,
+            r#"{"messages":[{"role":"user"},{"role":"assistant"},{"role":"tool"}]}"#,
+            r#"{"messages":[{"role":"user"},{"role":"summary"}]}"#,
+        ]
+    );
+    drop((first, third, changed));
+}
