@@ -5,18 +5,18 @@
 //! `fetch` itself waits forever.
 
 use std::cell::RefCell;
-use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
-use js_sys::{Array, Function, Uint8Array};
-use openagent_core::llm::http::{Body, ByteStream, HttpClient, HttpError, HttpErrorKind, HttpRequest, HttpResponse, Method};
+use js_sys::{Function, Uint8Array};
+use openagent_core::llm::http::{ByteStream, HttpClient, HttpError, HttpErrorKind, HttpRequest, HttpResponse, Method};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::blobs::BodyBlobs;
 use crate::runtime::BrowserRuntime;
 use openagent_core::llm::runtime::timeout;
-use web_sys::{AbortController, Blob, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestInit, Response};
+use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestInit, Response};
 
 /// The longest silence a response may keep (its head, then between body chunks), as the native
 /// host's `NativeHttpConfig::read_timeout`.
@@ -26,41 +26,13 @@ pub const READ_TIMEOUT_MS: u64 = 60_000;
 pub struct FetchClient {
     fetch: Option<Function>,
     read_timeout_ms: u64,
-    /// A `Blob` for each body piece a codec keeps between requests (a message's encoding), in
-    /// the order of the last body: such a piece crosses into JS once, and every later request
-    /// sends that `Blob` again inside its body's, which copies nothing. The kept pieces of one
-    /// conversation come in the same order each time, so a body that differs drops the rest.
-    kept: RefCell<Vec<(Weak<[u8]>, Blob)>>,
+    /// Bodies go out as `Blob`s, the pieces kept between requests made once.
+    blobs: RefCell<BodyBlobs>,
 }
 
 impl FetchClient {
     pub fn new(fetch: Option<Function>, read_timeout_ms: u64) -> Self {
-        Self { fetch, read_timeout_ms, kept: RefCell::default() }
-    }
-
-    /// The body as one `Blob` of its pieces, each kept piece from the cache.
-    fn blob(&self, body: &Body) -> Result<Blob, JsValue> {
-        let mut kept = self.kept.borrow_mut();
-        let parts = Array::new();
-        let mut at = 0;
-        for piece in body.pieces() {
-            // Only this body holds it: it goes out once, as it is.
-            if Arc::strong_count(piece) == 1 {
-                parts.push(blob_of(piece)?.as_ref());
-                continue;
-            }
-            // A live entry at this piece's address is this piece: an address is reused only once freed.
-            let cached = kept
-                .get(at)
-                .filter(|(weak, _)| weak.strong_count() > 0 && std::ptr::addr_eq(Weak::as_ptr(weak), Arc::as_ptr(piece)));
-            if cached.is_none() {
-                kept.truncate(at);
-                kept.push((Arc::downgrade(piece), blob_of(piece)?));
-            }
-            parts.push(kept[at].1.as_ref());
-            at += 1;
-        }
-        Blob::new_with_blob_sequence(&parts)
+        Self { fetch, read_timeout_ms, blobs: RefCell::default() }
     }
 
     fn fetch_function(&self) -> Result<Function, HttpError> {
@@ -119,7 +91,7 @@ impl HttpClient for FetchClient {
         init.set_headers(&headers);
         init.set_signal(Some(&signal));
         if !request.body.is_empty() {
-            let body = self.blob(&request.body).map_err(|e| connect_error(&request.url, &e))?;
+            let body = self.blobs.borrow_mut().blob(&request.body).map_err(|e| connect_error(&request.url, &e))?;
             init.set_body(&body);
         }
         let promise =
@@ -144,14 +116,6 @@ impl HttpClient for FetchClient {
         };
         Ok(HttpResponse { status: response.status(), headers, body })
     }
-}
-
-/// A `Blob` of `bytes`, copied once: the constructor reads the view before anything else runs.
-fn blob_of(bytes: &[u8]) -> Result<Blob, JsValue> {
-    // SAFETY: the view is read by `new Blob` at once, before any allocation could grow (and so
-    // move) the module's memory; nothing keeps it after.
-    let view = unsafe { Uint8Array::view(bytes) };
-    Blob::new_with_u8_array_sequence(&Array::of1(&view))
 }
 
 /// The body's chunks, read with a `ReadableStreamDefaultReader` until it is done or fails. The

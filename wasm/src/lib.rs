@@ -32,6 +32,7 @@
 
 pub mod agent;
 pub mod approval;
+mod blobs;
 pub mod commands;
 pub mod convert;
 pub mod events;

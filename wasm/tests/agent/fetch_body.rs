@@ -66,8 +66,8 @@ async fn kept_pieces_cross_once_and_every_body_reads_as_its_bytes() {
     send(vec![piece(r#"{"messages":["#), first.clone(), changed.clone(), piece("]}")]).await.expect("sent");
     restore_blob();
 
-    assert_eq!(after_first, 5.0, "4 pieces and the body");
-    assert_eq!(made_by_second, 4.0, "the head, the new message, the tail and the body: the kept two are not made again");
+    assert_eq!(after_first, 3.0, "the two kept pieces and the body");
+    assert_eq!(made_by_second, 2.0, "the new message and the body: the kept two are not made again");
     let mut texts = Vec::new();
     for body in bodies.iter() {
         texts.push(text_of(body).await);
@@ -81,4 +81,42 @@ async fn kept_pieces_cross_once_and_every_body_reads_as_its_bytes() {
         ]
     );
     drop((first, third, changed));
+}
+
+#[test]
+async fn kept_pieces_go_in_groups_of_sixteen_and_a_change_inside_one_drops_it() {
+    let (fetch, bodies) = keeping_fetch();
+    let client = FetchClient::new(Some(fetch), 60_000);
+    let mut messages: Vec<Arc<[u8]>> = (0..40).map(|i| piece(&format!("{}{i}", if i == 0 { "" } else { "," }))).collect();
+    let body = |messages: &[Arc<[u8]>]| {
+        let pieces = [vec![piece("[")], messages.to_vec(), vec![piece("]")]].concat();
+        HttpRequest::post_json("http://test.invalid/v1", Body::from_pieces(pieces))
+    };
+    let expected = |messages: &[Arc<[u8]>]| {
+        format!("[{}]", messages.iter().map(|m| String::from_utf8_lossy(m).into_owned()).collect::<String>())
+    };
+    let made = count_blobs();
+    let count = || made.call0(&JsValue::NULL).unwrap().as_f64().unwrap();
+    let mut sent = vec![expected(&messages)];
+    client.send(body(&messages)).await.expect("sent");
+    let first = count();
+    messages.push(piece(",40"));
+    sent.push(expected(&messages));
+    client.send(body(&messages)).await.expect("sent");
+    let second = count() - first;
+    // Message 20 changed (as a compaction would): group 1 (16..32) and what follows are new.
+    messages[20] = piece(",twenty");
+    sent.push(expected(&messages));
+    client.send(body(&messages)).await.expect("sent");
+    let third = count() - first - second;
+    restore_blob();
+
+    assert_eq!(first, 43.0, "40 pieces, 2 groups and the body");
+    assert_eq!(second, 2.0, "the new piece and the body");
+    assert_eq!(third, 21.0 + 1.0 + 1.0, "pieces 20 to 40 again, group 1 again, and the body");
+    let mut texts = Vec::new();
+    for body in bodies.iter() {
+        texts.push(text_of(body).await);
+    }
+    assert_eq!(texts, sent);
 }
