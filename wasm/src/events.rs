@@ -10,15 +10,27 @@ use js_sys::{Function, Promise};
 use openagent_core::session::{EventData, SessionEvent};
 use wasm_bindgen::prelude::*;
 
+use openagent_core::llm::json_text;
+
 use crate::convert::{error, to_js};
 use crate::panic::console_error;
 
 #[wasm_bindgen(
-    inline_js = "export function asyncIterable(it) { it[Symbol.asyncIterator] = function () { return this; }; return it; }"
+    inline_js = "export function asyncIterable(it) { it[Symbol.asyncIterator] = function () { return this; }; return it; }
+export function deliverAll(callback, events) {
+  const thrown = [];
+  for (const event of events) {
+    try { callback.call(null, event); } catch (error) { thrown.push(error); }
+  }
+  return thrown;
+}"
 )]
 extern "C" {
     #[wasm_bindgen(js_name = asyncIterable)]
     pub fn async_iterable(iterator: JsValue) -> JsValue;
+    /// Calls `callback` with each of `events` in order; what the calls threw.
+    #[wasm_bindgen(js_name = deliverAll)]
+    fn deliver_all(callback: &Function, events: &JsValue) -> js_sys::Array;
 }
 
 type Receiver = Rc<RefCell<Option<UnboundedReceiver<SessionEvent>>>>;
@@ -82,7 +94,9 @@ impl EventStream {
 }
 
 /// Hands every event to the page's `onEvent`, in order. The agent flushes it before a
-/// `submit()` promise settles, so every event of an input has been seen by then.
+/// `submit()` promise settles, so every event of an input has been seen by then. The events
+/// emitted together (a tool round makes several at once) cross into JS together: one JSON text
+/// and one call, which loops over them in JS.
 pub struct Dispatcher {
     receiver: RefCell<UnboundedReceiver<SessionEvent>>,
     callback: Function,
@@ -96,7 +110,7 @@ impl Dispatcher {
         wasm_bindgen_futures::spawn_local(async move {
             // Borrowed only inside each poll, so `flush` may run between polls.
             while let Some(event) = futures::future::poll_fn(|cx| pump.receiver.borrow_mut().poll_next_unpin(cx)).await {
-                pump.deliver(&event);
+                pump.deliver(vec![event]);
             }
         });
         dispatcher
@@ -104,18 +118,34 @@ impl Dispatcher {
 
     /// Delivers what has been emitted and not yet delivered.
     pub fn flush(&self) {
-        loop {
-            let next = self.receiver.borrow_mut().try_recv();
-            match next {
-                Ok(event) => self.deliver(&event),
-                Err(_) => return,
-            }
-        }
+        self.deliver(Vec::new());
     }
 
-    fn deliver(&self, event: &SessionEvent) {
-        let outcome = to_js(event).and_then(|value| self.callback.call1(&JsValue::NULL, &value));
-        if let Err(thrown) = outcome {
+    /// Delivers `events`, then every event waiting after them.
+    fn deliver(&self, mut events: Vec<SessionEvent>) {
+        while let Ok(event) = self.receiver.borrow_mut().try_recv() {
+            events.push(event);
+        }
+        if events.is_empty() {
+            return;
+        }
+        let mut text = vec![b'['];
+        for (i, event) in events.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            match serde_json::to_value(event) {
+                Ok(value) => json_text::write(&value, &mut text),
+                Err(e) => return console_error(&format!("OpenAgent: an event could not be serialised: {e}")),
+            }
+        }
+        text.push(b']');
+        // JSON text from `Value`s is UTF-8.
+        let events = match js_sys::JSON::parse(&String::from_utf8(text).unwrap_or_default()) {
+            Ok(events) => events,
+            Err(e) => return console_error(&format!("OpenAgent: events could not be read: {}", crate::fetch::describe(&e))),
+        };
+        for thrown in deliver_all(&self.callback, &events).iter() {
             console_error(&format!("OpenAgent: the onEvent callback threw: {}", crate::fetch::describe(&thrown)));
         }
     }

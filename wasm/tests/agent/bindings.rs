@@ -155,6 +155,27 @@ async fn the_general_profile_offers_subagents_only_when_asked() {
 }
 
 #[test]
+async fn an_on_event_that_throws_still_gets_every_later_event_in_order() {
+    let read = json!({"name": "read_file", "arguments": {"file_path": "README.md"}});
+    let fetch = scripted_fetch(js(json!([{"toolCalls": [read]}, {"text": "ok"}])));
+    let options = options(&fetch, json!({"files": {"README.md": "hi"}}));
+    // Throws at every tool event; the events of a tool round cross into JS together.
+    let on_event = Function::new_with_args(
+        "event",
+        "(this.kinds ??= []).push(event.kind); if (event.kind.startsWith('tool_call')) throw new Error('page bug');",
+    );
+    let seen = js_sys::Object::new();
+    Reflect::set(&options, &"onEvent".into(), &on_event.bind0(&seen)).unwrap();
+    let agent = Agent::new(options).unwrap();
+    assert_eq!(data(&submit(&agent, "read it").await.unwrap())["reason"], "completed");
+    let kinds = data(&get(&seen, "kinds"));
+    let kinds: Vec<&str> = kinds.as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    let at = |kind: &str| kinds.iter().position(|k| *k == kind).unwrap_or_else(|| panic!("no {kind} in {kinds:?}"));
+    assert!(at("tool_call_start") < at("tool_call_end") && at("tool_call_end") < at("processing_end"), "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"processing_end"));
+}
+
+#[test]
 async fn the_key_goes_in_a_header_only_and_get_api_key_is_asked_per_call() {
     let read = json!({"name": "read_file", "arguments": {"file_path": "README.md"}});
     let fetch = scripted_fetch(js(json!([{"toolCalls": [read]}, {"text": "ok"}])));
