@@ -1,8 +1,11 @@
-//! Request bodies as `Blob`s. A piece of a body that the codec keeps between requests (a
-//! message's encoding, which a session sends again every round) crosses into JS once, as a
-//! `Blob`; every later body is a `Blob` of those, which copies nothing. Kept pieces also go in
-//! groups of [`GROUP`], a `Blob` each, because joining `Blob`s costs per part: a body of 400
-//! messages is about 25 groups, not 400 parts.
+//! Request bodies as `Blob`s. The pieces of a body that the codec keeps between requests (each
+//! message's encoding, which a session sends again every round) cross into JS once; every later
+//! body is a `Blob` of what is already there, which copies nothing.
+//!
+//! Making and joining `Blob`s has a cost of its own (in Node about 15 µs a `Blob`, and 0.3 µs a
+//! part joined), so kept pieces go in groups of [`GROUP`]: a full group is one `Blob`, and the
+//! pieces after the last full group are bytes held in JS until they fill one. A body of 400
+//! messages is then about 25 parts, and a round makes one `Blob` (the body) most of the time.
 
 use std::sync::{Arc, Weak};
 
@@ -13,84 +16,69 @@ use web_sys::Blob;
 
 const GROUP: usize = 16;
 
-/// The `Blob`s of one client's kept pieces, in the order of its last body. A conversation's kept
-/// pieces come in the same order each time, so a body that differs at one drops it and the rest.
+/// What one client keeps of the last body's kept pieces. A conversation's kept pieces come in
+/// the same order each time, so a body that differs at one drops it and what follows.
 #[derive(Default)]
 pub struct BodyBlobs {
-    pieces: Vec<(Weak<[u8]>, Blob)>,
-    /// `groups[g]`: the `Blob` of pieces `GROUP * g ..`, once a body sent them all together.
-    groups: Vec<Option<Blob>>,
+    /// The kept pieces of the last body, in order.
+    kept: Vec<Weak<[u8]>>,
+    /// A `Blob` for each full group of kept pieces, from the first.
+    groups: Vec<Blob>,
+    /// The kept pieces after the last full group, as bytes in JS.
+    loose: Vec<Uint8Array>,
 }
 
 impl BodyBlobs {
     /// `body` as one `Blob`.
     pub fn blob(&mut self, body: &Body) -> Result<Blob, JsValue> {
+        let pieces = body.pieces();
+        let shared = |piece: &Arc<[u8]>| Arc::strong_count(piece) > 1;
+        let first = pieces.iter().position(shared).unwrap_or(pieces.len());
+        let end = pieces.iter().rposition(shared).map_or(first, |last| last + 1);
         let parts = Array::new();
-        // Kept pieces of this body so far, and the first of them not in `parts` yet.
-        let (mut at, mut pending) = (0, 0);
-        for piece in body.pieces() {
-            // Only this body holds it: it goes out once, as bytes (a Blob of its own costs more).
-            if Arc::strong_count(piece) == 1 {
-                self.push_kept(&parts, pending..at)?;
-                pending = at;
-                parts.push(Uint8Array::from(&piece[..]).as_ref());
-                continue;
-            }
-            if !self.holds(at, piece) {
-                self.pieces.truncate(at);
-                self.groups.truncate(at / GROUP);
-                self.pieces.push((Arc::downgrade(piece), blob_of(piece)?));
-            }
-            at += 1;
+        let bytes = |piece: &Arc<[u8]>| {
+            parts.push(Uint8Array::from(&piece[..]).as_ref());
+        };
+        pieces[..first].iter().for_each(bytes);
+        // Codecs keep one run of pieces (the messages) between pieces of their own; anything
+        // else goes as bytes.
+        if pieces[first..end].iter().all(shared) {
+            self.push_kept(&pieces[first..end], &parts)?;
+        } else {
+            pieces[first..end].iter().for_each(bytes);
         }
-        self.push_kept(&parts, pending..at)?;
-        Blob::new_with_blob_sequence(&parts)
+        pieces[end..].iter().for_each(bytes);
+        Blob::new_with_u8_array_sequence(&parts)
     }
 
-    /// Whether entry `at` is `piece`: a live entry at its address is, since an address is
-    /// reused only once what was there is freed.
-    fn holds(&self, at: usize, piece: &Arc<[u8]>) -> bool {
-        self.pieces
-            .get(at)
-            .is_some_and(|(kept, _)| kept.strong_count() > 0 && std::ptr::addr_eq(Weak::as_ptr(kept), Arc::as_ptr(piece)))
-    }
-
-    /// Adds kept pieces `range` to `parts`, each whole group as its one `Blob`.
-    fn push_kept(&mut self, parts: &Array, range: std::ops::Range<usize>) -> Result<(), JsValue> {
-        let mut at = range.start;
-        while at < range.end {
-            if at % GROUP != 0 || at + GROUP > range.end {
-                parts.push(self.pieces[at].1.as_ref());
-                at += 1;
-                continue;
-            }
-            let group = at / GROUP;
-            if self.groups.len() <= group {
-                self.groups.resize(group + 1, None);
-            }
-            let blob = match &self.groups[group] {
-                Some(blob) => blob.clone(),
-                None => {
-                    let members = Array::new();
-                    for (_, blob) in &self.pieces[at..at + GROUP] {
-                        members.push(blob.as_ref());
-                    }
-                    let blob = Blob::new_with_blob_sequence(&members)?;
-                    self.groups[group] = Some(blob.clone());
-                    blob
-                }
-            };
-            parts.push(blob.as_ref());
-            at += GROUP;
+    /// Adds the kept pieces `run` to `parts`: the groups, then the loose pieces.
+    fn push_kept(&mut self, run: &[Arc<[u8]>], parts: &Array) -> Result<(), JsValue> {
+        // A live entry at a piece's address is that piece: an address is reused only once freed.
+        let same = run
+            .iter()
+            .zip(&self.kept)
+            .take_while(|(piece, kept)| kept.strong_count() > 0 && std::ptr::addr_eq(Weak::as_ptr(kept), Arc::as_ptr(piece)))
+            .count();
+        self.kept.truncate(same);
+        self.kept.extend(run[same..].iter().map(Arc::downgrade));
+        if same < self.groups.len() * GROUP {
+            self.groups.truncate(same / GROUP);
+            self.loose.clear();
         }
+        self.loose.truncate(same - self.groups.len() * GROUP);
+        for piece in &run[self.groups.len() * GROUP + self.loose.len()..] {
+            self.loose.push(Uint8Array::from(&piece[..]));
+            if self.loose.len() == GROUP {
+                let members: Array = self.loose.drain(..).collect();
+                self.groups.push(Blob::new_with_u8_array_sequence(&members)?);
+            }
+        }
+        self.groups.iter().for_each(|group| {
+            parts.push(group.as_ref());
+        });
+        self.loose.iter().for_each(|piece| {
+            parts.push(piece.as_ref());
+        });
         Ok(())
     }
-}
-
-/// A `Blob` of `bytes`, copied once: the constructor reads the view before anything else runs.
-fn blob_of(bytes: &[u8]) -> Result<Blob, JsValue> {
-    // SAFETY: the view is read by `new Blob` at once, before any allocation could grow (and so
-    // move) the module's memory; nothing keeps it after.
-    let view = unsafe { Uint8Array::view(bytes) };
-    Blob::new_with_u8_array_sequence(&Array::of1(&view))
 }
