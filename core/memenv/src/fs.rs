@@ -314,6 +314,14 @@ fn display(relative: &str) -> String {
     format!("/{relative}")
 }
 
+/// The byte offset of line `n` (from 0) of `text`: just past its `n`th newline, or the end.
+pub(crate) fn line_start(text: &str, n: usize) -> usize {
+    match n.checked_sub(1) {
+        None => 0,
+        Some(newline) => text.match_indices('\n').nth(newline).map_or(text.len(), |(at, _)| at + 1),
+    }
+}
+
 /// Text content, or `None` for binary content: invalid UTF-8 or a NUL byte.
 pub(crate) fn as_text(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok().filter(|text| !text.contains('\0'))

@@ -30,7 +30,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 
 pub use self::fs::resolve as resolve_path;
-use self::fs::{as_text, resolve, Kind, Tree};
+use self::fs::{as_text, line_start, resolve, Kind, Tree};
 pub use self::host_command::{HostCall, HostCommand, HostOutput, HOST_GRACE_MS};
 pub use self::runner::CommandRunner;
 #[cfg(feature = "typings")]
@@ -223,7 +223,9 @@ impl ExecutionEnvironment for MemoryEnvironment {
             return Ok(text.to_owned());
         }
         let skip = offset.unwrap_or(1).saturating_sub(1);
-        Ok(text.split_inclusive('\n').skip(skip).take(limit.unwrap_or(usize::MAX)).collect())
+        let start = line_start(text, skip);
+        let end = start + line_start(&text[start..], limit.unwrap_or(usize::MAX));
+        Ok(text[start..end].to_owned())
     }
 
     async fn read_bytes(&self, path: &str) -> Result<Vec<u8>, EnvError> {
@@ -358,6 +360,9 @@ mod tests {
         assert_eq!(read(None, Some(1)), "one\n");
         assert_eq!(read(Some(0), Some(1)), "one\n");
         assert_eq!(read(Some(9), None), "");
+        assert_eq!(read(Some(4), Some(5)), "four");
+        assert_eq!(read(Some(2), Some(0)), "");
+        assert_eq!(read(Some(1), Some(usize::MAX)), "one\ntwo\r\nthree\nfour");
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub fn signature(call: &ToolCall) -> u64 {
     // serde_json objects are key-sorted, so equal arguments give equal text.
     match &call.raw_arguments {
         Some(raw) if call.arguments.is_null() => raw.hash(&mut hasher),
-        _ => call.arguments.to_string().hash(&mut hasher),
+        _ => crate::llm::json_text::to_string(&call.arguments).hash(&mut hasher),
     }
     hasher.finish() & JS_SAFE
 }

@@ -125,22 +125,23 @@ fn line_count(text: &str) -> Option<usize> {
 /// Appends `n` right-aligned in `width` columns and the ` | ` separator. By hand rather than
 /// through `write!`: formatting machinery per line was most of the cost of reading a file.
 fn push_line_number(out: &mut String, n: usize, width: usize) {
-    let mut digits = [b' '; 20];
-    let (mut at, mut rest) = (digits.len(), n);
+    // Written backwards into a buffer, then pushed at once: `N | ` padded to `width` digits.
+    let mut buffer = [b' '; 24];
+    let mut at = buffer.len() - 3;
+    buffer[at..].copy_from_slice(b" | ");
+    let mut rest = n;
     loop {
         at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
+        buffer[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    (digits.len() - at..width).for_each(|_| out.push(' '));
-    out.extend(digits[at..].iter().map(|&d| d as char));
-    out.push_str(" | ");
+    let start = at.min((buffer.len() - 3).saturating_sub(width));
+    out.push_str(std::str::from_utf8(&buffer[start..]).unwrap_or_default());
 }
 
-/// Appends `line`, cut after `MAX_LINE_CHARS` characters with a note of what was left out.
 fn push_cut_line(out: &mut String, line: &str) {
     // A line of at most MAX_LINE_CHARS bytes has at most that many characters: no counting needed.
     let cut = if line.len() <= MAX_LINE_CHARS { None } else { line.char_indices().nth(MAX_LINE_CHARS) };
