@@ -26,6 +26,7 @@
 pub mod abort;
 pub mod approval;
 pub mod env;
+pub mod glob;
 pub mod hooks;
 pub mod profiles;
 pub mod session;

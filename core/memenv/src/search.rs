@@ -1,6 +1,6 @@
 //! `grep` and `glob` over the in-memory tree (the tools' search operations, spec 4.1).
 
-use glob_match::glob_match;
+use openagent_core::glob::file_glob_match;
 
 use super::fs::{as_text, join, relative_to, resolve, Kind, Node, Stamp, Tree};
 use openagent_core::env::{push_grep_matches, EnvError, GrepOptions};
@@ -27,7 +27,7 @@ fn files_under<'a>(tree: &'a Tree, root: &str) -> Result<Vec<(String, String, &'
 fn filter_matches(filter: &str, rel: &str) -> bool {
     let filter = filter.strip_prefix("./").unwrap_or(filter);
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    glob_match(filter, rel) || glob_match(filter, name)
+    file_glob_match(filter, rel) || file_glob_match(filter, name)
 }
 
 /// Lines matching `pattern` as `path:line:text`, separated by newlines, at most
@@ -64,7 +64,7 @@ pub(super) fn glob(tree: &Tree, cwd: &str, pattern: &str, path: &str) -> Result<
     let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
     let mut hits: Vec<(Stamp, String)> = files_under(tree, &base)?
         .into_iter()
-        .filter(|(rel, abs, _)| glob_match(pattern, if pattern.starts_with('/') { abs } else { rel }))
+        .filter(|(rel, abs, _)| file_glob_match(pattern, if pattern.starts_with('/') { abs } else { rel }))
         .map(|(_, abs, node)| (node.stamp, abs))
         .collect();
     openagent_core::llm::sort::sort_by(&mut hits, |(a, a_path), (b, b_path)| b.cmp(a).then_with(|| a_path.cmp(b_path)));

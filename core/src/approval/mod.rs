@@ -14,7 +14,6 @@
 //! `ask` is a deny. Tools other than the file tools and the shell (the host's own, MCP tools,
 //! subagent tools) are allowed unless a rule says otherwise.
 
-mod glob;
 #[cfg(test)]
 mod tests;
 
@@ -26,7 +25,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use glob::glob_match;
+pub use crate::glob::glob_match;
 
 /// How the tools of MCP servers are named (`mcp__<server>__<tool>`): what they do is the server's
 /// to say, so `read-only` and `auto-edit` ask before them as before commands.
@@ -123,7 +122,7 @@ impl Rule {
                 if path.is_empty() {
                     return Err(("path", "the path glob is empty".into()));
                 }
-                glob::check_path_glob(path).map_err(|e| ("path", e))
+                crate::glob::check_path_glob(path).map_err(|e| ("path", e))
             }
             (None, None) => Ok(()),
         }

@@ -13,8 +13,6 @@
 //! unchanged when its text is the same as the last one for that signature: a script run again
 //! after an edit prints something else and is not a repeat.
 
-use std::collections::hash_map::{Entry, HashMap};
-
 /// How much of an earlier result the refusal quotes.
 const QUOTED_CHARS: usize = 400;
 
@@ -32,12 +30,14 @@ pub(super) const FAILED_NOTE: &str = "[This exact call already failed in this ta
 
 #[derive(Debug, Default)]
 pub(super) struct Repeats {
-    /// By signature: usually a handful per input, but a long run reads many files.
-    seen: HashMap<u64, Seen>,
+    /// Usually a handful of calls per input, so a list (a map costs the browser bundle 2.5 KB);
+    /// searched from the latest, as a repeat most often follows its call closely.
+    seen: Vec<Seen>,
 }
 
 #[derive(Debug)]
 struct Seen {
+    signature: u64,
     /// Of the last result's text.
     hash: u64,
     /// How many times in a row the call gave that result.
@@ -59,7 +59,7 @@ pub(super) struct Refusal {
 impl Repeats {
     /// Why the call must not run again, quoting its result: it already gave the same result twice.
     pub fn refusal(&self, signature: u64, tool: &str) -> Option<Refusal> {
-        let seen = self.seen.get(&signature).filter(|seen| seen.times >= 2)?;
+        let seen = self.seen.iter().rev().find(|seen| seen.signature == signature && seen.times >= 2)?;
         let (how, next) = match seen.failed {
             false => (
                 " call twice in this task, with the same result both times:\n",
@@ -81,7 +81,7 @@ impl Repeats {
         let reader = READERS.contains(&tool);
         if !reader && !failed {
             // Forgotten in place (a list of a handful): the next read counts as a first.
-            self.seen.values_mut().filter(|seen| seen.reader).for_each(|seen| seen.times = 0);
+            self.seen.iter_mut().filter(|seen| seen.reader).for_each(|seen| seen.times = 0);
         }
         // A command's duration (its last line) differs from run to run; the rest of its output
         // says whether anything changed.
@@ -90,22 +90,21 @@ impl Repeats {
             _ => output,
         };
         let hash = fingerprint(stable);
-        let first = Seen { hash, times: 1, quoted: String::new(), failed, reader };
-        match self.seen.entry(signature) {
-            Entry::Occupied(mut seen) if seen.get().times > 0 && seen.get().hash == hash && seen.get().failed == failed => {
-                let seen = seen.get_mut();
+        let first = Seen { signature, hash, times: 1, quoted: String::new(), failed, reader };
+        match self.seen.iter_mut().rev().find(|seen| seen.signature == signature) {
+            Some(seen) if seen.times > 0 && seen.hash == hash && seen.failed == failed => {
                 seen.times += 1;
                 if seen.quoted.is_empty() {
                     seen.quoted = quote(output);
                 }
                 true
             }
-            Entry::Occupied(mut seen) => {
-                seen.insert(first);
+            Some(seen) => {
+                *seen = first;
                 false
             }
-            Entry::Vacant(entry) => {
-                entry.insert(first);
+            None => {
+                self.seen.push(first);
                 false
             }
         }

@@ -1,6 +1,6 @@
 //! Word expansion: parameters, command substitution, field splitting and pathname expansion.
 
-use glob_match::glob_match;
+use openagent_core::glob::file_glob_match;
 
 use super::parse::{Part, Word};
 use super::{Output, Shell};
@@ -179,7 +179,7 @@ impl Shell {
                 }
                 for (name, node) in entries {
                     let hidden = name.starts_with('.') && !segment.starts_with('.');
-                    if !hidden && (node.is_dir() || !want_dir) && glob_match(segment, name) {
+                    if !hidden && (node.is_dir() || !want_dir) && file_glob_match(segment, name) {
                         next.push((join(shown, name), join(abs, name)));
                     }
                 }

@@ -1,6 +1,6 @@
 //! `grep`: search files, directories (`-r`) or standard input, with GNU grep's output.
 
-use glob_match::glob_match;
+use openagent_core::glob::file_glob_match;
 
 use super::super::describe;
 use super::pattern::translate;
@@ -167,10 +167,10 @@ type Input = (String, Result<Vec<u8>, String>);
 /// directory was searched.
 fn collect(c: &mut Call, operands: &[String], flags: &Flags, recursive: bool, implicit: bool) -> (Vec<Input>, bool) {
     let wanted = |name: &str| {
-        (flags.values(INCLUDE).next().is_none() || flags.values(INCLUDE).any(|glob| glob_match(glob, name)))
-            && !flags.values(EXCLUDE).any(|glob| glob_match(glob, name))
+        (flags.values(INCLUDE).next().is_none() || flags.values(INCLUDE).any(|glob| file_glob_match(glob, name)))
+            && !flags.values(EXCLUDE).any(|glob| file_glob_match(glob, name))
     };
-    let excluded_dir = |dirs: &str| dirs.split('/').any(|dir| flags.values(EXCLUDE_DIR).any(|glob| glob_match(glob, dir)));
+    let excluded_dir = |dirs: &str| dirs.split('/').any(|dir| flags.values(EXCLUDE_DIR).any(|glob| file_glob_match(glob, dir)));
     let (mut inputs, mut searched_dir) = (Vec::new(), false);
     for operand in operands {
         if operand == "-" {
