@@ -20,6 +20,7 @@ use super::http::{is_secret_header, redacted_headers, HttpClient, HttpError, Htt
 use super::stream::StreamEvent;
 use super::types::{Request, Response};
 use crate::http::HttpRequest;
+use crate::memo::Continuation;
 
 /// An API key. Shown as `[redacted]` in `Debug`, so it cannot leak into logs, events or error
 /// messages by accident; [`HttpLlmClient`] scrubs it from the errors it returns.
@@ -90,6 +91,16 @@ pub trait Codec {
     /// A non-2xx answer: the typed error, with the provider's message and `Retry-After`.
     fn parse_error(&self, status: u16, headers: &[(String, String)], body: &[u8]) -> LlmError;
     fn stream_decoder(&self) -> Box<dyn StreamDecoder>;
+    /// Whether `request` continues a conversation the server keeps: each response's id then goes
+    /// into the request's memo, and the next request sends only the messages after it.
+    fn continues(&self, _request: &Request) -> bool {
+        false
+    }
+    /// Whether `error` says the server no longer has the response a request continued from: the
+    /// request then goes again, whole.
+    fn lost_continuation(&self, _error: &LlmError) -> bool {
+        false
+    }
 }
 
 /// The most bytes of one response a client reads by default: far above any real answer (a
@@ -144,19 +155,11 @@ impl<C: Codec + 'static> LlmClient for HttpLlmClient<C> {
     }
 
     async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
-        let http_request = self.codec.build_request(request, false)?;
-        let secrets = Secrets::of(&http_request);
-        self.wire().complete(http_request).await.map_err(|error| secrets.scrub(error))
+        self.wire().complete_request(request).await
     }
 
     async fn stream(&self, request: &Request) -> Result<EventStream, LlmError> {
-        let http_request = self.codec.build_request(request, true)?;
-        let secrets = Secrets::of(&http_request);
-        let events = self.wire().stream(http_request).await.map_err(|error| secrets.scrub(error))?;
-        Ok(Box::pin(events.map(move |event| match event {
-            StreamEvent::Error { error } => StreamEvent::Error { error: secrets.scrub(error) },
-            event => event,
-        })))
+        self.wire().stream_request(request).await
     }
 }
 
@@ -226,6 +229,71 @@ struct Wire<'a> {
 }
 
 impl Wire<'_> {
+    /// `request` answered whole; the memo records the response when the conversation is chained,
+    /// and a chained request the server cannot continue goes again, whole. (On `Wire`, not the
+    /// generic client: one copy of this for every codec.)
+    async fn complete_request(&self, request: &Request) -> Result<Response, LlmError> {
+        let response = match self.complete_once(request).await {
+            Err(error) if self.forgot(request, &error) => self.complete_once(request).await,
+            answer => answer,
+        }?;
+        if let Some(continuation) = self.continuation(request) {
+            continuation.record(response.id.clone(), request.messages.len() + 1);
+        }
+        Ok(response)
+    }
+
+    /// `request` streamed, chained as [`Wire::complete_request`] is.
+    async fn stream_request(&self, request: &Request) -> Result<EventStream, LlmError> {
+        let events = match self.stream_once(request).await {
+            Err(error) if self.forgot(request, &error) => self.stream_once(request).await,
+            answer => answer,
+        }?;
+        let Some(continuation) = self.continuation(request) else { return Ok(events) };
+        // Recorded when the response has ended well: its id comes first, its end last.
+        let (covered, mut id) = (request.messages.len() + 1, None);
+        Ok(Box::pin(events.inspect(move |event| match event {
+            StreamEvent::StreamStart { id: Some(started), .. } => id = Some(started.clone()),
+            StreamEvent::Finish { .. } => {
+                if let Some(id) = id.take() {
+                    continuation.record(id, covered);
+                }
+            }
+            _ => {}
+        })))
+    }
+
+    async fn complete_once(&self, request: &Request) -> Result<Response, LlmError> {
+        let http_request = self.codec.build_request(request, false)?;
+        let secrets = Secrets::of(&http_request);
+        self.complete(http_request).await.map_err(|error| secrets.scrub(error))
+    }
+
+    async fn stream_once(&self, request: &Request) -> Result<EventStream, LlmError> {
+        let http_request = self.codec.build_request(request, true)?;
+        let secrets = Secrets::of(&http_request);
+        let events = self.stream(http_request).await.map_err(|error| secrets.scrub(error))?;
+        Ok(Box::pin(events.map(move |event| match event {
+            StreamEvent::Error { error } => StreamEvent::Error { error: secrets.scrub(error) },
+            event => event,
+        })))
+    }
+
+    /// Where `request`'s response is recorded, when it continues a conversation the server keeps.
+    fn continuation(&self, request: &Request) -> Option<Continuation> {
+        self.codec.continues(request).then(|| request.memo.continuation_recorder()).flatten()
+    }
+
+    /// Whether `error` came of continuing from a response the server no longer has; if so the
+    /// memo forgets it, and the request may go again whole.
+    fn forgot(&self, request: &Request, error: &LlmError) -> bool {
+        let forgot = request.memo.continuation().is_some() && self.codec.lost_continuation(error);
+        if forgot {
+            request.memo.forget_continuation();
+        }
+        forgot
+    }
+
     async fn send(&self, http_request: HttpRequest) -> Result<HttpResponse, LlmError> {
         let response = self.http.send(http_request).await.map_err(|e| transport_error(self.codec.provider(), e))?;
         if (200..300).contains(&response.status) {

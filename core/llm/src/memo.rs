@@ -21,7 +21,9 @@ use crate::json_text;
 use crate::types::Message;
 
 /// The wire form of a conversation's messages, one entry a message, for one codec and the options
-/// its encoding depends on. The default memo is off: it keeps nothing.
+/// its encoding depends on; and, for a codec that continues a conversation the server keeps
+/// (OpenAI Responses with `chain`), which response holds the messages so far. The default memo is
+/// off: it keeps nothing.
 #[derive(Default)]
 pub struct MessageMemo(Option<Rc<RefCell<Encoded>>>);
 
@@ -32,6 +34,19 @@ struct Encoded {
     /// The first messages' wire items, a message an entry: comma-separated, with a leading comma
     /// after the items of earlier entries (empty when none).
     entries: Vec<Arc<[u8]>>,
+    /// The response the server keeps the first messages as: its id, and how many it holds
+    /// (the request's messages and the answer).
+    continuation: Option<(String, usize)>,
+}
+
+/// Records, once the response has come, that the server keeps the conversation as it.
+pub(crate) struct Continuation(Rc<RefCell<Encoded>>);
+
+impl Continuation {
+    /// The server keeps the first `covered` messages as response `id`.
+    pub fn record(&self, id: String, covered: usize) {
+        self.0.borrow_mut().continuation = Some((id, covered));
+    }
 }
 
 impl MessageMemo {
@@ -44,8 +59,31 @@ impl MessageMemo {
     /// the next request (0: the whole history was replaced).
     pub fn forget_from(&self, index: usize) {
         if let Some(memo) = &self.0 {
-            memo.borrow_mut().entries.truncate(index);
+            let mut memo = memo.borrow_mut();
+            memo.entries.truncate(index);
+            // The server's copy holds the message that changed: it can be continued no more.
+            if memo.continuation.as_ref().is_some_and(|(_, covered)| *covered > index) {
+                memo.continuation = None;
+            }
         }
+    }
+
+    /// The response the server keeps the first messages as, and how many: a request may send
+    /// only the messages after those, naming it.
+    pub(crate) fn continuation(&self) -> Option<(String, usize)> {
+        self.0.as_ref()?.borrow().continuation.clone()
+    }
+
+    /// The server no longer has it: the next request goes whole.
+    pub(crate) fn forget_continuation(&self) {
+        if let Some(memo) = &self.0 {
+            memo.borrow_mut().continuation = None;
+        }
+    }
+
+    /// Where to record the response a request gets, to continue from it (none when off).
+    pub(crate) fn continuation_recorder(&self) -> Option<Continuation> {
+        self.0.clone().map(Continuation)
     }
 
     /// `messages` as a JSON array's items, added to `out`: each message's items from the memo
@@ -64,6 +102,7 @@ impl MessageMemo {
         if memo.key != key {
             memo.key = key.to_owned();
             memo.entries.clear();
+            memo.continuation = None;
         }
         memo.entries.truncate(messages.len());
         // An entry starts with the comma that separates it from the items before it, if any:

@@ -5,6 +5,8 @@
 
 use std::rc::Rc;
 
+use serde_json::{json, Value};
+
 use super::prompt::Layers;
 use super::{Family, Parts};
 use crate::llm::ToolDefinition;
@@ -42,6 +44,14 @@ impl OpenAiProfile {
         .into_iter()
         .collect();
         Self(Parts::new(&FAMILY, model.into(), registry))
+    }
+
+    /// Sent as `provider_options.openai`, which the Responses codec merges into the request body:
+    /// `{"chain": true}`, say, to send each round only what is new (the server keeps the
+    /// conversation), or `{"service_tier": "flex"}`. None by default.
+    pub fn with_provider_options(mut self, openai: Value) -> Self {
+        self.0.provider_options = Some(json!({ "openai": openai }));
+        self
     }
 }
 

@@ -13,6 +13,13 @@
 //!   id travels in [`ToolCall::signature`] and is sent back only when `store` is true (a stateless
 //!   request has nothing stored for it to refer to). `custom_tool_call` items are tool calls of
 //!   `type: "custom"` whose `arguments` is the input text.
+//! - **Chained, when asked.** `provider_options.openai.chain = true` (with `store`, its default
+//!   then) continues the server's copy of the conversation: once a response has come, the next
+//!   request names it as `previous_response_id` and sends only the messages after its answer, so
+//!   a long conversation is not sent again every round. The response id lives in the request's
+//!   [`MessageMemo`](crate::MessageMemo), which forgets it when the history before it changes
+//!   (compaction); a server that no longer has it (`previous_response_not_found`) gets the
+//!   request again, whole. `chain` itself is never sent.
 //! - **System and developer messages** are joined into `instructions`.
 //! - **No stop sequences.** The Responses API has no `stop` parameter; a request with
 //!   `stop_sequences` is refused rather than sent with its meaning silently changed.
@@ -20,7 +27,7 @@
 //!   merge, `null` removes a key, anything else replaces), so it can add parameters, refine ours
 //!   (`reasoning.summary`, `text.verbosity`) or remove a default (`include: null`). Only
 //!   `organization` and `project` are taken out: they become the `OpenAI-Organization` and
-//!   `OpenAI-Project` headers.
+//!   `OpenAI-Project` headers (and `chain`, above, is the codec's).
 //! - The API key goes into the `Authorization` header and nowhere else. (`HttpLlmClient` keeps it,
 //!   and anything shaped like an OpenAI key, out of errors.)
 //!
@@ -89,5 +96,15 @@ impl Codec for OpenAiResponses {
 
     fn stream_decoder(&self) -> Box<dyn StreamDecoder> {
         Box::new(stream::Decoder::default())
+    }
+
+    fn continues(&self, request: &Request) -> bool {
+        options::read(request).and_then(|options| options::chain(&options)).unwrap_or(false)
+    }
+
+    /// OpenAI answers a `previous_response_id` it no longer keeps (expired, deleted, another
+    /// project's) with a 400 whose code says so.
+    fn lost_continuation(&self, error: &LlmError) -> bool {
+        error.error_code.as_deref() == Some("previous_response_not_found")
     }
 }

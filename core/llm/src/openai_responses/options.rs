@@ -11,6 +11,20 @@ use crate::types::Request;
 /// `provider_options.openai` keys that become headers rather than body fields.
 const HEADER_OPTIONS: [(&str, &str); 2] = [("organization", "OpenAI-Organization"), ("project", "OpenAI-Project")];
 
+/// The option that continues each response instead of sending the whole conversation; the
+/// codec's own, never sent.
+const CHAIN: &str = "chain";
+
+/// Whether `chain` is on: each request names the last response (`previous_response_id`) and
+/// sends only what came after it.
+pub(super) fn chain(options: &Map<String, Value>) -> Result<bool, LlmError> {
+    match options.get(CHAIN) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(on)) => Ok(*on),
+        Some(_) => Err(invalid("provider_options.openai.chain must be true or false")),
+    }
+}
+
 /// The request's options (none is an empty map).
 pub(super) fn read(request: &Request) -> Result<Map<String, Value>, LlmError> {
     match request.provider_options.as_ref().and_then(|all| all.get(PROVIDER)) {
@@ -22,7 +36,8 @@ pub(super) fn read(request: &Request) -> Result<Map<String, Value>, LlmError> {
 
 /// Every option that is not a header, merged into `body`.
 pub(super) fn merge_into(body: &mut Map<String, Value>, options: &Map<String, Value>) {
-    for (key, value) in options.iter().filter(|(key, _)| !HEADER_OPTIONS.iter().any(|(option, _)| option == key)) {
+    let ours = |key: &str| key == CHAIN || HEADER_OPTIONS.iter().any(|(option, _)| *option == key);
+    for (key, value) in options.iter().filter(|(key, _)| !ours(key)) {
         merge_patch(body, key, value);
     }
 }

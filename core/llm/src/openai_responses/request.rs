@@ -8,16 +8,21 @@ use crate::codec::ProviderConfig;
 use crate::error::LlmError;
 use crate::http::HttpRequest;
 use crate::json::object;
-use crate::memo::write_body;
-use crate::types::{Request, ResponseFormat};
+use crate::memo::{write_body, MessageMemo};
+use crate::types::{Message, Request, ResponseFormat, Role};
 
 /// What the API needs to hand reasoning back in a stateless conversation.
 const ENCRYPTED_REASONING: &str = "reasoning.encrypted_content";
 
 pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) -> Result<HttpRequest, LlmError> {
     let options = options::read(request)?;
-    // The API's own default is `store: true`; ours is stateless, so replay decides on this.
-    let store = options.get("store").and_then(Value::as_bool).unwrap_or(false);
+    let chain = options::chain(&options)?;
+    // The API's own default is `store: true`; ours is stateless, so replay decides on this. A
+    // chained conversation is the server's to keep.
+    let store = options.get("store").and_then(Value::as_bool).unwrap_or(chain);
+    if chain && !store {
+        return Err(invalid("provider_options.openai.chain continues responses the server stores: it needs store true"));
+    }
     let mut body = body(request, store)?;
     if stream {
         body.insert("stream".into(), Value::Bool(true));
@@ -25,9 +30,15 @@ pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) ->
     options::merge_into(&mut body, &options);
     let custom_calls = messages::custom_calls(&request.messages);
     let key = format!("responses {store}");
-    let bytes = write_body(&body, "input", &request.messages, &request.memo, &key, &mut |message, items| {
-        messages::input(message, store, &custom_calls, items)
-    })?;
+    let mut encode = |message: &Message, items: &mut Vec<Value>| messages::input(message, store, &custom_calls, items);
+    let bytes = match continued(request).filter(|_| chain) {
+        // Only what came after the response the server keeps.
+        Some((id, covered)) => {
+            body.insert("previous_response_id".into(), Value::String(id));
+            write_body(&body, "input", &request.messages[covered..], &MessageMemo::default(), &key, &mut encode)?
+        }
+        None => write_body(&body, "input", &request.messages, &request.memo, &key, &mut encode)?,
+    };
     let base_url = config.base_url.trim_end_matches('/');
     let base_url = if base_url.is_empty() { DEFAULT_BASE_URL } else { base_url };
     let mut http = HttpRequest::post_json(format!("{base_url}/responses"), bytes);
@@ -40,6 +51,14 @@ pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) ->
     options::headers(&options, &mut http.headers)?;
     http.headers.extend(config.default_headers.iter().cloned());
     Ok(http)
+}
+
+/// The response the server keeps the start of this conversation as, and how many messages that
+/// is: the memo's, if this history still begins with them (their last is the answer).
+fn continued(request: &Request) -> Option<(String, usize)> {
+    let (id, covered) = request.memo.continuation()?;
+    let answer = request.messages.get(covered.checked_sub(1)?)?;
+    (answer.role == Role::Assistant).then_some((id, covered))
 }
 
 fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> {
