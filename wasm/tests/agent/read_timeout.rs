@@ -29,6 +29,14 @@ async fn a_stream_that_stops_is_a_timeout_and_its_fetch_is_aborted() {
 }
 
 #[test]
+async fn a_slow_stream_that_keeps_sending_is_no_timeout_however_long_it_takes() {
+    // Ten events 20 ms apart: 200 ms in all, four times the timeout, never 50 ms silent.
+    let (message, outcome, _fetch) = ends_with(json!({"drip": "one two three four five six", "everyMs": 20})).await;
+    assert_eq!(message, "", "{outcome}");
+    assert_eq!(outcome["text"], "one two three four five six", "{outcome}");
+}
+
+#[test]
 async fn a_finished_task_leaves_no_timer_pending_and_no_fetch_aborted() {
     let before = pending_timers();
     let replies = json!([{"toolCalls": [{"name": "read_file", "arguments": {"file_path": "a.txt"}}]}, {"text": "done"}]);

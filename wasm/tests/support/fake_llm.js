@@ -35,7 +35,8 @@ export function chatCompletion(text, toolCalls = [], index = 0) {
  * A fetch that plays `replies` in order. A reply is `{text, toolCalls}` (a streamed answer),
  * `{status, message, retryAfter}` (an error in OpenAI's shape), `{json}` (a JSON body) or
  * `{hang: true}` (never answers; rejects when aborted), `{stall: text}` (streams `text`, then
- * sends nothing more and never ends; errors when aborted); `delayMs` delays any of them. A
+ * sends nothing more and never ends; errors when aborted), `{drip: text, everyMs}` (streams the
+ * answer's events `everyMs` apart); `delayMs` delays any of them. A
  * request without `"stream": true` gets the answer as one JSON body. `fetch.requests` holds `{url, headers, body}` of each call,
  * and `fetch.signals` the `AbortSignal` each call was given.
  */
@@ -66,6 +67,19 @@ export function scriptedFetch(replies) {
       });
       fetch.stalled = (fetch.stalled ?? 0) + 1;
       init.signal.addEventListener("abort", () => (fetch.aborted = (fetch.aborted ?? 0) + 1));
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    }
+    if (reply.drip !== undefined) {
+      // The answer's events one at a time, `everyMs` apart: slow, never silent for long.
+      const events = chatStream(reply.drip).split(/(?<=\n\n)/).map((event) => new TextEncoder().encode(event));
+      const body = new ReadableStream({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, reply.everyMs));
+          const next = events.shift();
+          if (next) controller.enqueue(next);
+          else controller.close();
+        },
+      });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     }
     if (reply.json) return new Response(JSON.stringify(reply.json), { headers: { "content-type": "application/json" } });
