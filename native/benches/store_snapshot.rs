@@ -102,7 +102,7 @@ fn history(rounds: usize) -> Vec<Turn> {
         });
         let result = ToolResult {
             tool_call_id: format!("call_{n}"),
-            content: "x".repeat(OUTPUT_BYTES),
+            content: "x".repeat(OUTPUT_BYTES).into(),
             is_error: false,
             image_data: None,
             image_media_type: None,

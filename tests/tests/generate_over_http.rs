@@ -127,7 +127,7 @@ fn stream_runs_a_tool_round_over_streamed_calls_in_every_wire_format() {
         let result = result.unwrap_or_else(|e| panic!("{api}: {e}"));
         let boundary = events.iter().position(|e| matches!(e, StreamEvent::StepFinish { .. })).expect("a step boundary");
         let StreamEvent::StepFinish { tool_results } = &events[boundary] else { unreachable!() };
-        assert_eq!(tool_results[0].content, "colour = teal", "{api}");
+        assert_eq!(&*tool_results[0].content, "colour = teal", "{api}");
         assert!(events[..boundary].iter().any(|e| matches!(e, StreamEvent::ToolCallEnd { .. })), "{api}");
         let text: String = events[boundary..].iter().filter_map(StreamEvent::text_delta).collect();
         assert_eq!(

@@ -76,7 +76,7 @@ fn a_tool_round_streams_two_steps_with_a_step_finish_between() {
     assert!(finishes[0] < boundary && boundary < finishes[1], "the boundary lies between the steps");
     assert!(events[..boundary].iter().any(|e| matches!(e, StreamEvent::ToolCallEnd { tool_call } if tool_call.name == "lookup")));
     let StreamEvent::StepFinish { tool_results } = &events[boundary] else { unreachable!() };
-    assert_eq!((tool_results[0].content.as_str(), tool_results[0].is_error), ("colour = teal", false));
+    assert_eq!((tool_results[0].content.as_ref(), tool_results[0].is_error), ("colour = teal", false));
     assert_eq!(text_of(&events[boundary..]), "It is teal.");
 
     let result = result.unwrap();

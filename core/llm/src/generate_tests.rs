@@ -85,10 +85,10 @@ fn tools_run_in_parallel_their_results_go_back_and_usage_adds_up() {
     assert_eq!(result.text(), "Oslo is mild.");
     assert_eq!(result.steps.len(), 2);
     let results = &result.steps[0].tool_results;
-    assert_eq!((results[0].content.as_str(), results[0].is_error), ("Oslo: 21 °C", false));
-    assert_eq!((results[1].content.as_str(), results[1].is_error), ("no such city", true));
+    assert_eq!((results[0].content.as_ref(), results[0].is_error), ("Oslo: 21 °C", false));
+    assert_eq!((results[1].content.as_ref(), results[1].is_error), ("no such city", true));
     assert!(results[2].is_error && results[2].content.starts_with("Invalid arguments for tool weather:"), "{:?}", results[2]);
-    assert_eq!((results[3].content.as_str(), results[3].is_error), ("Unknown tool: lookup", true));
+    assert_eq!((results[3].content.as_ref(), results[3].is_error), ("Unknown tool: lookup", true));
     assert_eq!(calls.borrow().len(), 2, "invalid arguments never reach the handler");
     // The second request carries the assistant's calls and every result, matched by id.
     let second = &client.requests()[1];

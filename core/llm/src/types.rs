@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::{Add, AddAssign};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -189,7 +190,10 @@ impl ToolCall {
 #[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct ToolResult {
     pub tool_call_id: String,
-    pub content: String,
+    // Shared, not copied, by the clones a conversation makes of it (its history and the request it
+    // goes back in): a tool's output is often the largest thing a session holds.
+    #[cfg_attr(feature = "typings", ts(type = "string"))]
+    pub content: Arc<str>,
     pub is_error: bool,
     /// An image the tool returned, as standard base64.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::base64::option")]
@@ -200,7 +204,7 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    pub fn new(tool_call_id: impl Into<String>, content: impl Into<String>, is_error: bool) -> Self {
+    pub fn new(tool_call_id: impl Into<String>, content: impl Into<Arc<str>>, is_error: bool) -> Self {
         Self { tool_call_id: tool_call_id.into(), content: content.into(), is_error, image_data: None, image_media_type: None }
     }
 }

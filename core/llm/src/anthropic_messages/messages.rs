@@ -133,7 +133,7 @@ fn tool_use(call: &ToolCall) -> Value {
 
 fn tool_result_block(result: &ToolResult) -> Value {
     let content = match &result.image_data {
-        None => result.content.as_str().into(),
+        None => result.content.as_ref().into(),
         Some(bytes) => {
             let media_type = result.image_media_type.as_deref().unwrap_or("image/png");
             let image = object(vec![("type", "image".into()), ("source", base64_source(media_type, base64::encode(bytes)))]);

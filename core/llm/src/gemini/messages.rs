@@ -99,7 +99,7 @@ fn function_call(call: &ToolCall) -> Value {
 /// output is sent as text too: a coding agent's tools return file contents whose exact text matters.
 fn function_response(result: &ToolResult, name: &str) -> Vec<Value> {
     let key = if result.is_error { "error" } else { "result" };
-    let response = object(vec![("name", name.into()), ("response", object(vec![(key, result.content.as_str().into())]))]);
+    let response = object(vec![("name", name.into()), ("response", object(vec![(key, result.content.as_ref().into())]))]);
     let mut parts = vec![object(vec![("functionResponse", response)])];
     if let Some(data) = &result.image_data {
         parts.push(inline_data(result.image_media_type.as_deref().unwrap_or("image/png"), base64::encode(data).into()));

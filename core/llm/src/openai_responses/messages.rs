@@ -152,10 +152,10 @@ fn output_item(result: &ToolResult, custom_calls: &[&str]) -> Value {
     let output = match (&result.image_data, custom_calls.contains(&result.tool_call_id.as_str())) {
         (Some(data), false) => {
             let media = MediaData { media_type: result.image_media_type.clone(), ..MediaData::default() };
-            let text = object(vec![("type", "input_text".into()), ("text", result.content.as_str().into())]);
+            let text = object(vec![("type", "input_text".into()), ("text", result.content.as_ref().into())]);
             Value::Array(vec![text, image_item(data_uri(&media, data, "image/png"), "auto")])
         }
-        _ => Value::String(result.content.clone()),
+        _ => Value::from(&*result.content),
     };
     let kind =
         if custom_calls.contains(&result.tool_call_id.as_str()) { "custom_tool_call_output" } else { "function_call_output" };

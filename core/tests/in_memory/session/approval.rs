@@ -82,7 +82,7 @@ fn a_denied_call_is_an_error_result_the_model_reads_and_the_session_goes_on() {
     let results = Turn::tool_results(&session.history());
     assert!(results[0].is_error, "{:?}", results[0]);
     assert_eq!(
-        results[0].content,
+        &*results[0].content,
         "Not run: the call to write_file was denied (rule 1 of the approval policy (write_file `secret/**`: deny)). \
          Do something else, or ask the user."
     );

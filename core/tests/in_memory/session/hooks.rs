@@ -150,7 +150,7 @@ fn a_pre_tool_use_block_refuses_the_call_with_its_reason_and_the_session_goes_on
     let results = Turn::tool_results(&f.session.history());
     assert!(results[0].is_error);
     assert_eq!(
-        results[0].content,
+        &*results[0].content,
         "Not run: a pre_tool_use hook blocked the call to write_file (writes are frozen today). \
          Do something else, or ask the user."
     );

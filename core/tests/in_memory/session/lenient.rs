@@ -30,7 +30,7 @@ fn run(profile: Rc<dyn ProviderProfile>, call: ToolCall) -> (Vec<(String, bool)>
     block_on(session.submit("go")).unwrap();
     let last = client.requests().pop().unwrap();
     let results = last.messages.into_iter().flat_map(|m| m.content).filter_map(|part| match part {
-        ContentPart::ToolResult { tool_result } => Some((tool_result.content, tool_result.is_error)),
+        ContentPart::ToolResult { tool_result } => Some((tool_result.content.to_string(), tool_result.is_error)),
         _ => None,
     });
     let mut seen = Vec::new();

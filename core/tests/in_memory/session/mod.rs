@@ -381,7 +381,7 @@ fn tool_calls_are_dispatched_through_the_registry_latest_wins() {
     let params = json!({"type": "object", "properties": {"text": {"type": "string"}}});
     h.session.register_tool(tool("echo", params, |_| Ok("replaced".into())));
     h.submit("go").unwrap();
-    assert_eq!(tool_results(&h.session.history())[0].content, "replaced");
+    assert_eq!(tool_results(&h.session.history())[0].content.as_ref(), "replaced");
 }
 
 #[test]
@@ -428,7 +428,7 @@ fn tool_execution_errors_become_error_results() {
     assert_eq!(h.submit("go").unwrap(), StopReason::Completed);
     let result = &tool_results(&h.session.history())[0];
     assert!(result.is_error);
-    assert_eq!(result.content, "Tool error (boom): disk on fire");
+    assert_eq!(result.content.as_ref(), "Tool error (boom): disk on fire");
     let end = h.drain().into_iter().find(|e| e.kind() == "tool_call_end").unwrap();
     assert!(
         matches!(end.data, EventData::ToolCallEnd { error: Some(ref e), output: None, .. } if e == "Tool error (boom): disk on fire")
@@ -482,7 +482,7 @@ fn parallel_tool_execution_when_the_profile_supports_it() {
     // Sequential execution would never complete: each call waits for all three.
     h.submit("go").unwrap();
     let results = tool_results(&h.session.history());
-    let contents: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
+    let contents: Vec<&str> = results.iter().map(|r| r.content.as_ref()).collect();
     assert_eq!(contents, ["done 1", "done 2", "done 3"], "results come back in call order");
     let ids: Vec<&str> = results.iter().map(|r| r.tool_call_id.as_str()).collect();
     assert_eq!(ids, ["call_1_1", "call_1_2", "call_1_3"]);
@@ -821,14 +821,14 @@ fn a_profile_default_command_timeout_overrides_the_session_default() {
     let profile = Rc::new(Slow(CoreProfile::new("m", registry)));
     let session = Session::builder(profile.clone(), env.clone(), client, runtime.clone()).build();
     block_on(session.submit("go")).unwrap();
-    assert_eq!(tool_results(&session.history())[0].content, "120000 600000");
+    assert_eq!(tool_results(&session.history())[0].content.as_ref(), "120000 600000");
 
     // A timeout the host sets wins over the profile's.
     let client = Rc::new(ScriptedClient::new([ScriptStep::tool_call("timeout", json!({})), ScriptStep::text("ok")]));
     let config = SessionConfig { default_command_timeout_ms: Some(2_000), ..SessionConfig::default() };
     let session = Session::builder(profile, env, client, runtime).config(config).build();
     block_on(session.submit("go")).unwrap();
-    assert_eq!(tool_results(&session.history())[0].content, "2000 600000");
+    assert_eq!(tool_results(&session.history())[0].content.as_ref(), "2000 600000");
 }
 
 // ---- 6.3 The system prompt is built once ----

@@ -54,7 +54,7 @@ fn results(messages: &[Message]) -> Vec<(String, bool)> {
     let parts = messages.iter().filter(|m| m.role == Role::Tool).flat_map(|m| m.content.clone());
     parts
         .filter_map(|part| match part {
-            ContentPart::ToolResult { tool_result } => Some((tool_result.content, tool_result.is_error)),
+            ContentPart::ToolResult { tool_result } => Some((tool_result.content.to_string(), tool_result.is_error)),
             _ => None,
         })
         .collect()

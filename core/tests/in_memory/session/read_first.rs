@@ -33,7 +33,7 @@ fn run(
     steps.push(ScriptStep::text("done"));
     let session = Session::builder(Rc::new(profile), env.clone(), Rc::new(ScriptedClient::new(steps)), runtime).build();
     block_on(session.submit("go")).unwrap();
-    let results = Turn::tool_results(&session.history()).into_iter().map(|r| (r.content, r.is_error)).collect();
+    let results = Turn::tool_results(&session.history()).into_iter().map(|r| (r.content.to_string(), r.is_error)).collect();
     (results, env)
 }
 

@@ -25,7 +25,7 @@ fn tool_results(h: &Harness) -> Vec<String> {
     let parts = last.messages.into_iter().filter(|m| m.role == Role::Tool).flat_map(|m| m.content);
     parts
         .filter_map(|part| match part {
-            ContentPart::ToolResult { tool_result } => Some(tool_result.content),
+            ContentPart::ToolResult { tool_result } => Some(tool_result.content.to_string()),
             _ => None,
         })
         .collect()

@@ -153,7 +153,7 @@ fn send_input_steers_a_running_agent_and_restarts_a_finished_one() {
     assert!(results[1].content.starts_with("delivered"), "{}", results[1].content);
     let child_first = &w.client.requests()[3];
     assert_eq!(child_first.messages.last().unwrap().text(), "only .rs files");
-    assert_eq!(results[3].content, "agent_1 is running again on your message");
+    assert_eq!(results[3].content.as_ref(), "agent_1 is running again on your message");
     assert_eq!(json_of(&results[4])["output"], "1 .toml file");
 }
 
