@@ -7,10 +7,9 @@ use std::rc::Rc;
 use futures::channel::mpsc::UnboundedReceiver;
 use futures::StreamExt;
 use js_sys::{Function, Promise};
+use openagent_core::llm::json_text;
 use openagent_core::session::{EventData, SessionEvent};
 use wasm_bindgen::prelude::*;
-
-use openagent_core::llm::json_text;
 
 use crate::convert::{error, to_js};
 use crate::panic::console_error;
@@ -130,13 +129,16 @@ impl Dispatcher {
             return;
         }
         let mut text = vec![b'['];
-        for (i, event) in events.iter().enumerate() {
-            if i > 0 {
-                text.push(b',');
-            }
+        for event in &events {
+            // One that cannot be written is said and skipped; the others still go.
             match serde_json::to_value(event) {
-                Ok(value) => json_text::write(&value, &mut text),
-                Err(e) => return console_error(&format!("OpenAgent: an event could not be serialised: {e}")),
+                Ok(value) => {
+                    if text.len() > 1 {
+                        text.push(b',');
+                    }
+                    json_text::write(&value, &mut text);
+                }
+                Err(e) => console_error(&format!("OpenAgent: an event could not be serialised: {e}")),
             }
         }
         text.push(b']');
