@@ -19,12 +19,20 @@ pub fn glob_match(pattern: &str, text: &str, paths: bool) -> bool {
     matches(pattern.as_bytes(), text.as_bytes(), paths, false)
 }
 
-/// Whether the path `text` matches the file glob `pattern` whole: a path glob with classes
-/// (`[a-z]`, `[!._]`), alternatives (`*.{js,ts}`) and `\` escapes.
-pub fn file_glob_match(pattern: &str, text: &str) -> bool {
-    let mut budget = MAX_ALTERNATIVES;
-    let alternatives = expand_braces(pattern, &mut budget).unwrap_or_else(|| vec![pattern.to_owned()]);
-    alternatives.iter().any(|pattern| matches(pattern.as_bytes(), text.as_bytes(), true, true))
+/// A file glob: a path glob with classes (`[a-z]`, `[!._]`), alternatives (`*.{js,ts}`) and `\`
+/// escapes. Its braces are expanded once, when it is made, for the many paths a search tries.
+pub struct FileGlob(Vec<String>);
+
+impl FileGlob {
+    pub fn new(pattern: &str) -> Self {
+        let mut budget = MAX_ALTERNATIVES;
+        Self(expand_braces(pattern, &mut budget).unwrap_or_else(|| vec![pattern.to_owned()]))
+    }
+
+    /// Whether the path `text` matches the glob whole.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.0.iter().any(|pattern| matches(pattern.as_bytes(), text.as_bytes(), true, true))
+    }
 }
 
 /// The patterns `pattern`'s braces make, each alternative taking one of `budget`: none once it
@@ -212,7 +220,7 @@ mod tests {
             ("?.rs", "a.rs"),
         ];
         for (pattern, path) in yes {
-            assert!(file_glob_match(pattern, path), "{pattern} should match {path}");
+            assert!(FileGlob::new(pattern).is_match(path), "{pattern} should match {path}");
         }
         let no = [
             ("*.{js,ts}", "app.rs"),
@@ -226,7 +234,7 @@ mod tests {
             ("{a,b}", "c"),
         ];
         for (pattern, path) in no {
-            assert!(!file_glob_match(pattern, path), "{pattern} should not match {path}");
+            assert!(!FileGlob::new(pattern).is_match(path), "{pattern} should not match {path}");
         }
     }
 
@@ -241,7 +249,7 @@ mod tests {
     fn a_pattern_of_many_brace_groups_stays_bounded() {
         let hostile = "{a,b}".repeat(20);
         let text = "ab".repeat(10);
-        assert!(!file_glob_match(&hostile, &text), "past the cap, braces are literal");
-        assert!(file_glob_match(&"{a,b}".repeat(4), "abba"));
+        assert!(!FileGlob::new(&hostile).is_match(&text), "past the cap, braces are literal");
+        assert!(FileGlob::new(&"{a,b}".repeat(4)).is_match("abba"));
     }
 }

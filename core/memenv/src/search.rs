@@ -1,6 +1,6 @@
 //! `grep` and `glob` over the in-memory tree (the tools' search operations, spec 4.1).
 
-use openagent_core::glob::file_glob_match;
+use openagent_core::glob::FileGlob;
 
 use super::fs::{as_text, join, relative_to, resolve, Kind, Node, Stamp, Tree};
 use openagent_core::env::{push_grep_matches, EnvError, GrepOptions};
@@ -24,10 +24,9 @@ fn files_under<'a>(tree: &'a Tree, root: &str) -> Result<Vec<(String, String, &'
 
 /// A grep filter matches the path relative to the search root or just the file name, so that
 /// `*.rs` finds Rust files at any depth, as `rg --glob` does.
-fn filter_matches(filter: &str, rel: &str) -> bool {
-    let filter = filter.strip_prefix("./").unwrap_or(filter);
+fn filter_matches(filter: &FileGlob, rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    file_glob_match(filter, rel) || file_glob_match(filter, name)
+    filter.is_match(rel) || filter.is_match(name)
 }
 
 /// Lines matching `pattern` as `path:line:text`, separated by newlines, at most
@@ -36,9 +35,10 @@ pub(super) fn grep(tree: &Tree, cwd: &str, pattern: &str, path: &str, options: &
     let regex = Regex::new(pattern, options.case_insensitive)
         .map_err(|reason| EnvError::InvalidPattern { pattern: pattern.to_owned(), reason })?;
     let root = resolve(cwd, path)?;
+    let filter = options.glob_filter.as_deref().map(|filter| FileGlob::new(filter.strip_prefix("./").unwrap_or(filter)));
     let mut found = Vec::new();
     for (rel, abs, node) in files_under(tree, &root)? {
-        if options.glob_filter.as_deref().is_some_and(|filter| !filter_matches(filter, &rel)) {
+        if filter.as_ref().is_some_and(|filter| !filter_matches(filter, &rel)) {
             continue;
         }
         let Kind::File(bytes) = &node.kind else { continue };
@@ -62,9 +62,10 @@ pub(super) fn glob(tree: &Tree, cwd: &str, pattern: &str, path: &str) -> Result<
     }
     // An absolute pattern is matched against absolute paths; a relative one against paths under `path`.
     let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    let glob = FileGlob::new(pattern);
     let mut hits: Vec<(Stamp, String)> = files_under(tree, &base)?
         .into_iter()
-        .filter(|(rel, abs, _)| file_glob_match(pattern, if pattern.starts_with('/') { abs } else { rel }))
+        .filter(|(rel, abs, _)| glob.is_match(if pattern.starts_with('/') { abs } else { rel }))
         .map(|(_, abs, node)| (node.stamp, abs))
         .collect();
     openagent_core::llm::sort::sort_by(&mut hits, |(a, a_path), (b, b_path)| b.cmp(a).then_with(|| a_path.cmp(b_path)));

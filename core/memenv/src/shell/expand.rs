@@ -1,6 +1,6 @@
 //! Word expansion: parameters, command substitution, field splitting and pathname expansion.
 
-use openagent_core::glob::file_glob_match;
+use openagent_core::glob::FileGlob;
 
 use super::parse::{Part, Word};
 use super::{Output, Shell};
@@ -163,6 +163,7 @@ impl Shell {
         let segments: Vec<&str> = rest.split('/').filter(|segment| !segment.is_empty()).collect();
         for (i, segment) in segments.iter().enumerate() {
             let want_dir = dirs_only || i + 1 < segments.len();
+            let glob = FileGlob::new(segment);
             let mut next = Vec::new();
             for (shown, abs) in &found {
                 let Some(entries) = tree.get(abs).ok().and_then(|dir| dir.children()) else { continue };
@@ -179,7 +180,7 @@ impl Shell {
                 }
                 for (name, node) in entries {
                     let hidden = name.starts_with('.') && !segment.starts_with('.');
-                    if !hidden && (node.is_dir() || !want_dir) && file_glob_match(segment, name) {
+                    if !hidden && (node.is_dir() || !want_dir) && glob.is_match(name) {
                         next.push((join(shown, name), join(abs, name)));
                     }
                 }

@@ -1,6 +1,6 @@
 //! `grep`: search files, directories (`-r`) or standard input, with GNU grep's output.
 
-use openagent_core::glob::file_glob_match;
+use openagent_core::glob::FileGlob;
 
 use super::super::describe;
 use super::pattern::translate;
@@ -166,11 +166,13 @@ type Input = (String, Result<Vec<u8>, String>);
 /// The inputs named by the operands (directories expanded with `-r`). The flag says whether a
 /// directory was searched.
 fn collect(c: &mut Call, operands: &[String], flags: &Flags, recursive: bool, implicit: bool) -> (Vec<Input>, bool) {
+    let globs = |flag| flags.values(flag).map(FileGlob::new).collect::<Vec<_>>();
+    let (includes, excludes, excluded_dirs) = (globs(INCLUDE), globs(EXCLUDE), globs(EXCLUDE_DIR));
     let wanted = |name: &str| {
-        (flags.values(INCLUDE).next().is_none() || flags.values(INCLUDE).any(|glob| file_glob_match(glob, name)))
-            && !flags.values(EXCLUDE).any(|glob| file_glob_match(glob, name))
+        (includes.is_empty() || includes.iter().any(|glob| glob.is_match(name)))
+            && !excludes.iter().any(|glob| glob.is_match(name))
     };
-    let excluded_dir = |dirs: &str| dirs.split('/').any(|dir| flags.values(EXCLUDE_DIR).any(|glob| file_glob_match(glob, dir)));
+    let excluded_dir = |dirs: &str| dirs.split('/').any(|dir| excluded_dirs.iter().any(|glob| glob.is_match(dir)));
     let (mut inputs, mut searched_dir) = (Vec::new(), false);
     for operand in operands {
         if operand == "-" {
