@@ -9,6 +9,7 @@ use futures::StreamExt;
 use js_sys::{Function, Promise};
 use openagent_core::llm::json_text;
 use openagent_core::session::{EventData, SessionEvent};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{error, to_js};
@@ -128,22 +129,13 @@ impl Dispatcher {
         if events.is_empty() {
             return;
         }
-        let mut text = vec![b'['];
-        for event in &events {
-            // One that cannot be written is said and skipped; the others still go.
-            match serde_json::to_value(event) {
-                Ok(value) => {
-                    if text.len() > 1 {
-                        text.push(b',');
-                    }
-                    json_text::write(&value, &mut text);
-                }
-                Err(e) => console_error(&format!("OpenAgent: an event could not be serialised: {e}")),
-            }
-        }
-        text.push(b']');
-        // JSON text from `Value`s is UTF-8.
-        let events = match js_sys::JSON::parse(&String::from_utf8(text).unwrap_or_default()) {
+        // One that cannot be written is said and skipped; the others still go.
+        let values = events.iter().filter_map(|event| {
+            serde_json::to_value(event)
+                .map_err(|e| console_error(&format!("OpenAgent: an event could not be serialised: {e}")))
+                .ok()
+        });
+        let events = match js_sys::JSON::parse(&json_text::to_string(&Value::Array(values.collect()))) {
             Ok(events) => events,
             Err(e) => return console_error(&format!("OpenAgent: events could not be read: {}", crate::fetch::describe(&e))),
         };
