@@ -32,7 +32,7 @@ pub mod sandbox;
 pub mod store;
 
 pub use cli::web::{WebRoots, WebServer};
-pub use cli::{agents, resume, run, serve, sessions};
+pub use cli::{agents, resume, run, serve, sessions, tui};
 pub use host::agent_secrets;
 pub use host::default_client::default_client;
 pub use host::http::{NativeHttpClient, NativeHttpConfig};

@@ -293,13 +293,13 @@ fn main() -> ExitCode {
     openagent_native::agent_secrets::keep_from_commands();
     let cli = Cli::parse();
     match cli.command {
-        None => ExitCode::from(interactive::run(interactive_args(cli.session), None)),
+        None => ExitCode::from(interactive(interactive_args(cli.session), None)),
         Some(Command::Run(flags)) if flags.tui => {
             if flags.report.output == OutputMode::Json {
                 eprintln!("{TUI_WITH_JSON}");
                 return ExitCode::from(2);
             }
-            ExitCode::from(interactive::run(interactive_args(flags.session), Some(flags.task)))
+            ExitCode::from(interactive(interactive_args(flags.session), Some(flags.task)))
         }
         Some(Command::Run(flags)) => ExitCode::from(run::run(run_args(flags.task, flags.session, flags.report))),
         Some(Command::Sandbox { command: SandboxCommand::Run(flags) }) => ExitCode::from(sandbox_run(flags)),
@@ -438,6 +438,14 @@ fn limits(flags: &SessionFlags) -> LimitFlags {
         reasoning_effort: flags.reasoning_effort.clone(),
         context_window: flags.context_window.map(|t| t as usize),
         compact_at: flags.compact_at.map(usize::from),
+    }
+}
+
+/// The interactive session: the full screen on a terminal, plain lines otherwise.
+fn interactive(args: interactive::InteractiveArgs, task: Option<String>) -> u8 {
+    match openagent_native::tui::wanted() {
+        true => openagent_native::tui::run(args, task),
+        false => interactive::run(args, task),
     }
 }
 

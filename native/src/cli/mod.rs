@@ -11,4 +11,5 @@ pub mod resume;
 pub mod run;
 pub mod serve;
 pub mod sessions;
+pub mod tui;
 pub mod web;

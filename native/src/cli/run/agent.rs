@@ -118,7 +118,12 @@ impl Launcher {
     /// one, or one that continues `restore`'s history. With an agent config: its profile and
     /// tools, instructions and output schema.
     pub fn session(&self, id: &str, config: SessionConfig, restore: Option<SessionSnapshot>) -> Session {
-        let builder = self.builder(id, config);
+        self.build(self.builder(id, config), restore)
+    }
+
+    /// The session `builder` (from [`Launcher::builder`], with a host's additions) makes, new or
+    /// continuing `restore`, finished as [`Launcher::finish`] says.
+    pub fn build(&self, builder: SessionBuilder, restore: Option<SessionSnapshot>) -> Session {
         let session = match restore {
             Some(snapshot) => builder.restore(snapshot),
             None => builder,

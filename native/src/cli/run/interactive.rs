@@ -4,6 +4,11 @@
 //! the history from one input to the next, and is one session in the session store, created at
 //! its first input (its task) and finished when the person quits. `--resume ID` (or
 //! `--continue`) takes a stored session up again instead; `/compact` compacts the conversation.
+//!
+//! This is the plain-text session, for pipes, dumb terminals and `NO_COLOR`; a terminal gets the
+//! full screen (`cli::tui`). Slash commands are read the same way in both: here `/help`,
+//! `/compact` and `/quit` work, the others say they need the full screen, and an unknown one is
+//! an error. None is ever sent as a task.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -21,6 +26,7 @@ use super::{
     Output, Report, RunConfig, Wake,
 };
 use crate::cli::resume::ResumeFrom;
+use crate::cli::tui::commands::{self, Parsed};
 
 /// The interactive session's settings.
 pub struct InteractiveArgs {
@@ -39,8 +45,34 @@ enum Next {
     Quit,
 }
 
-/// The line that compacts the conversation instead of being a task.
-const COMPACT: &str = "/compact";
+/// What a line typed at the prompt is, read as the full screen reads it.
+#[derive(PartialEq, Eq)]
+enum Typed {
+    Task,
+    /// `/compact` or `/quit`, which work here.
+    Command(&'static str),
+    /// A command answered or refused on stderr: nothing more to do.
+    Answered,
+}
+
+fn read_line(line: &str) -> Typed {
+    match commands::parse(line) {
+        Parsed::Task => Typed::Task,
+        Parsed::Command { name: name @ ("compact" | "quit"), .. } => Typed::Command(name),
+        Parsed::Command { name: "help", .. } => {
+            commands::help().iter().for_each(|line| eprintln!("{line}"));
+            Typed::Answered
+        }
+        Parsed::Command { name, .. } => {
+            eprintln!("/{name} needs the full-screen session (a terminal, without NO_COLOR or TERM=dumb); here /help, /compact and /quit work");
+            Typed::Answered
+        }
+        Parsed::Unknown(message) => {
+            eprintln!("error: {message}");
+            Typed::Answered
+        }
+    }
+}
 
 /// Runs the session until the person quits; returns the exit code.
 pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
@@ -71,8 +103,8 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         None => new_session(),
     };
     eprintln!(
-        "OpenAgent{} · {} · {} · {} · approval {}{}\nType a task and press Enter. While it runs, type to steer it. {COMPACT} compacts the \
-         conversation. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
+        "OpenAgent{} · {} · {} · {} · approval {}{}\nType a task and press Enter. While it runs, type to steer it. /compact compacts the \
+         conversation; /help lists the commands. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
         agent.config.as_ref().map(|config| format!(" · agent {}", config.id)).unwrap_or_default(),
         agent.settings.kind,
         agent.model,
@@ -93,7 +125,11 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     let mut last_exit = resumed.and_then(|resumed| resumed.record.exit_reason);
     let mut pending = first_task;
     while let Some(task) = pending.take().or_else(|| runtime.block_on(next_task(&mut lines, signals.as_mut()))) {
-        let compact = task.trim() == COMPACT;
+        let compact = match read_line(&task) {
+            Typed::Answered => continue,
+            Typed::Command("quit") => break,
+            typed => typed == Typed::Command("compact"),
+        };
         if compact && !stored && !resuming {
             eprintln!("Nothing to compact yet: give the session a task first.");
             continue;
@@ -115,7 +151,9 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Outside));
         let on_wake = |wake: Wake<String>| match wake {
             Wake::Outside(line) => {
-                if let Some(line) = answers.take_line(line).filter(|line| !line.trim().is_empty()) {
+                let line = answers.take_line(line).filter(|line| !line.trim().is_empty());
+                // A command typed while it runs is answered or refused, never steering.
+                if let Some(line) = line.filter(|line| read_line(line) == Typed::Task) {
                     session.steer(line);
                 }
             }

@@ -8,7 +8,7 @@ pub mod approval;
 mod artifacts;
 mod human;
 pub mod interactive;
-mod mentions;
+pub(crate) mod mentions;
 pub mod projection;
 
 use std::cell::Cell;
@@ -362,7 +362,7 @@ fn store_refused(error: &crate::store::StoreError) {
 
 /// Opens the session store in `data_dir` and records `session` as started, or as taken up again
 /// when it is `resumed`; a store that cannot be written is a warning, never the end of the run.
-fn record(data_dir: &Path, session: SessionInfo, resumed: bool) -> Option<Recorder> {
+pub(crate) fn record(data_dir: &Path, session: SessionInfo, resumed: bool) -> Option<Recorder> {
     let recorder = if resumed { Recorder::reopen(data_dir, session) } else { Recorder::start(data_dir, session) };
     recorder.map_err(|e| eprintln!("warning: the session store does not keep this session: {e}")).ok()
 }

@@ -1,0 +1,378 @@
+//! The model's markdown as terminal lines: headings, emphasis, inline code, lists, quotes, rules,
+//! links and fenced code with syntax highlighting. Soft line breaks are kept as breaks: a model's
+//! line breaks are meant, and it keeps a line that was shown from changing as more text streams.
+//!
+//! [`MarkdownStream`] renders text as it streams: a line is shown once it is complete, and the
+//! text before a new top-level block is frozen, so each delta renders only the block in progress.
+
+use crossterm::style::{Attribute, Color, ContentStyle, Stylize};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use super::highlight;
+use super::text::{bold, dim, fg, Line};
+
+/// Renders `source` at `columns`, without trailing blank lines.
+pub fn render(source: &str, columns: usize) -> Vec<Line> {
+    let mut writer = Writer { columns, ..Writer::default() };
+    for event in Parser::new_ext(source, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS) {
+        writer.event(event);
+    }
+    writer.flush();
+    while writer.lines.last().is_some_and(|line| line.width() == 0) {
+        writer.lines.pop();
+    }
+    writer.lines
+}
+
+/// A list being written: the next item's number, if ordered.
+struct List {
+    next: Option<u64>,
+}
+
+#[derive(Default)]
+struct Writer {
+    columns: usize,
+    lines: Vec<Line>,
+    /// The line being built, before wrapping.
+    current: Line,
+    /// Prefix of the current line's first row, and of the rows it wraps onto.
+    first_prefix: Option<Line>,
+    styles: Vec<ContentStyle>,
+    lists: Vec<List>,
+    quote_depth: usize,
+    /// In a fenced or indented code block: its language and text so far.
+    code: Option<(String, String)>,
+    link: Option<String>,
+    /// A blank line goes before the next block (not before the first).
+    gap: bool,
+    /// The current line is a table row: cells are joined with a bar.
+    cell: usize,
+}
+
+impl Writer {
+    fn style(&self) -> ContentStyle {
+        self.styles.last().copied().unwrap_or_default()
+    }
+
+    fn push_style(&mut self, apply: impl FnOnce(ContentStyle) -> ContentStyle) {
+        let style = apply(self.style());
+        self.styles.push(style);
+    }
+
+    /// The prefix of continuation rows: quote bars and list indents.
+    fn indent(&self) -> Line {
+        let mut line = Line::default();
+        for _ in 0..self.quote_depth {
+            line.push("│ ", fg(Color::DarkGrey));
+        }
+        line.push("  ".repeat(self.lists.len()), ContentStyle::new());
+        line
+    }
+
+    fn block_start(&mut self) {
+        self.flush();
+        if std::mem::take(&mut self.gap) && self.lists.is_empty() {
+            let mut blank = Line::default();
+            for _ in 0..self.quote_depth {
+                blank.push("│", fg(Color::DarkGrey));
+            }
+            self.lines.push(blank);
+        }
+    }
+
+    /// Ends the current line: wrapped, with its prefixes.
+    fn flush(&mut self) {
+        let prefix = self.first_prefix.take();
+        if self.current.spans.is_empty() && prefix.is_none() {
+            return;
+        }
+        let indent = self.indent();
+        let mut line = prefix.unwrap_or_else(|| indent.clone());
+        for span in std::mem::take(&mut self.current).spans {
+            line.push(span.text, span.style);
+        }
+        self.lines.extend(line.wrap(self.columns, &indent));
+    }
+
+    fn text(&mut self, text: &str) {
+        if let Some((_, code)) = &mut self.code {
+            code.push_str(text);
+            return;
+        }
+        let style = self.style();
+        self.current.push(text, style);
+    }
+
+    fn event(&mut self, event: Event) {
+        match event {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(text) => self.text(&text),
+            Event::Code(code) => {
+                let style = self.style().with(Color::Cyan);
+                self.current.push(code.to_string(), style);
+            }
+            Event::SoftBreak | Event::HardBreak => self.flush(),
+            Event::Rule => {
+                self.block_start();
+                let rule = "─".repeat(self.columns.saturating_sub(self.indent().width()).min(60));
+                self.current.push(rule, fg(Color::DarkGrey));
+                self.flush();
+                self.gap = true;
+            }
+            Event::TaskListMarker(done) => {
+                self.current.push(if done { "[x] " } else { "[ ] " }, fg(Color::DarkGrey));
+            }
+            Event::Html(html) | Event::InlineHtml(html) => self.text(&html),
+            Event::InlineMath(math) | Event::DisplayMath(math) => self.text(&math),
+            Event::FootnoteReference(name) => self.text(&format!("[^{name}]")),
+        }
+    }
+
+    fn start(&mut self, tag: Tag) {
+        match tag {
+            Tag::Paragraph => self.block_start(),
+            Tag::Heading { level, .. } => {
+                self.block_start();
+                let color = if level == HeadingLevel::H1 { Color::Magenta } else { Color::Blue };
+                let marks = "#".repeat(level as usize);
+                self.current.push(format!("{marks} "), fg(color));
+                self.push_style(|_| bold().with(color));
+            }
+            Tag::BlockQuote(_) => {
+                self.block_start();
+                self.quote_depth += 1;
+            }
+            Tag::CodeBlock(kind) => {
+                self.block_start();
+                let language = match kind {
+                    CodeBlockKind::Fenced(info) => info.split([' ', ',']).next().unwrap_or("").to_owned(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                self.code = Some((language, String::new()));
+            }
+            Tag::List(start) => {
+                if self.lists.is_empty() {
+                    self.block_start();
+                } else {
+                    self.flush();
+                }
+                self.lists.push(List { next: start });
+            }
+            Tag::Item => {
+                self.flush();
+                let depth = self.lists.len().saturating_sub(1);
+                let mut prefix = self.indent_for(depth);
+                let marker = match self.lists.last_mut().and_then(|list| list.next.as_mut()) {
+                    Some(number) => {
+                        *number += 1;
+                        format!("{}. ", *number - 1)
+                    }
+                    None => "• ".to_owned(),
+                };
+                prefix.push(marker, fg(Color::Yellow));
+                self.first_prefix = Some(prefix);
+            }
+            Tag::Emphasis => self.push_style(|style| style.attribute(Attribute::Italic)),
+            Tag::Strong => self.push_style(|style| style.attribute(Attribute::Bold)),
+            Tag::Strikethrough => self.push_style(|style| style.attribute(Attribute::CrossedOut)),
+            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                self.push_style(|style| style.with(Color::Blue).attribute(Attribute::Underlined));
+                self.link = Some(dest_url.to_string());
+            }
+            Tag::Table(_) => self.block_start(),
+            Tag::TableHead | Tag::TableRow => self.cell = 0,
+            Tag::TableCell => {
+                if self.cell > 0 {
+                    self.current.push(" │ ", fg(Color::DarkGrey));
+                }
+                self.cell += 1;
+            }
+            _ => {}
+        }
+    }
+
+    /// The prefix for an item of the list at `depth` (its marker goes after it).
+    fn indent_for(&self, depth: usize) -> Line {
+        let mut line = Line::default();
+        for _ in 0..self.quote_depth {
+            line.push("│ ", fg(Color::DarkGrey));
+        }
+        line.push("  ".repeat(depth), ContentStyle::new());
+        line
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph => {
+                self.flush();
+                self.gap = true;
+            }
+            TagEnd::Heading(_) => {
+                self.styles.pop();
+                self.flush();
+                self.gap = true;
+            }
+            TagEnd::BlockQuote(_) => {
+                self.flush();
+                self.quote_depth -= 1;
+                self.gap = true;
+            }
+            TagEnd::CodeBlock => {
+                let (language, code) = self.code.take().unwrap_or_default();
+                let indent = self.indent();
+                for row in highlight::lines(&code, &language) {
+                    let mut line = indent.clone();
+                    line.push("▏ ", fg(Color::DarkGrey));
+                    for span in row.spans {
+                        line.push(span.text, span.style);
+                    }
+                    let mut hang = indent.clone();
+                    hang.push("▏ ", fg(Color::DarkGrey));
+                    self.lines.extend(line.wrap(self.columns, &hang));
+                }
+                self.gap = true;
+            }
+            TagEnd::List(_) => {
+                self.flush();
+                self.lists.pop();
+                self.gap = self.lists.is_empty();
+            }
+            TagEnd::Item => self.flush(),
+            TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
+                self.styles.pop();
+            }
+            TagEnd::Link | TagEnd::Image => {
+                self.styles.pop();
+                if let Some(url) = self.link.take().filter(|url| !url.is_empty()) {
+                    self.current.push(format!(" ({url})"), dim());
+                }
+            }
+            TagEnd::TableHead | TagEnd::TableRow => self.flush(),
+            TagEnd::Table => self.gap = true,
+            _ => {}
+        }
+    }
+}
+
+/// Markdown arriving in pieces. Lines are handed out once complete and never change after; the
+/// unfinished last line is [`MarkdownStream::tail`], for the screen's live part.
+#[derive(Debug, Default)]
+pub struct MarkdownStream {
+    source: String,
+    /// Where the text that is rendered for good ends: the start of a top-level block.
+    frozen_at: usize,
+    /// How many lines of `source[frozen_at..]` were handed out.
+    shown: usize,
+}
+
+impl MarkdownStream {
+    /// Adds `delta`; gives the lines completed by it, rendered at `columns`.
+    pub fn push(&mut self, delta: &str, columns: usize) -> Vec<Line> {
+        let had_newline = self.source.rfind('\n');
+        self.source.push_str(delta);
+        let Some(end) = self.source.rfind('\n') else { return Vec::new() };
+        if had_newline == Some(end) {
+            return Vec::new();
+        }
+        let mut lines = self.freeze(end + 1, columns);
+        let rendered = render(&self.source[self.frozen_at..=end], columns);
+        lines.extend(self.take_new(rendered));
+        lines
+    }
+
+    /// The text after the last complete line.
+    pub fn tail(&self) -> &str {
+        let start = self.source.rfind('\n').map_or(0, |at| at + 1);
+        &self.source[start..]
+    }
+
+    /// Everything so far.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The text is complete: the lines not handed out yet.
+    pub fn finish(&mut self, columns: usize) -> Vec<Line> {
+        let rendered = render(&self.source[self.frozen_at..], columns);
+        self.take_new(rendered)
+    }
+
+    fn take_new(&mut self, rendered: Vec<Line>) -> Vec<Line> {
+        let new = rendered.get(self.shown..).map(<[Line]>::to_vec).unwrap_or_default();
+        self.shown = self.shown.max(rendered.len());
+        new
+    }
+
+    /// Moves `frozen_at` to the start of the last top-level block that begins before `end`: a
+    /// line after a blank line, not indented, outside any code fence. What comes after cannot
+    /// change how the text before it renders, which is its lines, a blank line, then the rest's.
+    /// Gives the frozen part's lines not handed out yet: at least that blank line.
+    fn freeze(&mut self, end: usize, columns: usize) -> Vec<Line> {
+        let mut fenced = false;
+        let mut after_blank = false;
+        let mut candidate = None;
+        let mut at = self.frozen_at;
+        for line in self.source[self.frozen_at..end].split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            if !fenced && after_blank && at > self.frozen_at && !line.starts_with([' ', '\t']) && !trimmed.is_empty() {
+                candidate = Some(at);
+            }
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                fenced = !fenced;
+            }
+            after_blank = trimmed.is_empty();
+            at += line.len();
+        }
+        let Some(start) = candidate else { return Vec::new() };
+        let mut before = render(&self.source[self.frozen_at..start], columns);
+        self.frozen_at = start;
+        if before.is_empty() {
+            return Vec::new();
+        }
+        before.push(Line::default());
+        let owed = before.get(self.shown..).map(<[Line]>::to_vec).unwrap_or_default();
+        self.shown = self.shown.saturating_sub(before.len());
+        owed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(Line::text).collect()
+    }
+
+    #[test]
+    fn headings_lists_quotes_and_code_are_laid_out() {
+        let source = "# Title\n\nSome *text* and `code`.\n\n- one\n- two\n  1. inner\n\n> quoted\n\n```rust\nfn main() {}\n```\n";
+        let lines = render(source, 80);
+        assert_eq!(
+            texts(&lines),
+            ["# Title", "", "Some text and code.", "", "• one", "• two", "  1. inner", "", "│ quoted", "", "▏ fn main() {}"]
+        );
+        assert!(lines[0].spans.iter().any(|s| s.style.attributes.has(Attribute::Bold)));
+        // The code is highlighted: more than one colour on its line.
+        let colours: std::collections::HashSet<_> =
+            lines[10].spans.iter().map(|s| format!("{:?}", s.style.foreground_color)).collect();
+        assert!(colours.len() > 2, "{:?}", lines[10]);
+    }
+
+    #[test]
+    fn a_stream_shows_each_line_once_and_the_same_lines_as_a_whole_render() {
+        let source = "Intro line\nsecond line\n\n## Steps\n\n1. first step\n2. second step\n\n```py\nprint(1)\nprint(2)\n```\n\nDone, with a long closing paragraph that wraps.";
+        for piece in [1, 3, 7, 64] {
+            let mut stream = MarkdownStream::default();
+            let mut shown = Vec::new();
+            let chars: Vec<char> = source.chars().collect();
+            for chunk in chars.chunks(piece) {
+                shown.extend(stream.push(&chunk.iter().collect::<String>(), 30));
+            }
+            assert_eq!(stream.tail(), "Done, with a long closing paragraph that wraps.");
+            shown.extend(stream.finish(30));
+            assert_eq!(texts(&shown), texts(&render(source, 30)), "pieces of {piece}");
+        }
+    }
+}

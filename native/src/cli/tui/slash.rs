@@ -1,0 +1,332 @@
+//! What each slash command does to the session.
+
+use std::rc::Rc;
+
+use crossterm::event::{Event, KeyCode};
+use crossterm::style::{Color, Stylize};
+use futures::channel::mpsc::UnboundedReceiver;
+use futures::StreamExt;
+use openagent_core::approval::ApprovalMode;
+use openagent_core::runtime::{format_rfc3339, Runtime};
+
+use super::text::{self, Line};
+use super::{build, help_lines, Outside, State};
+use crate::cli::resume::{self, ResumeFrom, Resumed};
+use crate::cli::run::ExitReason;
+use crate::host::runtime::NativeRuntime;
+use crate::store::{SessionFilter, Store};
+
+/// Sessions the `/resume` picker offers.
+const PICKER_SIZE: usize = 10;
+
+impl State {
+    pub(super) fn command(
+        &mut self,
+        name: &str,
+        arg: &str,
+        runtime: &Rc<NativeRuntime>,
+        keys: &mut UnboundedReceiver<Outside>,
+        signals: Option<&mut UnboundedReceiver<i32>>,
+    ) {
+        let outcome = match name {
+            "help" => {
+                self.view.screen.lines(help_lines());
+                Ok(())
+            }
+            "model" => self.model(arg),
+            "effort" => self.effort(arg),
+            "clear" => {
+                self.end(runtime);
+                self.view.screen.clear();
+                self.fresh(runtime);
+                self.welcome();
+                Ok(())
+            }
+            "cost" => {
+                self.cost();
+                Ok(())
+            }
+            "status" => {
+                self.status();
+                Ok(())
+            }
+            "compact" => self.compact(runtime, keys, signals),
+            "resume" => self.resume(arg, runtime, keys),
+            "fork" => self.fork(runtime),
+            "approval" => self.approval(arg),
+            "mcp" => {
+                self.mcp();
+                Ok(())
+            }
+            _ => Err(format!("/{name} is not handled here")),
+        };
+        if let Err(message) = outcome {
+            self.view.screen.note(Color::Red, "✗", &message);
+        }
+    }
+
+    fn info(&mut self, lines: Vec<(&str, String)>) {
+        let lines = lines
+            .into_iter()
+            .map(|(key, value)| {
+                let mut line = Line::styled(format!("  {key:<10}"), text::dim());
+                line.push(value, Default::default());
+                line
+            })
+            .collect();
+        self.view.screen.lines(lines);
+    }
+
+    /// The session again, from its own snapshot, with the agent's settings as they are now.
+    fn rebuild(&mut self) {
+        let snapshot = self.session.snapshot();
+        self.session = build(&self.agent, &self.hooks, self.session.id(), self.session.config(), Some(snapshot));
+    }
+
+    fn model(&mut self, arg: &str) -> Result<(), String> {
+        if arg.is_empty() {
+            let provider = self.agent.settings.kind.name();
+            let known: Vec<String> = self.agent.catalog.list(Some(provider)).iter().take(8).map(|m| m.id.clone()).collect();
+            let mut lines = vec![("model", self.agent.model.clone())];
+            if !known.is_empty() {
+                lines.push(("known", known.join(", ")));
+            }
+            self.info(lines);
+            self.view.screen.note(Color::DarkGrey, "·", "/model NAME switches for the next input; the conversation stays");
+            return Ok(());
+        }
+        if arg.contains(char::is_whitespace) {
+            return Err(format!("{arg:?} is not a model name"));
+        }
+        self.agent.model = arg.to_owned();
+        self.view.model = arg.to_owned();
+        self.rebuild();
+        self.view.context.1 = self.window();
+        self.view.screen.note(Color::Cyan, "·", &format!("model: {arg}, from the next input"));
+        Ok(())
+    }
+
+    fn effort(&mut self, arg: &str) -> Result<(), String> {
+        let effort = match arg {
+            "" => {
+                let now = self.session.config().reasoning_effort.unwrap_or_else(|| "the model's default".into());
+                self.info(vec![("effort", now)]);
+                return Ok(());
+            }
+            "off" | "default" => None,
+            "minimal" | "low" | "medium" | "high" => Some(arg.to_owned()),
+            _ => return Err(format!("unknown effort {arg:?}: use low, medium, high, minimal or off")),
+        };
+        self.session.set_reasoning_effort(effort);
+        self.view.screen.note(Color::Cyan, "·", &format!("reasoning effort: {}", if arg == "default" { "off" } else { arg }));
+        Ok(())
+    }
+
+    fn approval(&mut self, arg: &str) -> Result<(), String> {
+        if arg.is_empty() {
+            self.info(vec![("approval", self.agent.policy.mode.name().to_owned()), ("modes", ApprovalMode::NAMES.to_owned())]);
+            return Ok(());
+        }
+        self.agent.policy.mode = ApprovalMode::parse(arg)?;
+        self.rebuild();
+        self.view.screen.note(Color::Cyan, "·", &format!("approval: {}", self.agent.policy.mode.name()));
+        Ok(())
+    }
+
+    fn cost(&mut self) {
+        let usage = self.session.total_usage();
+        let mut lines =
+            vec![("input", format!("{} tokens", usage.input_tokens)), ("output", format!("{} tokens", usage.output_tokens))];
+        if let Some(read) = usage.cache_read_tokens {
+            lines.push(("cached", format!("{read} tokens read from the cache")));
+        }
+        if let Some(reasoning) = usage.reasoning_tokens {
+            lines.push(("reasoning", format!("{reasoning} tokens")));
+        }
+        let cost = usage.cost_usd.map_or_else(|| format!("no price known for {}", self.agent.model), crate::cli::models::dollars);
+        lines.push(("cost", cost));
+        self.info(lines);
+    }
+
+    fn status(&mut self) {
+        let (used, window) = self.view.context;
+        let context = match window {
+            Some(window) if window > 0 => format!("{used} of {window} tokens ({}%)", used * 100 / window),
+            _ => format!("{used} tokens (window unknown)"),
+        };
+        let stored = if self.stored { "" } else { " (stored at its first input)" };
+        self.info(vec![
+            ("provider", self.agent.settings.kind.to_string()),
+            ("model", self.agent.model.clone()),
+            ("directory", self.agent.cwd.display().to_string()),
+            ("session", format!("{}{stored}", self.session.id())),
+            ("approval", self.agent.policy.mode.name().to_owned()),
+            ("context", context),
+            ("tools", self.session.tool_names().join(", ")),
+        ]);
+    }
+
+    fn mcp(&mut self) {
+        if self.agent.mcp.is_empty() {
+            self.view.screen.note(
+                Color::DarkGrey,
+                "·",
+                "no MCP servers are configured (.openagent/mcp.json, or the agent config)",
+            );
+            return;
+        }
+        let mut lines = Vec::new();
+        for server in &self.agent.mcp {
+            let mut line = Line::styled(format!("  {} ", server.name), text::bold());
+            line.push(server.config.describe(), text::dim());
+            lines.push(line);
+            match &server.connection {
+                Ok((_, tools)) => {
+                    let names: Vec<&str> = tools.tools.iter().map(|tool| tool.definition.name.as_str()).collect();
+                    lines.push(Line::plain(format!("    {} tools: {}", names.len(), names.join(", "))));
+                }
+                Err(error) => lines.push(Line::styled(format!("    failed: {error}"), text::fg(Color::Red))),
+            }
+        }
+        self.view.screen.lines(lines);
+    }
+
+    fn compact(
+        &mut self,
+        runtime: &Rc<NativeRuntime>,
+        keys: &mut UnboundedReceiver<Outside>,
+        signals: Option<&mut UnboundedReceiver<i32>>,
+    ) -> Result<(), String> {
+        if !self.stored && !self.resuming {
+            return Err("nothing to compact yet: give the session a task first".into());
+        }
+        let result = self.drive(|session| Box::pin(session.compact()), runtime, keys, signals);
+        if let Err(error) = result {
+            return Err(format!("the conversation was not compacted: {}", self.agent.explain(&error)));
+        }
+        self.report.checkpoint(&self.session, true, &format_rfc3339(runtime.now_ms()));
+        Ok(())
+    }
+
+    fn resume(&mut self, arg: &str, runtime: &Rc<NativeRuntime>, keys: &mut UnboundedReceiver<Outside>) -> Result<(), String> {
+        let id = match arg {
+            "" => match runtime.block_on(self.pick(keys))? {
+                Some(id) => id,
+                None => return Ok(()),
+            },
+            id => id.to_owned(),
+        };
+        if id == self.session.id() {
+            return Err("that is this session".into());
+        }
+        let store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
+        let resumed = Resumed::load(&store, &ResumeFrom::Id(id), &self.agent.cwd).map_err(|e| resume::explain(&e))?;
+        self.end(runtime);
+        self.take_up(resumed);
+        Ok(())
+    }
+
+    /// The `/resume` picker: the directory's latest sessions, ↑/↓ and Enter, Esc to cancel.
+    async fn pick(&mut self, keys: &mut UnboundedReceiver<Outside>) -> Result<Option<String>, String> {
+        let store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
+        let cwd = self.agent.cwd.display().to_string();
+        let all = store.sessions(&SessionFilter::default()).map_err(|e| e.to_string())?;
+        let sessions: Vec<_> = all
+            .into_iter()
+            .filter(|record| record.info.working_directory == cwd && record.info.id != self.session.id())
+            .take(PICKER_SIZE)
+            .collect();
+        if sessions.is_empty() {
+            return Err("no other session of this directory is stored".into());
+        }
+        let mut selected = 0;
+        let chosen = loop {
+            let mut lines = vec![Line::styled("Resume which session? ↑/↓, Enter; Esc cancels", text::bold())];
+            for (index, record) in sessions.iter().enumerate() {
+                let task: String = record.info.task.lines().next().unwrap_or("").chars().take(60).collect();
+                let when = record.info.created_at.get(..16).unwrap_or(&record.info.created_at).replace('T', " ");
+                let text = format!("{} {when}  {task}  ({})", if index == selected { "›" } else { " " }, record.status.as_str());
+                let style = if index == selected { text::bold().with(Color::Cyan) } else { Default::default() };
+                lines.push(Line::styled(text, style));
+            }
+            self.view.screen.live.question = lines;
+            self.view.draw();
+            match keys.next().await {
+                Some(Event::Key(key)) => match key.code {
+                    KeyCode::Up => selected = selected.saturating_sub(1),
+                    KeyCode::Down => selected = (selected + 1).min(sessions.len() - 1),
+                    KeyCode::Enter => break Some(sessions[selected].info.id.clone()),
+                    KeyCode::Esc | KeyCode::Char('q') => break None,
+                    KeyCode::Char('c') if key.modifiers.contains(crossterm::event::KeyModifiers::CONTROL) => break None,
+                    _ => {}
+                },
+                Some(Event::Resize(columns, rows)) => self.view.screen.resize(columns.into(), rows.into()),
+                Some(_) => {}
+                None => break None,
+            }
+        };
+        self.view.screen.live.question.clear();
+        Ok(chosen)
+    }
+
+    fn fork(&mut self, runtime: &Rc<NativeRuntime>) -> Result<(), String> {
+        if !self.stored {
+            return Err("nothing to fork yet: give the session a task first".into());
+        }
+        let now = format_rfc3339(runtime.now_ms());
+        self.report.checkpoint(&self.session, true, &now);
+        let from = self.session.id().to_owned();
+        self.end(runtime);
+        let mut store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
+        let id = crate::cli::run::new_run_id(runtime.now_ms());
+        let forked = resume::fork(&mut store, &from, None, &id, &now).map_err(|e| resume::explain(&e))?;
+        let resumed = Resumed::load(&store, &ResumeFrom::Id(forked.id), &self.agent.cwd).map_err(|e| resume::explain(&e))?;
+        self.take_up(resumed);
+        self.view.screen.note(Color::Cyan, "⑂", &format!("forked from {from}, which stays as it was"));
+        Ok(())
+    }
+
+    /// Ends the current conversation: its store row finished, its session closed.
+    pub(super) fn end(&mut self, runtime: &Rc<NativeRuntime>) {
+        let now = format_rfc3339(runtime.now_ms());
+        if std::mem::take(&mut self.stored) {
+            self.report.finish_store(self.last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now);
+        }
+        self.session.close();
+        runtime.block_on(self.session.ended());
+        self.last_exit = None;
+        self.resuming = false;
+    }
+
+    /// A new conversation, after [`State::end`].
+    fn fresh(&mut self, runtime: &Rc<NativeRuntime>) {
+        let config = self.agent.session_config(&self.limits, None);
+        self.session = build(&self.agent, &self.hooks, &crate::cli::run::new_run_id(runtime.now_ms()), config, None);
+        self.view.root = None;
+        self.view.usage = Default::default();
+        self.view.context = (0, self.window());
+    }
+
+    /// Continues the stored session `resumed` from here on.
+    pub(super) fn take_up(&mut self, resumed: Resumed) {
+        let config = self.agent.session_config(&self.limits, Some(&resumed.snapshot));
+        let turns = resumed.snapshot.state.history.len();
+        self.session = build(&self.agent, &self.hooks, resumed.id(), config, Some(resumed.snapshot.clone()));
+        self.view.root = None;
+        self.view.usage = self.session.total_usage();
+        self.view.context = (0, self.window());
+        self.resuming = true;
+        self.last_exit = resumed.record.exit_reason.clone();
+        let task: String = resumed.record.info.task.lines().next().unwrap_or("").chars().take(80).collect();
+        self.view.screen.note(Color::Cyan, "↺", &format!("resumed session {} ({turns} turns): {task}", resumed.id()));
+    }
+
+    /// Quitting: the session ends once its `session_end` hooks are done.
+    pub(super) fn quit(&mut self, runtime: &Rc<NativeRuntime>) {
+        self.view.screen.live.waiting = None;
+        self.view.draw();
+        self.end(runtime);
+        crate::host::signals::end_commands(crate::cli::run::COMMANDS_END_WITHIN);
+        self.view.screen.close();
+    }
+}

@@ -1,0 +1,191 @@
+//! Styled text for the terminal: a [`Line`] is spans of one style each, measured in terminal
+//! columns and wrapped at a width. Everything the screen shows is built from these, so a resize
+//! can lay the whole transcript out again.
+
+use crossterm::style::{Attribute, Color, ContentStyle, Stylize};
+use unicode_width::UnicodeWidthChar;
+
+/// One run of text in one style.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    pub text: String,
+    pub style: ContentStyle,
+}
+
+/// A line of spans, with no newline in it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Line {
+    pub spans: Vec<Span>,
+}
+
+impl Line {
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self::styled(text, ContentStyle::new())
+    }
+
+    pub fn styled(text: impl Into<String>, style: ContentStyle) -> Self {
+        let mut line = Self::default();
+        line.push(text, style);
+        line
+    }
+
+    /// Adds `text` in `style`, joined to the last span when the style is the same.
+    pub fn push(&mut self, text: impl Into<String>, style: ContentStyle) {
+        let text = text.into();
+        if text.is_empty() {
+            return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if last.style == style => last.text.push_str(&text),
+            _ => self.spans.push(Span { text, style }),
+        }
+    }
+
+    /// The text without its styles: what tests and plain output read.
+    pub fn text(&self) -> String {
+        self.spans.iter().map(|span| span.text.as_str()).collect()
+    }
+
+    pub fn width(&self) -> usize {
+        self.spans.iter().map(|span| width(&span.text)).sum()
+    }
+
+    /// This line cut into lines of at most `columns`, breaking after spaces where it can; each
+    /// line after the first starts with `indent` (a list item's hanging indent).
+    pub fn wrap(&self, columns: usize, indent: &Line) -> Vec<Line> {
+        let columns = columns.max(indent.width() + 8);
+        if self.width() <= columns {
+            return vec![self.clone()];
+        }
+        let mut lines = Vec::new();
+        let mut current = Line::default();
+        let mut used = 0;
+        for (word, style) in self.words() {
+            let word_width = width(&word);
+            if used + word_width > columns && used > indent.width() {
+                lines.push(std::mem::replace(&mut current, indent.clone()));
+                used = indent.width();
+                if word.trim().is_empty() {
+                    continue;
+                }
+            }
+            // A word longer than a whole line is cut where the line ends.
+            let mut rest = word.as_str();
+            while used + width(rest) > columns {
+                let (head, tail) = split_at_width(rest, columns - used);
+                if head.is_empty() {
+                    break;
+                }
+                current.push(head, style);
+                lines.push(std::mem::replace(&mut current, indent.clone()));
+                used = indent.width();
+                rest = tail;
+            }
+            used += width(rest);
+            current.push(rest, style);
+        }
+        lines.push(current);
+        lines
+    }
+
+    /// Words with the spaces after them, each with its span's style.
+    fn words(&self) -> Vec<(String, ContentStyle)> {
+        let mut words = Vec::new();
+        for span in &self.spans {
+            let mut start = 0;
+            for (at, c) in span.text.char_indices() {
+                if c == ' ' {
+                    words.push((span.text[start..=at].to_owned(), span.style));
+                    start = at + 1;
+                }
+            }
+            if start < span.text.len() {
+                words.push((span.text[start..].to_owned(), span.style));
+            }
+        }
+        words
+    }
+
+    /// The line cut to `columns`, for the parts of the screen that must stay one row.
+    pub fn truncate(&self, columns: usize) -> Line {
+        let mut line = Line::default();
+        let mut left = columns;
+        for span in &self.spans {
+            let (head, _) = split_at_width(&span.text, left);
+            left -= width(head);
+            line.push(head, span.style);
+            if head.len() < span.text.len() {
+                break;
+            }
+        }
+        line
+    }
+
+    /// The line as the terminal should print it: with its styles when `color`, else plain.
+    pub fn render(&self, color: bool) -> String {
+        if !color {
+            return self.text();
+        }
+        self.spans.iter().map(|span| span.style.apply(span.text.as_str()).to_string()).collect()
+    }
+}
+
+/// Columns `text` takes; control characters count as none.
+pub fn width(text: &str) -> usize {
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// `text` cut after at most `columns` columns, and the rest.
+pub fn split_at_width(text: &str, columns: usize) -> (&str, &str) {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += c.width().unwrap_or(0);
+        if used > columns {
+            return text.split_at(at);
+        }
+    }
+    (text, "")
+}
+
+/// The palette, in one place.
+pub fn dim() -> ContentStyle {
+    ContentStyle::new().attribute(Attribute::Dim)
+}
+
+pub fn bold() -> ContentStyle {
+    ContentStyle::new().attribute(Attribute::Bold)
+}
+
+pub fn fg(color: Color) -> ContentStyle {
+    ContentStyle::new().with(color)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_breaks_after_spaces_and_hangs_the_indent() {
+        let line = Line::plain("- alpha beta gamma delta epsilon");
+        let wrapped: Vec<String> = line.wrap(16, &Line::plain("  ")).iter().map(Line::text).collect();
+        assert_eq!(wrapped, ["- alpha beta ", "  gamma delta ", "  epsilon"]);
+    }
+
+    #[test]
+    fn a_word_longer_than_the_line_is_cut_and_wide_characters_count_twice() {
+        let wrapped: Vec<String> = Line::plain("x".repeat(25)).wrap(10, &Line::default()).iter().map(Line::text).collect();
+        assert_eq!(wrapped, ["xxxxxxxxxx", "xxxxxxxxxx", "xxxxx"]);
+        assert_eq!(width("日本"), 4);
+        assert_eq!(Line::plain("日本語です").truncate(5).text(), "日本");
+    }
+
+    #[test]
+    fn styles_are_kept_across_a_wrap_and_dropped_without_colour() {
+        let mut line = Line::plain("plain words then ");
+        line.push("bold words here", bold());
+        let wrapped = line.wrap(12, &Line::default());
+        assert!(wrapped.iter().flat_map(|l| &l.spans).any(|s| s.style == bold() && s.text.contains("words")));
+        assert_eq!(line.render(false), "plain words then bold words here");
+        assert!(line.render(true).contains("\x1b["));
+    }
+}

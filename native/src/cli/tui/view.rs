@@ -1,0 +1,249 @@
+//! What the session's events look like on the screen: the streamed answer, one compact line per
+//! tool call (the last one's output opened with Ctrl-O), each edit's diff, notes, the spinner and
+//! the status line.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use crossterm::style::{Color, Stylize};
+use openagent_core::llm::Usage;
+use openagent_core::session::{Decision, EventData, SessionEvent};
+
+use super::diff::Changes;
+use super::editor::Editor;
+use super::screen::{Block, Screen};
+use super::text::{bold, dim, fg, Line};
+use crate::cli::run::{main_argument, RunEnd};
+
+/// Output lines shown when a tool call is opened.
+const OPENED_LINES: usize = 200;
+
+pub struct View {
+    pub screen: Screen,
+    pub editor: Editor,
+    pub changes: Changes,
+    /// Each started call: its tool and main argument.
+    calls: HashMap<String, (String, String)>,
+    /// Tools running now.
+    running: usize,
+    /// The last finished call's tool, argument and output, for Ctrl-O.
+    last_output: Option<(String, String)>,
+    /// The session the events are of; the others are its subagents.
+    pub root: Option<String>,
+    /// For the status line.
+    pub provider: String,
+    pub model: String,
+    pub usage: Usage,
+    /// The prompt of the last model call, against the window.
+    pub context: (u64, Option<u64>),
+}
+
+impl View {
+    pub fn new(screen: Screen, editor: Editor, changes: Changes, provider: String, model: String) -> Self {
+        Self {
+            screen,
+            editor,
+            changes,
+            calls: HashMap::new(),
+            running: 0,
+            last_output: None,
+            root: None,
+            provider,
+            model,
+            usage: Usage::default(),
+            context: (0, None),
+        }
+    }
+
+    pub fn draw(&mut self) {
+        self.screen.live.status = self.status();
+        self.screen.draw(self.editor.text(), self.editor.cursor(), &self.editor.offered);
+    }
+
+    fn wait(&mut self, label: &str) {
+        self.screen.live.waiting = Some((label.to_owned(), Instant::now()));
+    }
+
+    /// The status line: provider and model, tokens, context use, cost, and what is running.
+    pub fn status(&self) -> String {
+        let mut parts = vec![format!("{} · {}", self.provider, self.model)];
+        if self.usage.total_tokens > 0 {
+            parts.push(format!("{} tokens", short(self.usage.total_tokens)));
+        }
+        match self.context {
+            (used, Some(window)) if used > 0 && window > 0 => {
+                parts.push(format!("{}% of {} context", used * 100 / window, short(window)));
+            }
+            (used, _) if used > 0 => parts.push(format!("{} in context", short(used))),
+            _ => {}
+        }
+        if let Some(cost) = self.usage.cost_usd {
+            parts.push(crate::cli::models::dollars(cost));
+        }
+        if let Some((label, _)) = &self.screen.live.waiting {
+            parts.push(label.clone());
+        }
+        parts.join(" · ")
+    }
+
+    pub fn event(&mut self, event: &SessionEvent) {
+        let root = self.root.get_or_insert_with(|| event.session_id.clone());
+        let own = *root == event.session_id;
+        let who = if own { String::new() } else { format!("[{}] ", short_id(&event.session_id)) };
+        match &event.data {
+            EventData::TurnStart { .. } => self.wait("thinking"),
+            EventData::AssistantTextDelta { delta } if own => {
+                self.screen.live.waiting = None;
+                self.screen.stream(delta);
+            }
+            EventData::AssistantTextEnd { reasoning, total_usage, usage, .. } => {
+                if own {
+                    self.screen.end_stream();
+                    self.usage = total_usage.clone();
+                    self.context.0 = usage.input_tokens;
+                }
+                if let Some(reasoning) = reasoning.as_deref().filter(|r| !r.trim().is_empty()) {
+                    let lines = reasoning.lines().map(|line| Line::styled(format!("  {line}"), dim().italic()));
+                    let mut block = vec![Line::styled(format!("{who}✻ thinking"), dim())];
+                    block.extend(lines);
+                    self.screen.lines(block);
+                }
+                if self.running == 0 {
+                    self.screen.live.waiting = None;
+                }
+            }
+            EventData::ToolCallStart { call_id, tool_name, arguments } => {
+                self.calls.insert(call_id.clone(), (tool_name.clone(), main_argument(arguments)));
+            }
+            EventData::ToolDecision { decision: Decision::Allow, tool_name, .. } => {
+                self.running += 1;
+                self.wait(&format!("running {tool_name}"));
+            }
+            EventData::ToolCallOutputDelta { delta, .. } => {
+                if let Some(last) = delta.lines().rev().find(|line| !line.trim().is_empty()) {
+                    if let Some((label, _)) = &mut self.screen.live.waiting {
+                        let tool = label.split(" · ").next().unwrap_or("").to_owned();
+                        *label = format!("{tool} · {}", first_line(last));
+                    }
+                }
+            }
+            EventData::ToolCallEnd { call_id, tool_name, output, error, duration_ms } => {
+                self.running = self.running.saturating_sub(1);
+                if self.running == 0 {
+                    self.screen.live.waiting = None;
+                }
+                let (_, argument) = self.calls.remove(call_id).unwrap_or_default();
+                let time = if *duration_ms >= 1000 {
+                    format!("{:.1}s", *duration_ms as f64 / 1000.0)
+                } else {
+                    format!("{duration_ms}ms")
+                };
+                let lines = output.as_deref().map_or(0, |o| o.lines().count());
+                let (color, mark, detail) = match error {
+                    Some(error) => (Color::Red, "✗", first_line(error).to_owned()),
+                    None => (Color::Green, "✓", format!("{lines} line{}", if lines == 1 { "" } else { "s" })),
+                };
+                let mut line = Line::styled(format!("{who}{mark} "), fg(color));
+                line.push(tool_name.clone(), bold());
+                line.push(format!(" {argument} "), Default::default());
+                line.push(format!("· {detail} · {time}"), dim());
+                self.screen.lines(vec![line]);
+                for change in self.changes.take(call_id) {
+                    self.screen.push(Block::Diff(change));
+                }
+                let text = error.as_deref().or(output.as_deref()).unwrap_or("");
+                self.last_output = Some((format!("{tool_name} {argument}"), text.to_owned()));
+            }
+            EventData::ProviderRetry { attempt, delay_ms, message, .. } => {
+                let seconds = *delay_ms as f64 / 1000.0;
+                self.screen.note(Color::Yellow, "↻", &format!("{message}; retry {attempt} in {seconds:.1}s"));
+                self.wait("waiting to retry");
+            }
+            EventData::TurnLimit { limit, count } => {
+                self.screen.note(Color::Yellow, "■", &format!("stopped: {limit} reached ({count})"));
+            }
+            EventData::LoopDetection { message } | EventData::Warning { message } => {
+                self.screen.note(Color::Yellow, "!", message);
+            }
+            EventData::SteeringInjected { content } => self.screen.note(Color::Magenta, "→", &format!("steering: {content}")),
+            EventData::CompactionStart { context_window, .. } => {
+                self.context.1 = Some(*context_window);
+                self.wait("compacting the conversation");
+            }
+            EventData::CompactionEnd { tokens_before, tokens_after, summarized_turns, kept_turns, error, .. } => {
+                self.screen.live.waiting = None;
+                let text = match error {
+                    Some(error) => format!("the conversation was not compacted: {error}"),
+                    None if *summarized_turns == 0 => "nothing old enough to compact yet".to_owned(),
+                    None => format!(
+                        "compacted: {tokens_before} → {tokens_after} tokens ({summarized_turns} turns summarised, {kept_turns} kept)"
+                    ),
+                };
+                self.context.0 = *tokens_after;
+                self.screen.note(Color::Cyan, "⇣", &text);
+            }
+            _ => {}
+        }
+    }
+
+    /// Ctrl-O: the last tool call's output, in full up to a cap.
+    pub fn open_last_output(&mut self) {
+        let Some((title, output)) = &self.last_output else {
+            self.screen.note(Color::DarkGrey, "·", "no tool output yet");
+            return;
+        };
+        let mut lines = vec![Line::styled(format!("┌ {title}"), dim())];
+        let total = output.lines().count();
+        lines.extend(output.lines().take(OPENED_LINES).map(|line| Line::styled(format!("│ {line}"), dim())));
+        if total > OPENED_LINES {
+            lines.push(Line::styled(format!("└ … {} more lines", total - OPENED_LINES), dim()));
+        } else {
+            lines.push(Line::styled("└", dim()));
+        }
+        self.screen.lines(lines);
+    }
+
+    /// The input's end: the summary line, or the error.
+    pub fn finish(&mut self, end: &RunEnd) {
+        self.screen.end_stream();
+        self.screen.live.waiting = None;
+        self.running = 0;
+        let cost = end.usage.cost_usd.map(|dollars| format!(" · {}", crate::cli::models::dollars(dollars))).unwrap_or_default();
+        let summary = format!(
+            "{} · {} turn{} · {} tool call{} · {} tokens{cost} · {:.1}s",
+            end.exit_reason.replace('_', " "),
+            end.turns,
+            if end.turns == 1 { "" } else { "s" },
+            end.tool_calls,
+            if end.tool_calls == 1 { "" } else { "s" },
+            end.usage.total_tokens,
+            end.duration_ms as f64 / 1000.0
+        );
+        match &end.error {
+            None if end.ok() => self.screen.note(Color::Green, "✓", &summary),
+            None => self.screen.note(Color::Yellow, "■", &summary),
+            Some(error) => {
+                self.screen.note(Color::Red, "✗", &summary);
+                self.screen.note(Color::Red, " ", &format!("error: {error}"));
+            }
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    let line = text.lines().next().unwrap_or("");
+    line.char_indices().nth(100).map_or(line, |(at, _)| &line[..at])
+}
+
+/// `12.3k`, `1.2M`.
+fn short(n: u64) -> String {
+    match n {
+        0..1000 => n.to_string(),
+        1000..1_000_000 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+fn short_id(id: &str) -> &str {
+    id.rsplit(['/', ':']).next().unwrap_or(id)
+}
