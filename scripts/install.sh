@@ -117,6 +117,15 @@ install_mcp_servers() {
 # Pyodide into $TOOLS_DIR/node_modules/pyodide, which the browser tests serve (PYODIDE_DIR).
 install_pyodide() { install_npm_tool pyodide "$PYODIDE_VERSION"; }
 
+# tmux: the interactive screen's tests run `openagent` in it and read its screen back.
+install_tmux() {
+    if ! command -v tmux >/dev/null; then
+        can_install "tmux" || return 1
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux </dev/null || return 1
+    fi
+    tmux -V
+}
+
 # The playground's browser tests: Debian's Chromium (`npx playwright install` downloads a browser
 # build, which cannot work here), then web/'s pinned npm packages (playwright-core, typescript).
 install_browser_tools() {

@@ -7,7 +7,7 @@
 //! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
 //! continue, fork, after SIGKILL, over serve); `files` the file tools' guards (special files,
 //! the workspace boundary); `signals` how the CLI and serve end on each signal with a command
-//! running; `approval` the approval policies (run, agent configs, the terminal's questions); `images` the images a task attaches as `@path`. `support` says how the binary is found.
+//! running; `approval` the approval policies (run, agent configs, the terminal's questions); `images` the images a task attaches as `@path`; `tui` the interactive screen in tmux (`tmux`). `support` says how the binary is found.
 
 mod agents;
 mod api;
@@ -23,6 +23,8 @@ mod serve;
 mod sessions;
 mod signals;
 mod terminal;
+mod tmux;
+mod tui;
 
 use std::collections::BTreeSet;
 

@@ -27,7 +27,7 @@ const SLEEPER: &str = "echo $$ > sleeper.pid; sleep 30";
 /// exits), a session of its own, and its pid written.
 const DAEMON_AND_SLEEPER: &str = "(setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' &); echo $$ > sleeper.pid; sleep 30";
 
-fn sleeper_call() -> Step {
+pub(super) fn sleeper_call() -> Step {
     shell_call(SLEEPER)
 }
 
@@ -36,7 +36,7 @@ fn shell_call(command: &str) -> Step {
 }
 
 /// The pid the command wrote, once it has.
-fn sleeper_pid(sandbox: &Sandbox) -> i32 {
+pub(super) fn sleeper_pid(sandbox: &Sandbox) -> i32 {
     written_pid(sandbox, "sleeper.pid")
 }
 
@@ -52,7 +52,7 @@ fn read_pid(file: &Path) -> Option<i32> {
 }
 
 /// Fails when `pid` still runs after a moment, killing it first so no test leaves it behind.
-fn assert_gone(pid: i32, within: Duration) {
+pub(super) fn assert_gone(pid: i32, within: Duration) {
     let until = Instant::now() + within;
     while running(pid) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));

@@ -1,0 +1,451 @@
+//! The interactive screen, in a real terminal (tmux): rendered markdown, diffs, slash commands,
+//! steering, Ctrl-C, resizing. `UPDATE_SCREENS=1` keeps each main state in `screens/`.
+
+use openagent_tests::cli::{eventually, Sandbox};
+use openagent_tests::over_http::serve;
+use openagent_tests::{Reply, Step, ToolCall};
+use serde_json::json;
+
+use super::tmux::Tmux;
+use super::{call, sandbox_with_notes, ANSWER, NOTES, TASK};
+
+const MARKDOWN: &str = "# Plan\n\nFirst **do this**, then `that`.\n\n- one item\n- two items\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA closing paragraph long enough to wrap once the terminal is made narrow enough for it.";
+
+fn ready(tmux: &Tmux) {
+    tmux.wait_for("/help lists the commands");
+}
+
+#[test]
+fn a_streamed_markdown_answer_is_rendered_and_laid_out_again_on_resize() {
+    if !Tmux::available("a_streamed_markdown_answer_is_rendered") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text(MARKDOWN))]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("make a plan");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("✓ completed");
+    for shown in ["# Plan", "First do this, then that.", "• one item", "• two items", "▏ fn main() {", "▏     println!(\"hi\");"]
+    {
+        assert!(screen.contains(shown), "{shown:?} is not on the screen:\n{screen}");
+    }
+    assert!(!screen.contains("**") && !screen.contains("```"), "the markdown is rendered, not shown raw:\n{screen}");
+    let colours = tmux.screen_in_colour();
+    assert!(colours.contains("\x1b[38;2;"), "the code is highlighted in colour:\n{colours}");
+    tmux.keep("answer");
+
+    tmux.resize(50, 30);
+    // The terminal first cuts the old rows where they no longer fit; the screen then lays the
+    // transcript out again, breaking between words.
+    let screen = tmux.wait_until("the answer is laid out at 50 columns", |screen| {
+        screen.lines().any(|line| line.starts_with("terminal is made narrow enough for it."))
+    });
+    assert!(screen.lines().all(|line| line.chars().count() < 50), "nothing wraps by itself:\n{screen}");
+    assert_eq!(screen.matches("# Plan").count(), 1, "laid out once, not twice:\n{screen}");
+    assert_eq!(screen.matches("✓ completed").count(), 1, "{screen}");
+    assert_eq!(screen.lines().filter(|line| line.starts_with('›')).count(), 2, "the task and the prompt, once each:\n{screen}");
+    tmux.keep("resized");
+}
+
+#[test]
+fn an_edit_shows_its_diff() {
+    if !Tmux::available("an_edit_shows_its_diff") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    sandbox.write("greeting.txt", "hello\nworld\n");
+    let server = serve([
+        call("toolu_read", "read_file", json!({"file_path": "greeting.txt"})),
+        call("toolu_edit", "edit_file", json!({"file_path": "greeting.txt", "old_string": "hello", "new_string": "goodbye"})),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("say goodbye");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("✓ completed");
+    assert!(screen.contains("✓ edit_file greeting.txt"), "{screen}");
+    assert!(screen.contains("edited greeting.txt +1 -1"), "{screen}");
+    let before = std::fs::read_to_string(sandbox.cwd().join("greeting.txt")).unwrap();
+    assert!(before.contains("goodbye"), "the edit was made: {before}");
+    let removed = screen.lines().find(|line| line.contains("- ") && line.contains("hello")).map(str::trim);
+    let added = screen.lines().find(|line| line.contains("+ ") && line.contains("goodbye")).map(str::trim);
+    assert!(removed.is_some() && added.is_some(), "the diff's lines:\n{screen}");
+    tmux.keep("diff");
+}
+
+#[test]
+fn help_and_unknown_commands_are_answered_here_and_never_sent_to_the_model() {
+    if !Tmux::available("help_and_unknown_commands") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 40, "true");
+    ready(&tmux);
+    tmux.type_text("/he");
+    tmux.press(&["Tab"]);
+    tmux.wait_for("› /help");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("/resume");
+    for command in ["/model", "/effort", "/clear", "/cost", "/status", "/compact", "/fork", "/approval", "/mcp"] {
+        assert!(screen.contains(command), "{command} is listed:\n{screen}");
+    }
+    tmux.keep("help");
+    tmux.type_text("/x");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("unknown command /x");
+    tmux.type_text("/status");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("approval  auto-edit");
+    assert!(server.requests().is_empty(), "nothing reached the model");
+}
+
+#[test]
+fn compact_and_resume_work_from_the_screen() {
+    if !Tmux::available("compact_and_resume_work_from_the_screen") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([
+        Step::reply(Reply::text("the earlier answer")),
+        Step::reply(Reply::text("a fresh answer")),
+        Step::reply(Reply::text("the answer after resuming")),
+    ]);
+    let earlier = sandbox.run(&server, "the earlier task", &[]);
+    assert_eq!(earlier.code, Some(0), "{earlier:?}");
+
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("/compact");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("nothing to compact yet");
+    tmux.type_text("a new task");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("a fresh answer");
+    tmux.type_text("/compact");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("⇣");
+
+    tmux.type_text("/resume");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Resume which session?");
+    tmux.keep("resume-picker");
+    let screen = tmux.screen();
+    assert!(screen.contains("the earlier task") && !screen.contains("› a new task  ("), "only other sessions:\n{screen}");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("resumed session");
+    tmux.type_text("and now?");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("the answer after resuming");
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("the earlier task") && last.contains("the earlier answer"), "the resumed history went along: {last}");
+    assert!(!last.contains("a new task"), "{last}");
+}
+
+#[test]
+fn a_line_typed_during_a_run_steers_it() {
+    if !Tmux::available("a_line_typed_during_a_run_steers_it") {
+        return;
+    }
+    let sandbox = sandbox_with_notes();
+    let read = ToolCall { name: "read_file".into(), arguments: json!({"file_path": NOTES}), id: Some("toolu_read".into()) };
+    let slow_read = Step::slow_first_byte(1_500, Reply { tool_calls: vec![read], ..Reply::default() });
+    let server = serve([slow_read, Step::reply(Reply::text(ANSWER))]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text(TASK);
+    tmux.press(&["Enter"]);
+    eventually("the task reaches the model", || server.requests().len() == 1);
+    tmux.type_text("use British spelling");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("✓ completed");
+    tmux.wait_for("→ steering: use British spelling");
+    let requests = server.requests();
+    assert!(requests[1].body.to_string().contains("use British spelling"), "the second request carries the steering");
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_twice_quits_with_the_terminal_restored() {
+    if !Tmux::available("ctrl_c_stops_the_run") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([Step::slow_first_byte(30_000, Reply::text("too late")), Step::reply(Reply::text(ANSWER))]);
+    let tmux = Tmux::start(
+        &sandbox.openagent(Some(&server), &[]),
+        100,
+        30,
+        "stty -a | tr ' ' '\\n' | grep -x -e -icanon -e icanon -e echo -e -echo; echo stty-done",
+    );
+    ready(&tmux);
+    tmux.type_text("wait for me");
+    tmux.press(&["Enter"]);
+    eventually("the task reaches the model", || server.requests().len() == 1);
+    tmux.press(&["C-c"]);
+    tmux.wait_for("■ interrupted");
+    tmux.type_text("again");
+    tmux.press(&["Enter"]);
+    tmux.wait_for(ANSWER);
+    tmux.press(&["C-c"]);
+    tmux.wait_for("Ctrl-C again, or Ctrl-D, to quit");
+    tmux.press(&["C-c"]);
+    let screen = tmux.wait_for("stty-done");
+    assert!(screen.contains("exit=0\n"), "{screen}");
+    assert!(screen.contains("\nicanon\n") && screen.contains("\necho\n"), "the terminal is cooked again:\n{screen}");
+}
+
+fn shell(id: &str, command: &str) -> Step {
+    call(id, "shell", json!({ "command": command }))
+}
+
+/// Approval questions are asked in the screen: the command or the edit shown, one key to answer,
+/// `n` then a reason the model reads.
+#[test]
+fn approval_questions_show_the_call_and_take_one_key() {
+    if !Tmux::available("approval_questions_show_the_call_and_take_one_key") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    sandbox.write("greeting.txt", "hello\n");
+    let server = serve([
+        shell("toolu_1", "echo one > one.txt"),
+        shell("toolu_2", "echo two > two.txt"),
+        call("toolu_3", "read_file", json!({"file_path": "greeting.txt"})),
+        call("toolu_4", "edit_file", json!({"file_path": "greeting.txt", "old_string": "hello", "new_string": "goodbye"})),
+        shell("toolu_5", "touch three.txt"),
+        shell("toolu_6", "touch four.txt"),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--approval", "read-only"]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("make the files");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Allow shell echo one > one.txt");
+    tmux.wait_for("[y]es  [n]o  [a]lways for shell `echo one`");
+    tmux.keep("approval");
+    tmux.press(&["n"]);
+    tmux.wait_for("Why not?");
+    tmux.type_text("use the file tools");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Allow shell echo two > two.txt");
+    tmux.press(&["y"]);
+    let screen = tmux.wait_for("? Allow edit_file greeting.txt");
+    let diff = screen.lines().any(|line| line.contains("- hello")) && screen.lines().any(|line| line.contains("+ goodbye"));
+    assert!(diff, "the edit is shown as a diff:\n{screen}");
+    tmux.keep("approval-edit");
+    tmux.press(&["y"]);
+    tmux.wait_for("? Allow shell touch three.txt");
+    tmux.press(&["a"]);
+    tmux.wait_for(ANSWER);
+    assert!(!tmux.screen().contains("? Allow shell touch four.txt"), "always covered the next touch");
+    assert!(!sandbox.cwd().join("one.txt").exists(), "denied");
+    for made in ["two.txt", "three.txt", "four.txt"] {
+        assert!(sandbox.cwd().join(made).exists(), "{made}");
+    }
+    assert_eq!(std::fs::read_to_string(sandbox.cwd().join("greeting.txt")).unwrap(), "goodbye\n");
+    let after_no = server.requests()[1].body.to_string();
+    assert!(after_no.contains("the user denied this call: use the file tools"), "{after_no}");
+}
+
+/// Thinking is shown dimmed; Ctrl-O opens the last tool call's output; the status line counts
+/// the tokens and the context used.
+#[test]
+fn thinking_is_dimmed_and_a_tool_output_opens_with_ctrl_o() {
+    if !Tmux::available("thinking_is_dimmed_and_a_tool_output_opens_with_ctrl_o") {
+        return;
+    }
+    let sandbox = sandbox_with_notes();
+    let read = ToolCall { name: "read_file".into(), arguments: json!({"file_path": NOTES}), id: Some("toolu_read".into()) };
+    let server = serve([
+        Step::reply(Reply { tool_calls: vec![read], ..Reply::default() }.with_reasoning("the notes first")),
+        Step::reply(Reply::text(ANSWER).with_usage(50_000, 20)),
+    ]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text(TASK);
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("✓ completed");
+    assert!(screen.contains("✻ thinking") && screen.contains("the notes first"), "{screen}");
+    assert!(tmux.screen_in_colour().contains("\x1b[2m"), "dimmed");
+    assert!(screen.contains("✓ read_file notes.txt · 2 lines"), "{screen}");
+    assert!(screen.contains("25% of 200.0k context"), "the status line: {screen}");
+    assert!(!screen.contains("┌ read_file"), "closed until asked");
+    tmux.press(&["C-o"]);
+    let screen = tmux.wait_for("┌ read_file notes.txt");
+    assert!(screen.matches("│").count() >= 2, "its lines:\n{screen}");
+    tmux.keep("thinking-and-output");
+}
+
+/// Ctrl-C in the screen is a key, not a signal: it still stops the run and ends its command.
+#[test]
+fn ctrl_c_ends_a_running_command_and_the_session_goes_on() {
+    if !Tmux::available("ctrl_c_ends_a_running_command") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([super::signals::sleeper_call(), Step::reply(Reply::text(ANSWER))]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--approval", "full-auto"]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("run the sleeper");
+    tmux.press(&["Enter"]);
+    let pid = super::signals::sleeper_pid(&sandbox);
+    tmux.wait_for("running shell");
+    tmux.press(&["C-c"]);
+    tmux.wait_for("■ interrupted");
+    super::signals::assert_gone(pid, std::time::Duration::from_secs(3));
+    tmux.type_text("then answer");
+    tmux.press(&["Enter"]);
+    tmux.wait_for(ANSWER);
+    tmux.press(&["C-d"]);
+    tmux.wait_for("exit=0");
+}
+
+/// A large paste is one input, newlines and all; earlier inputs come back with ↑ in the next
+/// session.
+#[test]
+fn a_paste_is_one_input_and_inputs_are_recalled_in_the_next_session() {
+    if !Tmux::available("a_paste_is_one_input") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text("first")), Step::reply(Reply::text("second"))]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    let pasted: String = (1..=300).map(|n| format!("line {n} of the paste\n")).collect();
+    tmux.paste(&pasted);
+    tmux.wait_for("line 300 of the paste");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("✓ completed");
+    let body = server.requests()[0].body.to_string();
+    assert!(body.contains("line 1 of the paste\\nline 2 of the paste") && body.contains("line 300 of the paste"), "{body:.300}");
+    tmux.type_text("a short one");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("second");
+    tmux.press(&["C-d"]);
+    tmux.wait_for("exit=0");
+
+    let again = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&again);
+    again.press(&["Up"]);
+    again.wait_for("› a short one");
+    again.press(&["Up"]);
+    again.wait_for("line 300 of the paste");
+}
+
+/// The other commands: /model, /effort, /cost, /approval, /mcp, /clear and /fork.
+#[test]
+fn the_session_commands_change_what_they_say() {
+    if !Tmux::available("the_session_commands_change_what_they_say") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([
+        Step::reply(Reply::text("first answer").with_usage(1_000, 10)),
+        shell("toolu_1", "touch made.txt"),
+        Step::reply(Reply::text("second answer")),
+        Step::reply(Reply::text("third answer")),
+        Step::reply(Reply::text("fourth answer")),
+    ]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 120, 40, "true");
+    ready(&tmux);
+    for (command, shown) in [
+        ("/mcp", "no MCP servers are configured"),
+        ("/effort high", "reasoning effort: high"),
+        ("/model claude-haiku-4-5", "model: claude-haiku-4-5, from the next input"),
+        ("/approval full-auto", "approval: full-auto"),
+    ] {
+        tmux.type_text(command);
+        tmux.press(&["Enter"]);
+        tmux.wait_for(shown);
+    }
+    tmux.type_text("one");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("first answer");
+    let first = server.requests()[0].body.to_string();
+    assert!(first.contains("\"model\":\"claude-haiku-4-5\""), "{first:.400}");
+    tmux.type_text("/cost");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("1000 tokens");
+    tmux.type_text("make a file");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("second answer");
+    assert!(sandbox.cwd().join("made.txt").exists(), "full-auto ran the command unasked");
+    tmux.type_text("/fork");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("forked from");
+    tmux.type_text("in the fork");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("third answer");
+    assert!(server.requests()[3].body.to_string().contains("make a file"), "the fork has the history");
+    tmux.type_text("/clear");
+    tmux.press(&["Enter"]);
+    tmux.wait_until("the screen is cleared", |screen| !screen.contains("third answer"));
+    tmux.type_text("fresh");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("fourth answer");
+    let last = server.requests()[4].body.to_string();
+    assert!(!last.contains("make a file"), "a new conversation: {last:.400}");
+    let listed = sandbox.sessions(&["list"]);
+    assert_eq!(
+        listed.stdout.lines().filter(|line| line.contains("interactive") || line.starts_with("r_")).count(),
+        3,
+        "{listed:?}"
+    );
+}
+
+/// Without the full screen (stdin a pipe here), the commands are still never tasks.
+#[test]
+fn the_plain_session_answers_help_and_refuses_unknown_commands() {
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let mut session = openagent_tests::cli::Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    session.write("/help\n/x\n/model\nsay hi\n");
+    let run = session.finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("/resume") && run.stderr.contains("error: unknown command /x"), "{}", run.stderr);
+    assert!(run.stderr.contains("/model needs the full-screen session"), "{}", run.stderr);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "only the task went to the model");
+    assert!(!requests[0].body.to_string().contains("/help"));
+}
+
+/// `NO_COLOR` and a dumb terminal get the plain session, even on a terminal.
+#[test]
+fn no_color_and_a_dumb_terminal_get_plain_lines() {
+    if !Tmux::available("no_color_and_a_dumb_terminal_get_plain_lines") {
+        return;
+    }
+    for variable in ["NO_COLOR=1", "TERM=dumb"] {
+        let sandbox = Sandbox::new();
+        let server = serve([Step::reply(Reply::text(ANSWER))]);
+        let (key, value) = variable.split_once('=').unwrap();
+        let mut command = sandbox.openagent(Some(&server), &[]);
+        command.env(key, value);
+        let tmux = Tmux::start(&command, 100, 30, "true");
+        tmux.wait_for("Type a task and press Enter. While it runs");
+        tmux.type_text("say hi");
+        tmux.press(&["Enter"]);
+        let screen = tmux.wait_for(ANSWER);
+        assert!(!screen.contains("────") && !tmux.screen_in_colour().contains("\x1b[38;"), "{variable}: plain:\n{screen}");
+    }
+}
+
+/// The screen's terminal hung up mid-command: the session ends, and so does its command.
+#[test]
+fn a_hang_up_ends_the_screen_and_its_command() {
+    let sandbox = Sandbox::new();
+    let server = serve([super::signals::sleeper_call()]);
+    let mut command = sandbox.openagent(Some(&server), &["--approval", "full-auto"]);
+    command.env("TERM", "xterm-256color");
+    let mut terminal = super::terminal::Terminal::start(command, None, None);
+    // The prompt's mark (this terminal has no size: the screen takes the narrowest).
+    terminal.wait_for("› ");
+    terminal.type_bytes(b"run the sleeper\r");
+    let pid = super::signals::sleeper_pid(&sandbox);
+    terminal.hang_up();
+    assert_eq!(terminal.exit_code(), Some(0));
+    super::signals::assert_gone(pid, std::time::Duration::from_secs(3));
+}
