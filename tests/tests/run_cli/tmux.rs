@@ -58,7 +58,7 @@ impl Tmux {
         tmux
     }
 
-    fn run(&self, args: &[&str]) -> String {
+    pub fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().expect("tmux runs");
         assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()

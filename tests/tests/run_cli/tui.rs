@@ -449,3 +449,30 @@ fn a_hang_up_ends_the_screen_and_its_command() {
     assert_eq!(terminal.exit_code(), Some(0));
     super::signals::assert_gone(pid, std::time::Duration::from_secs(3));
 }
+
+/// Escape sequences in a model's answer or a file are shown, never obeyed: they cannot clear the
+/// screen, retitle the terminal or write the clipboard.
+#[test]
+fn escape_sequences_in_an_answer_or_a_file_are_shown_not_obeyed() {
+    if !Tmux::available("escape_sequences_in_an_answer_or_a_file_are_shown_not_obeyed") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    sandbox.write("trap.txt", "before\x1b[2J\x1b]52;c;ZXZpbA==\x07after\n");
+    let server = serve([
+        call("toolu_read", "read_file", json!({"file_path": "trap.txt"})),
+        Step::reply(Reply::text("clear\x1b[2J\x1b[H\x1b]0;pwned\x07 done")),
+    ]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("read the trap");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("✓ completed");
+    assert!(screen.contains("clear␛[2J␛[H␛]0;pwned␇ done"), "{screen}");
+    assert!(screen.contains("OpenAgent · anthropic"), "nothing was cleared:\n{screen}");
+    tmux.press(&["C-o"]);
+    let screen = tmux.wait_for("before␛[2J␛]52;c;ZXZpbA==␇after");
+    assert!(screen.contains("› read the trap"), "{screen}");
+    let title = tmux.run(&["display-message", "-p", "#{pane_title}"]);
+    assert!(!title.contains("pwned"), "the title was not set: {title}");
+}

@@ -255,15 +255,21 @@ impl Writer {
     }
 }
 
+/// Lines the block in progress may grow to before it is cut where it stands: a long code block
+/// or list is rendered a bounded piece at a time, never again from its start for each new line.
+const MAX_OPEN_LINES: usize = 64;
+
 /// Markdown arriving in pieces. Lines are handed out once complete and never change after; the
 /// unfinished last line is [`MarkdownStream::tail`], for the screen's live part.
 #[derive(Debug, Default)]
 pub struct MarkdownStream {
     source: String,
-    /// Where the text that is rendered for good ends: the start of a top-level block.
+    /// Where the text that is rendered for good ends.
     frozen_at: usize,
-    /// How many lines of `source[frozen_at..]` were handed out.
+    /// How many lines of the text after `frozen_at` were handed out.
     shown: usize,
+    /// When `frozen_at` cut a code block: its opening fence, put back before the text after it.
+    reopen: String,
 }
 
 impl MarkdownStream {
@@ -276,7 +282,7 @@ impl MarkdownStream {
             return Vec::new();
         }
         let mut lines = self.freeze(end + 1, columns);
-        let rendered = render(&self.source[self.frozen_at..=end], columns);
+        let rendered = render(&self.open_text(end + 1), columns);
         lines.extend(self.take_new(rendered));
         lines
     }
@@ -294,8 +300,14 @@ impl MarkdownStream {
 
     /// The text is complete: the lines not handed out yet.
     pub fn finish(&mut self, columns: usize) -> Vec<Line> {
-        let rendered = render(&self.source[self.frozen_at..], columns);
+        let rendered = render(&self.open_text(self.source.len()), columns);
         self.take_new(rendered)
+    }
+
+    /// The text after `frozen_at` up to `end`, as it renders: behind its fence when it is the
+    /// rest of a code block.
+    fn open_text(&self, end: usize) -> String {
+        [self.reopen.as_str(), &self.source[self.frozen_at..end]].concat()
     }
 
     fn take_new(&mut self, rendered: Vec<Line>) -> Vec<Line> {
@@ -304,33 +316,43 @@ impl MarkdownStream {
         new
     }
 
-    /// Moves `frozen_at` to the start of the last top-level block that begins before `end`: a
-    /// line after a blank line, not indented, outside any code fence. What comes after cannot
-    /// change how the text before it renders, which is its lines, a blank line, then the rest's.
-    /// Gives the frozen part's lines not handed out yet: at least that blank line.
+    /// Moves `frozen_at` on, when it can, and gives the frozen text's lines not handed out yet.
+    ///
+    /// - To the start of the last top-level block before `end`: a line after a blank line, not
+    ///   indented, outside any code fence. What comes after cannot change how the text before it
+    ///   renders, which is its lines, a blank line, then the rest's.
+    /// - Else, when the block in progress is over [`MAX_OPEN_LINES`], to `end` itself: a
+    ///   paragraph, a list or a code block cut between lines renders the same lines (a code
+    ///   block's fence is put back before its rest).
     fn freeze(&mut self, end: usize, columns: usize) -> Vec<Line> {
-        let mut fenced = false;
+        let mut fence = (!self.reopen.is_empty()).then(|| self.reopen.clone());
         let mut after_blank = false;
         let mut candidate = None;
         let mut at = self.frozen_at;
+        let mut count = 0;
         for line in self.source[self.frozen_at..end].split_inclusive('\n') {
             let trimmed = line.trim_start();
-            if !fenced && after_blank && at > self.frozen_at && !line.starts_with([' ', '\t']) && !trimmed.is_empty() {
+            if fence.is_none() && after_blank && at > self.frozen_at && !line.starts_with([' ', '\t']) && !trimmed.is_empty() {
                 candidate = Some(at);
             }
             if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-                fenced = !fenced;
+                fence = if fence.is_some() { None } else { Some(line.to_owned()) };
             }
             after_blank = trimmed.is_empty();
             at += line.len();
+            count += 1;
         }
-        let Some(start) = candidate else { return Vec::new() };
-        let mut before = render(&self.source[self.frozen_at..start], columns);
+        let (start, gap, reopen) = match candidate {
+            Some(start) => (start, true, String::new()),
+            None if count > MAX_OPEN_LINES => (end, after_blank, fence.unwrap_or_default()),
+            None => return Vec::new(),
+        };
+        let mut before = render(&self.open_text(start), columns);
+        if gap && !before.is_empty() {
+            before.push(Line::default());
+        }
         self.frozen_at = start;
-        if before.is_empty() {
-            return Vec::new();
-        }
-        before.push(Line::default());
+        self.reopen = reopen;
         let owed = before.get(self.shown..).map(<[Line]>::to_vec).unwrap_or_default();
         self.shown = self.shown.saturating_sub(before.len());
         owed
@@ -373,6 +395,26 @@ mod tests {
             assert_eq!(stream.tail(), "Done, with a long closing paragraph that wraps.");
             shown.extend(stream.finish(30));
             assert_eq!(texts(&shown), texts(&render(source, 30)), "pieces of {piece}");
+        }
+    }
+
+    /// A code block, a list or a paragraph of hundreds of lines streams in bounded pieces (the
+    /// text rendered again per line stays under the cap) and shows the lines a whole render does.
+    #[test]
+    fn long_blocks_are_rendered_a_bounded_piece_at_a_time() {
+        let code: String = (0..150).map(|n| format!("let x{n} = {n};\n")).collect();
+        let list: String = (1..=300).map(|n| format!("{n}. item\n")).collect();
+        let paragraph: String = (0..300).map(|n| format!("line {n}\n")).collect();
+        for source in [format!("```rust\n{code}```\n\nafter\n"), list, paragraph] {
+            let mut stream = MarkdownStream::default();
+            let mut shown = Vec::new();
+            for line in source.split_inclusive('\n') {
+                shown.extend(stream.push(line, 80));
+                let open = stream.source[stream.frozen_at..].lines().count();
+                assert!(open <= MAX_OPEN_LINES + 1, "{open} lines would be rendered again");
+            }
+            shown.extend(stream.finish(80));
+            assert_eq!(texts(&shown), texts(&render(&source, 80)), "{}", &source[..20]);
         }
     }
 }

@@ -103,6 +103,11 @@ impl State {
         self.rebuild();
         self.view.context.1 = self.window();
         self.view.screen.note(Color::Cyan, "·", &format!("model: {arg}, from the next input"));
+        if self.agent.catalog.get(arg).is_none() {
+            let unknown =
+                format!("{arg} is not in the model catalog: its window and prices are unknown (/model lists known ones)");
+            self.view.screen.note(Color::Yellow, "!", &unknown);
+        }
         Ok(())
     }
 

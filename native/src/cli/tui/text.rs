@@ -29,9 +29,11 @@ impl Line {
         line
     }
 
-    /// Adds `text` in `style`, joined to the last span when the style is the same.
+    /// Adds `text` in `style`, joined to the last span when the style is the same. Control
+    /// characters are shown, not sent: a model's answer, a file or a command's output must not
+    /// drive the terminal (clear it, retitle it, write the clipboard through OSC 52).
     pub fn push(&mut self, text: impl Into<String>, style: ContentStyle) {
-        let text = text.into();
+        let text = visible(text.into());
         if text.is_empty() {
             return;
         }
@@ -130,16 +132,40 @@ impl Line {
     }
 }
 
-/// Columns `text` takes; control characters count as none.
+/// `text` with each control character as its visible picture (ESC as `␛`), a tab as four spaces.
+fn visible(text: String) -> String {
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars()
+        .flat_map(|c| match c {
+            '\t' => vec![' '; 4],
+            '\u{0}'..='\u{1f}' => vec![char::from_u32(0x2400 + c as u32).unwrap_or('?')],
+            '\u{7f}' => vec!['\u{2421}'],
+            c if c.is_control() => vec!['\u{fffd}'],
+            c => vec![c],
+        })
+        .collect()
+}
+
+/// Columns `text` takes once shown: a control character as its one-column picture.
 pub fn width(text: &str) -> usize {
-    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+    text.chars().map(char_width).sum()
+}
+
+fn char_width(c: char) -> usize {
+    match c {
+        '\t' => 4,
+        c if c.is_control() => 1,
+        c => c.width().unwrap_or(0),
+    }
 }
 
 /// `text` cut after at most `columns` columns, and the rest.
 pub fn split_at_width(text: &str, columns: usize) -> (&str, &str) {
     let mut used = 0;
     for (at, c) in text.char_indices() {
-        used += c.width().unwrap_or(0);
+        used += char_width(c);
         if used > columns {
             return text.split_at(at);
         }
@@ -177,6 +203,18 @@ mod tests {
         assert_eq!(wrapped, ["xxxxxxxxxx", "xxxxxxxxxx", "xxxxx"]);
         assert_eq!(width("日本"), 4);
         assert_eq!(Line::plain("日本語です").truncate(5).text(), "日本");
+    }
+
+    #[test]
+    fn control_characters_are_shown_and_never_reach_the_terminal() {
+        let hostile = "a\x1b[2Jb\x1b]52;c;ZXZpbA==\x07c\u{9b}d\te\r";
+        let line = Line::plain(hostile);
+        assert_eq!(line.text(), "a␛[2Jb␛]52;c;ZXZpbA==␇c\u{fffd}d    e␍");
+        assert_eq!(line.width(), width(hostile));
+        let rendered = line.render(true);
+        assert!(!rendered.contains('\x07') && !rendered.contains('\r') && !rendered.contains('\u{9b}'));
+        // The only escapes left are the line's own styles.
+        assert_eq!(Line::plain(hostile).render(false).matches('\x1b').count(), 0);
     }
 
     #[test]
