@@ -270,17 +270,20 @@ pub struct MarkdownStream {
     shown: usize,
     /// When `frozen_at` cut a code block: its opening fence, put back before the text after it.
     reopen: String,
+    /// Where the unfinished last line starts (after the last newline).
+    line_start: usize,
 }
 
 impl MarkdownStream {
     /// Adds `delta`; gives the lines completed by it, rendered at `columns`.
     pub fn push(&mut self, delta: &str, columns: usize) -> Vec<Line> {
-        let had_newline = self.source.rfind('\n');
-        self.source.push_str(delta);
-        let Some(end) = self.source.rfind('\n') else { return Vec::new() };
-        if had_newline == Some(end) {
+        let Some(at) = delta.rfind('\n') else {
+            self.source.push_str(delta);
             return Vec::new();
-        }
+        };
+        let end = self.source.len() + at;
+        self.source.push_str(delta);
+        self.line_start = end + 1;
         let mut lines = self.freeze(end + 1, columns);
         let rendered = render(&self.open_text(end + 1), columns);
         lines.extend(self.take_new(rendered));
@@ -289,8 +292,7 @@ impl MarkdownStream {
 
     /// The text after the last complete line.
     pub fn tail(&self) -> &str {
-        let start = self.source.rfind('\n').map_or(0, |at| at + 1);
-        &self.source[start..]
+        &self.source[self.line_start..]
     }
 
     /// Everything so far.

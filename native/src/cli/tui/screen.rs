@@ -156,8 +156,14 @@ impl Screen {
         let columns = self.columns;
         let mut live: Vec<Line> = Vec::new();
         if let Some(stream) = &self.stream {
-            if !stream.tail().is_empty() {
-                live.extend(Line::plain(stream.tail()).wrap(columns - 1, &Line::default()));
+            // Only the end of a line that never ends is laid out: the rows that can show.
+            let tail = stream.tail();
+            let mut start = tail.len().saturating_sub(columns * self.rows);
+            while !tail.is_char_boundary(start) {
+                start += 1;
+            }
+            if !tail.is_empty() {
+                live.extend(Line::plain(&tail[start..]).wrap(columns - 1, &Line::default()));
             }
         }
         if let Some((label, since)) = &self.live.waiting {
