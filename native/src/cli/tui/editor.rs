@@ -10,6 +10,10 @@ use super::commands;
 
 /// Inputs kept in the history file.
 const HISTORY_KEPT: usize = 1000;
+/// An input longer than this (a large paste) is recalled in its session but not written down.
+const HISTORY_ENTRY_MAX: usize = 16 * 1024;
+/// A history file larger than this was not written by us: it is left unread.
+const HISTORY_FILE_MAX: u64 = 2 * (HISTORY_KEPT * HISTORY_ENTRY_MAX * 2) as u64;
 
 /// What a key did.
 #[derive(Debug, PartialEq, Eq)]
@@ -42,10 +46,19 @@ pub struct Editor {
 
 impl Editor {
     /// An editor whose history is read from and appended to `file`.
+    /// Only a regular file is read (a FIFO there would block the start for good); lines that are
+    /// not a JSON string are skipped.
     pub fn with_history(file: PathBuf) -> Self {
-        let history = std::fs::read_to_string(&file)
-            .map(|text| text.lines().filter_map(|line| serde_json::from_str::<String>(line).ok()).collect())
-            .unwrap_or_default();
+        let readable = std::fs::metadata(&file).is_ok_and(|meta| meta.is_file() && meta.len() <= HISTORY_FILE_MAX);
+        let history = match readable {
+            true => std::fs::read(&file)
+                .map(|bytes| {
+                    let text = String::from_utf8_lossy(&bytes);
+                    text.lines().filter_map(|line| serde_json::from_str::<String>(line).ok()).collect()
+                })
+                .unwrap_or_default(),
+            false => Vec::new(),
+        };
         Self { history, file: Some(file), ..Self::default() }
     }
 
@@ -200,6 +213,9 @@ impl Editor {
     /// Appends `entry` to the history file, and keeps the file to its last inputs.
     fn save(&mut self, entry: &str) {
         let Some(file) = &self.file else { return };
+        if entry.len() > HISTORY_ENTRY_MAX || std::fs::metadata(file).is_ok_and(|meta| !meta.is_file()) {
+            return;
+        }
         let line = serde_json::to_string(entry).expect("a string serialises");
         let written = if self.history.len() > HISTORY_KEPT * 2 {
             self.history.drain(..self.history.len() - HISTORY_KEPT);
@@ -322,6 +338,33 @@ mod tests {
         editor.key(key(KeyCode::Down), Path::new("."));
         assert_eq!(editor.text(), "draft");
         std::fs::remove_file(file).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_garbage_or_a_huge_paste_in_the_history_costs_nothing() {
+        let dir = std::env::temp_dir().join(format!("openagent-history-hostile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the path, a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        let mut editor = Editor::with_history(fifo.clone());
+        typed(&mut editor, "kept in memory");
+        assert_eq!(editor.key(key(KeyCode::Enter), Path::new(".")), Action::Submit("kept in memory".into()));
+        editor.key(key(KeyCode::Up), Path::new("."));
+        assert_eq!(editor.text(), "kept in memory");
+
+        let file = dir.join("history");
+        let garbage = b"\"one\"\n\xff\xfe not json\n{\"a\":1}\n\"two\"\n";
+        std::fs::write(&file, garbage).unwrap();
+        let mut editor = Editor::with_history(file.clone());
+        editor.paste(&"x".repeat(HISTORY_ENTRY_MAX + 1));
+        editor.key(key(KeyCode::Enter), Path::new("."));
+        assert_eq!(std::fs::read(&file).unwrap(), garbage, "the huge paste was not written");
+        editor.key(key(KeyCode::Up), Path::new("."));
+        editor.key(key(KeyCode::Up), Path::new("."));
+        assert_eq!(editor.text(), "two");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -22,8 +22,8 @@ pub struct View {
     pub screen: Screen,
     pub editor: Editor,
     pub changes: Changes,
-    /// Each started call: its tool and main argument.
-    calls: HashMap<String, (String, String)>,
+    /// Each started call's main argument.
+    calls: HashMap<String, String>,
     /// Tools running now.
     running: usize,
     /// The last finished call's tool, argument and output, for Ctrl-O.
@@ -112,8 +112,8 @@ impl View {
                     self.screen.live.waiting = None;
                 }
             }
-            EventData::ToolCallStart { call_id, tool_name, arguments } => {
-                self.calls.insert(call_id.clone(), (tool_name.clone(), main_argument(arguments)));
+            EventData::ToolCallStart { call_id, arguments, .. } => {
+                self.calls.insert(call_id.clone(), main_argument(arguments));
             }
             EventData::ToolDecision { decision: Decision::Allow, tool_name, .. } => {
                 self.running += 1;
@@ -132,7 +132,7 @@ impl View {
                 if self.running == 0 {
                     self.screen.live.waiting = None;
                 }
-                let (_, argument) = self.calls.remove(call_id).unwrap_or_default();
+                let argument = self.calls.remove(call_id).unwrap_or_default();
                 let time = if *duration_ms >= 1000 {
                     format!("{:.1}s", *duration_ms as f64 / 1000.0)
                 } else {
