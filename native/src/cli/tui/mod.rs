@@ -433,9 +433,7 @@ impl State {
                 Wake::Outside(Event::Resize(columns, rows)) => view.screen.resize(columns.into(), rows.into()),
                 Wake::Outside(_) => {}
                 Wake::Signal => interrupt(session, view, &mut presses),
-                Wake::Tick => {
-                    view.screen.tick();
-                }
+                Wake::Tick => view.screen.tick(),
                 Wake::Event(event) => {
                     view.event(&event);
                     report.wake_on(Wake::<()>::Event(event), session);

@@ -145,9 +145,8 @@ impl Screen {
     }
 
     /// Moves the spinner on a frame.
-    pub fn tick(&mut self) -> bool {
+    pub fn tick(&mut self) {
         self.frame = (self.frame + 1) % FRAMES.len();
-        self.live.waiting.is_some()
     }
 
     /// Prints the lines finished since the last draw, then the live part with the input
