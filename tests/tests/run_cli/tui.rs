@@ -476,3 +476,35 @@ fn escape_sequences_in_an_answer_or_a_file_are_shown_not_obeyed() {
     let title = tmux.run(&["display-message", "-p", "#{pane_title}"]);
     assert!(!title.contains("pwned"), "the title was not set: {title}");
 }
+
+/// `/fork` while another process holds the store: the fork is refused with the store's reason,
+/// and the conversation goes on as it was.
+#[test]
+fn a_fork_the_locked_store_refuses_leaves_the_conversation_going() {
+    if !Tmux::available("a_fork_the_locked_store_refuses_leaves_the_conversation_going") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text("first answer")), Step::reply(Reply::text("second answer"))]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("remember the number 7");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("first answer");
+    let db = rusqlite::Connection::open(sandbox.data_dir().join("openagent.db")).expect("the store");
+    db.execute_batch("BEGIN IMMEDIATE").expect("the lock");
+    tmux.type_text("/fork");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("✗ cannot open the session store");
+    assert!(screen.contains("database is locked"), "{screen}");
+    // The store's own warning is a note of the screen, not written over it.
+    let warned = screen.lines().find(|line| line.contains("the session store refused a write"));
+    assert!(warned.is_some_and(|line| line.starts_with("· warning:")), "{screen}");
+    db.execute_batch("COMMIT").expect("the lock released");
+    tmux.type_text("which number?");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("second answer");
+    let last = server.requests()[1].body.to_string();
+    assert!(last.contains("remember the number 7"), "the same conversation: {last:.300}");
+    assert!(!tmux.screen().contains("forked from"), "no fork was made");
+}

@@ -16,6 +16,7 @@ mod highlight;
 mod markdown;
 mod screen;
 mod slash;
+mod stderr;
 mod text;
 mod view;
 
@@ -70,12 +71,20 @@ impl Drop for RawMode {
 }
 
 fn restore() {
+    stderr::release();
     let _ = std::io::stdout().write_all(b"\x1b[?2004l\x1b[0m").and_then(|()| std::io::stdout().flush());
     let _ = crossterm::terminal::disable_raw_mode();
 }
 
-/// What comes from outside a running session: the terminal's keys, pastes and resizes.
-type Outside = Event;
+/// What comes from outside a running session.
+enum Outside {
+    /// The terminal's keys, pastes and resizes.
+    Term(Event),
+    /// A line the process wrote to stderr while the screen was up.
+    Said(String),
+    /// The terminal is gone (hung up): nothing more will come from it.
+    Gone,
+}
 
 /// What the person asked for at the prompt.
 enum Next {
@@ -199,6 +208,7 @@ fn build(
 /// nothing from it forever, as fast as it can.
 fn terminal_events() -> UnboundedReceiver<Outside> {
     let (tx, rx) = unbounded();
+    stderr::capture(tx.clone());
     std::thread::spawn(move || {
         while !hung_up() {
             match crossterm::event::poll(std::time::Duration::from_millis(200)) {
@@ -210,10 +220,12 @@ fn terminal_events() -> UnboundedReceiver<Outside> {
             if matches!(&event, Event::Key(key) if key.kind == KeyEventKind::Release) {
                 continue;
             }
-            if tx.unbounded_send(event).is_err() {
+            if tx.unbounded_send(Outside::Term(event)).is_err() {
                 break;
             }
         }
+        // Said, as the channel stays open while stderr's reader holds it.
+        let _ = tx.unbounded_send(Outside::Gone);
     });
     rx
 }
@@ -268,9 +280,13 @@ impl State {
                 }
             };
             let event = match futures::future::select(keys.next(), Box::pin(signal)).await {
-                futures::future::Either::Left((Some(event), _)) => event,
+                futures::future::Either::Left((Some(Outside::Term(event)), _)) => event,
+                futures::future::Either::Left((Some(Outside::Said(line)), _)) => {
+                    self.view.screen.note(Color::DarkGrey, "·", &line);
+                    continue;
+                }
                 // The terminal is gone, or a SIGTERM or SIGHUP asks the session to end.
-                futures::future::Either::Left((None, _)) => return Next::Quit,
+                futures::future::Either::Left((None | Some(Outside::Gone), _)) => return Next::Quit,
                 futures::future::Either::Right((Some(signal), _)) if signal != libc::SIGINT => return Next::Quit,
                 futures::future::Either::Right(_) => Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
             };
@@ -400,7 +416,7 @@ impl State {
         let cwd = agent.cwd.clone();
         let on_wake = |wake: Wake<Outside>| {
             match wake {
-                Wake::Outside(Event::Key(key)) if question.is_open() => {
+                Wake::Outside(Outside::Term(Event::Key(key))) if question.is_open() => {
                     if ctrl(&key, 'c') {
                         question.key(KeyCode::Esc);
                         interrupt(session, view, &mut presses);
@@ -413,8 +429,8 @@ impl State {
                         view.editor.key(key, &cwd);
                     }
                 }
-                Wake::Outside(Event::Key(key)) if ctrl(&key, 'o') => view.open_last_output(),
-                Wake::Outside(Event::Key(key)) => match view.editor.key(key, &cwd) {
+                Wake::Outside(Outside::Term(Event::Key(key))) if ctrl(&key, 'o') => view.open_last_output(),
+                Wake::Outside(Outside::Term(Event::Key(key))) => match view.editor.key(key, &cwd) {
                     Action::Submit(line) => match commands::parse(&line) {
                         Parsed::Task => {
                             session.steer(line);
@@ -429,9 +445,11 @@ impl State {
                     Action::Interrupt => interrupt(session, view, &mut presses),
                     _ => {}
                 },
-                Wake::Outside(Event::Paste(text)) => view.editor.paste(&text),
-                Wake::Outside(Event::Resize(columns, rows)) => view.screen.resize(columns.into(), rows.into()),
-                Wake::Outside(_) => {}
+                Wake::Outside(Outside::Term(Event::Paste(text))) => view.editor.paste(&text),
+                Wake::Outside(Outside::Term(Event::Resize(columns, rows))) => view.screen.resize(columns.into(), rows.into()),
+                Wake::Outside(Outside::Said(line)) => view.screen.note(Color::DarkGrey, "·", &line),
+                Wake::Outside(Outside::Gone) => leaving.set(true),
+                Wake::Outside(Outside::Term(_)) => {}
                 Wake::Signal => interrupt(session, view, &mut presses),
                 Wake::Tick => view.screen.tick(),
                 Wake::Event(event) => {

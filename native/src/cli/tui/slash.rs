@@ -257,7 +257,7 @@ impl State {
             self.view.screen.live.question = lines;
             self.view.draw();
             match keys.next().await {
-                Some(Event::Key(key)) => match key.code {
+                Some(Outside::Term(Event::Key(key))) => match key.code {
                     KeyCode::Up => selected = selected.saturating_sub(1),
                     KeyCode::Down => selected = (selected + 1).min(sessions.len() - 1),
                     KeyCode::Enter => break Some(sessions[selected].info.id.clone()),
@@ -265,9 +265,13 @@ impl State {
                     KeyCode::Char('c') if key.modifiers.contains(crossterm::event::KeyModifiers::CONTROL) => break None,
                     _ => {}
                 },
-                Some(Event::Resize(columns, rows)) => self.view.screen.resize(columns.into(), rows.into()),
+                Some(Outside::Term(Event::Resize(columns, rows))) => self.view.screen.resize(columns.into(), rows.into()),
+                Some(Outside::Said(line)) => self.view.screen.note(Color::DarkGrey, "·", &line),
+                Some(Outside::Gone) | None => {
+                    self.leaving.set(true);
+                    break None;
+                }
                 Some(_) => {}
-                None => break None,
             }
         };
         self.view.screen.live.question.clear();
@@ -281,12 +285,19 @@ impl State {
         let now = format_rfc3339(runtime.now_ms());
         self.report.checkpoint(&self.session, true, &now);
         let from = self.session.id().to_owned();
-        self.end(runtime);
+        // The fork is made first: if the store refuses it, the conversation goes on as it was.
         let mut store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
         let id = crate::cli::run::new_run_id(runtime.now_ms());
         let forked = resume::fork(&mut store, &from, None, &id, &now).map_err(|e| resume::explain(&e))?;
-        let resumed = Resumed::load(&store, &ResumeFrom::Id(forked.id), &self.agent.cwd).map_err(|e| resume::explain(&e))?;
-        self.take_up(resumed);
+        self.end(runtime);
+        match Resumed::load(&store, &ResumeFrom::Id(forked.id), &self.agent.cwd) {
+            Ok(resumed) => self.take_up(resumed),
+            Err(e) => {
+                // The original is ended by now: a new conversation, rather than none.
+                self.fresh(runtime);
+                return Err(format!("the fork cannot be continued ({}); this is a new conversation", resume::explain(&e)));
+            }
+        }
         self.view.screen.note(Color::Cyan, "⑂", &format!("forked from {from}, which stays as it was"));
         Ok(())
     }
