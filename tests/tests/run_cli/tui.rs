@@ -185,7 +185,8 @@ fn ctrl_c_stops_the_run_and_twice_quits_with_the_terminal_restored() {
     tmux.press(&["Enter"]);
     eventually("the task reaches the model", || server.requests().len() == 1);
     tmux.press(&["C-c"]);
-    tmux.wait_for("■ interrupted");
+    let screen = tmux.wait_for("■ interrupted");
+    assert!(!screen.contains("Ctrl-C again quits"), "the run's notice went with it:\n{screen}");
     tmux.type_text("again");
     tmux.press(&["Enter"]);
     tmux.wait_for(ANSWER);

@@ -349,6 +349,8 @@ impl State {
         self.store(&task, runtime);
         let started = runtime.now_ms();
         let result = self.drive(|session| Box::pin(session.submit(input)), runtime, keys, signals);
+        // "stopping…" or "steering…" was about the run that just ended.
+        self.view.screen.live.notice = None;
         let end = std::mem::take(&mut self.report.tally).end(
             &result,
             &self.agent,
