@@ -145,17 +145,7 @@ impl Human {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{pretty}").and_then(|()| out.flush());
         }
-        let tokens = end.usage.total_tokens;
-        let cost = end.usage.cost_usd.map(|dollars| format!(" · {}", crate::cli::models::dollars(dollars))).unwrap_or_default();
-        let summary = format!(
-            "{} · {} turn{} · {} tool call{} · {tokens} tokens{cost} · {:.1}s",
-            end.exit_reason.replace('_', " "),
-            end.turns,
-            plural(end.turns),
-            end.tool_calls,
-            plural(end.tool_calls),
-            end.duration_ms as f64 / 1000.0
-        );
+        let summary = summary(end);
         match &end.error {
             None if end.ok() => self.note("32", "✓", &summary),
             None => {
@@ -181,14 +171,8 @@ impl Human {
     /// The one line for a finished tool call: its mark, name, main argument and time; a failure
     /// adds the first line of its error.
     fn tool_line(&mut self, tool: &str, argument: &str, output: Option<&str>, error: Option<&str>, duration_ms: u64) {
-        let time = if duration_ms >= 1000 { format!("{:.1}s", duration_ms as f64 / 1000.0) } else { format!("{duration_ms}ms") };
-        let lines = output.map_or(0, |o| o.lines().count());
-        let detail = match error {
-            Some(error) => first_line(error, 100).to_owned(),
-            None => format!("{lines} line{}", plural(lines)),
-        };
         let (code, mark) = if error.is_some() { ("31", "✗") } else { ("32", "✓") };
-        let text = format!("{} {argument} {}", self.paint("1", tool), self.paint("2", &format!("· {detail} · {time}")));
+        let text = format!("{} {argument} {}", self.paint("1", tool), self.paint("2", &tool_detail(output, error, duration_ms)));
         self.note(code, mark, &text);
     }
 
@@ -249,8 +233,35 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// An input's closing line: how it ended, turns, tool calls, tokens, cost and time.
+pub(crate) fn summary(end: &RunEnd) -> String {
+    let cost = end.usage.cost_usd.map(|dollars| format!(" · {}", crate::cli::models::dollars(dollars))).unwrap_or_default();
+    format!(
+        "{} · {} turn{} · {} tool call{} · {} tokens{cost} · {:.1}s",
+        end.exit_reason.replace('_', " "),
+        end.turns,
+        plural(end.turns),
+        end.tool_calls,
+        plural(end.tool_calls),
+        end.usage.total_tokens,
+        end.duration_ms as f64 / 1000.0
+    )
+}
+
+/// What a finished tool call's line says after its argument: `· 12 lines · 3ms`, or the first
+/// line of its error.
+pub(crate) fn tool_detail(output: Option<&str>, error: Option<&str>, duration_ms: u64) -> String {
+    let time = if duration_ms >= 1000 { format!("{:.1}s", duration_ms as f64 / 1000.0) } else { format!("{duration_ms}ms") };
+    let lines = output.map_or(0, |o| o.lines().count());
+    let detail = match error {
+        Some(error) => first_line(error, 100).to_owned(),
+        None => format!("{lines} line{}", plural(lines)),
+    };
+    format!("· {detail} · {time}")
+}
+
 /// The first line of `text`, cut to `max` characters.
-fn first_line(text: &str, max: usize) -> &str {
+pub(crate) fn first_line(text: &str, max: usize) -> &str {
     let line = text.lines().next().unwrap_or("");
     line.char_indices().nth(max).map_or(line, |(at, _)| &line[..at])
 }

@@ -32,8 +32,8 @@ use openagent_core::{Session, SessionError};
 pub use crate::exit_reason::ExitReason;
 pub use agent::{explain, resolve_provider, session_config, working_directory, AgentOptions, Launcher, LimitFlags};
 pub use artifacts::{Artifacts, RunConfig};
-pub(crate) use human::main_argument;
 pub use human::Human;
+pub(crate) use human::{first_line, main_argument, summary, tool_detail};
 pub use projection::{Projector, RunEnd, RunInfo};
 
 use crate::cli::resume::{self, ResumeFrom, Resumed};

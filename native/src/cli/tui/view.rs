@@ -13,7 +13,7 @@ use super::diff::Changes;
 use super::editor::Editor;
 use super::screen::{Block, Screen};
 use super::text::{bold, dim, fg, Line};
-use crate::cli::run::{main_argument, RunEnd};
+use crate::cli::run::{first_line, main_argument, summary, tool_detail, RunEnd};
 
 /// Output lines shown when a tool call is opened.
 const OPENED_LINES: usize = 200;
@@ -123,7 +123,7 @@ impl View {
                 if let Some(last) = delta.lines().rev().find(|line| !line.trim().is_empty()) {
                     if let Some((label, _)) = &mut self.screen.live.waiting {
                         let tool = label.split(" · ").next().unwrap_or("").to_owned();
-                        *label = format!("{tool} · {}", first_line(last));
+                        *label = format!("{tool} · {}", first_line(last, 100));
                     }
                 }
             }
@@ -133,20 +133,11 @@ impl View {
                     self.screen.live.waiting = None;
                 }
                 let argument = self.calls.remove(call_id).unwrap_or_default();
-                let time = if *duration_ms >= 1000 {
-                    format!("{:.1}s", *duration_ms as f64 / 1000.0)
-                } else {
-                    format!("{duration_ms}ms")
-                };
-                let lines = output.as_deref().map_or(0, |o| o.lines().count());
-                let (color, mark, detail) = match error {
-                    Some(error) => (Color::Red, "✗", first_line(error).to_owned()),
-                    None => (Color::Green, "✓", format!("{lines} line{}", if lines == 1 { "" } else { "s" })),
-                };
+                let (color, mark) = if error.is_some() { (Color::Red, "✗") } else { (Color::Green, "✓") };
                 let mut line = Line::styled(format!("{who}{mark} "), fg(color));
                 line.push(tool_name.clone(), bold());
                 line.push(format!(" {argument} "), Default::default());
-                line.push(format!("· {detail} · {time}"), dim());
+                line.push(tool_detail(output.as_deref(), error.as_deref(), *duration_ms), dim());
                 self.screen.lines(vec![line]);
                 for change in self.changes.take(call_id) {
                     self.screen.push(Block::Diff(change));
@@ -208,17 +199,7 @@ impl View {
         self.screen.end_stream();
         self.screen.live.waiting = None;
         self.running = 0;
-        let cost = end.usage.cost_usd.map(|dollars| format!(" · {}", crate::cli::models::dollars(dollars))).unwrap_or_default();
-        let summary = format!(
-            "{} · {} turn{} · {} tool call{} · {} tokens{cost} · {:.1}s",
-            end.exit_reason.replace('_', " "),
-            end.turns,
-            if end.turns == 1 { "" } else { "s" },
-            end.tool_calls,
-            if end.tool_calls == 1 { "" } else { "s" },
-            end.usage.total_tokens,
-            end.duration_ms as f64 / 1000.0
-        );
+        let summary = summary(end);
         match &end.error {
             None if end.ok() => self.screen.note(Color::Green, "✓", &summary),
             None => self.screen.note(Color::Yellow, "■", &summary),
@@ -228,11 +209,6 @@ impl View {
             }
         }
     }
-}
-
-fn first_line(text: &str) -> &str {
-    let line = text.lines().next().unwrap_or("");
-    line.char_indices().nth(100).map_or(line, |(at, _)| &line[..at])
 }
 
 /// `12.3k`, `1.2M`.
