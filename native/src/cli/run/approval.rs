@@ -82,18 +82,21 @@ impl Approver for TerminalApprover {
                 "a" | "always" => return Approval::AllowAlways,
                 "n" | "no" => {
                     say("  Why not? (told to the model; Enter for no reason): ");
-                    let reason = self.answers.next_line().await.unwrap_or_default();
-                    let reason = reason.trim();
-                    return Approval::Deny(Some(if reason.is_empty() {
-                        "the user denied this call".into()
-                    } else {
-                        format!("the user denied this call: {reason}")
-                    }));
+                    return denied(&self.answers.next_line().await.unwrap_or_default());
                 }
                 _ => say("  Please answer y (yes), n (no) or a (always): "),
             }
         }
     }
+}
+
+/// A person's no, with the reason they typed (none when blank), as the model reads it.
+pub(crate) fn denied(reason: &str) -> Approval {
+    let reason = reason.trim();
+    Approval::Deny(Some(match reason.is_empty() {
+        true => "the user denied this call".into(),
+        false => format!("the user denied this call: {reason}"),
+    }))
 }
 
 fn say(text: &str) {

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::diff::{self, FileChange};
 use super::text::{bold, dim, fg, Line};
+use crate::cli::run::approval::denied;
 use crate::cli::run::main_argument;
 
 /// Lines of a command or a file's content shown in a question.
@@ -50,7 +51,7 @@ impl Question {
         let approval = match key {
             KeyCode::Char('y' | 'Y') => Approval::Allow,
             KeyCode::Char('a' | 'A') => Approval::AllowAlways,
-            KeyCode::Esc => Approval::Deny(Some("the user denied this call".into())),
+            KeyCode::Esc => denied(""),
             KeyCode::Char('n' | 'N') => {
                 if let Some(open) = self.0.borrow_mut().as_mut() {
                     open.reason = true;
@@ -69,11 +70,7 @@ impl Question {
 
     /// The reason typed after `n`: the call is denied with it.
     pub fn deny(&self, reason: &str) {
-        let reason = reason.trim();
-        self.answer(Approval::Deny(Some(match reason.is_empty() {
-            true => "the user denied this call".into(),
-            false => format!("the user denied this call: {reason}"),
-        })));
+        self.answer(denied(reason));
     }
 
     fn answer(&self, approval: Approval) {
