@@ -509,3 +509,21 @@ fn a_fork_the_locked_store_refuses_leaves_the_conversation_going() {
     assert!(last.contains("remember the number 7"), "the same conversation: {last:.300}");
     assert!(!tmux.screen().contains("forked from"), "no fork was made");
 }
+
+/// `--continue` opens the screen on the directory's latest session, its history sent along.
+#[test]
+fn the_screen_opens_on_a_continued_session() {
+    if !Tmux::available("the_screen_opens_on_a_continued_session") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text("the earlier answer")), Step::reply(Reply::text("the later answer"))]);
+    assert_eq!(sandbox.run(&server, "the earlier task", &[]).code, Some(0));
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--continue"]), 100, 30, "true");
+    tmux.wait_for("↺ resumed session");
+    tmux.type_text("and then?");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("the later answer");
+    let last = server.requests()[1].body.to_string();
+    assert!(last.contains("the earlier task") && last.contains("the earlier answer"), "{last:.400}");
+}

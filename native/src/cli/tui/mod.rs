@@ -149,7 +149,10 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     let editor = Editor::with_history(args.data_dir.join("history"));
     let view = View::new(screen, editor, changes, agent.settings.kind.to_string(), agent.model.clone());
     let config = agent.session_config(&args.limits, resumed.as_ref().map(|r| &r.snapshot));
-    let session = build(&agent, &hooks, &crate::cli::run::new_run_id(runtime.now_ms()), config, None);
+    let session = match &resumed {
+        Some(resumed) => build(&agent, &hooks, resumed.id(), config, Some(resumed.snapshot.clone())),
+        None => build(&agent, &hooks, &crate::cli::run::new_run_id(runtime.now_ms()), config, None),
+    };
     let mut state = State {
         agent,
         session,
@@ -165,8 +168,8 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         armed: false,
         leaving: Default::default(),
     };
-    if let Some(resumed) = resumed {
-        state.take_up(resumed);
+    if let Some(resumed) = &resumed {
+        state.taken_up(resumed);
     }
     state.view.context.1 = state.window();
     state.welcome();

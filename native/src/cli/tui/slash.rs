@@ -324,10 +324,15 @@ impl State {
     }
 
     /// Continues the stored session `resumed` from here on.
-    pub(super) fn take_up(&mut self, resumed: Resumed) {
+    fn take_up(&mut self, resumed: Resumed) {
         let config = self.agent.session_config(&self.limits, Some(&resumed.snapshot));
-        let turns = resumed.snapshot.state.history.len();
         self.session = build(&self.agent, &self.hooks, resumed.id(), config, Some(resumed.snapshot.clone()));
+        self.taken_up(&resumed);
+    }
+
+    /// The rest of taking up `resumed`, once the session is built from it.
+    pub(super) fn taken_up(&mut self, resumed: &Resumed) {
+        let turns = resumed.snapshot.state.history.len();
         self.view.root = None;
         self.view.usage = self.session.total_usage();
         self.view.context = (0, self.window());
