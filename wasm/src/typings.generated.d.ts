@@ -37,6 +37,7 @@ export type AgentEvent =
         }
       | { "kind": "assistant_text_start"; "data": { response_id: string | null } }
       | { "kind": "assistant_text_delta"; "data": { delta: string } }
+      | { "kind": "assistant_reasoning_delta"; "data": { delta: string } }
       | {
           "kind": "assistant_text_end";
           "data": {

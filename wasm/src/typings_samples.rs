@@ -191,6 +191,7 @@ fn events() -> Vec<EventData> {
         EventData::AssistantTextStart { response_id: Some(text("msg_1")) },
         EventData::AssistantTextStart { response_id: None },
         EventData::AssistantTextDelta { delta: text("Hel") },
+        EventData::AssistantReasoningDelta { delta: text("First, read") },
         EventData::AssistantTextEnd {
             text: text("Hello"),
             reasoning: Some(text("thinking")),

@@ -6,6 +6,7 @@ import { element } from "./dom.js";
 
 const transcript = () => document.getElementById("transcript");
 let current = null; // the assistant message being streamed
+let thinking = null; // the model's reasoning being streamed, shown before its answer
 const tools = new Map(); // call id -> card
 
 function add(node) {
@@ -30,6 +31,7 @@ const withImages = (text, names) => (names.length ? `${text}\n🖼 ${names.join(
 export function resetChat() {
   transcript().replaceChildren();
   current = null;
+  thinking = null;
   tools.clear();
 }
 
@@ -47,8 +49,14 @@ export function chatEvent(event) {
       message("steer", `Steered: ${d.content}`);
       current = null;
       break;
+    case "assistant_reasoning_delta":
+      thinking ??= message("thinking", "");
+      thinking.textContent += d.delta;
+      transcript().scrollTop = transcript().scrollHeight;
+      break;
     case "assistant_text_start":
       current = message("assistant", "");
+      thinking = null;
       break;
     case "assistant_text_delta":
       current ??= message("assistant", "");
@@ -57,6 +65,7 @@ export function chatEvent(event) {
       break;
     case "assistant_text_end":
       current = null;
+      thinking = null;
       break;
     case "tool_call_start":
       tools.set(d.call_id, toolCard(d));

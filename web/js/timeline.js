@@ -8,7 +8,7 @@ let last = null;
 
 const GROUPS = {
   tool_call_start: "tool", tool_call_end: "tool", tool_decision: "tool", tool_call_output_delta: "tool",
-  assistant_text_start: "text", assistant_text_delta: "text", assistant_text_end: "text",
+  assistant_text_start: "text", assistant_text_delta: "text", assistant_reasoning_delta: "text", assistant_text_end: "text",
   error: "error", provider_retry: "error", warning: "error", loop_detection: "error",
   steering_injected: "steer", user_input: "steer", result: "text",
   compaction_start: "compaction", compaction_end: "compaction",
@@ -21,7 +21,7 @@ function summary(event) {
     case "user_input": case "steering_injected": return d.content;
     case "turn_start": return `model call ${d.turn}`;
     case "assistant_text_start": return d.response_id ?? "";
-    case "assistant_text_delta": return d.delta;
+    case "assistant_text_delta": case "assistant_reasoning_delta": return d.delta;
     case "assistant_text_end": return `${d.tool_call_count} tool call(s) · ${d.usage.total_tokens} tokens`;
     case "tool_call_start": return `${d.tool_name} ${JSON.stringify(d.arguments)}`;
     case "tool_decision": return `${d.tool_name}: ${d.decision}${d.reason ? ` (${d.reason})` : ""}`;

@@ -120,7 +120,16 @@ export const sample9: Extract<AgentEvent, { kind: "assistant_text_delta" }> = {
   }
 };
 
-export const sample10: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
+export const sample10: Extract<AgentEvent, { kind: "assistant_reasoning_delta" }> = {
+  "kind": "assistant_reasoning_delta",
+  "timestamp": "2025-01-01T00:00:00.000Z",
+  "session_id": "s-1",
+  "data": {
+    "delta": "First, read"
+  }
+};
+
+export const sample11: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
   "kind": "assistant_text_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -152,7 +161,7 @@ export const sample10: Extract<AgentEvent, { kind: "assistant_text_end" }> = {
   }
 };
 
-export const sample11: Extract<AgentEvent, { kind: "tool_call_start" }> = {
+export const sample12: Extract<AgentEvent, { kind: "tool_call_start" }> = {
   "kind": "tool_call_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -165,7 +174,7 @@ export const sample11: Extract<AgentEvent, { kind: "tool_call_start" }> = {
   }
 };
 
-export const sample12: Extract<AgentEvent, { kind: "approval_requested" }> = {
+export const sample13: Extract<AgentEvent, { kind: "approval_requested" }> = {
   "kind": "approval_requested",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -177,7 +186,7 @@ export const sample12: Extract<AgentEvent, { kind: "approval_requested" }> = {
   }
 };
 
-export const sample13: Extract<AgentEvent, { kind: "tool_decision" }> = {
+export const sample14: Extract<AgentEvent, { kind: "tool_decision" }> = {
   "kind": "tool_decision",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -190,7 +199,7 @@ export const sample13: Extract<AgentEvent, { kind: "tool_decision" }> = {
   }
 };
 
-export const sample14: Extract<AgentEvent, { kind: "tool_call_output_delta" }> = {
+export const sample15: Extract<AgentEvent, { kind: "tool_call_output_delta" }> = {
   "kind": "tool_call_output_delta",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -200,7 +209,7 @@ export const sample14: Extract<AgentEvent, { kind: "tool_call_output_delta" }> =
   }
 };
 
-export const sample15: Extract<AgentEvent, { kind: "tool_call_end" }> = {
+export const sample16: Extract<AgentEvent, { kind: "tool_call_end" }> = {
   "kind": "tool_call_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -213,7 +222,7 @@ export const sample15: Extract<AgentEvent, { kind: "tool_call_end" }> = {
   }
 };
 
-export const sample16: Extract<AgentEvent, { kind: "steering_injected" }> = {
+export const sample17: Extract<AgentEvent, { kind: "steering_injected" }> = {
   "kind": "steering_injected",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -222,7 +231,7 @@ export const sample16: Extract<AgentEvent, { kind: "steering_injected" }> = {
   }
 };
 
-export const sample17: Extract<AgentEvent, { kind: "compaction_start" }> = {
+export const sample18: Extract<AgentEvent, { kind: "compaction_start" }> = {
   "kind": "compaction_start",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -233,7 +242,7 @@ export const sample17: Extract<AgentEvent, { kind: "compaction_start" }> = {
   }
 };
 
-export const sample18: Extract<AgentEvent, { kind: "compaction_end" }> = {
+export const sample19: Extract<AgentEvent, { kind: "compaction_end" }> = {
   "kind": "compaction_end",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -247,7 +256,7 @@ export const sample18: Extract<AgentEvent, { kind: "compaction_end" }> = {
   }
 };
 
-export const sample19: Extract<AgentEvent, { kind: "result" }> = {
+export const sample20: Extract<AgentEvent, { kind: "result" }> = {
   "kind": "result",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -286,7 +295,7 @@ export const sample19: Extract<AgentEvent, { kind: "result" }> = {
   }
 };
 
-export const sample20: Extract<AgentEvent, { kind: "turn_limit" }> = {
+export const sample21: Extract<AgentEvent, { kind: "turn_limit" }> = {
   "kind": "turn_limit",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -296,7 +305,7 @@ export const sample20: Extract<AgentEvent, { kind: "turn_limit" }> = {
   }
 };
 
-export const sample21: Extract<AgentEvent, { kind: "loop_detection" }> = {
+export const sample22: Extract<AgentEvent, { kind: "loop_detection" }> = {
   "kind": "loop_detection",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -305,7 +314,7 @@ export const sample21: Extract<AgentEvent, { kind: "loop_detection" }> = {
   }
 };
 
-export const sample22: Extract<AgentEvent, { kind: "warning" }> = {
+export const sample23: Extract<AgentEvent, { kind: "warning" }> = {
   "kind": "warning",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -314,7 +323,7 @@ export const sample22: Extract<AgentEvent, { kind: "warning" }> = {
   }
 };
 
-export const sample23: Extract<AgentEvent, { kind: "error" }> = {
+export const sample24: Extract<AgentEvent, { kind: "error" }> = {
   "kind": "error",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -324,7 +333,7 @@ export const sample23: Extract<AgentEvent, { kind: "error" }> = {
   }
 };
 
-export const sample24: Extract<AgentEvent, { kind: "error" }> = {
+export const sample25: Extract<AgentEvent, { kind: "error" }> = {
   "kind": "error",
   "timestamp": "2025-01-01T00:00:00.000Z",
   "session_id": "s-1",
@@ -334,12 +343,12 @@ export const sample24: Extract<AgentEvent, { kind: "error" }> = {
   }
 };
 
-export const sample25: Extract<ContentPart, { kind: "text" }> = {
+export const sample26: Extract<ContentPart, { kind: "text" }> = {
   "kind": "text",
   "text": "Hello"
 };
 
-export const sample26: Extract<ContentPart, { kind: "image" }> = {
+export const sample27: Extract<ContentPart, { kind: "image" }> = {
   "kind": "image",
   "image": {
     "data": "iVBORw==",
@@ -347,21 +356,21 @@ export const sample26: Extract<ContentPart, { kind: "image" }> = {
   }
 };
 
-export const sample27: Extract<ContentPart, { kind: "audio" }> = {
+export const sample28: Extract<ContentPart, { kind: "audio" }> = {
   "kind": "audio",
   "audio": {
     "url": "https://example.com/a.wav"
   }
 };
 
-export const sample28: Extract<ContentPart, { kind: "document" }> = {
+export const sample29: Extract<ContentPart, { kind: "document" }> = {
   "kind": "document",
   "document": {
     "file_name": "a.pdf"
   }
 };
 
-export const sample29: Extract<ContentPart, { kind: "tool_call" }> = {
+export const sample30: Extract<ContentPart, { kind: "tool_call" }> = {
   "kind": "tool_call",
   "tool_call": {
     "id": "call_1",
@@ -375,7 +384,7 @@ export const sample29: Extract<ContentPart, { kind: "tool_call" }> = {
   }
 };
 
-export const sample30: Extract<ContentPart, { kind: "tool_call" }> = {
+export const sample31: Extract<ContentPart, { kind: "tool_call" }> = {
   "kind": "tool_call",
   "tool_call": {
     "id": "call_2",
@@ -387,7 +396,7 @@ export const sample30: Extract<ContentPart, { kind: "tool_call" }> = {
   }
 };
 
-export const sample31: Extract<ContentPart, { kind: "tool_result" }> = {
+export const sample32: Extract<ContentPart, { kind: "tool_result" }> = {
   "kind": "tool_result",
   "tool_result": {
     "tool_call_id": "call_1",
@@ -398,7 +407,7 @@ export const sample31: Extract<ContentPart, { kind: "tool_result" }> = {
   }
 };
 
-export const sample32: Extract<ContentPart, { kind: "thinking" }> = {
+export const sample33: Extract<ContentPart, { kind: "thinking" }> = {
   "kind": "thinking",
   "thinking": {
     "text": "Let me look",
@@ -407,7 +416,7 @@ export const sample32: Extract<ContentPart, { kind: "thinking" }> = {
   }
 };
 
-export const sample33: Extract<ContentPart, { kind: "redacted_thinking" }> = {
+export const sample34: Extract<ContentPart, { kind: "redacted_thinking" }> = {
   "kind": "redacted_thinking",
   "thinking": {
     "text": "opaque",
@@ -415,19 +424,19 @@ export const sample33: Extract<ContentPart, { kind: "redacted_thinking" }> = {
   }
 };
 
-export const sample34: Extract<Turn, { type: "system" }> = {
+export const sample35: Extract<Turn, { type: "system" }> = {
   "type": "system",
   "content": "Be brief.",
   "timestamp": 1
 };
 
-export const sample35: Extract<Turn, { type: "user" }> = {
+export const sample36: Extract<Turn, { type: "user" }> = {
   "type": "user",
   "content": "Add a README",
   "timestamp": 2
 };
 
-export const sample36: Extract<Turn, { type: "user" }> = {
+export const sample37: Extract<Turn, { type: "user" }> = {
   "type": "user",
   "content": "Fix the layout",
   "images": [
@@ -440,7 +449,7 @@ export const sample36: Extract<Turn, { type: "user" }> = {
   "timestamp": 2
 };
 
-export const sample37: Extract<Turn, { type: "assistant" }> = {
+export const sample38: Extract<Turn, { type: "assistant" }> = {
   "type": "assistant",
   "message": {
     "role": "assistant",
@@ -487,7 +496,7 @@ export const sample37: Extract<Turn, { type: "assistant" }> = {
   "timestamp": 3
 };
 
-export const sample38: Extract<Turn, { type: "assistant" }> = {
+export const sample39: Extract<Turn, { type: "assistant" }> = {
   "type": "assistant",
   "message": {
     "role": "assistant",
@@ -511,7 +520,7 @@ export const sample38: Extract<Turn, { type: "assistant" }> = {
   "timestamp": 4
 };
 
-export const sample39: Extract<Turn, { type: "tool_results" }> = {
+export const sample40: Extract<Turn, { type: "tool_results" }> = {
   "type": "tool_results",
   "results": [
     {
@@ -523,20 +532,20 @@ export const sample39: Extract<Turn, { type: "tool_results" }> = {
   "timestamp": 5
 };
 
-export const sample40: Extract<Turn, { type: "steering" }> = {
+export const sample41: Extract<Turn, { type: "steering" }> = {
   "type": "steering",
   "content": "Shorter",
   "timestamp": 6
 };
 
-export const sample41: Extract<Turn, { type: "summary" }> = {
+export const sample42: Extract<Turn, { type: "summary" }> = {
   "type": "summary",
   "content": "The user wants a README.",
   "summarized_turns": 4,
   "timestamp": 7
 };
 
-export const sample42: Outcome = {
+export const sample43: Outcome = {
   "reason": "completed",
   "state": "idle",
   "text": "Done.",
@@ -583,7 +592,7 @@ export const sample42: Outcome = {
   }
 };
 
-export const sample43: Outcome = {
+export const sample44: Outcome = {
   "reason": "no_result",
   "state": "awaiting_input",
   "text": "",
@@ -603,7 +612,7 @@ export const sample43: Outcome = {
   "outcome": null
 };
 
-export const sample44: Snapshot = {
+export const sample45: Snapshot = {
   "directories": [
     "/tmp",
     "/workspace/empty"
@@ -625,7 +634,7 @@ export const sample44: Snapshot = {
   "working_directory": "/workspace"
 };
 
-export const sample45: SessionSnapshot = {
+export const sample46: SessionSnapshot = {
   "schema": "openagent.session/1",
   "session_id": "s-1",
   "provider": "anthropic",
@@ -962,6 +971,7 @@ export const sample45: SessionSnapshot = {
 // Each union has a sample of every member.
 export const members0: { [member in AgentEvent["kind"]]: true } = {
   "approval_requested": true,
+  "assistant_reasoning_delta": true,
   "assistant_text_delta": true,
   "assistant_text_end": true,
   "assistant_text_start": true,

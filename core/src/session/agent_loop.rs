@@ -231,7 +231,7 @@ impl Session {
         }
     }
 
-    /// One model call, streamed when the profile streams, with text deltas forwarded as events.
+    /// One model call, streamed when the profile streams, with text and reasoning deltas forwarded as events.
     // The request is borrowed across the call instead of cloned (a clone costs as much as the
     // history). Safe: only the loop itself, which is suspended here, ever borrows it mutably.
     #[allow(clippy::await_holding_refcell_ref)]
@@ -242,6 +242,9 @@ impl Session {
         let provider = inner.client.provider().to_owned();
         if !inner.profile.supports_streaming() {
             let response = inner.client.complete(request).await?;
+            if let Some(reasoning) = response.reasoning().filter(|reasoning| !reasoning.is_empty()) {
+                self.emit(EventData::AssistantReasoningDelta { delta: reasoning });
+            }
             let text = response.text();
             if !text.is_empty() {
                 self.emit(EventData::AssistantTextStart { response_id: Some(response.id.clone()) });
@@ -261,6 +264,9 @@ impl Session {
                         self.emit(EventData::AssistantTextStart { response_id: response_id.clone() });
                     }
                     self.emit(EventData::AssistantTextDelta { delta: delta.clone() });
+                }
+                StreamEvent::ReasoningDelta { delta, .. } if !delta.is_empty() => {
+                    self.emit(EventData::AssistantReasoningDelta { delta: delta.clone() });
                 }
                 _ => {}
             }

@@ -57,6 +57,11 @@ pub enum EventData {
     AssistantTextDelta {
         delta: String,
     },
+    /// The model's reasoning as it streams (thinking, where the provider sends it), before its
+    /// text: only the new part. The whole of it is in `assistant_text_end`'s `reasoning`.
+    AssistantReasoningDelta {
+        delta: String,
+    },
     /// The model's whole response text and reasoning, with this call's usage and the session's
     /// running total.
     AssistantTextEnd {
@@ -193,6 +198,7 @@ impl EventData {
             Self::ProviderRetry { .. } => "provider_retry",
             Self::AssistantTextStart { .. } => "assistant_text_start",
             Self::AssistantTextDelta { .. } => "assistant_text_delta",
+            Self::AssistantReasoningDelta { .. } => "assistant_reasoning_delta",
             Self::AssistantTextEnd { .. } => "assistant_text_end",
             Self::ToolCallStart { .. } => "tool_call_start",
             Self::ApprovalRequested { .. } => "approval_requested",

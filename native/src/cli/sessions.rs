@@ -254,7 +254,9 @@ fn summary(data: &EventData) -> String {
         EventData::TurnStart { turn } => format!("turn {turn}"),
         EventData::ProviderRetry { attempt, delay_ms, message, .. } => format!("retry {attempt} in {delay_ms} ms: {message}"),
         EventData::AssistantTextStart { .. } => String::new(),
-        EventData::AssistantTextDelta { delta } | EventData::ToolCallOutputDelta { delta, .. } => delta.clone(),
+        EventData::AssistantTextDelta { delta }
+        | EventData::AssistantReasoningDelta { delta }
+        | EventData::ToolCallOutputDelta { delta, .. } => delta.clone(),
         EventData::AssistantTextEnd { text, tool_call_count: 0, .. } => text.clone(),
         EventData::AssistantTextEnd { text, tool_call_count, .. } if text.trim().is_empty() => {
             format!("{tool_call_count} tool calls")

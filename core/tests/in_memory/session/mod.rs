@@ -697,6 +697,35 @@ fn text_deltas_carry_only_the_new_text() {
 }
 
 #[test]
+fn reasoning_streams_in_its_own_deltas_before_the_text() {
+    use openagent_core::llm::{FinishReason, Reason, StreamEvent};
+    let h = Harness::new(vec![ScriptStep::Events(vec![
+        StreamEvent::StreamStart { id: Some("r1".into()), model: None, warnings: vec![] },
+        StreamEvent::ReasoningStart { id: "t".into() },
+        StreamEvent::ReasoningDelta { id: "t".into(), delta: "First, ".into() },
+        StreamEvent::ReasoningDelta { id: "t".into(), delta: "count.".into() },
+        StreamEvent::ReasoningEnd { id: "t".into(), signature: None },
+        StreamEvent::TextStart { text_id: "a".into() },
+        StreamEvent::TextDelta { text_id: "a".into(), delta: "three".into() },
+        StreamEvent::TextEnd { text_id: "a".into() },
+        StreamEvent::Finish { finish_reason: FinishReason::new(Reason::Stop, None), usage: Usage::new(1, 1) },
+    ])]);
+    h.submit("count").unwrap();
+    let streamed: Vec<(&str, String)> = h
+        .drain()
+        .into_iter()
+        .filter_map(|e| match e.data {
+            EventData::AssistantReasoningDelta { delta } => Some(("reasoning", delta)),
+            EventData::AssistantTextDelta { delta } => Some(("text", delta)),
+            EventData::AssistantTextEnd { reasoning, .. } => Some(("end", reasoning.unwrap_or_default())),
+            _ => None,
+        })
+        .collect();
+    let expected = [("reasoning", "First, "), ("reasoning", "count."), ("text", "three"), ("end", "First, count.")];
+    assert_eq!(streamed, expected.map(|(kind, text)| (kind, text.to_owned())));
+}
+
+#[test]
 fn usage_is_reported_per_call_and_as_running_totals() {
     let h = Harness::new(vec![ScriptStep::tool_call("echo", json!({"text": "a"})), ScriptStep::text("b")]);
     h.submit("go").unwrap();
