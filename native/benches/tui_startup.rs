@@ -1,7 +1,9 @@
 //! Time from process start to a ready prompt in the interactive screen: `openagent` is spawned
 //! on a pseudo-terminal of 100 × 30 and timed until the screen's first draw (its hint line)
-//! arrives; then Ctrl-D quits it. Beside it, the time to spawn and reap `/bin/true`, the floor any
-//! process start pays on this machine.
+//! arrives; then Ctrl-D quits it. Then the same with a full input history: the largest file
+//! earlier versions could write (2 000 pastes of 16 KB, 32 MB), which the screen must not read
+//! before its prompt. Beside them, the time to spawn and reap `/bin/true`, the floor any process
+//! start pays on this machine.
 //!
 //! `cargo bench -p openagent-native --bench tui_startup` (the goal is under 50 ms).
 
@@ -15,9 +17,33 @@ const RUNS: usize = 20;
 /// What the first draw shows once the prompt is ready.
 const READY: &[u8] = b"/help lists the commands";
 
+/// The full history: entries and the size of each.
+const HISTORY: (usize, usize) = (2_000, 16 * 1024);
+
 fn main() {
     let dir = std::env::temp_dir().join(format!("openagent-tui-startup-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("home")).expect("a temp dir");
+    std::fs::create_dir_all(dir.join("data")).expect("a temp dir");
+    let mut ready = start_up(&dir);
+    let entry = serde_json::to_string(&"x".repeat(HISTORY.1)).expect("a string serialises") + "\n";
+    std::fs::write(dir.join("data/history"), entry.repeat(HISTORY.0)).expect("the history is written");
+    let mut with_history = start_up(&dir);
+    let floor: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            Command::new("/bin/true").status().expect("/bin/true runs");
+            started.elapsed()
+        })
+        .collect();
+    println!("interactive screen, start to ready prompt ({RUNS} runs): {}", figures(&mut ready));
+    let megabytes = (HISTORY.0 * (HISTORY.1 + 3)) as f64 / 1e6;
+    println!("the same with a full history ({} entries, {megabytes:.0} MB): {}", HISTORY.0, figures(&mut with_history));
+    println!("spawn and reap /bin/true, the floor: {}", figures(&mut floor.clone()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The time from spawning `openagent` in `dir` to its ready prompt, [`RUNS`] times.
+fn start_up(dir: &std::path::Path) -> Vec<Duration> {
     let mut ready = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let (master, slave) = pty(100, 30);
@@ -26,7 +52,7 @@ fn main() {
         let mut child = Command::new(env!("CARGO_BIN_EXE_openagent"))
             .arg("--data-dir")
             .arg(dir.join("data"))
-            .current_dir(&dir)
+            .current_dir(dir)
             .env_clear()
             .env("HOME", dir.join("home"))
             .env("TERM", "xterm-256color")
@@ -54,16 +80,7 @@ fn main() {
         let status = child.wait().expect("openagent ends");
         assert!(status.success(), "Ctrl-D quits cleanly: {status}");
     }
-    let floor: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let started = Instant::now();
-            Command::new("/bin/true").status().expect("/bin/true runs");
-            started.elapsed()
-        })
-        .collect();
-    println!("interactive screen, start to ready prompt ({RUNS} runs): {}", figures(&mut ready));
-    println!("spawn and reap /bin/true, the floor: {}", figures(&mut floor.clone()));
-    let _ = std::fs::remove_dir_all(&dir);
+    ready
 }
 
 fn figures(times: &mut [Duration]) -> String {
