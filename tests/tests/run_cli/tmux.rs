@@ -27,6 +27,12 @@ impl Tmux {
     /// pane of `columns` × `rows`, with a terminal type that has colours; when it ends, `after`
     /// runs in the same terminal (to see the state it left the terminal in).
     pub fn start(command: &Command, columns: u16, rows: u16, after: &str) -> Self {
+        Self::start_after("true", command, columns, rows, after)
+    }
+
+    /// [`Tmux::start`], with the shell command `before` run in the terminal first (output the
+    /// terminal had before `openagent` started).
+    pub fn start_after(before: &str, command: &Command, columns: u16, rows: u16, after: &str) -> Self {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let socket = format!("openagent-tui-{}-{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
         let mut line = vec!["env".to_owned(), "-i".to_owned(), "TERM=xterm-256color".to_owned()];
@@ -37,7 +43,7 @@ impl Tmux {
         }
         line.push(quote(&command.get_program().to_string_lossy()));
         line.extend(command.get_args().map(|arg| quote(&arg.to_string_lossy())));
-        let script = format!("{}; echo \"exit=$?\"; {after}; sleep 600", line.join(" "));
+        let script = format!("{before}; {}; echo \"exit=$?\"; {after}; sleep 600", line.join(" "));
         let dir = command.get_current_dir().unwrap_or(Path::new("/"));
         let tmux = Self { socket };
         tmux.run(&[
@@ -67,6 +73,11 @@ impl Tmux {
     /// The screen as text, one line per row.
     pub fn screen(&self) -> String {
         self.run(&["capture-pane", "-p"])
+    }
+
+    /// The scrollback and the screen, as text.
+    pub fn scrollback(&self) -> String {
+        self.run(&["capture-pane", "-p", "-S", "-"])
     }
 
     /// The screen with its colours, as escape sequences: `cat` shows it as it looked.

@@ -1,5 +1,10 @@
-//! The interactive screen, in a real terminal (tmux): rendered markdown, diffs, slash commands,
-//! steering, Ctrl-C, resizing. `UPDATE_SCREENS=1` keeps each main state in `screens/`.
+//! The interactive screen, in a real terminal (tmux): rendered markdown, diffs, steering,
+//! Ctrl-C, approvals, thinking, tool output; the slash commands, the input and the layout at
+//! odd sizes in the modules below. `UPDATE_SCREENS=1` keeps each main state in `screens/`.
+
+mod commands;
+mod input;
+mod layout;
 
 use openagent_tests::cli::{eventually, Sandbox};
 use openagent_tests::over_http::serve;
@@ -74,75 +79,6 @@ fn an_edit_shows_its_diff() {
     let added = screen.lines().find(|line| line.contains("+ ") && line.contains("goodbye")).map(str::trim);
     assert!(removed.is_some() && added.is_some(), "the diff's lines:\n{screen}");
     tmux.keep("diff");
-}
-
-#[test]
-fn help_and_unknown_commands_are_answered_here_and_never_sent_to_the_model() {
-    if !Tmux::available("help_and_unknown_commands") {
-        return;
-    }
-    let sandbox = Sandbox::new();
-    let server = serve([]);
-    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 40, "true");
-    ready(&tmux);
-    tmux.type_text("/he");
-    tmux.press(&["Tab"]);
-    tmux.wait_for("› /help");
-    tmux.press(&["Enter"]);
-    let screen = tmux.wait_for("/resume");
-    for command in ["/model", "/effort", "/clear", "/cost", "/status", "/compact", "/fork", "/approval", "/mcp"] {
-        assert!(screen.contains(command), "{command} is listed:\n{screen}");
-    }
-    tmux.keep("help");
-    tmux.type_text("/x");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("unknown command /x");
-    tmux.type_text("/status");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("approval  auto-edit");
-    assert!(server.requests().is_empty(), "nothing reached the model");
-}
-
-#[test]
-fn compact_and_resume_work_from_the_screen() {
-    if !Tmux::available("compact_and_resume_work_from_the_screen") {
-        return;
-    }
-    let sandbox = Sandbox::new();
-    let server = serve([
-        Step::reply(Reply::text("the earlier answer")),
-        Step::reply(Reply::text("a fresh answer")),
-        Step::reply(Reply::text("the answer after resuming")),
-    ]);
-    let earlier = sandbox.run(&server, "the earlier task", &[]);
-    assert_eq!(earlier.code, Some(0), "{earlier:?}");
-
-    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
-    ready(&tmux);
-    tmux.type_text("/compact");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("nothing to compact yet");
-    tmux.type_text("a new task");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("a fresh answer");
-    tmux.type_text("/compact");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("⇣");
-
-    tmux.type_text("/resume");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("Resume which session?");
-    tmux.keep("resume-picker");
-    let screen = tmux.screen();
-    assert!(screen.contains("the earlier task") && !screen.contains("› a new task  ("), "only other sessions:\n{screen}");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("resumed session");
-    tmux.type_text("and now?");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("the answer after resuming");
-    let last = server.requests().last().unwrap().body.to_string();
-    assert!(last.contains("the earlier task") && last.contains("the earlier answer"), "the resumed history went along: {last}");
-    assert!(!last.contains("a new task"), "{last}");
 }
 
 #[test]
@@ -302,99 +238,6 @@ fn ctrl_c_ends_a_running_command_and_the_session_goes_on() {
     tmux.wait_for(ANSWER);
     tmux.press(&["C-d"]);
     tmux.wait_for("exit=0");
-}
-
-/// A large paste is one input, newlines and all; earlier inputs come back with ↑ in the next
-/// session.
-#[test]
-fn a_paste_is_one_input_and_inputs_are_recalled_in_the_next_session() {
-    if !Tmux::available("a_paste_is_one_input") {
-        return;
-    }
-    let sandbox = Sandbox::new();
-    let server = serve([Step::reply(Reply::text("first")), Step::reply(Reply::text("second"))]);
-    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
-    ready(&tmux);
-    let pasted: String = (1..=300).map(|n| format!("line {n} of the paste\n")).collect();
-    tmux.paste(&pasted);
-    tmux.wait_for("line 300 of the paste");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("✓ completed");
-    let body = server.requests()[0].body.to_string();
-    assert!(body.contains("line 1 of the paste\\nline 2 of the paste") && body.contains("line 300 of the paste"), "{body:.300}");
-    tmux.type_text("a short one");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("second");
-    tmux.press(&["C-d"]);
-    tmux.wait_for("exit=0");
-
-    let again = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
-    ready(&again);
-    again.press(&["Up"]);
-    again.wait_for("› a short one");
-    again.press(&["Up"]);
-    again.wait_for("line 300 of the paste");
-}
-
-/// The other commands: /model, /effort, /cost, /approval, /mcp, /clear and /fork.
-#[test]
-fn the_session_commands_change_what_they_say() {
-    if !Tmux::available("the_session_commands_change_what_they_say") {
-        return;
-    }
-    let sandbox = Sandbox::new();
-    let server = serve([
-        Step::reply(Reply::text("first answer").with_usage(1_000, 10)),
-        shell("toolu_1", "touch made.txt"),
-        Step::reply(Reply::text("second answer")),
-        Step::reply(Reply::text("third answer")),
-        Step::reply(Reply::text("fourth answer")),
-    ]);
-    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 120, 40, "true");
-    ready(&tmux);
-    for (command, shown) in [
-        ("/mcp", "no MCP servers are configured"),
-        ("/effort high", "reasoning effort: high"),
-        ("/model claude-haiku-4-5", "model: claude-haiku-4-5, from the next input"),
-        ("/approval full-auto", "approval: full-auto"),
-    ] {
-        tmux.type_text(command);
-        tmux.press(&["Enter"]);
-        tmux.wait_for(shown);
-    }
-    tmux.type_text("one");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("first answer");
-    let first = server.requests()[0].body.to_string();
-    assert!(first.contains("\"model\":\"claude-haiku-4-5\""), "{first:.400}");
-    tmux.type_text("/cost");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("1000 tokens");
-    tmux.type_text("make a file");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("second answer");
-    assert!(sandbox.cwd().join("made.txt").exists(), "full-auto ran the command unasked");
-    tmux.type_text("/fork");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("forked from");
-    tmux.type_text("in the fork");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("third answer");
-    assert!(server.requests()[3].body.to_string().contains("make a file"), "the fork has the history");
-    tmux.type_text("/clear");
-    tmux.press(&["Enter"]);
-    tmux.wait_until("the screen is cleared", |screen| !screen.contains("third answer"));
-    tmux.type_text("fresh");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("fourth answer");
-    let last = server.requests()[4].body.to_string();
-    assert!(!last.contains("make a file"), "a new conversation: {last:.400}");
-    let listed = sandbox.sessions(&["list"]);
-    assert_eq!(
-        listed.stdout.lines().filter(|line| line.contains("interactive") || line.starts_with("r_")).count(),
-        3,
-        "{listed:?}"
-    );
 }
 
 /// Without the full screen (stdin a pipe here), the commands are still never tasks.

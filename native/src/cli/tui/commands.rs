@@ -40,16 +40,23 @@ pub fn parse(line: &str) -> Parsed<'_> {
     // `//x`, a path like `/etc/hosts is wrong`, or a line that starts with a space is a task.
     let Some(rest) = line.trim_end().strip_prefix('/') else { return Parsed::Task };
     let (word, arg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    if word.is_empty() || word.contains('/') {
+    if word.contains('/') {
         return Parsed::Task;
     }
     match COMMANDS.iter().find(|command| command.name == word) {
         Some(command) => Parsed::Command { name: command.name, arg: arg.trim() },
-        None => Parsed::Unknown(format!(
-            "unknown command /{word}; the commands are {} (/help says what each does). To send a line starting with / \
-             as a task, start it with a space.",
-            COMMANDS.iter().map(|c| format!("/{}", c.name)).collect::<Vec<_>>().join(" ")
-        )),
+        None => {
+            let what = if word.is_empty() {
+                "a command's name goes right after /".to_owned()
+            } else {
+                format!("unknown command /{word}")
+            };
+            Parsed::Unknown(format!(
+                "{what}; the commands are {} (/help says what each does). To send a line starting with / as a task, \
+                 start it with a space.",
+                COMMANDS.iter().map(|c| format!("/{}", c.name)).collect::<Vec<_>>().join(" ")
+            ))
+        }
     }
 }
 
@@ -88,6 +95,12 @@ mod tests {
         assert_eq!(parse(" plain"), Parsed::Task);
         let Parsed::Unknown(message) = parse("/x") else { panic!() };
         assert!(message.starts_with("unknown command /x;") && message.contains("/resume"), "{message}");
+        // A bare `/`, or one before a space, names no command: an error, never a task.
+        for bare in ["/", "/ ", "/ fix the bug", "/\nmore"] {
+            let Parsed::Unknown(message) = parse(bare) else { panic!("{bare:?} is not an error") };
+            assert!(message.starts_with("a command's name goes right after /;"), "{message}");
+        }
+        assert_eq!(parse(" / fix the bug"), Parsed::Task);
     }
 
     #[test]

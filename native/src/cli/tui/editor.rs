@@ -7,13 +7,12 @@ use std::path::{Path, PathBuf};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::commands;
+use super::history::History;
+use super::screen::Offered;
+use crate::cli::run::mentions::mention;
 
-/// Inputs kept in the history file.
-const HISTORY_KEPT: usize = 1000;
-/// An input longer than this (a large paste) is recalled in its session but not written down.
-const HISTORY_ENTRY_MAX: usize = 16 * 1024;
-/// A history file larger than this was not written by us: it is left unread.
-const HISTORY_FILE_MAX: u64 = 2 * (HISTORY_KEPT * HISTORY_ENTRY_MAX * 2) as u64;
+/// Completions listed under the prompt; the rest are counted.
+const OFFERED_MAX: usize = 50;
 
 /// What a key did.
 #[derive(Debug, PartialEq, Eq)]
@@ -35,31 +34,18 @@ pub struct Editor {
     text: String,
     /// Byte offset of the cursor in `text`.
     cursor: usize,
-    history: Vec<String>,
+    history: History,
     /// Where ↑/↓ is in `history`; `None`: at the text being written, kept in `draft`.
     browsing: Option<usize>,
     draft: String,
-    file: Option<PathBuf>,
     /// Completions offered by the last Tab, shown under the prompt.
-    pub offered: Vec<String>,
+    pub offered: Offered,
 }
 
 impl Editor {
     /// An editor whose history is read from and appended to `file`.
-    /// Only a regular file is read (a FIFO there would block the start for good); lines that are
-    /// not a JSON string are skipped.
     pub fn with_history(file: PathBuf) -> Self {
-        let readable = std::fs::metadata(&file).is_ok_and(|meta| meta.is_file() && meta.len() <= HISTORY_FILE_MAX);
-        let history = match readable {
-            true => std::fs::read(&file)
-                .map(|bytes| {
-                    let text = String::from_utf8_lossy(&bytes);
-                    text.lines().filter_map(|line| serde_json::from_str::<String>(line).ok()).collect()
-                })
-                .unwrap_or_default(),
-            false => Vec::new(),
-        };
-        Self { history, file: Some(file), ..Self::default() }
+        Self { history: History::open(file), ..Self::default() }
     }
 
     pub fn text(&self) -> &str {
@@ -78,7 +64,7 @@ impl Editor {
         self.text.clear();
         self.cursor = 0;
         self.browsing = None;
-        self.offered.clear();
+        self.offered = Offered::default();
     }
 
     /// Pasted text, inserted whole: its newlines are newlines, not Enter.
@@ -91,7 +77,7 @@ impl Editor {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         if key.code != KeyCode::Tab {
-            self.offered.clear();
+            self.offered = Offered::default();
         }
         match key.code {
             KeyCode::Char('c') if ctrl => return Action::Interrupt,
@@ -176,10 +162,11 @@ impl Editor {
     }
 
     fn browse(&mut self, back: bool) {
+        let len = self.history.entries().len();
         let next = match (self.browsing, back) {
-            (None, true) => self.history.len().checked_sub(1),
+            (None, true) => len.checked_sub(1),
             (Some(at), true) => Some(at.saturating_sub(1)),
-            (Some(at), false) if at + 1 < self.history.len() => Some(at + 1),
+            (Some(at), false) if at + 1 < len => Some(at + 1),
             (Some(_), false) => None,
             (None, false) => return,
         };
@@ -191,7 +178,7 @@ impl Editor {
         }
         self.browsing = next;
         self.text = match next {
-            Some(at) => self.history[at].clone(),
+            Some(at) => self.history.entries()[at].clone(),
             None => std::mem::take(&mut self.draft),
         };
         self.cursor = self.text.len();
@@ -203,63 +190,73 @@ impl Editor {
         if text.trim().is_empty() {
             return Action::Edited;
         }
-        if self.history.last() != Some(&text) {
-            self.history.push(text.clone());
-            self.save(&text);
-        }
+        self.history.add(&text);
         Action::Submit(text)
-    }
-
-    /// Appends `entry` to the history file, and keeps the file to its last inputs.
-    fn save(&mut self, entry: &str) {
-        let Some(file) = &self.file else { return };
-        if entry.len() > HISTORY_ENTRY_MAX || std::fs::metadata(file).is_ok_and(|meta| !meta.is_file()) {
-            return;
-        }
-        let line = serde_json::to_string(entry).expect("a string serialises");
-        let written = if self.history.len() > HISTORY_KEPT * 2 {
-            self.history.drain(..self.history.len() - HISTORY_KEPT);
-            let all: String =
-                self.history.iter().map(|e| serde_json::to_string(e).expect("a string serialises") + "\n").collect();
-            std::fs::write(file, all)
-        } else {
-            use std::io::Write;
-            std::fs::OpenOptions::new().create(true).append(true).open(file).and_then(|mut f| writeln!(f, "{line}"))
-        };
-        // The history is a convenience: a file that cannot be written costs only the recall.
-        if written.is_err() {
-            self.file = None;
-        }
     }
 
     /// Tab: completes the word before the cursor, a `/command` at the start or an `@path`.
     fn complete(&mut self, cwd: &Path) {
         let start = self.word_start();
         let word = &self.text[start..self.cursor];
-        let choices: Vec<String> = if start == 0 && word.starts_with('/') {
-            commands::complete(word).iter().map(|c| format!("/{}", c.name)).collect()
-        } else if let Some(partial) = word.strip_prefix('@') {
-            files(cwd, partial).into_iter().map(|path| format!("@{path}")).collect()
-        } else {
+        if start == 0 && word.starts_with('/') {
+            let choices: Vec<String> = commands::complete(word).iter().map(|c| format!("/{}", c.name)).collect();
+            let common = common_prefix(&choices).to_owned();
+            let single = choices.len() == 1;
+            self.replace_word(start, &common, single);
+            if !single {
+                self.offered = Offered { choices, more: 0 };
+            }
             return;
-        };
-        let common = common_prefix(&choices);
-        if common.len() > word.len() {
-            let common = common.to_owned();
-            self.text.replace_range(start..self.cursor, &common);
-            self.cursor = start + common.len();
-            if choices.len() == 1 && !common.ends_with('/') {
-                self.insert(" ");
+        }
+        let Some((start, partial)) = self.mention_before_cursor() else { return };
+        let paths = files(cwd, &partial);
+        let common = common_prefix(&paths);
+        if paths.len() == 1 {
+            let done = !common.ends_with('/');
+            self.replace_word(start, &mention(common, done), done);
+            return;
+        }
+        if common.len() > partial.len() {
+            let common = mention(common, false);
+            self.replace_word(start, &common, false);
+        }
+        if paths.len() > 1 {
+            let more = paths.len().saturating_sub(OFFERED_MAX);
+            let choices = paths.iter().take(OFFERED_MAX).map(|path| mention(path, true)).collect();
+            self.offered = Offered { choices, more };
+        }
+    }
+
+    /// The text from `start` to the cursor becomes `with`, and a space after it when `done`.
+    fn replace_word(&mut self, start: usize, with: &str, done: bool) {
+        if with.len() <= self.cursor - start && !done {
+            return;
+        }
+        self.text.replace_range(start..self.cursor, with);
+        self.cursor = start + with.len();
+        if done {
+            self.insert(" ");
+        }
+    }
+
+    /// The `@` mention the cursor is at the end of: where it starts, and the path typed so far,
+    /// bare (`@src/ma`) or in quotes not yet closed (`@"my fi`).
+    fn mention_before_cursor(&self) -> Option<(usize, String)> {
+        let before = &self.text[..self.cursor];
+        if let Some(at) = before.rfind("@\"") {
+            let open = !before[at + 2..].contains('"');
+            let starts_word = before[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || c == '(');
+            if open && starts_word {
+                return Some((at, before[at + 2..].to_owned()));
             }
         }
-        if choices.len() > 1 {
-            self.offered = choices;
-        }
+        let start = self.word_start();
+        before[start..].strip_prefix('@').map(|partial| (start, partial.to_owned()))
     }
 }
 
-/// Entries of `partial`'s directory (relative to `cwd`) whose names start with its last part;
-/// directories end with `/`, hidden ones only when asked for.
+/// Entries of `partial`'s directory (relative to `cwd`) whose names start with its last part,
+/// sorted; directories end with `/`, hidden ones only when asked for.
 fn files(cwd: &Path, partial: &str) -> Vec<String> {
     let (dir, name) = partial.rsplit_once('/').map_or(("", partial), |(dir, name)| (dir, name));
     let Ok(entries) = std::fs::read_dir(cwd.join(if dir.is_empty() { "." } else { dir })) else { return Vec::new() };
@@ -274,7 +271,6 @@ fn files(cwd: &Path, partial: &str) -> Vec<String> {
         })
         .collect();
     found.sort();
-    found.truncate(50);
     found
 }
 
@@ -291,14 +287,14 @@ fn common_prefix(choices: &[String]) -> &str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn key(code: KeyCode) -> KeyEvent {
+    pub(in crate::cli::tui) fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
     }
 
-    fn typed(editor: &mut Editor, text: &str) {
+    pub(in crate::cli::tui) fn typed(editor: &mut Editor, text: &str) {
         for c in text.chars() {
             editor.key(key(KeyCode::Char(c)), Path::new("."));
         }
@@ -318,56 +314,6 @@ mod tests {
     }
 
     #[test]
-    fn history_is_browsed_kept_in_a_file_and_the_draft_comes_back() {
-        let file = std::env::temp_dir().join(format!("openagent-history-{}", std::process::id()));
-        let _ = std::fs::remove_file(&file);
-        let mut editor = Editor::with_history(file.clone());
-        for entry in ["one", "two\nlines"] {
-            typed(&mut editor, entry);
-            editor.key(key(KeyCode::Enter), Path::new("."));
-        }
-        let mut editor = Editor::with_history(file.clone());
-        typed(&mut editor, "draft");
-        editor.key(key(KeyCode::Up), Path::new("."));
-        assert_eq!(editor.text(), "two\nlines");
-        editor.key(key(KeyCode::Up), Path::new("."));
-        editor.key(key(KeyCode::Up), Path::new("."));
-        assert_eq!(editor.text(), "one");
-        editor.key(key(KeyCode::Down), Path::new("."));
-        editor.key(key(KeyCode::Down), Path::new("."));
-        editor.key(key(KeyCode::Down), Path::new("."));
-        assert_eq!(editor.text(), "draft");
-        std::fs::remove_file(file).unwrap();
-    }
-
-    #[test]
-    fn a_fifo_garbage_or_a_huge_paste_in_the_history_costs_nothing() {
-        let dir = std::env::temp_dir().join(format!("openagent-history-hostile-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let fifo = dir.join("fifo");
-        let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo reads the path, a valid C string.
-        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
-        let mut editor = Editor::with_history(fifo.clone());
-        typed(&mut editor, "kept in memory");
-        assert_eq!(editor.key(key(KeyCode::Enter), Path::new(".")), Action::Submit("kept in memory".into()));
-        editor.key(key(KeyCode::Up), Path::new("."));
-        assert_eq!(editor.text(), "kept in memory");
-
-        let file = dir.join("history");
-        let garbage = b"\"one\"\n\xff\xfe not json\n{\"a\":1}\n\"two\"\n";
-        std::fs::write(&file, garbage).unwrap();
-        let mut editor = Editor::with_history(file.clone());
-        editor.paste(&"x".repeat(HISTORY_ENTRY_MAX + 1));
-        editor.key(key(KeyCode::Enter), Path::new("."));
-        assert_eq!(std::fs::read(&file).unwrap(), garbage, "the huge paste was not written");
-        editor.key(key(KeyCode::Up), Path::new("."));
-        editor.key(key(KeyCode::Up), Path::new("."));
-        assert_eq!(editor.text(), "two");
-        std::fs::remove_dir_all(dir).unwrap();
-    }
-
-    #[test]
     fn tab_completes_commands_and_files_and_offers_the_choices() {
         let dir = std::env::temp_dir().join(format!("openagent-complete-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("src")).unwrap();
@@ -383,7 +329,38 @@ mod tests {
         assert_eq!(editor.text(), "look at @src/");
         editor.key(key(KeyCode::Tab), &dir);
         assert_eq!(editor.text(), "look at @src/m");
-        assert_eq!(editor.offered, ["@src/main.rs", "@src/mod.rs"]);
+        assert_eq!(editor.offered, Offered { choices: vec!["@src/main.rs".into(), "@src/mod.rs".into()], more: 0 });
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// In a directory of hundreds of files the common start is that of all of them, and the
+    /// list says how many it leaves out; a path with a space is completed in quotes.
+    #[test]
+    fn completion_counts_every_match_and_quotes_spaces() {
+        let dir = std::env::temp_dir().join(format!("openagent-complete-many-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::create_dir_all(dir.join("my shots")).unwrap();
+        std::fs::write(dir.join("my shots/a b.png"), "").unwrap();
+        for n in 1..=300 {
+            std::fs::write(dir.join(format!("file_{n}.txt")), "").unwrap();
+        }
+        let mut editor = Editor::default();
+        typed(&mut editor, "@");
+        editor.key(key(KeyCode::Tab), &dir);
+        assert_eq!(editor.text(), "@", "nothing typed is common to all");
+        assert_eq!((editor.offered.choices.len(), editor.offered.more), (50, 252));
+        typed(&mut editor, "f");
+        editor.key(key(KeyCode::Tab), &dir);
+        assert_eq!(editor.text(), "@file_");
+        assert_eq!(editor.offered.more, 250);
+        editor.clear();
+        typed(&mut editor, "see @my");
+        editor.key(key(KeyCode::Tab), &dir);
+        assert_eq!(editor.text(), "see @\"my shots/");
+        editor.key(key(KeyCode::Tab), &dir);
+        assert_eq!(editor.text(), "see @\"my shots/a b.png\" ");
+        let input = crate::cli::run::mentions::with_mentioned_images(editor.text(), &dir).unwrap();
+        assert_eq!(input.images, [openagent_core::session::ImageInput::Path("my shots/a b.png".into())]);
         std::fs::remove_dir_all(dir).unwrap();
     }
 

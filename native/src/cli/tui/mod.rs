@@ -13,6 +13,7 @@ pub(crate) mod commands;
 mod diff;
 mod editor;
 mod highlight;
+mod history;
 mod markdown;
 mod screen;
 mod slash;
@@ -20,11 +21,12 @@ mod stderr;
 mod text;
 mod view;
 
+use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::rc::Rc;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use crossterm::style::{Color, Stylize};
+use crossterm::style::Color;
 use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::stream::{self, StreamExt};
 use openagent_core::hooks::Hooks;
@@ -86,7 +88,7 @@ enum Outside {
     Gone,
 }
 
-/// What the person asked for at the prompt.
+/// What the person asked for at the prompt, or typed during a run for after it.
 enum Next {
     Task(String),
     Command(&'static str, String),
@@ -113,6 +115,12 @@ struct State {
     armed: bool,
     /// A SIGTERM or SIGHUP came while a run went on: the session ends once it has stopped.
     leaving: std::cell::Cell<bool>,
+    /// What to do before the prompt takes input again: commands typed during a run, and a line
+    /// typed too late to steer it.
+    queued: VecDeque<Next>,
+    /// The reasoning effort chosen with `/effort`, which every later conversation keeps
+    /// (`/clear`, `/resume`, `/fork`); `None`: none chosen here.
+    effort: Option<Option<String>>,
 }
 
 /// Runs the session until the person quits; returns the exit code.
@@ -144,8 +152,10 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             return ExitReason::ConfigError.code();
         }
     };
-    let (columns, rows) = crossterm::terminal::size().unwrap_or((80, 24));
-    let screen = Screen::new(Box::new(std::io::stdout()), columns.into(), rows.into());
+    // A terminal that does not know its size says 0 × 0.
+    let (columns, rows) = crossterm::terminal::size().ok().filter(|&(c, r)| c > 0 && r > 0).unwrap_or((80, 24));
+    let mut screen = Screen::new(Box::new(std::io::stdout()), columns.into(), rows.into());
+    screen.open();
     let editor = Editor::with_history(args.data_dir.join("history"));
     let view = View::new(screen, editor, changes, agent.settings.kind.to_string(), agent.model.clone());
     let config = agent.session_config(&args.limits, resumed.as_ref().map(|r| &r.snapshot));
@@ -167,6 +177,8 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         hooks,
         armed: false,
         leaving: Default::default(),
+        queued: first_task.map(Next::Task).into_iter().collect(),
+        effort: None,
     };
     if let Some(resumed) = &resumed {
         state.taken_up(resumed);
@@ -176,16 +188,15 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
 
     let mut keys = terminal_events();
     let mut signals = crate::host::signals::interrupts().ok();
-    let mut pending = first_task.map(Next::Task);
     loop {
-        let next = match pending.take() {
+        let next = match state.queued.pop_front() {
             Some(next) => next,
             None => runtime.block_on(state.prompt(&mut keys, signals.as_mut())),
         };
         match next {
             Next::Quit => break,
             Next::Command(name, arg) => state.command(name, &arg, &runtime, &mut keys, signals.as_mut()),
-            Next::Task(task) => pending = state.task(task, &runtime, &mut keys, signals.as_mut()),
+            Next::Task(task) => state.task(task, &runtime, &mut keys, signals.as_mut()),
         }
         if state.leaving.get() {
             break;
@@ -330,25 +341,23 @@ impl State {
         }
     }
 
-    /// Runs one input; gives what was typed too late to steer it, as the next task.
+    /// Runs one input; queues what was typed too late to steer it, as the next task.
     fn task(
         &mut self,
         task: String,
         runtime: &Rc<crate::host::runtime::NativeRuntime>,
         keys: &mut UnboundedReceiver<Outside>,
         signals: Option<&mut UnboundedReceiver<i32>>,
-    ) -> Option<Next> {
+    ) {
         let input = match crate::cli::run::mentions::with_mentioned_images(&task, &self.agent.cwd) {
             Ok(input) => input,
             Err(message) => {
                 self.view.screen.note(Color::Red, "✗", &message);
-                return None;
+                return;
             }
         };
         self.view.screen.gap();
-        let mut shown = Line::styled("› ", text::bold().with(Color::Cyan));
-        shown.push(task.clone(), text::bold());
-        self.view.screen.lines(vec![shown]);
+        self.view.screen.lines(view::echo(&task));
         self.store(&task, runtime);
         let started = runtime.now_ms();
         let result = self.drive(|session| Box::pin(session.submit(input)), runtime, keys, signals);
@@ -375,11 +384,13 @@ impl State {
             let id = crate::cli::run::new_run_id(runtime.now_ms());
             self.session = build(&self.agent, &self.hooks, &id, self.session.config(), None);
             self.view.root = None;
-            return None;
+            return;
         }
         self.last_exit = Some(end.exit_reason);
         let late = self.session.take_steering();
-        (!late.is_empty()).then(|| Next::Task(late.join("\n\n")))
+        if !late.is_empty() {
+            self.queued.push_back(Next::Task(late.join("\n\n")));
+        }
     }
 
     /// Records the session in the store at its first input.
@@ -405,7 +416,8 @@ impl State {
         keys: &mut UnboundedReceiver<Outside>,
         signals: Option<&mut UnboundedReceiver<i32>>,
     ) -> Result<R, openagent_core::SessionError> {
-        let State { session, view, report, question, agent, leaving, .. } = self;
+        let in_store = self.in_store();
+        let State { session, view, report, question, agent, leaving, queued, .. } = self;
         // A SIGTERM or SIGHUP stops the run as Ctrl-C does, and then ends the session.
         let signals = match signals {
             Some(rx) => rx
@@ -441,9 +453,13 @@ impl State {
                             session.steer(line);
                             view.screen.live.notice = Some("steering: it goes to the model at its next step".into());
                         }
-                        Parsed::Command { name: "help", .. } => view.screen.lines(help_lines()),
-                        Parsed::Command { name, .. } => {
-                            view.screen.live.notice = Some(format!("/{name} waits for the run to end (Ctrl-C stops it)"));
+                        Parsed::Command { name, arg } => {
+                            if !slash::answer(name, arg, session, agent, view, in_store) {
+                                // Not while the run changes the session: it runs once the run ends.
+                                let line = if arg.is_empty() { format!("/{name}") } else { format!("/{name} {arg}") };
+                                view.screen.note(Color::DarkGrey, "·", &format!("{line} runs when this run ends"));
+                                queued.push_back(Next::Command(name, arg.to_owned()));
+                            }
                         }
                         Parsed::Unknown(message) => view.screen.note(Color::Red, "✗", &message),
                     },

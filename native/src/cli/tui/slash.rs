@@ -5,14 +5,20 @@ use std::rc::Rc;
 use crossterm::event::{Event, KeyCode};
 use crossterm::style::{Color, Stylize};
 use futures::channel::mpsc::UnboundedReceiver;
+use futures::future::Either;
 use futures::StreamExt;
 use openagent_core::approval::ApprovalMode;
+use openagent_core::llm::catalog::Catalog;
+use openagent_core::llm::Usage;
 use openagent_core::runtime::{format_rfc3339, Runtime};
+use openagent_core::setup::ProviderKind;
+use openagent_core::{Session, SessionConfig};
 
 use super::text::{self, Line};
+use super::view::View;
 use super::{build, help_lines, Outside, State};
 use crate::cli::resume::{self, ResumeFrom, Resumed};
-use crate::cli::run::ExitReason;
+use crate::cli::run::{ExitReason, Launcher};
 use crate::host::runtime::NativeRuntime;
 use crate::store::{SessionFilter, Store};
 
@@ -28,11 +34,11 @@ impl State {
         keys: &mut UnboundedReceiver<Outside>,
         signals: Option<&mut UnboundedReceiver<i32>>,
     ) {
+        let in_store = self.in_store();
+        if answer(name, arg, &self.session, &self.agent, &mut self.view, in_store) {
+            return;
+        }
         let outcome = match name {
-            "help" => {
-                self.view.screen.lines(help_lines());
-                Ok(())
-            }
             "model" => self.model(arg),
             "effort" => self.effort(arg),
             "clear" => {
@@ -42,22 +48,10 @@ impl State {
                 self.welcome();
                 Ok(())
             }
-            "cost" => {
-                self.cost();
-                Ok(())
-            }
-            "status" => {
-                self.status();
-                Ok(())
-            }
             "compact" => self.compact(runtime, keys, signals),
-            "resume" => self.resume(arg, runtime, keys),
+            "resume" => self.resume(arg, runtime, keys, signals),
             "fork" => self.fork(runtime),
             "approval" => self.approval(arg),
-            "mcp" => {
-                self.mcp();
-                Ok(())
-            }
             _ => Err(format!("/{name} is not handled here")),
         };
         if let Err(message) = outcome {
@@ -65,16 +59,10 @@ impl State {
         }
     }
 
-    fn info(&mut self, lines: Vec<(&str, String)>) {
-        let lines = lines
-            .into_iter()
-            .map(|(key, value)| {
-                let mut line = Line::styled(format!("  {key:<10}"), text::dim());
-                line.push(value, Default::default());
-                line
-            })
-            .collect();
-        self.view.screen.lines(lines);
+    /// The conversation has a row in the store: written at its first input, or taken up from
+    /// there (`--resume`, `--continue`, `/resume`, `/fork`).
+    pub(super) fn in_store(&self) -> bool {
+        self.stored || self.resuming
     }
 
     /// The session again, from its own snapshot, with the agent's settings as they are now.
@@ -84,26 +72,16 @@ impl State {
     }
 
     fn model(&mut self, arg: &str) -> Result<(), String> {
-        if arg.is_empty() {
-            let provider = self.agent.settings.kind.name();
-            let known: Vec<String> = self.agent.catalog.list(Some(provider)).iter().take(8).map(|m| m.id.clone()).collect();
-            let mut lines = vec![("model", self.agent.model.clone())];
-            if !known.is_empty() {
-                lines.push(("known", known.join(", ")));
-            }
-            self.info(lines);
-            self.view.screen.note(Color::DarkGrey, "·", "/model NAME switches for the next input; the conversation stays");
-            return Ok(());
-        }
         if arg.contains(char::is_whitespace) {
             return Err(format!("{arg:?} is not a model name"));
         }
+        let unknown = check_model(&self.agent.catalog, self.agent.settings.kind, arg)?;
         self.agent.model = arg.to_owned();
         self.view.model = arg.to_owned();
         self.rebuild();
         self.view.context.1 = self.window();
         self.view.screen.note(Color::Cyan, "·", &format!("model: {arg}, from the next input"));
-        if self.agent.catalog.get(arg).is_none() {
+        if unknown {
             let unknown =
                 format!("{arg} is not in the model catalog: its window and prices are unknown (/model lists known ones)");
             self.view.screen.note(Color::Yellow, "!", &unknown);
@@ -113,87 +91,21 @@ impl State {
 
     fn effort(&mut self, arg: &str) -> Result<(), String> {
         let effort = match arg {
-            "" => {
-                let now = self.session.config().reasoning_effort.unwrap_or_else(|| "the model's default".into());
-                self.info(vec![("effort", now)]);
-                return Ok(());
-            }
             "off" | "default" => None,
             "minimal" | "low" | "medium" | "high" => Some(arg.to_owned()),
             _ => return Err(format!("unknown effort {arg:?}: use low, medium, high, minimal or off")),
         };
-        self.session.set_reasoning_effort(effort);
+        self.session.set_reasoning_effort(effort.clone());
+        self.effort = Some(effort);
         self.view.screen.note(Color::Cyan, "·", &format!("reasoning effort: {}", if arg == "default" { "off" } else { arg }));
         Ok(())
     }
 
     fn approval(&mut self, arg: &str) -> Result<(), String> {
-        if arg.is_empty() {
-            self.info(vec![("approval", self.agent.policy.mode.name().to_owned()), ("modes", ApprovalMode::NAMES.to_owned())]);
-            return Ok(());
-        }
         self.agent.policy.mode = ApprovalMode::parse(arg)?;
         self.rebuild();
         self.view.screen.note(Color::Cyan, "·", &format!("approval: {}", self.agent.policy.mode.name()));
         Ok(())
-    }
-
-    fn cost(&mut self) {
-        let usage = self.session.total_usage();
-        let mut lines =
-            vec![("input", format!("{} tokens", usage.input_tokens)), ("output", format!("{} tokens", usage.output_tokens))];
-        if let Some(read) = usage.cache_read_tokens {
-            lines.push(("cached", format!("{read} tokens read from the cache")));
-        }
-        if let Some(reasoning) = usage.reasoning_tokens {
-            lines.push(("reasoning", format!("{reasoning} tokens")));
-        }
-        let cost = usage.cost_usd.map_or_else(|| format!("no price known for {}", self.agent.model), crate::cli::models::dollars);
-        lines.push(("cost", cost));
-        self.info(lines);
-    }
-
-    fn status(&mut self) {
-        let (used, window) = self.view.context;
-        let context = match window {
-            Some(window) if window > 0 => format!("{used} of {window} tokens ({}%)", used * 100 / window),
-            _ => format!("{used} tokens (window unknown)"),
-        };
-        let stored = if self.stored { "" } else { " (stored at its first input)" };
-        self.info(vec![
-            ("provider", self.agent.settings.kind.to_string()),
-            ("model", self.agent.model.clone()),
-            ("directory", self.agent.cwd.display().to_string()),
-            ("session", format!("{}{stored}", self.session.id())),
-            ("approval", self.agent.policy.mode.name().to_owned()),
-            ("context", context),
-            ("tools", self.session.tool_names().join(", ")),
-        ]);
-    }
-
-    fn mcp(&mut self) {
-        if self.agent.mcp.is_empty() {
-            self.view.screen.note(
-                Color::DarkGrey,
-                "·",
-                "no MCP servers are configured (.openagent/mcp.json, or the agent config)",
-            );
-            return;
-        }
-        let mut lines = Vec::new();
-        for server in &self.agent.mcp {
-            let mut line = Line::styled(format!("  {} ", server.name), text::bold());
-            line.push(server.config.describe(), text::dim());
-            lines.push(line);
-            match &server.connection {
-                Ok((_, tools)) => {
-                    let names: Vec<&str> = tools.tools.iter().map(|tool| tool.definition.name.as_str()).collect();
-                    lines.push(Line::plain(format!("    {} tools: {}", names.len(), names.join(", "))));
-                }
-                Err(error) => lines.push(Line::styled(format!("    failed: {error}"), text::fg(Color::Red))),
-            }
-        }
-        self.view.screen.lines(lines);
     }
 
     fn compact(
@@ -202,7 +114,7 @@ impl State {
         keys: &mut UnboundedReceiver<Outside>,
         signals: Option<&mut UnboundedReceiver<i32>>,
     ) -> Result<(), String> {
-        if !self.stored && !self.resuming {
+        if !self.in_store() {
             return Err("nothing to compact yet: give the session a task first".into());
         }
         let result = self.drive(|session| Box::pin(session.compact()), runtime, keys, signals);
@@ -213,9 +125,15 @@ impl State {
         Ok(())
     }
 
-    fn resume(&mut self, arg: &str, runtime: &Rc<NativeRuntime>, keys: &mut UnboundedReceiver<Outside>) -> Result<(), String> {
+    fn resume(
+        &mut self,
+        arg: &str,
+        runtime: &Rc<NativeRuntime>,
+        keys: &mut UnboundedReceiver<Outside>,
+        signals: Option<&mut UnboundedReceiver<i32>>,
+    ) -> Result<(), String> {
         let id = match arg {
-            "" => match runtime.block_on(self.pick(keys))? {
+            "" => match runtime.block_on(self.pick(keys, signals))? {
                 Some(id) => id,
                 None => return Ok(()),
             },
@@ -231,8 +149,13 @@ impl State {
         Ok(())
     }
 
-    /// The `/resume` picker: the directory's latest sessions, ↑/↓ and Enter, Esc to cancel.
-    async fn pick(&mut self, keys: &mut UnboundedReceiver<Outside>) -> Result<Option<String>, String> {
+    /// The `/resume` picker: the directory's latest sessions, ↑/↓ and Enter, Esc or Ctrl-C to
+    /// cancel; a SIGTERM or SIGHUP ends the session from here too.
+    async fn pick(
+        &mut self,
+        keys: &mut UnboundedReceiver<Outside>,
+        mut signals: Option<&mut UnboundedReceiver<i32>>,
+    ) -> Result<Option<String>, String> {
         let store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
         let cwd = self.agent.cwd.display().to_string();
         let all = store.sessions(&SessionFilter::default()).map_err(|e| e.to_string())?;
@@ -256,7 +179,21 @@ impl State {
             }
             self.view.screen.live.question = lines;
             self.view.draw();
-            match keys.next().await {
+            let signal = async {
+                match signals.as_deref_mut() {
+                    Some(signals) => signals.next().await,
+                    None => futures::future::pending().await,
+                }
+            };
+            let outside = match futures::future::select(keys.next(), Box::pin(signal)).await {
+                Either::Left((outside, _)) => outside,
+                Either::Right((Some(libc::SIGINT), _)) => break None,
+                Either::Right(_) => {
+                    self.leaving.set(true);
+                    break None;
+                }
+            };
+            match outside {
                 Some(Outside::Term(Event::Key(key))) => match key.code {
                     KeyCode::Up => selected = selected.saturating_sub(1),
                     KeyCode::Down => selected = (selected + 1).min(sessions.len() - 1),
@@ -279,7 +216,7 @@ impl State {
     }
 
     fn fork(&mut self, runtime: &Rc<NativeRuntime>) -> Result<(), String> {
-        if !self.stored {
+        if !self.in_store() {
             return Err("nothing to fork yet: give the session a task first".into());
         }
         let now = format_rfc3339(runtime.now_ms());
@@ -316,16 +253,26 @@ impl State {
 
     /// A new conversation, after [`State::end`].
     fn fresh(&mut self, runtime: &Rc<NativeRuntime>) {
-        let config = self.agent.session_config(&self.limits, None);
+        let config = self.config(None);
         self.session = build(&self.agent, &self.hooks, &crate::cli::run::new_run_id(runtime.now_ms()), config, None);
         self.view.root = None;
         self.view.usage = Default::default();
         self.view.context = (0, self.window());
     }
 
+    /// The settings of a conversation, new or continuing `resumed`: with the reasoning effort
+    /// chosen here, as the model and approval mode chosen here are the agent's.
+    fn config(&self, resumed: Option<&openagent_core::session::SessionSnapshot>) -> SessionConfig {
+        let mut config = self.agent.session_config(&self.limits, resumed);
+        if let Some(effort) = &self.effort {
+            config.reasoning_effort.clone_from(effort);
+        }
+        config
+    }
+
     /// Continues the stored session `resumed` from here on.
     fn take_up(&mut self, resumed: Resumed) {
-        let config = self.agent.session_config(&self.limits, Some(&resumed.snapshot));
+        let config = self.config(Some(&resumed.snapshot));
         self.session = build(&self.agent, &self.hooks, resumed.id(), config, Some(resumed.snapshot.clone()));
         self.taken_up(&resumed);
     }
@@ -349,5 +296,152 @@ impl State {
         self.end(runtime);
         crate::host::signals::end_commands(crate::cli::run::COMMANDS_END_WITHIN);
         self.view.screen.close();
+    }
+}
+
+/// Answers a command that only reads, at once (also while a run goes on): `/help`, `/cost`,
+/// `/status`, `/mcp`, and `/model`, `/effort` or `/approval` without an argument. False for
+/// the others, which change the session.
+pub(super) fn answer(name: &str, arg: &str, session: &Session, agent: &Launcher, view: &mut View, in_store: bool) -> bool {
+    let lines = match (name, arg) {
+        ("help", _) => help_lines(),
+        ("cost", _) => info(cost(&session.total_usage(), &agent.model)),
+        ("status", _) => info(status(session, agent, view.context, in_store)),
+        ("mcp", _) => mcp(agent),
+        ("model", "") => {
+            let provider = agent.settings.kind.name();
+            let known: Vec<String> = agent.catalog.list(Some(provider)).iter().take(8).map(|m| m.id.clone()).collect();
+            let mut lines = vec![("model", agent.model.clone())];
+            if !known.is_empty() {
+                lines.push(("known", known.join(", ")));
+            }
+            let mut lines = info(lines);
+            lines.push(Line::styled("  /model NAME switches for the next input; the conversation stays", text::dim()));
+            lines
+        }
+        ("effort", "") => {
+            let now = session.config().reasoning_effort.unwrap_or_else(|| "the model's default".into());
+            let mut lines = info(vec![("effort", now)]);
+            lines.push(Line::styled("  /effort low|medium|high|minimal|off sets it, from the next request", text::dim()));
+            lines
+        }
+        ("approval", "") => {
+            info(vec![("approval", agent.policy.mode.name().to_owned()), ("modes", ApprovalMode::NAMES.to_owned())])
+        }
+        _ => return false,
+    };
+    view.screen.lines(lines);
+    true
+}
+
+/// Key and value pairs as aligned lines.
+fn info(pairs: Vec<(&str, String)>) -> Vec<Line> {
+    pairs
+        .into_iter()
+        .map(|(key, value)| {
+            let mut line = Line::styled(format!("  {key:<10}"), text::dim());
+            line.push(value, Default::default());
+            line
+        })
+        .collect()
+}
+
+/// `/cost`: the conversation's tokens and what they cost; nothing spent is not an unknown price.
+fn cost(usage: &Usage, model: &str) -> Vec<(&'static str, String)> {
+    let mut lines =
+        vec![("input", format!("{} tokens", usage.input_tokens)), ("output", format!("{} tokens", usage.output_tokens))];
+    if let Some(read) = usage.cache_read_tokens {
+        lines.push(("cached", format!("{read} tokens read from the cache")));
+    }
+    if let Some(reasoning) = usage.reasoning_tokens {
+        lines.push(("reasoning", format!("{reasoning} tokens")));
+    }
+    let cost = match usage.cost_usd {
+        Some(dollars) => crate::cli::models::dollars(dollars),
+        None if usage.input_tokens + usage.output_tokens == 0 => "nothing spent yet".to_owned(),
+        None => format!("no price known for {model}"),
+    };
+    lines.push(("cost", cost));
+    lines
+}
+
+fn status(session: &Session, agent: &Launcher, context: (u64, Option<u64>), in_store: bool) -> Vec<(&'static str, String)> {
+    let context = match context {
+        (used, Some(window)) if window > 0 => format!("{used} of {window} tokens ({}%)", used * 100 / window),
+        (used, _) => format!("{used} tokens (window unknown)"),
+    };
+    let stored = if in_store { "" } else { " (stored at its first input)" };
+    vec![
+        ("provider", agent.settings.kind.to_string()),
+        ("model", agent.model.clone()),
+        ("directory", agent.cwd.display().to_string()),
+        ("session", format!("{}{stored}", session.id())),
+        ("approval", agent.policy.mode.name().to_owned()),
+        ("context", context),
+        ("tools", session.tool_names().join(", ")),
+    ]
+}
+
+fn mcp(agent: &Launcher) -> Vec<Line> {
+    if agent.mcp.is_empty() {
+        let mut line = Line::styled("· ", text::fg(Color::DarkGrey));
+        line.push("no MCP servers are configured (.openagent/mcp.json, or the agent config)", Default::default());
+        return vec![line];
+    }
+    let mut lines = Vec::new();
+    for server in &agent.mcp {
+        let mut line = Line::styled(format!("  {} ", server.name), text::bold());
+        line.push(server.config.describe(), text::dim());
+        lines.push(line);
+        match &server.connection {
+            Ok((_, tools)) => {
+                let names: Vec<&str> = tools.tools.iter().map(|tool| tool.definition.name.as_str()).collect();
+                lines.push(Line::plain(format!("    {} tools: {}", names.len(), names.join(", "))));
+            }
+            Err(error) => lines.push(Line::styled(format!("    failed: {error}"), text::fg(Color::Red))),
+        }
+    }
+    lines
+}
+
+/// Whether `/model NAME` can switch to `name` on `provider`: a model the catalog gives to
+/// another provider is refused (an OpenAI-compatible server serves any name); true when the
+/// catalog does not know it, which is allowed with a note.
+fn check_model(catalog: &Catalog, provider: ProviderKind, name: &str) -> Result<bool, String> {
+    let Some(info) = catalog.get(name) else { return Ok(true) };
+    if provider == ProviderKind::OpenAiCompatible || info.provider == provider.name() {
+        return Ok(false);
+    }
+    Err(format!(
+        "{name} is a model of {}, and this session talks to {}: to use it, quit and start again with \
+         --provider {} --model {name} (/resume takes this conversation up there)",
+        info.provider,
+        provider.name(),
+        info.provider
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_of_another_provider_is_refused_and_an_unknown_one_allowed() {
+        let catalog = Catalog::builtin();
+        let refused = check_model(catalog, ProviderKind::Anthropic, "gpt-5").unwrap_err();
+        assert!(refused.starts_with("gpt-5 is a model of openai, and this session talks to anthropic"), "{refused}");
+        assert!(refused.contains("--provider openai --model gpt-5"), "{refused}");
+        assert_eq!(check_model(catalog, ProviderKind::Anthropic, "claude-haiku-4-5"), Ok(false));
+        assert_eq!(check_model(catalog, ProviderKind::OpenAiCompatible, "gpt-5"), Ok(false));
+        assert_eq!(check_model(catalog, ProviderKind::Anthropic, "my-finetune"), Ok(true));
+    }
+
+    #[test]
+    fn nothing_spent_is_not_an_unknown_price() {
+        let shown = |usage: &Usage| cost(usage, "claude-sonnet-4-5").pop().unwrap().1;
+        assert_eq!(shown(&Usage::default()), "nothing spent yet");
+        assert_eq!(shown(&Usage::new(1_000, 10)), "no price known for claude-sonnet-4-5");
+        let priced = Usage { cost_usd: Some(0.0123), ..Usage::new(1_000, 10) };
+        assert_eq!(shown(&priced), crate::cli::models::dollars(0.0123));
     }
 }

@@ -52,13 +52,17 @@ impl Line {
         self.spans.iter().map(|span| width(&span.text)).sum()
     }
 
-    /// This line cut into lines of at most `columns`, breaking after spaces where it can; each
-    /// line after the first starts with `indent` (a list item's hanging indent).
+    /// This line cut into lines of at most `columns` (at least one), breaking after spaces where
+    /// it can; each line after the first starts with `indent` (a list item's hanging indent),
+    /// unless the indent would leave no room for text. The screen counts rows by these lines, so
+    /// none may be wider than asked, however narrow the terminal; only a double-width character
+    /// on a one-column terminal is.
     pub fn wrap(&self, columns: usize, indent: &Line) -> Vec<Line> {
-        let columns = columns.max(indent.width() + 8);
+        let columns = columns.max(1);
         if self.width() <= columns {
             return vec![self.clone()];
         }
+        let indent = if indent.width() < columns { indent.clone() } else { Line::default() };
         let mut lines = Vec::new();
         let mut current = Line::default();
         let mut used = 0;
@@ -74,9 +78,21 @@ impl Line {
             // A word longer than a whole line is cut where the line ends.
             let mut rest = word.as_str();
             while used + width(rest) > columns {
-                let (head, tail) = split_at_width(rest, columns - used);
+                let (mut head, mut tail) = split_at_width(rest, columns - used);
+                if head.is_empty() && used > indent.width() {
+                    lines.push(std::mem::replace(&mut current, indent.clone()));
+                    used = indent.width();
+                    continue;
+                }
+                if head.is_empty() && used > 0 {
+                    // A wide character that does not fit after the indent: a row without it.
+                    (current, used) = (Line::default(), 0);
+                    continue;
+                }
                 if head.is_empty() {
-                    break;
+                    // A character wider than the whole line: it goes alone.
+                    let first = rest.chars().next().map_or(0, char::len_utf8);
+                    (head, tail) = rest.split_at(first);
                 }
                 current.push(head, style);
                 lines.push(std::mem::replace(&mut current, indent.clone()));
@@ -195,6 +211,22 @@ mod tests {
         let line = Line::plain("- alpha beta gamma delta epsilon");
         let wrapped: Vec<String> = line.wrap(16, &Line::plain("  ")).iter().map(Line::text).collect();
         assert_eq!(wrapped, ["- alpha beta ", "  gamma delta ", "  epsilon"]);
+    }
+
+    #[test]
+    fn no_line_is_wider_than_asked_down_to_one_column() {
+        let mut line = Line::styled("• ", bold());
+        line.push("a list item, then 日本語 and a_very_long_word", Default::default());
+        for columns in 1..=12 {
+            for wrapped in line.wrap(columns, &Line::plain("    ")) {
+                assert!(wrapped.width() <= columns.max(2), "{columns}: {:?}", wrapped.text());
+                assert!(wrapped.width() <= columns || wrapped.text().chars().all(|c| width(&c.to_string()) == 2));
+            }
+        }
+        let texts: Vec<String> = Line::plain("abc").wrap(1, &Line::plain("  ")).iter().map(Line::text).collect();
+        assert_eq!(texts, ["a", "b", "c"]);
+        let texts: Vec<String> = Line::plain("ab cd").wrap(3, &Line::plain("  ")).iter().map(Line::text).collect();
+        assert_eq!(texts, ["ab ", "  c", "  d"]);
     }
 
     #[test]

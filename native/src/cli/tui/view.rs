@@ -211,6 +211,38 @@ impl View {
     }
 }
 
+/// A paste longer than this many lines, or characters, is echoed collapsed.
+const ECHO_MAX_LINES: usize = 20;
+const ECHO_MAX_CHARS: usize = 2000;
+/// Lines of a collapsed paste echoed before the count of the rest.
+const ECHO_HEAD: usize = 5;
+
+/// The input as the transcript echoes it: its lines as they were typed; a large paste by its
+/// first lines and how many more there were (the model gets it all).
+pub fn echo(task: &str) -> Vec<Line> {
+    let lines: Vec<&str> = task.lines().collect();
+    let collapsed = lines.len() > ECHO_MAX_LINES || task.chars().count() > ECHO_MAX_CHARS;
+    let shown = if collapsed { ECHO_HEAD.min(lines.len()) } else { lines.len() };
+    let mut echoed: Vec<Line> = lines[..shown]
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let mut row = Line::styled(if index == 0 { "› " } else { "  " }, bold().with(Color::Cyan));
+            match collapsed && line.chars().count() > ECHO_MAX_CHARS / ECHO_HEAD {
+                true => row.push(format!("{}…", line.chars().take(ECHO_MAX_CHARS / ECHO_HEAD).collect::<String>()), bold()),
+                false => row.push(*line, bold()),
+            }
+            row
+        })
+        .collect();
+    if collapsed {
+        let (count, characters) = (lines.len(), task.chars().count());
+        let lines = if count == 1 { "1 line".to_owned() } else { format!("{count} lines") };
+        echoed.push(Line::styled(format!("  [… pasted {lines}, {characters} characters]"), dim()));
+    }
+    echoed
+}
+
 /// `12.3k`, `1.2M`.
 fn short(n: u64) -> String {
     match n {
@@ -222,4 +254,26 @@ fn short(n: u64) -> String {
 
 fn short_id(id: &str) -> &str {
     id.rsplit(['/', ':']).next().unwrap_or(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(Line::text).collect()
+    }
+
+    #[test]
+    fn a_task_is_echoed_with_its_line_breaks_and_a_large_paste_collapsed() {
+        assert_eq!(texts(&echo("fix this:\n  indented\nthen that")), ["› fix this:", "    indented", "  then that"]);
+        let pasted: String = (1..=300).map(|n| format!("line {n} of the paste\n")).collect();
+        let echoed = texts(&echo(&pasted));
+        assert_eq!(echoed.len(), ECHO_HEAD + 1, "{echoed:?}");
+        assert_eq!(echoed[0], "› line 1 of the paste");
+        assert_eq!(echoed[ECHO_HEAD], format!("  [… pasted 300 lines, {} characters]", pasted.chars().count()));
+        let one_long_line = "x".repeat(5000);
+        let echoed = texts(&echo(&one_long_line));
+        assert_eq!(echoed, [format!("› {}…", "x".repeat(400)), "  [… pasted 1 line, 5000 characters]".into()]);
+    }
 }
