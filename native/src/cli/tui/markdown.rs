@@ -6,10 +6,10 @@
 //! text before a new top-level block is frozen, so each delta renders only the block in progress.
 
 use crossterm::style::{Attribute, Color, ContentStyle, Stylize};
-use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use super::highlight;
-use super::text::{bold, dim, fg, Line};
+use super::text::{bold, dim, fg, width, Line};
 
 /// Renders `source` at `columns`, without trailing blank lines.
 pub fn render(source: &str, columns: usize) -> Vec<Line> {
@@ -24,9 +24,20 @@ pub fn render(source: &str, columns: usize) -> Vec<Line> {
     writer.lines
 }
 
-/// A list being written: the next item's number, if ordered.
+/// A list being written: the next item's number, if ordered, and the width of its item's
+/// marker (`• `, `12. `, and `[ ] ` after it), under which the item's text hangs.
 struct List {
     next: Option<u64>,
+    marker: usize,
+}
+
+/// A table being written: its columns' alignments, and its rows of cells (the first one the
+/// header, when it has one).
+#[derive(Default)]
+struct Table {
+    alignments: Vec<Alignment>,
+    rows: Vec<Vec<Line>>,
+    head: bool,
 }
 
 #[derive(Default)]
@@ -45,8 +56,8 @@ struct Writer {
     link: Option<String>,
     /// A blank line goes before the next block (not before the first).
     gap: bool,
-    /// The current line is a table row: cells are joined with a bar.
-    cell: usize,
+    /// In a table: its rows so far; cells are laid out together at its end.
+    table: Option<Table>,
 }
 
 impl Writer {
@@ -59,17 +70,16 @@ impl Writer {
         self.styles.push(style);
     }
 
-    /// The prefix of continuation rows: quote bars and list indents.
+    /// The prefix of continuation rows: quote bars, and the list items' markers as spaces.
     fn indent(&self) -> Line {
-        let mut line = Line::default();
-        for _ in 0..self.quote_depth {
-            line.push("│ ", fg(Color::DarkGrey));
-        }
-        line.push("  ".repeat(self.lists.len()), ContentStyle::new());
-        line
+        self.indent_for(self.lists.len())
     }
 
     fn block_start(&mut self) {
+        // A loose list item's paragraph: its first line takes the item's marker.
+        if self.current.spans.is_empty() && self.first_prefix.is_some() {
+            return;
+        }
         self.flush();
         if std::mem::take(&mut self.gap) && self.lists.is_empty() {
             let mut blank = Line::default();
@@ -122,6 +132,9 @@ impl Writer {
             }
             Event::TaskListMarker(done) => {
                 self.current.push(if done { "[x] " } else { "[ ] " }, fg(Color::DarkGrey));
+                if let Some(list) = self.lists.last_mut() {
+                    list.marker += 4;
+                }
             }
             Event::Html(html) | Event::InlineHtml(html) => self.text(&html),
             Event::InlineMath(math) | Event::DisplayMath(math) => self.text(&math),
@@ -157,19 +170,21 @@ impl Writer {
                 } else {
                     self.flush();
                 }
-                self.lists.push(List { next: start });
+                self.lists.push(List { next: start, marker: 0 });
             }
             Tag::Item => {
                 self.flush();
                 let depth = self.lists.len().saturating_sub(1);
                 let mut prefix = self.indent_for(depth);
-                let marker = match self.lists.last_mut().and_then(|list| list.next.as_mut()) {
+                let Some(list) = self.lists.last_mut() else { return };
+                let marker = match list.next.as_mut() {
                     Some(number) => {
                         *number += 1;
                         format!("{}. ", *number - 1)
                     }
                     None => "• ".to_owned(),
                 };
+                list.marker = width(&marker);
                 prefix.push(marker, fg(Color::Yellow));
                 self.first_prefix = Some(prefix);
             }
@@ -180,26 +195,71 @@ impl Writer {
                 self.push_style(|style| style.with(Color::Blue).attribute(Attribute::Underlined));
                 self.link = Some(dest_url.to_string());
             }
-            Tag::Table(_) => self.block_start(),
-            Tag::TableHead | Tag::TableRow => self.cell = 0,
-            Tag::TableCell => {
-                if self.cell > 0 {
-                    self.current.push(" │ ", fg(Color::DarkGrey));
+            Tag::Table(alignments) => {
+                self.block_start();
+                self.table = Some(Table { alignments, ..Table::default() });
+            }
+            Tag::TableHead | Tag::TableRow => {
+                if let Some(table) = &mut self.table {
+                    table.rows.push(Vec::new());
                 }
-                self.cell += 1;
             }
             _ => {}
         }
     }
 
-    /// The prefix for an item of the list at `depth` (its marker goes after it).
+    /// The prefix of rows inside the first `depth` lists: quote bars, then the width of each
+    /// list's item marker (an item of the list at `depth` puts its marker after it).
     fn indent_for(&self, depth: usize) -> Line {
         let mut line = Line::default();
         for _ in 0..self.quote_depth {
             line.push("│ ", fg(Color::DarkGrey));
         }
-        line.push("  ".repeat(depth), ContentStyle::new());
+        line.push(" ".repeat(self.lists[..depth].iter().map(|list| list.marker).sum()), ContentStyle::new());
         line
+    }
+
+    /// The table's rows: its columns padded to one width each and aligned as it says, a rule
+    /// under its header; rows wrapped instead when that is wider than the screen.
+    fn table(&mut self, table: Table) {
+        let indent = self.indent();
+        let columns = table.rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> =
+            (0..columns).map(|c| table.rows.iter().filter_map(|row| row.get(c)).map(Line::width).max().unwrap_or(0)).collect();
+        let fits = indent.width() + widths.iter().sum::<usize>() + 3 * columns.saturating_sub(1) <= self.columns;
+        let bar = fg(Color::DarkGrey);
+        for (index, row) in table.rows.iter().enumerate() {
+            let mut line = indent.clone();
+            for (c, cell) in row.iter().enumerate() {
+                if c > 0 {
+                    line.push(" │ ", bar);
+                }
+                let room = if fits { widths[c] - cell.width() } else { 0 };
+                let before = match table.alignments.get(c) {
+                    Some(Alignment::Right) => room,
+                    Some(Alignment::Center) => room / 2,
+                    _ => 0,
+                };
+                line.push(" ".repeat(before), ContentStyle::new());
+                for span in &cell.spans {
+                    line.push(span.text.clone(), span.style);
+                }
+                // The last cell is not padded: no trailing spaces.
+                if c + 1 < row.len() {
+                    line.push(" ".repeat(room - before), ContentStyle::new());
+                }
+            }
+            self.lines.extend(line.wrap(self.columns, &indent));
+            if index == 0 && table.head {
+                let rule: Vec<String> = match fits {
+                    true => widths.iter().map(|w| "─".repeat(*w)).collect(),
+                    false => vec!["─".repeat(self.columns.saturating_sub(indent.width()).min(60))],
+                };
+                let mut line = indent.clone();
+                line.push(rule.join("─┼─"), bar);
+                self.lines.push(line);
+            }
+        }
     }
 
     fn end(&mut self, tag: TagEnd) {
@@ -248,8 +308,23 @@ impl Writer {
                     self.current.push(format!(" ({url})"), dim());
                 }
             }
-            TagEnd::TableHead | TagEnd::TableRow => self.flush(),
-            TagEnd::Table => self.gap = true,
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.current);
+                if let Some(row) = self.table.as_mut().and_then(|table| table.rows.last_mut()) {
+                    row.push(cell);
+                }
+            }
+            TagEnd::TableHead => {
+                if let Some(table) = &mut self.table {
+                    table.head = true;
+                }
+            }
+            TagEnd::Table => {
+                if let Some(table) = self.table.take() {
+                    self.table(table);
+                }
+                self.gap = true;
+            }
             _ => {}
         }
     }
@@ -382,6 +457,40 @@ mod tests {
         let colours: std::collections::HashSet<_> =
             lines[10].spans.iter().map(|s| format!("{:?}", s.style.foreground_color)).collect();
         assert!(colours.len() > 2, "{:?}", lines[10]);
+    }
+
+    #[test]
+    fn tables_have_a_header_rule_and_aligned_columns() {
+        let source = "| Name | Count | Note |\n|:-----|------:|:----:|\n| apple | 3 | ok |\n| kiwi | 12 | fine |\n";
+        assert_eq!(
+            texts(&render(source, 80)),
+            ["Name  │ Count │ Note", "──────┼───────┼─────", "apple │     3 │  ok", "kiwi  │    12 │ fine"]
+        );
+        // Too wide to align: each row wraps, under a rule as wide as the screen allows.
+        let wide = "| a | b |\n|---|---|\n| one two three four five | six |\n";
+        let lines = texts(&render(wide, 12));
+        assert_eq!(lines[..2], ["a │ b", "────────────"]);
+        assert!(lines.iter().all(|line| line.chars().count() <= 12), "{lines:?}");
+    }
+
+    #[test]
+    fn a_wrapped_list_item_hangs_under_its_text() {
+        let source =
+            "1. an ordered item long enough to wrap\n   - a nested item that wraps too\n- [ ] a task long enough to wrap\n";
+        assert_eq!(
+            texts(&render(source, 22)),
+            [
+                "1. an ordered item ",
+                "   long enough to wrap",
+                "   • a nested item ",
+                "     that wraps too",
+                "",
+                "• [ ] a task long ",
+                "      enough to wrap",
+            ]
+        );
+        // A loose list's items keep their markers on their text.
+        assert_eq!(texts(&render("- one\n\n- two\n", 40)), ["• one", "• two"]);
     }
 
     #[test]
