@@ -5,6 +5,7 @@
 mod commands;
 mod input;
 mod layout;
+mod stream;
 
 use openagent_tests::cli::{eventually, Sandbox};
 use openagent_tests::over_http::serve;
@@ -15,6 +16,14 @@ use super::tmux::Tmux;
 use super::{call, sandbox_with_notes, ANSWER, NOTES, TASK};
 
 const MARKDOWN: &str = "# Plan\n\nFirst **do this**, then `that`.\n\n- one item\n- two items\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA closing paragraph long enough to wrap once the terminal is made narrow enough for it.";
+
+/// Run in the terminal after `openagent`: says whether it is cooked again (icanon, echo).
+const STTY: &str = "stty -a | tr ' ' '\\n' | grep -x -e -icanon -e icanon -e echo -e -echo; echo stty-done";
+
+/// Rows that are nothing but a rule: the input box's top and bottom.
+fn rules(screen: &str) -> usize {
+    screen.lines().filter(|line| !line.is_empty() && line.chars().all(|c| c == '─')).count()
+}
 
 fn ready(tmux: &Tmux) {
     tmux.wait_for("/help lists the commands");
@@ -110,12 +119,7 @@ fn ctrl_c_stops_the_run_and_twice_quits_with_the_terminal_restored() {
     }
     let sandbox = Sandbox::new();
     let server = serve([Step::slow_first_byte(30_000, Reply::text("too late")), Step::reply(Reply::text(ANSWER))]);
-    let tmux = Tmux::start(
-        &sandbox.openagent(Some(&server), &[]),
-        100,
-        30,
-        "stty -a | tr ' ' '\\n' | grep -x -e -icanon -e icanon -e echo -e -echo; echo stty-done",
-    );
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, STTY);
     ready(&tmux);
     tmux.type_text("wait for me");
     tmux.press(&["Enter"]);
@@ -131,6 +135,26 @@ fn ctrl_c_stops_the_run_and_twice_quits_with_the_terminal_restored() {
     tmux.press(&["C-c"]);
     let screen = tmux.wait_for("stty-done");
     assert!(screen.contains("exit=0\n"), "{screen}");
+    assert!(screen.contains("\nicanon\n") && screen.contains("\necho\n"), "the terminal is cooked again:\n{screen}");
+}
+
+/// Ctrl-C twice in a row during a run: the first stops it (at once, so the second lands on the
+/// prompt), the second quits, as the notice in between says; the terminal is cooked again.
+#[test]
+fn ctrl_c_twice_during_a_run_quits_with_the_terminal_restored() {
+    if !Tmux::available("ctrl_c_twice_during_a_run_quits") {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let server = serve([Step::slow_first_byte(30_000, Reply::text("too late"))]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, STTY);
+    ready(&tmux);
+    tmux.type_text("wait for me");
+    tmux.press(&["Enter"]);
+    eventually("the task reaches the model", || server.requests().len() == 1);
+    tmux.press(&["C-c", "C-c"]);
+    let screen = tmux.wait_for("stty-done");
+    assert!(screen.contains("exit=0\n") || screen.contains("exit=130\n"), "{screen}");
     assert!(screen.contains("\nicanon\n") && screen.contains("\necho\n"), "the terminal is cooked again:\n{screen}");
 }
 
@@ -198,7 +222,7 @@ fn thinking_is_dimmed_and_a_tool_output_opens_with_ctrl_o() {
     let read = ToolCall { name: "read_file".into(), arguments: json!({"file_path": NOTES}), id: Some("toolu_read".into()) };
     let server = serve([
         Step::reply(Reply { tool_calls: vec![read], ..Reply::default() }.with_reasoning("the notes first")),
-        Step::reply(Reply::text(ANSWER).with_usage(50_000, 20)),
+        Step::reply(Reply::text(ANSWER).with_usage(50_000, 20).with_reasoning("now the answer")),
     ]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
@@ -206,14 +230,59 @@ fn thinking_is_dimmed_and_a_tool_output_opens_with_ctrl_o() {
     tmux.press(&["Enter"]);
     let screen = tmux.wait_for("✓ completed");
     assert!(screen.contains("✻ thinking") && screen.contains("the notes first"), "{screen}");
+    let thinking = screen.find("now the answer").expect("the second thinking");
+    assert!(thinking < screen.find(ANSWER).expect("the answer"), "thinking shows before the answer:\n{screen}");
     assert!(tmux.screen_in_colour().contains("\x1b[2m"), "dimmed");
     assert!(screen.contains("✓ read_file notes.txt · 2 lines"), "{screen}");
     assert!(screen.contains("25% of 200.0k context"), "the status line: {screen}");
-    assert!(!screen.contains("┌ read_file"), "closed until asked");
+    assert!(!screen.contains("┌ #1 read_file"), "closed until asked");
     tmux.press(&["C-o"]);
-    let screen = tmux.wait_for("┌ read_file notes.txt");
+    let screen = tmux.wait_for("┌ #1 read_file notes.txt");
     assert!(screen.matches("│").count() >= 2, "its lines:\n{screen}");
     tmux.keep("thinking-and-output");
+    tmux.press(&["C-o"]);
+    let screen = tmux.wait_until("the output closed again", |screen| !screen.contains("┌ #1 read_file"));
+    assert!(screen.contains("✓ read_file notes.txt · 2 lines") && screen.contains(ANSWER), "the rest stays:\n{screen}");
+}
+
+/// Every tool call is numbered: `/tools` lists them, and `/tools N` opens one's output under
+/// the transcript or closes it again, one at a time.
+#[test]
+fn earlier_tool_outputs_open_and_close_by_number() {
+    if !Tmux::available("earlier_tool_outputs_open_and_close_by_number") {
+        return;
+    }
+    let sandbox = sandbox_with_notes();
+    let server = serve([
+        call("toolu_read", "read_file", json!({"file_path": NOTES})),
+        shell("toolu_echo", "echo first; echo second"),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--approval", "full-auto"]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text(TASK);
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("✓ completed");
+    assert!(screen.contains("✓ read_file notes.txt · 2 lines") && screen.contains("· #1"), "{screen}");
+    assert!(screen.contains("✓ shell echo first; echo second") && screen.contains("· #2"), "{screen}");
+    tmux.type_text("/tools");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("#1   ✓ read_file notes.txt · 2 lines");
+    tmux.wait_for("#2   ✓ shell echo first; echo second");
+    tmux.type_text("/tools 1");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("┌ #1 read_file notes.txt");
+    assert!(screen.contains("│    1 | hello"), "{screen}");
+    tmux.type_text("/tools 2");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("┌ #2 shell echo first; echo second");
+    assert!(screen.contains("│ second") && !screen.contains("┌ #1"), "one open at a time:\n{screen}");
+    tmux.type_text("/tools 2");
+    tmux.press(&["Enter"]);
+    tmux.wait_until("closed", |screen| !screen.contains("┌ #2"));
+    tmux.type_text("/tools 9");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("✗ there is no tool call #9: /tools lists them");
 }
 
 /// Ctrl-C in the screen is a key, not a signal: it still stops the run and ends its command.
@@ -256,25 +325,61 @@ fn the_plain_session_answers_help_and_refuses_unknown_commands() {
     assert!(!requests[0].body.to_string().contains("/help"));
 }
 
-/// `NO_COLOR` and a dumb terminal get the plain session, even on a terminal.
+/// Whether `screen` (as `capture-pane -e` gives it) sets a colour: an SGR parameter 30-38,
+/// 40-48, 90-97 or 100-107.
+fn has_colour(screen: &str) -> bool {
+    screen.split("\x1b[").skip(1).any(|sequence| {
+        let Some(end) = sequence.find(|c: char| !c.is_ascii_digit() && c != ';') else { return false };
+        sequence[end..].starts_with('m')
+            && sequence[..end]
+                .split(';')
+                .filter_map(|p| p.parse::<u32>().ok())
+                .any(|p| matches!(p, 30..=38 | 40..=48 | 90..=97 | 100..=107))
+    })
+}
+
+/// `NO_COLOR` keeps the full screen and only drops its colours; a dumb terminal gets plain lines.
 #[test]
-fn no_color_and_a_dumb_terminal_get_plain_lines() {
-    if !Tmux::available("no_color_and_a_dumb_terminal_get_plain_lines") {
+fn no_color_drops_the_colours_and_a_dumb_terminal_gets_plain_lines() {
+    if !Tmux::available("no_color_drops_the_colours_and_a_dumb_terminal_gets_plain_lines") {
         return;
     }
-    for variable in ["NO_COLOR=1", "TERM=dumb"] {
-        let sandbox = Sandbox::new();
-        let server = serve([Step::reply(Reply::text(ANSWER))]);
-        let (key, value) = variable.split_once('=').unwrap();
-        let mut command = sandbox.openagent(Some(&server), &[]);
-        command.env(key, value);
-        let tmux = Tmux::start(&command, 100, 30, "true");
-        tmux.wait_for("Type a task and press Enter. While it runs");
-        tmux.type_text("say hi");
-        tmux.press(&["Enter"]);
-        let screen = tmux.wait_for(ANSWER);
-        assert!(!screen.contains("────") && !tmux.screen_in_colour().contains("\x1b[38;"), "{variable}: plain:\n{screen}");
-    }
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text(MARKDOWN)), Step::reply(Reply::text(ANSWER))]);
+    let mut command = sandbox.openagent(Some(&server), &[]);
+    command.env("NO_COLOR", "1");
+    let tmux = Tmux::start(&command, 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("make a plan");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("✓ completed");
+    assert!(screen.contains("────") && screen.contains("▏ fn main() {"), "the full screen:\n{screen}");
+    let shown = tmux.screen_in_colour();
+    assert!(!has_colour(&shown), "no colour:\n{shown}");
+    assert!(shown.contains("\x1b[1m"), "bold stays:\n{shown}");
+    assert!(has_colour(&tmux_coloured(&sandbox)), "the same screen has colours without NO_COLOR");
+
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let mut command = sandbox.openagent(Some(&server), &[]);
+    command.env("TERM", "dumb");
+    let tmux = Tmux::start(&command, 100, 30, "true");
+    tmux.wait_for("Type a task and press Enter. While it runs");
+    tmux.type_text("say hi");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for(ANSWER);
+    assert!(!screen.contains("────") && !has_colour(&tmux.screen_in_colour()), "plain:\n{screen}");
+}
+
+/// The screen of [`no_color_drops_the_colours_and_a_dumb_terminal_gets_plain_lines`] with
+/// colours, to show the check sees them.
+fn tmux_coloured(sandbox: &Sandbox) -> String {
+    let server = serve([Step::reply(Reply::text(MARKDOWN))]);
+    let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
+    ready(&tmux);
+    tmux.type_text("make a plan");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("✓ completed");
+    tmux.screen_in_colour()
 }
 
 /// The screen's terminal hung up mid-command: the session ends, and so does its command.

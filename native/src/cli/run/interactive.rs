@@ -5,8 +5,8 @@
 //! its first input (its task) and finished when the person quits. `--resume ID` (or
 //! `--continue`) takes a stored session up again instead; `/compact` compacts the conversation.
 //!
-//! This is the plain-text session, for pipes, dumb terminals and `NO_COLOR`; a terminal gets the
-//! full screen (`cli::tui`). Slash commands are read the same way in both: here `/help`,
+//! This is the plain-text session, for pipes and dumb terminals; a terminal gets the full screen
+//! (`cli::tui`), without colours under `NO_COLOR`. Slash commands are read the same way in both: here `/help`,
 //! `/compact` and `/quit` work, the others say they need the full screen, and an unknown one is
 //! an error. None is ever sent as a task.
 
@@ -64,7 +64,9 @@ fn read_line(line: &str) -> Typed {
             Typed::Answered
         }
         Parsed::Command { name, .. } => {
-            eprintln!("/{name} needs the full-screen session (a terminal, without NO_COLOR or TERM=dumb); here /help, /compact and /quit work");
+            eprintln!(
+                "/{name} needs the full-screen session (a terminal whose TERM is not dumb); here /help, /compact and /quit work"
+            );
             Typed::Answered
         }
         Parsed::Unknown(message) => {

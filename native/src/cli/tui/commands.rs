@@ -8,7 +8,7 @@ pub struct Command {
     pub help: &'static str,
 }
 
-pub const COMMANDS: [Command; 12] = [
+pub const COMMANDS: [Command; 13] = [
     Command { name: "help", args: "", help: "list the commands and keys" },
     Command { name: "model", args: "[NAME]", help: "show the model, or switch to NAME for the next input" },
     Command { name: "effort", args: "[low|medium|high|off]", help: "show or set the reasoning effort" },
@@ -20,6 +20,7 @@ pub const COMMANDS: [Command; 12] = [
     Command { name: "fork", args: "", help: "continue in a copy of this conversation, leaving it as it is" },
     Command { name: "approval", args: "[MODE]", help: "show or set the approval mode (read-only, auto-edit, full-auto)" },
     Command { name: "mcp", args: "", help: "the MCP servers and their tools" },
+    Command { name: "tools", args: "[N]", help: "list the tool calls, or open or close call N's output" },
     Command { name: "quit", args: "", help: "end the session (also Ctrl-D, or Ctrl-C twice)" },
 ];
 
@@ -74,6 +75,7 @@ pub fn help() -> Vec<String> {
             "",
             "Enter sends; Alt-Enter, Shift-Enter or Ctrl-J starts a new line; ↑/↓ go through earlier inputs.",
             "Tab completes /commands and @files. While a task runs, what you send steers it.",
+            "Ctrl-O opens or closes the last tool call's output (/tools N an earlier one's).",
             "Ctrl-C stops the run (or clears the input); Ctrl-C twice, or Ctrl-D on an empty input, quits.",
         ]
         .map(str::to_owned),

@@ -2,7 +2,7 @@
 //! scrollback (rendered markdown, a compact line per tool call, a diff per edit) above a live
 //! input box and status line, with slash commands, input history, completion and inline
 //! approval questions. Plain text instead (the line mode of `run::interactive`) when stdin or
-//! stdout is not a terminal, `TERM` is `dumb` or `NO_COLOR` is set.
+//! stdout is not a terminal or `TERM` is `dumb`; `NO_COLOR` keeps the screen and drops its colours.
 //!
 //! Built on crossterm alone rather than a widget library: the transcript is printed once and left
 //! to the terminal, so it scrolls and copies like any output, and only the few live rows at the
@@ -47,7 +47,6 @@ pub fn wanted() -> bool {
     std::io::stdin().is_terminal()
         && std::io::stdout().is_terminal()
         && std::env::var("TERM").is_ok_and(|term| !term.is_empty() && term != "dumb")
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Puts the terminal back as it was: on every way out, a panic included.
@@ -155,6 +154,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     // A terminal that does not know its size says 0 × 0.
     let (columns, rows) = crossterm::terminal::size().ok().filter(|&(c, r)| c > 0 && r > 0).unwrap_or((80, 24));
     let mut screen = Screen::new(Box::new(std::io::stdout()), columns.into(), rows.into());
+    screen.colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     screen.open();
     let editor = Editor::with_history(args.data_dir.join("history"));
     let view = View::new(screen, editor, changes, agent.settings.kind.to_string(), agent.model.clone());
@@ -319,7 +319,7 @@ impl State {
             let was_armed = std::mem::take(&mut self.armed);
             self.view.screen.live.notice = None;
             if ctrl(&key, 'o') {
-                self.view.open_last_output();
+                self.view.toggle_output(None);
                 continue;
             }
             match self.view.editor.key(key, &self.agent.cwd) {
@@ -331,10 +331,7 @@ impl State {
                 },
                 Action::Interrupt if !self.view.editor.is_empty() => self.view.editor.clear(),
                 Action::Interrupt if was_armed => return Next::Quit,
-                Action::Interrupt => {
-                    self.armed = true;
-                    self.view.screen.live.notice = Some("Ctrl-C again, or Ctrl-D, to quit".into());
-                }
+                Action::Interrupt => self.arm(),
                 Action::Quit => return Next::Quit,
                 Action::Edited | Action::None => {}
             }
@@ -361,8 +358,6 @@ impl State {
         self.store(&task, runtime);
         let started = runtime.now_ms();
         let result = self.drive(|session| Box::pin(session.submit(input)), runtime, keys, signals);
-        // "stopping…" or "steering…" was about the run that just ended.
-        self.view.screen.live.notice = None;
         let end = std::mem::take(&mut self.report.tally).end(
             &result,
             &self.agent,
@@ -446,7 +441,7 @@ impl State {
                         view.editor.key(key, &cwd);
                     }
                 }
-                Wake::Outside(Outside::Term(Event::Key(key))) if ctrl(&key, 'o') => view.open_last_output(),
+                Wake::Outside(Outside::Term(Event::Key(key))) if ctrl(&key, 'o') => view.toggle_output(None),
                 Wake::Outside(Outside::Term(Event::Key(key))) => match view.editor.key(key, &cwd) {
                     Action::Submit(line) => match commands::parse(&line) {
                         Parsed::Task => {
@@ -482,7 +477,20 @@ impl State {
             view.draw();
         };
         let work = work(session);
-        runtime.block_on(crate::cli::run::drive(session, work, runtime, outside, on_wake))
+        let result = runtime.block_on(crate::cli::run::drive(session, work, runtime, outside, on_wake));
+        // "stopping…" or "steering…" was about the run that just ended. One Ctrl-C ends a run
+        // at once, so the second of two lands here: it quits, as "stopping…" said it would.
+        self.view.screen.live.notice = None;
+        if presses > 0 {
+            self.arm();
+        }
+        result
+    }
+
+    /// The next Ctrl-C on an empty input quits, and the screen says so.
+    fn arm(&mut self) {
+        self.armed = true;
+        self.view.screen.live.notice = Some("Ctrl-C again, or Ctrl-D, to quit".into());
     }
 }
 

@@ -30,16 +30,39 @@ pub enum Block {
     /// Lines wrapped at the width, with a hanging indent of two columns.
     Lines(Vec<Line>),
     Diff(FileChange),
+    /// A tool call's output opened (by its number): lines as [`Block::Lines`], and it can be
+    /// closed again.
+    Output(usize, Vec<Line>),
 }
 
 impl Block {
     fn layout(&self, columns: usize) -> Vec<Line> {
         match self {
             Self::Markdown(source) => markdown::render(source, columns),
-            Self::Lines(lines) => lines.iter().flat_map(|line| line.wrap(columns, &Line::plain("  "))).collect(),
+            Self::Lines(lines) | Self::Output(_, lines) => {
+                lines.iter().flat_map(|line| line.wrap(columns, &Line::plain("  "))).collect()
+            }
             Self::Diff(change) => diff::render(change, columns),
         }
     }
+}
+
+/// The model's thinking as it streams: printed a line at a time, dimmed, before its answer.
+#[derive(Default)]
+struct Thinking {
+    text: String,
+    /// Where the line not printed yet starts.
+    printed: usize,
+}
+
+/// The heading over a model's thinking.
+pub fn thinking_heading(who: &str) -> Line {
+    Line::styled(format!("{who}✻ thinking"), dim())
+}
+
+/// Thinking `text` as the transcript shows it: each line dimmed, in italics, indented.
+pub fn thought(text: &str) -> Vec<Line> {
+    text.lines().map(|line| Line::styled(format!("  {line}"), dim().italic())).collect()
 }
 
 /// What the live part shows besides the input.
@@ -57,11 +80,15 @@ pub struct Live {
 
 pub struct Screen {
     out: Box<dyn Write>,
+    /// Colours are shown (`NO_COLOR` is not set): without, the styles stay.
+    pub colour: bool,
     pub columns: usize,
     pub rows: usize,
     transcript: Vec<Block>,
     /// The assistant text being streamed.
     stream: Option<MarkdownStream>,
+    /// The thinking being streamed, before the text.
+    thinking: Option<Thinking>,
     pub live: Live,
     frame: usize,
     /// Rows of the live part above the cursor, where the last draw left it.
@@ -81,10 +108,12 @@ impl Screen {
     pub fn new(out: Box<dyn Write>, columns: usize, rows: usize) -> Self {
         Self {
             out,
+            colour: true,
             columns: columns.max(1),
             rows: rows.max(1),
             transcript: Vec::new(),
             stream: None,
+            thinking: None,
             live: Live::default(),
             frame: 0,
             cursor_row: 0,
@@ -120,16 +149,48 @@ impl Screen {
         self.push(Block::Lines(lines));
     }
 
+    /// More of the model's thinking: its complete lines are printed as they come.
+    pub fn think(&mut self, delta: &str) {
+        if self.stream.is_some() {
+            self.end_stream();
+        }
+        let columns = self.columns;
+        if self.thinking.is_none() {
+            self.pending.extend(Block::Lines(vec![thinking_heading("")]).layout(columns));
+        }
+        let thinking = self.thinking.get_or_insert_with(Thinking::default);
+        thinking.text.push_str(delta);
+        if let Some(end) = thinking.text[thinking.printed..].rfind('\n') {
+            let end = thinking.printed + end + 1;
+            let lines = thought(&thinking.text[thinking.printed..end]);
+            thinking.printed = end;
+            self.pending.extend(Block::Lines(lines).layout(columns));
+        }
+    }
+
+    /// The thinking is over (the text starts, or the response ends): it joins the transcript.
+    fn end_thinking(&mut self) {
+        if let Some(thinking) = self.thinking.take() {
+            let rest = &thinking.text[thinking.printed..];
+            self.pending.extend(Block::Lines(thought(rest)).layout(self.columns));
+            let mut lines = vec![thinking_heading("")];
+            lines.extend(thought(&thinking.text));
+            self.transcript.push(Block::Lines(lines));
+        }
+    }
+
     /// More of the assistant's text.
     pub fn stream(&mut self, delta: &str) {
+        self.end_thinking();
         let columns = self.columns;
         let stream = self.stream.get_or_insert_with(MarkdownStream::default);
         let lines = stream.push(delta, columns);
         self.pending.extend(lines);
     }
 
-    /// The assistant's text is complete: it joins the transcript.
+    /// The assistant's response is complete: its thinking and text join the transcript.
     pub fn end_stream(&mut self) {
+        self.end_thinking();
         if let Some(mut stream) = self.stream.take() {
             self.pending.extend(stream.finish(self.columns));
             let source = stream.source().to_owned();
@@ -151,6 +212,7 @@ impl Screen {
     pub fn clear(&mut self) {
         self.transcript.clear();
         self.stream = None;
+        self.thinking = None;
         let mut out = Vec::new();
         self.print_pending(&mut out);
         scroll_away(&mut out, self.rows);
@@ -177,7 +239,29 @@ impl Screen {
         }
         self.columns = columns.max(1);
         self.rows = rows.max(1);
+        self.relayout();
+        let _ = self.out.write_all(&out);
+    }
+
+    /// Takes the opened output of call `number` out of the transcript; false if it is not there.
+    pub fn close_output(&mut self, number: usize) -> bool {
+        let before = self.transcript.len();
+        self.transcript.retain(|block| !matches!(block, Block::Output(n, _) if *n == number));
+        let closed = self.transcript.len() < before;
+        if closed {
+            self.relayout();
+        }
+        closed
+    }
+
+    /// Lays the whole transcript out again, for the next draw to write the screen over with.
+    fn relayout(&mut self) {
         self.pending = self.transcript.iter().flat_map(|block| block.layout(self.columns)).collect();
+        if let Some(thinking) = &self.thinking {
+            let mut lines = vec![thinking_heading("")];
+            lines.extend(thought(&thinking.text[..thinking.printed]));
+            self.pending.extend(Block::Lines(lines).layout(self.columns));
+        }
         if let Some(stream) = &mut self.stream {
             let source = std::mem::take(stream).source().to_owned();
             let mut again = MarkdownStream::default();
@@ -185,7 +269,6 @@ impl Screen {
             *stream = again;
         }
         self.repaint = true;
-        let _ = self.out.write_all(&out);
     }
 
     /// Moves the spinner on a frame.
@@ -208,14 +291,14 @@ impl Screen {
             let shown = self.rows.saturating_sub(live.len());
             let total = self.pending.len();
             for line in self.pending.drain(..).skip(total.saturating_sub(shown)) {
-                out.extend_from_slice(line.render(true).as_bytes());
+                out.extend_from_slice(line.render(self.colour).as_bytes());
                 out.extend_from_slice(b"\x1b[0m\r\n");
             }
             self.own_rows = total;
         } else {
             self.print_pending(&mut out);
         }
-        let rendered: Vec<String> = live.iter().map(|line| line.render(true)).collect();
+        let rendered: Vec<String> = live.iter().map(|line| line.render(self.colour)).collect();
         out.extend_from_slice(rendered.join("\x1b[0m\r\n").as_bytes());
         out.extend_from_slice(b"\x1b[0m");
         let up = live.len() - 1 - caret_row;
@@ -239,6 +322,10 @@ impl Screen {
         // a terminal of one column has none to spare.
         let columns = if self.columns > 1 { self.columns - 1 } else { 1 };
         let mut live: Vec<Line> = Vec::new();
+        if let Some(thinking) = &self.thinking {
+            let partial = thought(&thinking.text[thinking.printed..]);
+            live.extend(partial.iter().flat_map(|line| line.truncate(columns * self.rows).wrap(columns, &Line::plain("  "))));
+        }
         if let Some(stream) = &self.stream {
             // Only the end of a line that never ends is laid out: the rows that can show.
             let tail = stream.tail();
@@ -312,7 +399,7 @@ impl Screen {
         }
         self.own_rows += self.pending.len();
         for line in self.pending.drain(..) {
-            out.extend_from_slice(line.render(true).as_bytes());
+            out.extend_from_slice(line.render(self.colour).as_bytes());
             out.extend_from_slice(b"\x1b[0m\r\n");
         }
     }
@@ -436,6 +523,27 @@ mod tests {
             }
         }
         plain.split("\r\n").map(|row| row.trim_start_matches('\r').to_owned()).collect()
+    }
+
+    /// Thinking is printed a line at a time as it streams, dimmed, and before the answer.
+    #[test]
+    fn thinking_streams_before_the_answer() {
+        let out = Shared::default();
+        let mut screen = Screen::new(Box::new(out.clone()), 40, 20);
+        screen.think("first li");
+        screen.draw("", 0, &Offered::default());
+        let rows = rows_of(&out.0.borrow());
+        assert_eq!(rows[..2], ["✻ thinking", "  first li"], "the line so far, in the live part: {rows:?}");
+        screen.think("ne\nsecond");
+        screen.stream("The answer.\n");
+        screen.end_stream();
+        screen.draw("", 0, &Offered::default());
+        let rows = rows_of(&out.0.borrow());
+        let at = |text: &str| rows.iter().position(|row| row == text).unwrap_or_else(|| panic!("{text:?} in {rows:?}"));
+        assert!(at("✻ thinking") < at("  first line") && at("  first line") < at("  second"));
+        assert!(at("  second") < at("The answer."), "{rows:?}");
+        let shown = String::from_utf8_lossy(&out.0.borrow()).into_owned();
+        assert!(shown.contains("\x1b[2m\x1b[3m  first line"), "dimmed, in italics: {shown:?}");
     }
 
     #[test]

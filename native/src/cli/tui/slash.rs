@@ -300,8 +300,8 @@ impl State {
 }
 
 /// Answers a command that only reads, at once (also while a run goes on): `/help`, `/cost`,
-/// `/status`, `/mcp`, and `/model`, `/effort` or `/approval` without an argument. False for
-/// the others, which change the session.
+/// `/status`, `/mcp`, `/tools` (which opens and closes output on the screen), and `/model`,
+/// `/effort` or `/approval` without an argument. False for the others, which change the session.
 pub(super) fn answer(name: &str, arg: &str, session: &Session, agent: &Launcher, view: &mut View, in_store: bool) -> bool {
     let lines = match (name, arg) {
         ("help", _) => help_lines(),
@@ -327,6 +327,14 @@ pub(super) fn answer(name: &str, arg: &str, session: &Session, agent: &Launcher,
         }
         ("approval", "") => {
             info(vec![("approval", agent.policy.mode.name().to_owned()), ("modes", ApprovalMode::NAMES.to_owned())])
+        }
+        ("tools", "") => view.tool_list(),
+        ("tools", number) => {
+            match number.trim_start_matches('#').parse() {
+                Ok(number) => view.toggle_output(Some(number)),
+                Err(_) => view.screen.note(Color::Red, "✗", &format!("{number:?} is not a call's number: /tools lists them")),
+            }
+            return true;
         }
         _ => return false,
     };

@@ -43,7 +43,8 @@ impl Line {
         }
     }
 
-    /// The text without its styles: what tests and plain output read.
+    /// The text without its styles: what tests read.
+    #[cfg(test)]
     pub fn text(&self) -> String {
         self.spans.iter().map(|span| span.text.as_str()).collect()
     }
@@ -139,12 +140,14 @@ impl Line {
         line
     }
 
-    /// The line as the terminal should print it: with its styles when `color`, else plain.
-    pub fn render(&self, color: bool) -> String {
-        if !color {
-            return self.text();
-        }
-        self.spans.iter().map(|span| span.style.apply(span.text.as_str()).to_string()).collect()
+    /// The line as the terminal should print it: with its styles, and their colours when
+    /// `colour` (without, bold, dim, italic and underline stay: `NO_COLOR` is about colour).
+    pub fn render(&self, colour: bool) -> String {
+        let styled = |span: &Span| match colour {
+            true => span.style,
+            false => ContentStyle { foreground_color: None, background_color: None, underline_color: None, ..span.style },
+        };
+        self.spans.iter().map(|span| styled(span).apply(span.text.as_str()).to_string()).collect()
     }
 }
 
@@ -255,7 +258,11 @@ mod tests {
         line.push("bold words here", bold());
         let wrapped = line.wrap(12, &Line::default());
         assert!(wrapped.iter().flat_map(|l| &l.spans).any(|s| s.style == bold() && s.text.contains("words")));
-        assert_eq!(line.render(false), "plain words then bold words here");
+        assert_eq!(line.text(), "plain words then bold words here");
         assert!(line.render(true).contains("\x1b["));
+        let mut coloured = Line::styled("green", fg(Color::Green).attribute(Attribute::Bold));
+        coloured.push(" plain", ContentStyle::new());
+        assert_eq!(coloured.render(false), "\x1b[1mgreen\x1b[0m plain", "bold without its colour");
+        assert!(coloured.render(true).contains("\x1b[38;5;10m"));
     }
 }

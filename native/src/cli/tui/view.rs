@@ -1,6 +1,6 @@
 //! What the session's events look like on the screen: the streamed answer, one compact line per
-//! tool call (the last one's output opened with Ctrl-O), each edit's diff, notes, the spinner and
-//! the status line.
+//! tool call (numbered: its output opens and closes with `/tools N`, the last one's with Ctrl-O),
+//! each edit's diff, notes, the spinner and the status line.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -11,12 +11,41 @@ use openagent_core::session::{Decision, EventData, SessionEvent};
 
 use super::diff::Changes;
 use super::editor::Editor;
-use super::screen::{Block, Screen};
+use super::screen::{thinking_heading, thought, Block, Screen};
 use super::text::{bold, dim, fg, Line};
 use crate::cli::run::{first_line, main_argument, summary, tool_detail, RunEnd};
 
 /// Output lines shown when a tool call is opened.
 const OPENED_LINES: usize = 200;
+/// Calls `/tools` lists, the latest.
+const LISTED_CALLS: usize = 30;
+
+/// A finished tool call, kept to be opened: what it was, and the start of its output.
+struct Finished {
+    /// `✓` or `✗`.
+    mark: &'static str,
+    title: String,
+    head: Vec<String>,
+    lines: usize,
+}
+
+impl Finished {
+    fn new(mark: &'static str, title: String, output: &str) -> Self {
+        let head = output.lines().take(OPENED_LINES).map(str::to_owned).collect();
+        Self { mark, title, head, lines: output.lines().count() }
+    }
+
+    /// Its output as an opened block, call `number`.
+    fn opened(&self, number: usize) -> Vec<Line> {
+        let mut lines = vec![Line::styled(format!("┌ #{number} {}", self.title), dim())];
+        lines.extend(self.head.iter().map(|line| Line::styled(format!("│ {line}"), dim())));
+        match self.lines.checked_sub(self.head.len()).filter(|&more| more > 0) {
+            Some(more) => lines.push(Line::styled(format!("└ … {more} more lines"), dim())),
+            None => lines.push(Line::styled("└", dim())),
+        }
+        lines
+    }
+}
 
 pub struct View {
     pub screen: Screen,
@@ -26,8 +55,12 @@ pub struct View {
     calls: HashMap<String, String>,
     /// Tools running now.
     running: usize,
-    /// The last finished call's tool, argument and output, for Ctrl-O.
-    last_output: Option<(String, String)>,
+    /// The response being streamed has streamed its thinking (so its end need not show it).
+    thought: bool,
+    /// Every finished call of the screen, numbered from 1, to be opened.
+    finished: Vec<Finished>,
+    /// The call whose output is open, by number.
+    opened: Option<usize>,
     /// The session the events are of; the others are its subagents.
     pub root: Option<String>,
     /// For the status line.
@@ -46,7 +79,9 @@ impl View {
             changes,
             calls: HashMap::new(),
             running: 0,
-            last_output: None,
+            thought: false,
+            finished: Vec::new(),
+            opened: None,
             root: None,
             provider,
             model,
@@ -92,8 +127,14 @@ impl View {
         let who = if own { String::new() } else { format!("[{}] ", short_id(&event.session_id)) };
         match &event.data {
             EventData::TurnStart { .. } => self.wait("thinking"),
+            EventData::AssistantReasoningDelta { delta } if own => {
+                self.thought = true;
+                self.screen.think(delta);
+            }
             EventData::AssistantTextDelta { delta } if own => {
-                self.screen.live.waiting = None;
+                if self.screen.live.waiting.as_ref().is_none_or(|(label, _)| label != "writing") {
+                    self.wait("writing");
+                }
                 self.screen.stream(delta);
             }
             EventData::AssistantTextEnd { reasoning, total_usage, usage, .. } => {
@@ -102,10 +143,12 @@ impl View {
                     self.usage = total_usage.clone();
                     self.context.0 = usage.input_tokens;
                 }
-                if let Some(reasoning) = reasoning.as_deref().filter(|r| !r.trim().is_empty()) {
-                    let lines = reasoning.lines().map(|line| Line::styled(format!("  {line}"), dim().italic()));
-                    let mut block = vec![Line::styled(format!("{who}✻ thinking"), dim())];
-                    block.extend(lines);
+                // A subagent's thinking is shown whole, at its end: its deltas would cut into the
+                // answer being streamed.
+                let streamed = own && std::mem::take(&mut self.thought);
+                if let Some(reasoning) = reasoning.as_deref().filter(|r| !r.trim().is_empty() && !streamed) {
+                    let mut block = vec![thinking_heading(&who)];
+                    block.extend(thought(reasoning));
                     self.screen.lines(block);
                 }
                 if self.running == 0 {
@@ -138,12 +181,13 @@ impl View {
                 line.push(tool_name.clone(), bold());
                 line.push(format!(" {argument} "), Default::default());
                 line.push(tool_detail(output.as_deref(), error.as_deref(), *duration_ms), dim());
+                line.push(format!(" · #{}", self.finished.len() + 1), dim());
                 self.screen.lines(vec![line]);
                 for change in self.changes.take(call_id) {
                     self.screen.push(Block::Diff(change));
                 }
                 let text = error.as_deref().or(output.as_deref()).unwrap_or("");
-                self.last_output = Some((format!("{tool_name} {argument}"), text.to_owned()));
+                self.finished.push(Finished::new(mark, format!("{tool_name} {argument}"), text));
             }
             EventData::ProviderRetry { attempt, delay_ms, message, .. } => {
                 let seconds = *delay_ms as f64 / 1000.0;
@@ -177,28 +221,55 @@ impl View {
         }
     }
 
-    /// Ctrl-O: the last tool call's output, in full up to a cap.
-    pub fn open_last_output(&mut self) {
-        let Some((title, output)) = &self.last_output else {
+    /// Opens the output of call `number` (the last one when `None`) under the transcript, or
+    /// closes it if it is the one open. One is open at a time.
+    pub fn toggle_output(&mut self, number: Option<usize>) {
+        let Some(number) = number.or(Some(self.finished.len()).filter(|&n| n > 0)) else {
             self.screen.note(Color::DarkGrey, "·", "no tool output yet");
             return;
         };
-        let mut lines = vec![Line::styled(format!("┌ {title}"), dim())];
-        let total = output.lines().count();
-        lines.extend(output.lines().take(OPENED_LINES).map(|line| Line::styled(format!("│ {line}"), dim())));
-        if total > OPENED_LINES {
-            lines.push(Line::styled(format!("└ … {} more lines", total - OPENED_LINES), dim()));
-        } else {
-            lines.push(Line::styled("└", dim()));
+        let Some(call) = number.checked_sub(1).and_then(|index| self.finished.get(index)) else {
+            let message = format!("there is no tool call #{number}: /tools lists them");
+            self.screen.note(Color::Red, "✗", &message);
+            return;
+        };
+        let lines = call.opened(number);
+        if let Some(open) = self.opened.take() {
+            self.screen.close_output(open);
+            if open == number {
+                return;
+            }
         }
-        self.screen.lines(lines);
+        self.screen.push(Block::Output(number, lines));
+        self.opened = Some(number);
+    }
+
+    /// `/tools`: the calls so far, the latest last.
+    pub fn tool_list(&self) -> Vec<Line> {
+        if self.finished.is_empty() {
+            return vec![Line::styled("  no tool calls yet", dim())];
+        }
+        let skipped = self.finished.len().saturating_sub(LISTED_CALLS);
+        let mut lines: Vec<Line> = self.finished[skipped..]
+            .iter()
+            .enumerate()
+            .map(|(index, call)| {
+                let mut line = Line::styled(format!("  #{:<4}", skipped + index + 1), dim());
+                line.push(format!("{} ", call.mark), Default::default());
+                line.push(call.title.clone(), Default::default());
+                line.push(format!(" · {} lines", call.lines), dim());
+                line
+            })
+            .collect();
+        lines.push(Line::styled("  /tools N opens or closes call N's output; Ctrl-O the last one's", dim()));
+        lines
     }
 
     /// The input's end: the summary line, or the error.
     pub fn finish(&mut self, end: &RunEnd) {
         self.screen.end_stream();
         self.screen.live.waiting = None;
-        self.running = 0;
+        (self.running, self.thought) = (0, false);
         let summary = summary(end);
         match &end.error {
             None if end.ok() => self.screen.note(Color::Green, "✓", &summary),

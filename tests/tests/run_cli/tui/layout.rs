@@ -5,14 +5,9 @@ use openagent_tests::cli::Sandbox;
 use openagent_tests::over_http::serve;
 use openagent_tests::{Reply, Step};
 
-use super::ready;
+use super::{ready, rules};
 use crate::tmux::Tmux;
 use crate::ANSWER;
-
-/// Rows that are nothing but a rule: the input box's top and bottom.
-fn rules(screen: &str) -> usize {
-    screen.lines().filter(|line| !line.is_empty() && line.chars().all(|c| c == '─')).count()
-}
 
 /// At 10 columns nothing wraps by itself and no old input box stays behind; at one row the
 /// input shows; at one column the session still takes input; back at full size all is laid out
