@@ -25,8 +25,41 @@ pub(crate) struct Node {
 
 #[derive(Debug, Clone)]
 pub(crate) enum Kind {
-    File(Vec<u8>),
+    File(Content),
     Dir(BTreeMap<String, Node>),
+}
+
+/// A file's bytes, sorted into text (UTF-8 with no NUL byte) or binary once, when written: every
+/// read of a text file (`read_file`, grep, the shell) would otherwise check the whole file again.
+#[derive(Debug, Clone)]
+pub(crate) enum Content {
+    Text(String),
+    Binary(Vec<u8>),
+}
+
+impl Content {
+    pub fn new(bytes: Vec<u8>) -> Self {
+        match String::from_utf8(bytes) {
+            Ok(text) if memchr::memchr(0, text.as_bytes()).is_none() => Self::Text(text),
+            Ok(text) => Self::Binary(text.into_bytes()),
+            Err(error) => Self::Binary(error.into_bytes()),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Self::Text(text) => text.as_bytes(),
+            Self::Binary(bytes) => bytes,
+        }
+    }
+
+    /// The text, or `None` for binary content.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Self::Text(text) => Some(text),
+            Self::Binary(_) => None,
+        }
+    }
 }
 
 impl Node {
@@ -37,7 +70,7 @@ impl Node {
     /// Size in bytes; 0 for directories.
     pub fn size(&self) -> u64 {
         match &self.kind {
-            Kind::File(bytes) => bytes.len() as u64,
+            Kind::File(content) => content.bytes().len() as u64,
             Kind::Dir(_) => 0,
         }
     }
@@ -76,14 +109,21 @@ impl Tree {
         Stamp { ms: now, seq }
     }
 
-    /// The node at an absolute path.
+    /// The node at an absolute path (normalised, as [`resolve`] makes it).
     pub fn get(&self, path: &str) -> Result<&Node, EnvError> {
         let mut node = &self.root;
-        let mut walked = String::new();
-        for name in components(path) {
-            let entries = node.children().ok_or_else(|| EnvError::NotADirectory(display(&walked)))?;
+        // How much of `path` is walked: the part that names `node`. Kept as a length rather than
+        // a path built name by name, which cost every file read an allocation per directory.
+        let mut walked = 0;
+        for name in path.split('/') {
+            if name.is_empty() {
+                walked += 1;
+                continue;
+            }
+            let entries =
+                node.children().ok_or_else(|| EnvError::NotADirectory(display(path[..walked].trim_end_matches('/'))))?;
             node = entries.get(name).ok_or_else(|| EnvError::NotFound(path.to_owned()))?;
-            walked = join(&walked, name);
+            walked += name.len() + 1;
         }
         Ok(node)
     }
@@ -93,9 +133,9 @@ impl Tree {
     }
 
     /// The contents of a file.
-    pub fn read(&self, path: &str) -> Result<&[u8], EnvError> {
+    pub fn read(&self, path: &str) -> Result<&Content, EnvError> {
         match &self.get(path)?.kind {
-            Kind::File(bytes) => Ok(bytes),
+            Kind::File(content) => Ok(content),
             Kind::Dir(_) => Err(EnvError::IsADirectory(path.to_owned())),
         }
     }
@@ -126,16 +166,17 @@ impl Tree {
 
     /// Writes a file whole. `parents` creates missing parent directories.
     pub fn write(&mut self, path: &str, bytes: Vec<u8>, now: EpochMillis, parents: bool) -> Result<(), EnvError> {
+        let content = Content::new(bytes);
         let stamp = self.stamp(now);
         let (entries, name) = self.parent_entries(path, parents.then_some(stamp))?;
         match entries.get_mut(&name) {
             Some(Node { kind: Kind::Dir(_), .. }) => Err(EnvError::IsADirectory(path.to_owned())),
             Some(node) => {
-                *node = Node { stamp, kind: Kind::File(bytes) };
+                *node = Node { stamp, kind: Kind::File(content) };
                 Ok(())
             }
             None => {
-                entries.insert(name, Node { stamp, kind: Kind::File(bytes) });
+                entries.insert(name, Node { stamp, kind: Kind::File(content) });
                 self.touch_parent(path, stamp);
                 Ok(())
             }
@@ -145,7 +186,7 @@ impl Tree {
     /// Appends to a file, creating it (but not its parents) when missing.
     pub fn append(&mut self, path: &str, bytes: &[u8], now: EpochMillis) -> Result<(), EnvError> {
         let mut content = match self.read(path) {
-            Ok(existing) => existing.to_vec(),
+            Ok(existing) => existing.bytes().to_vec(),
             Err(EnvError::NotFound(_)) => Vec::new(),
             Err(err) => return Err(err),
         };
@@ -262,21 +303,33 @@ pub fn resolve(cwd: &str, path: &str) -> Result<String, EnvError> {
     if path.contains('\0') {
         return Err(invalid("the path contains a NUL character"));
     }
-    let mut names: Vec<&str> = if path.starts_with('/') { Vec::new() } else { components(cwd).collect() };
-    for name in path.split('/') {
+    // Built in one string, `/name` by `/name` (the root is the empty string until the end).
+    let mut resolved = String::with_capacity(cwd.len() + path.len() + 1);
+    let mut depth = 0;
+    let start = if path.starts_with('/') { "" } else { cwd };
+    for name in start.split('/').chain(path.split('/')) {
         match name {
             "" | "." => {}
             ".." => {
-                names.pop().ok_or_else(|| invalid("it escapes the environment root"))?;
+                let parent = resolved.rfind('/').ok_or_else(|| invalid("it escapes the environment root"))?;
+                resolved.truncate(parent);
+                depth -= 1;
             }
-            _ => names.push(name),
+            _ => {
+                resolved.push('/');
+                resolved.push_str(name);
+                depth += 1;
+            }
         }
     }
     // The tree is walked (and dropped) recursively; a bound keeps that off the edge of the stack.
-    if names.len() > MAX_DEPTH {
+    if depth > MAX_DEPTH {
         return Err(invalid(&format!("it is nested more than {MAX_DEPTH} directories deep")));
     }
-    Ok(format!("/{}", names.join("/")))
+    if resolved.is_empty() {
+        resolved.push('/');
+    }
+    Ok(resolved)
 }
 
 /// How a path is shown to the model: relative to `cwd` when under it, else absolute.
@@ -310,21 +363,26 @@ pub(crate) fn parent(path: &str) -> &str {
     }
 }
 
-fn display(relative: &str) -> String {
-    format!("/{relative}")
+/// A path for a message: `walked` with the root shown as `/`.
+fn display(walked: &str) -> String {
+    format!("/{}", walked.trim_start_matches('/'))
 }
 
 /// The byte offset of line `n` (from 0) of `text`: just past its `n`th newline, or the end.
 pub(crate) fn line_start(text: &str, n: usize) -> usize {
-    match n.checked_sub(1) {
-        None => 0,
-        Some(newline) => text.match_indices('\n').nth(newline).map_or(text.len(), |(at, _)| at + 1),
+    let Some(mut newlines) = n.checked_sub(1) else { return 0 };
+    // Whole blocks are counted a vector at a time and skipped; only the block that holds the
+    // newline is searched newline by newline. A read of a whole file (the usual read) counts it.
+    let mut at = 0;
+    for block in text.as_bytes().chunks(4096) {
+        let count = memchr::memchr_iter(b'\n', block).count();
+        if newlines < count {
+            return at + memchr::memchr_iter(b'\n', block).nth(newlines).map_or(block.len(), |end| end + 1);
+        }
+        newlines -= count;
+        at += block.len();
     }
-}
-
-/// Text content, or `None` for binary content: invalid UTF-8 or a NUL byte.
-pub(crate) fn as_text(bytes: &[u8]) -> Option<&str> {
-    std::str::from_utf8(bytes).ok().filter(|text| !text.contains('\0'))
+    text.len()
 }
 
 #[cfg(test)]
@@ -393,7 +451,7 @@ mod tests {
         assert!(tree.remove("/d", false, 2).is_err());
         let node = tree.take("/d/x", 2).unwrap();
         tree.insert("/d/e/y", node, 2).unwrap();
-        assert_eq!(tree.read("/d/e/y").unwrap(), b"1");
+        assert_eq!(tree.read("/d/e/y").unwrap().bytes(), b"1");
         tree.remove("/d", true, 3).unwrap();
         assert!(!tree.exists("/d"));
         assert!(tree.remove("/", true, 3).is_err());
@@ -403,8 +461,24 @@ mod tests {
 
     #[test]
     fn detects_binary_content() {
-        assert_eq!(as_text(b"plain\n"), Some("plain\n"));
-        assert_eq!(as_text(b"nul\0byte"), None);
-        assert_eq!(as_text(&[0xff, 0xfe]), None);
+        assert_eq!(Content::new(b"plain\n".to_vec()).text(), Some("plain\n"));
+        for binary in [&b"nul\0byte"[..], &[0xff, 0xfe], &[b'a'; 100].iter().chain(&[0]).copied().collect::<Vec<u8>>()] {
+            let content = Content::new(binary.to_vec());
+            assert_eq!((content.text(), content.bytes()), (None, binary));
+        }
+    }
+
+    #[test]
+    fn line_starts_follow_newlines() {
+        let text = "a\nbb\n\nccc";
+        let starts: Vec<usize> = (0..6).map(|n| line_start(text, n)).collect();
+        assert_eq!(starts, [0, 2, 5, 6, 9, 9]);
+        // Lines of every length across the 4 KB blocks that are counted whole.
+        let long: String = (0..3000).map(|n| format!("{}\n", "x".repeat(n % 17))).collect();
+        let mut expected = vec![0];
+        expected.extend(long.match_indices('\n').map(|(at, _)| at + 1));
+        for n in 0..=3001 {
+            assert_eq!(line_start(&long, n), expected.get(n).copied().unwrap_or(long.len()), "line {n}");
+        }
     }
 }

@@ -30,7 +30,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 
 pub use self::fs::resolve as resolve_path;
-use self::fs::{as_text, line_start, resolve, Kind, Tree};
+use self::fs::{line_start, resolve, Kind, Tree};
 pub use self::host_command::{HostCall, HostCommand, HostOutput, HOST_GRACE_MS};
 pub use self::runner::CommandRunner;
 #[cfg(feature = "typings")]
@@ -174,7 +174,7 @@ impl MemoryEnvironment {
     /// A file's bytes, synchronously (for hosts).
     pub fn read_bytes_sync(&self, path: &str) -> Result<Vec<u8>, EnvError> {
         let path = self.resolve(path)?;
-        self.inner.tree.borrow().read(&path).map(<[u8]>::to_vec)
+        self.inner.tree.borrow().read(&path).map(|content| content.bytes().to_vec())
     }
 
     /// Removes a file or a directory; a non-empty directory only when `recursive`.
@@ -218,7 +218,7 @@ impl ExecutionEnvironment for MemoryEnvironment {
     async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError> {
         let abs = self.resolve(path)?;
         let tree = self.inner.tree.borrow();
-        let text = as_text(tree.read(&abs)?).ok_or(EnvError::BinaryFile(abs.clone()))?;
+        let text = tree.read(&abs)?.text().ok_or(EnvError::BinaryFile(abs.clone()))?;
         if offset.is_none() && limit.is_none() {
             return Ok(text.to_owned());
         }

@@ -2,7 +2,7 @@
 
 use openagent_core::glob::FileGlob;
 
-use super::fs::{as_text, join, relative_to, resolve, Kind, Node, Stamp, Tree};
+use super::fs::{join, relative_to, resolve, Kind, Node, Stamp, Tree};
 use openagent_core::env::{push_grep_matches, EnvError, GrepOptions};
 use openagent_regex::Regex;
 
@@ -41,8 +41,8 @@ pub(super) fn grep(tree: &Tree, cwd: &str, pattern: &str, path: &str, options: &
         if filter.as_ref().is_some_and(|filter| !filter_matches(filter, &rel)) {
             continue;
         }
-        let Kind::File(bytes) = &node.kind else { continue };
-        let Some(text) = as_text(bytes) else { continue };
+        let Kind::File(content) = &node.kind else { continue };
+        let Some(text) = content.text() else { continue };
         if !push_grep_matches(&mut found, &relative_to(cwd, &abs), text, |line| regex.is_match(line), options.max_results) {
             break;
         }

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::fs::{as_text, resolve, Kind, Stamp, Tree};
+use super::fs::{resolve, Kind, Stamp, Tree};
 use super::{MemoryEnvironment, DEFAULT_WORKING_DIRECTORY, SCRATCH_DIRECTORY};
 use openagent_core::env::EnvError;
 use openagent_core::llm::base64;
@@ -147,10 +147,10 @@ impl MemoryEnvironment {
             match &node.kind {
                 Kind::Dir(entries) if entries.is_empty() => directories.push(path),
                 Kind::Dir(_) => {}
-                Kind::File(bytes) => {
-                    let (text, base64) = match as_text(bytes) {
+                Kind::File(content) => {
+                    let (text, base64) = match content.text() {
                         Some(text) => (Some(text.to_owned()), None),
-                        None => (None, Some(base64::encode(bytes))),
+                        None => (None, Some(base64::encode(content.bytes()))),
                     };
                     files.push((node.stamp, FileEntry { path, text, base64, modified_ms: Some(node.stamp.ms) }));
                 }

@@ -238,7 +238,7 @@ impl Shell {
             return Ok(Vec::new());
         }
         let path = self.resolve(name).map_err(|err| format!("sh: {name}: {}\n", describe(&err)))?;
-        self.tree().read(&path).map(<[u8]>::to_vec).map_err(|err| format!("sh: {name}: {}\n", describe(&err)))
+        self.tree().read(&path).map(|content| content.bytes().to_vec()).map_err(|err| format!("sh: {name}: {}\n", describe(&err)))
     }
 
     fn open_for_write(&self, name: &str, append: bool) -> Result<Target, String> {

@@ -379,7 +379,7 @@ pub(super) async fn script(c: &mut Call<'_>) -> i32 {
 /// The script a path names, or the status after reporting why it cannot run: it is missing, or
 /// its `#!` line names another interpreter.
 fn path_script(c: &mut Call) -> Result<List, i32> {
-    let found = c.shell.resolve(c.name).and_then(|path| c.shell.tree().read(&path).map(<[u8]>::to_vec));
+    let found = c.shell.resolve(c.name).and_then(|path| c.shell.tree().read(&path).map(|content| content.bytes().to_vec()));
     let source = match found {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(err @ EnvError::NotFound(_)) => return Err(c.fail_with(127, describe(&err))),

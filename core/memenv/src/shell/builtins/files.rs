@@ -386,7 +386,7 @@ fn copy(tree: &mut Tree, source: &str, target: &str, now: u64, keep_times: bool)
     // Everything to copy, depth first, taken before anything is written: (path below
     // `source`, the bytes of a file or `None` for a directory, stamp).
     let content = |node: &Node| match &node.kind {
-        Kind::File(bytes) => Some(bytes.clone()),
+        Kind::File(content) => Some(content.bytes().to_vec()),
         Kind::Dir(_) => None,
     };
     let root = tree.get(source)?;

@@ -188,9 +188,9 @@ fn collect(c: &mut Call, operands: &[String], flags: &Flags, recursive: bool, im
                 continue;
             }
         };
-        if let Kind::File(bytes) = &node.kind {
+        if let Kind::File(content) = &node.kind {
             if wanted(operand.rsplit('/').next().unwrap_or(operand)) {
-                inputs.push((operand.clone(), Ok(bytes.clone())));
+                inputs.push((operand.clone(), Ok(content.bytes().to_vec())));
             }
             continue;
         }
@@ -201,13 +201,13 @@ fn collect(c: &mut Call, operands: &[String], flags: &Flags, recursive: bool, im
         searched_dir = true;
         for (rel, node, _) in tree.walk(&path, usize::MAX).unwrap_or_default() {
             let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", &rel));
-            let Kind::File(bytes) = &node.kind else { continue };
+            let Kind::File(content) = &node.kind else { continue };
             if excluded_dir(dirs) || !wanted(name) {
                 continue;
             }
             // `grep -r x` shows paths as found; `grep -r x dir` prefixes the operand.
             let shown = if implicit { rel.clone() } else { format!("{}/{rel}", operand.trim_end_matches('/')) };
-            inputs.push((shown, Ok(bytes.clone())));
+            inputs.push((shown, Ok(content.bytes().to_vec())));
         }
     }
     (inputs, searched_dir)

@@ -127,7 +127,11 @@ impl Call<'_> {
             return Ok(self.stdin.clone());
         }
         let path = self.shell.resolve(operand).map_err(|err| format!("{operand}: {}", describe(&err)))?;
-        self.shell.tree().read(&path).map(<[u8]>::to_vec).map_err(|err| format!("{operand}: {}", describe(&err)))
+        self.shell
+            .tree()
+            .read(&path)
+            .map(|content| content.bytes().to_vec())
+            .map_err(|err| format!("{operand}: {}", describe(&err)))
     }
 
     /// The inputs of a filter: its operands, or standard input when there are none. Unreadable
