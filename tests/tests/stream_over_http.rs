@@ -60,7 +60,7 @@ fn complete_and_stream_give_the_same_response() {
         let whole = block_on(model.complete(&request())).unwrap_or_else(|e| panic!("{api}: {e}"));
         let events: Vec<StreamEvent> = block_on(async { model.stream(&request()).await.expect("opens").collect().await });
         let mut acc = StreamAccumulator::new();
-        events.iter().for_each(|e| acc.push(e));
+        events.iter().for_each(|e| acc.push(e.clone()));
         let streamed = acc.finish(model.provider()).unwrap_or_else(|e| panic!("{api}: {e}"));
         assert_eq!(comparable(&streamed), comparable(&whole), "{api}");
 

@@ -29,7 +29,7 @@ pub trait LlmClient {
 pub async fn collect_stream(provider: &str, mut events: EventStream) -> Result<Response, LlmError> {
     let mut acc = StreamAccumulator::new();
     while let Some(event) = events.next().await {
-        acc.push(&event);
+        acc.push(event);
     }
     acc.finish(provider)
 }

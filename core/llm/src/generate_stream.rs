@@ -208,7 +208,8 @@ impl Run<'_> {
         match self.in_time(events.next()).await {
             Err(error) => self.fail(error),
             Ok(Some(event)) => {
-                acc.push(&event);
+                // Handed out as well as folded in: the stream's reader gets its own copy.
+                acc.push(event.clone());
                 let failed = failed || matches!(event, StreamEvent::Error { .. });
                 self.queue.push_back(event);
                 Phase::Read { tool_loop, events, acc, failed }

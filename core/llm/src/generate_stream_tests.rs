@@ -92,7 +92,7 @@ fn the_result_is_what_the_events_accumulate_to_and_what_generate_gives() {
     let client = ScriptedClient::new([ScriptStep::reasoning_then_text("Think first.", "Then answer.")]);
     let (events, result) = run(&client, Generate::new("m", "go"));
     let mut acc = StreamAccumulator::new();
-    events.iter().for_each(|e| acc.push(e));
+    events.iter().for_each(|e| acc.push(e.clone()));
     let response = result.unwrap().last().response.clone();
     assert_eq!(acc.finish(ScriptedClient::PROVIDER).unwrap(), response);
     assert_eq!((response.text().as_str(), response.reasoning().as_deref()), ("Then answer.", Some("Think first.")));

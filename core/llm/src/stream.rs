@@ -107,49 +107,51 @@ impl StreamAccumulator {
         Self::default()
     }
 
-    pub fn push(&mut self, event: &StreamEvent) {
+    /// Folds in one event. It is taken whole: what it carries (a tool call, the usage) moves into
+    /// the response rather than being copied.
+    pub fn push(&mut self, event: StreamEvent) {
         match event {
             StreamEvent::StreamStart { id, model, warnings } => {
-                self.id = id.clone().or(self.id.take());
-                self.model = model.clone().or(self.model.take());
-                self.warnings.extend(warnings.iter().cloned());
+                self.id = id.or(self.id.take());
+                self.model = model.or(self.model.take());
+                self.warnings.extend(warnings);
             }
-            StreamEvent::TextStart { text_id } => self.open_text_part(text_id),
+            StreamEvent::TextStart { text_id } => self.open_text_part(&text_id),
             StreamEvent::TextDelta { text_id, delta } => {
-                if self.open_text.as_ref().is_none_or(|(id, _)| id != text_id) {
-                    self.open_text_part(text_id);
+                if self.open_text.as_ref().is_none_or(|(id, _)| *id != text_id) {
+                    self.open_text_part(&text_id);
                 }
                 if let Some((_, at)) = &self.open_text {
                     if let ContentPart::Text { text } = &mut self.content[*at] {
-                        text.push_str(delta);
+                        text.push_str(&delta);
                     }
                 }
             }
             StreamEvent::TextEnd { .. } => self.open_text = None,
-            StreamEvent::ReasoningStart { id } => self.open_reasoning_part(id),
+            StreamEvent::ReasoningStart { id } => self.open_reasoning_part(&id),
             StreamEvent::ReasoningDelta { id, delta } => {
-                if self.open_reasoning.as_ref().is_none_or(|(open, _)| open != id) {
-                    self.open_reasoning_part(id);
+                if self.open_reasoning.as_ref().is_none_or(|(open, _)| *open != id) {
+                    self.open_reasoning_part(&id);
                 }
                 if let Some(thinking) = self.open_thinking() {
-                    thinking.text.push_str(delta);
+                    thinking.text.push_str(&delta);
                 }
             }
             StreamEvent::ReasoningEnd { id, signature } => {
-                if self.open_reasoning.as_ref().is_none_or(|(open, _)| open != id) {
-                    self.open_reasoning_part(id);
+                if self.open_reasoning.as_ref().is_none_or(|(open, _)| *open != id) {
+                    self.open_reasoning_part(&id);
                 }
                 if let Some(thinking) = self.open_thinking() {
-                    thinking.signature = signature.clone();
+                    thinking.signature = signature;
                 }
                 self.open_reasoning = None;
             }
             StreamEvent::RedactedReasoning { data } => self.content.push(ContentPart::RedactedThinking {
-                thinking: ThinkingData { text: data.clone(), redacted: true, ..ThinkingData::default() },
+                thinking: ThinkingData { text: data, redacted: true, ..ThinkingData::default() },
             }),
-            StreamEvent::ToolCallEnd { tool_call } => self.content.push(ContentPart::ToolCall { tool_call: tool_call.clone() }),
-            StreamEvent::Finish { finish_reason, usage } => self.finish = Some((finish_reason.clone(), usage.clone())),
-            StreamEvent::Error { error } => self.error = Some(error.clone()),
+            StreamEvent::ToolCallEnd { tool_call } => self.content.push(ContentPart::ToolCall { tool_call }),
+            StreamEvent::Finish { finish_reason, usage } => self.finish = Some((finish_reason, usage)),
+            StreamEvent::Error { error } => self.error = Some(error),
             StreamEvent::ToolCallStart { .. }
             | StreamEvent::ToolCallDelta { .. }
             | StreamEvent::ProviderEvent { .. }
@@ -230,7 +232,7 @@ mod tests {
             StreamEvent::ToolCallEnd { tool_call: ToolCall::new("c", "f", json!({})) },
             StreamEvent::Finish { finish_reason: FinishReason::new(Reason::ToolCalls, None), usage: Usage::new(3, 4) },
         ];
-        events.iter().for_each(|e| acc.push(e));
+        events.iter().for_each(|e| acc.push(e.clone()));
         let response = acc.finish("test").unwrap();
         assert_eq!(response.id, "r1");
         assert_eq!(response.text(), "Hello");
@@ -245,7 +247,7 @@ mod tests {
     #[test]
     fn a_stream_without_finish_is_a_stream_error() {
         let mut acc = StreamAccumulator::new();
-        acc.push(&StreamEvent::TextDelta { text_id: "a".into(), delta: "partial".into() });
+        acc.push(StreamEvent::TextDelta { text_id: "a".into(), delta: "partial".into() });
         assert_eq!(acc.finish("p").unwrap_err().kind, ErrorKind::Stream);
     }
 }

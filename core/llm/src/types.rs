@@ -1,5 +1,6 @@
 //! The unified LLM data model (unified-llm-spec section 3): what every codec translates to and from.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::{Add, AddAssign};
 use std::sync::Arc;
@@ -149,8 +150,10 @@ pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_arguments: Option<String>,
     /// `function` (default) or `custom`.
+    // Borrowed but for an unusual type: a session copies every call a few times.
     #[serde(default = "ToolCall::default_type", rename = "type")]
-    pub call_type: String,
+    #[cfg_attr(feature = "typings", ts(type = "string"))]
+    pub call_type: Cow<'static, str>,
     /// An opaque provider signature to echo back with this call (Gemini `thoughtSignature`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
@@ -180,8 +183,8 @@ impl ToolCall {
         Self { raw_arguments: Some(raw), ..Self::new(id, name, arguments) }
     }
 
-    fn default_type() -> String {
-        "function".to_owned()
+    fn default_type() -> Cow<'static, str> {
+        Cow::Borrowed("function")
     }
 }
 

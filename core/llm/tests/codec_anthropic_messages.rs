@@ -224,7 +224,7 @@ fn check_stream(events: &Value, whole: Option<&Value>, text_identical: &mut (usi
         return Err(format!("{finishes} Finish events, or Finish is not last"));
     }
     let mut acc = StreamAccumulator::new();
-    out.iter().for_each(|e| acc.push(e));
+    out.iter().for_each(|e| acc.push(e.clone()));
     let response = acc.finish("anthropic").map_err(|e| format!("accumulated stream failed: {e}"))?;
     let expected = stream_facts(events);
     same("streamed response", &facts_of(&response), &expected)?;

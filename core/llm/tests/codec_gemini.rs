@@ -458,7 +458,7 @@ fn check_stream(captured: &Value, case: &str, report: &mut Report) -> Check {
                 None => reference = Some(shape),
             }
             let mut accumulator = StreamAccumulator::new();
-            events.iter().for_each(|e| accumulator.push(e));
+            events.iter().for_each(|e| accumulator.push(e.clone()));
             let streamed = accumulator.finish("gemini").map_err(|e| at(format!("accumulated: {e}")))?;
             check_facts(&streamed, &facts).map_err(at)?;
             same("streamed vs whole: content kinds", kinds(&streamed), kinds(&whole)).map_err(at)?;

@@ -652,7 +652,7 @@ fn check_stream(chunks: &Value) -> Result<Response, String> {
         return Err(format!("the stream must end with exactly one Finish: {:?}", events.last()));
     }
     let mut acc = StreamAccumulator::new();
-    events.iter().for_each(|e| acc.push(e));
+    events.iter().for_each(|e| acc.push(e.clone()));
     let response = acc.finish("openai-compatible").map_err(|e| format!("the stream did not finish: {e}"))?;
     compare(&facts_of_chunks(chunks), &response)?;
     let id = chunks.first().and_then(|c| c["id"].as_str()).unwrap_or_default();

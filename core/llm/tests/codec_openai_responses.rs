@@ -226,7 +226,7 @@ fn usage_facts(usage: &Value) -> [Option<u64>; 6] {
 /// The same facts, read from our unified response.
 fn our_facts(response: &Response) -> Facts {
     let calls = response.tool_calls().into_iter().map(|c| {
-        (c.id.clone(), c.name.clone(), c.raw_arguments.clone().unwrap_or_default(), c.call_type.clone(), c.signature.clone())
+        (c.id.clone(), c.name.clone(), c.raw_arguments.clone().unwrap_or_default(), c.call_type.to_string(), c.signature.clone())
     });
     let reasoning = response.message.content.iter().filter_map(|part| match part {
         ContentPart::Thinking { thinking } => Some((thinking.text.clone(), thinking.signature.clone())),
@@ -374,7 +374,7 @@ fn check_stream(events: &Value) -> Result<(), String> {
         return Err(format!("{starts} ToolCallStart events for {} calls", expected.calls.len()));
     }
     let mut acc = StreamAccumulator::new();
-    whole.iter().for_each(|e| acc.push(e));
+    whole.iter().for_each(|e| acc.push(e.clone()));
     let streamed = acc.finish("openai").map_err(|e| format!("accumulate: {e}"))?;
     same(&expected, &our_facts(&streamed))?;
     check_arguments(&streamed.tool_calls())?;

@@ -12,7 +12,7 @@ use super::compaction::CompactionReason;
 use super::config::DEFAULT_COMMAND_TIMEOUT_MS;
 use super::events::{Decision, EventData};
 use super::input::{resolve_images, Attached, UserInput};
-use super::loop_detection::{detect_loop, signature};
+use super::loop_detection::{self, detect_loop, signature};
 use super::truncation::truncate_tool_output;
 use super::{repair, repeats, results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
@@ -137,7 +137,9 @@ impl Session {
             } else {
                 self.named_reads_turn(std::mem::take(&mut named))
             };
-            let Some(results) = self.guard(self.execute_tool_calls(&tool_calls, &config)).await else {
+            // Each call's identity, worked out once for the repeat guard and loop detection.
+            let signatures: Vec<u64> = tool_calls.iter().map(signature).collect();
+            let Some(results) = self.guard(self.execute_tool_calls(&tool_calls, &signatures, &config)).await else {
                 if !inner.abort.is_aborted() {
                     let message = "Interrupted by the user before this tool call finished.";
                     let results = tool_calls.iter().map(|call| ToolResult::new(call.id.clone(), message, true)).collect();
@@ -151,7 +153,7 @@ impl Session {
             }
             self.drain_steering();
             if config.enable_loop_detection {
-                self.detect_loop(&tool_calls, config.loop_detection_window);
+                self.detect_loop(&signatures, config.loop_detection_window);
             }
         };
         self.finish_input(reason, &final_text, None);
@@ -270,7 +272,7 @@ impl Session {
                 }
                 _ => {}
             }
-            acc.push(&event);
+            acc.push(event);
         }
         acc.finish(&provider)
     }
@@ -316,12 +318,12 @@ impl Session {
         true
     }
 
-    fn detect_loop(&self, calls: &[ToolCall], window: usize) {
+    fn detect_loop(&self, signatures: &[u64], window: usize) {
         let detected = {
             let mut state = self.inner.state.borrow_mut();
             let recent = &mut state.recent_calls;
-            for call in calls {
-                recent.push_back(signature(call));
+            for &signature in signatures {
+                recent.push_back(signature);
                 if recent.len() > window {
                     recent.pop_front();
                 }
@@ -364,21 +366,25 @@ impl Session {
     }
 
     /// Runs one round of tool calls, concurrently when the profile allows it. Results come back
-    /// in call order either way.
-    async fn execute_tool_calls(&self, calls: &[ToolCall], config: &SessionConfig) -> Vec<ToolResult> {
-        if self.inner.profile.supports_parallel_tool_calls() && calls.len() > 1 {
-            join_all(calls.iter().map(|call| self.execute_single_tool(call, config))).await
+    /// in call order either way; `signatures` are the calls' identities, in the same order.
+    async fn execute_tool_calls(&self, calls: &[ToolCall], signatures: &[u64], config: &SessionConfig) -> Vec<ToolResult> {
+        let calls = calls.iter().zip(signatures.iter().copied());
+        if self.inner.profile.supports_parallel_tool_calls() && signatures.len() > 1 {
+            join_all(calls.map(|(call, signature)| self.execute_single_tool(call, signature, config))).await
         } else {
-            let mut results = Vec::with_capacity(calls.len());
-            for call in calls {
-                results.push(self.execute_single_tool(call, config).await);
+            let mut results = Vec::with_capacity(signatures.len());
+            for (call, signature) in calls {
+                results.push(self.execute_single_tool(call, signature, config).await);
             }
             results
         }
     }
 
-    async fn execute_single_tool(&self, call: &ToolCall, config: &SessionConfig) -> ToolResult {
+    /// Runs one call; `signature` is its identity as the model sent it (repaired or rewritten by a
+    /// hook, it is worked out again).
+    async fn execute_single_tool(&self, call: &ToolCall, signature: u64, config: &SessionConfig) -> ToolResult {
         let repaired = self.repaired(call);
+        let mut signature = repaired.as_ref().map_or(signature, loop_detection::signature);
         let call = repaired.as_ref().unwrap_or(call);
         let started = self.now();
         self.emit(EventData::ToolCallStart {
@@ -416,7 +422,7 @@ impl Session {
             }
         };
         if config.enable_repeat_guard {
-            let refusal = self.inner.input.borrow().repeats.refusal(signature(call), &call.name);
+            let refusal = self.inner.input.borrow().repeats.refusal(signature, &call.name);
             if let Some(repeats::Refusal { message, answer_now }) = refusal {
                 self.inner.input.borrow_mut().answer_now |= answer_now;
                 decision(Decision::Deny, Some(message.clone()), "repeat");
@@ -448,6 +454,7 @@ impl Session {
             if let Some(arguments) = outcome.tool_input {
                 rewritten = ToolCall { arguments, raw_arguments: None, ..call.clone() };
                 call = &rewritten;
+                signature = loop_detection::signature(call);
                 executor = match self.checked_executor(call) {
                     Ok(executor) => executor,
                     Err((_, message)) => {
@@ -506,8 +513,8 @@ impl Session {
             false => None,
         };
         if failed {
-            let repeated = config.enable_repeat_guard
-                && self.inner.input.borrow_mut().repeats.record(signature(call), &call.name, &text, true);
+            let repeated =
+                config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature, &call.name, &text, true);
             return error(match (flagged, repeated) {
                 (Some(reason), _) => [&text, "\n\n", &reason].concat(),
                 (None, true) => [&text, "\n\n", repeats::FAILED_NOTE].concat(),
@@ -526,11 +533,13 @@ impl Session {
             });
             return ToolResult::new(call.id.clone(), content, true);
         }
-        let mut content = truncate_tool_output(&text, &call.name, config);
-        if config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature(call), &call.name, &text, false) {
-            content = [&content, "\n\n", repeats::NOTE].concat();
-        }
-        let mut result = ToolResult::new(call.id.clone(), content, false);
+        let repeated =
+            config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature, &call.name, &text, false);
+        let content = truncate_tool_output(&text, &call.name, config);
+        let mut result = match repeated {
+            true => ToolResult::new(call.id.clone(), [&content, "\n\n", repeats::NOTE].concat(), false),
+            false => ToolResult::new(call.id.clone(), content, false),
+        };
         if let Some(image) = image {
             result.image_media_type = image.media_type;
             result.image_data = image.data;

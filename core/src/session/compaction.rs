@@ -12,6 +12,8 @@
 //!   (bounded to fit the window, long tool outputs shortened): the request carries no tool calls
 //!   or reasoning parts, so it is valid whatever the provider.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::truncation::{truncate_output, TruncationMode};
@@ -122,7 +124,8 @@ impl Session {
         let max_tokens = (window / 8).clamp(256, 8_192);
         // What is left of the window for the transcript, in characters (a token is ~4).
         let room = window.saturating_sub(max_tokens + 1_000).saturating_mul(4).min(usize::MAX as u64) as usize;
-        let transcript = truncate_output(&transcript(older), room.max(4_000), TruncationMode::HeadTail);
+        let whole = transcript(older);
+        let transcript = truncate_output(&whole, room.max(4_000), TruncationMode::HeadTail);
         let ask = "Summarise this conversation as instructed. It continues after your summary with its most recent turns.";
         let cache = self.inner.cache.borrow();
         Request {
@@ -158,7 +161,9 @@ pub(super) fn cut_point(history: &[Turn], keep_tokens: u64) -> usize {
 
 /// The turns as plain text, long parts shortened.
 fn transcript(turns: &[Turn]) -> String {
-    let short = |text: &str| truncate_output(text, TRANSCRIPT_PART_CHARS, TruncationMode::HeadTail);
+    fn short(text: &str) -> Cow<'_, str> {
+        truncate_output(text, TRANSCRIPT_PART_CHARS, TruncationMode::HeadTail)
+    }
     let mut out = String::new();
     for turn in turns {
         match turn {

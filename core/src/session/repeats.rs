@@ -30,9 +30,16 @@ pub(super) const FAILED_NOTE: &str = "[This exact call already failed in this ta
 
 #[derive(Debug, Default)]
 pub(super) struct Repeats {
-    /// Usually a handful of calls per input, so a list (a map costs the browser bundle 2.5 KB);
-    /// searched from the latest, as a repeat most often follows its call closely.
+    /// One entry per call made in this input (by signature).
     seen: Vec<Seen>,
+    /// Where each signature's entry is in `seen` (its index + 1; 0 is an empty slot): open
+    /// addressing on the signature's low bits, which are a hash already. A list searched call by
+    /// call cost a long input (thousands of rounds) more than the rest of a round; a std map costs
+    /// the browser bundle 2.5 KB.
+    slots: Vec<u32>,
+    /// How many calls that may have changed something were made: a read made before the last of
+    /// them is stale (reading a file again after writing it is no repeat).
+    changes: u32,
 }
 
 #[derive(Debug)]
@@ -42,6 +49,8 @@ struct Seen {
     hash: u64,
     /// How many times in a row the call gave that result.
     times: u32,
+    /// `Repeats::changes` when the result was recorded.
+    changes: u32,
     /// The start of that result, for the refusal: kept once it repeats (before, nothing quotes it).
     quoted: String,
     failed: bool,
@@ -59,7 +68,7 @@ pub(super) struct Refusal {
 impl Repeats {
     /// Why the call must not run again, quoting its result: it already gave the same result twice.
     pub fn refusal(&self, signature: u64, tool: &str) -> Option<Refusal> {
-        let seen = self.seen.iter().rev().find(|seen| seen.signature == signature && seen.times >= 2)?;
+        let seen = self.find(signature).ok().map(|at| &self.seen[at]).filter(|seen| self.times(seen) >= 2)?;
         let (how, next) = match seen.failed {
             false => (
                 " call twice in this task, with the same result both times:\n",
@@ -80,8 +89,7 @@ impl Repeats {
     pub fn record(&mut self, signature: u64, tool: &str, output: &str, failed: bool) -> bool {
         let reader = READERS.contains(&tool);
         if !reader && !failed {
-            // Forgotten in place (a list of a handful): the next read counts as a first.
-            self.seen.iter_mut().filter(|seen| seen.reader).for_each(|seen| seen.times = 0);
+            self.changes = self.changes.wrapping_add(1);
         }
         // A command's duration (its last line) differs from run to run; the rest of its output
         // says whether anything changed.
@@ -90,22 +98,60 @@ impl Repeats {
             _ => output,
         };
         let hash = fingerprint(stable);
-        let first = Seen { signature, hash, times: 1, quoted: String::new(), failed, reader };
-        match self.seen.iter_mut().rev().find(|seen| seen.signature == signature) {
-            Some(seen) if seen.times > 0 && seen.hash == hash && seen.failed == failed => {
+        let first = Seen { signature, hash, times: 1, changes: self.changes, quoted: String::new(), failed, reader };
+        match self.find(signature) {
+            Ok(at) if self.times(&self.seen[at]) > 0 && self.seen[at].hash == hash && self.seen[at].failed == failed => {
+                let seen = &mut self.seen[at];
                 seen.times += 1;
                 if seen.quoted.is_empty() {
                     seen.quoted = quote(output);
                 }
                 true
             }
-            Some(seen) => {
-                *seen = first;
+            Ok(at) => {
+                self.seen[at] = first;
                 false
             }
-            None => {
-                self.seen.push(first);
+            Err(slot) => {
+                self.add(slot, first);
                 false
+            }
+        }
+    }
+
+    /// How many times in a row the call gave its result; none for a read that is stale.
+    fn times(&self, seen: &Seen) -> u32 {
+        if seen.reader && seen.changes != self.changes {
+            0
+        } else {
+            seen.times
+        }
+    }
+
+    /// The entry of `signature` in `seen`, or the empty slot where it would go.
+    fn find(&self, signature: u64) -> Result<usize, usize> {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut slot = signature as usize & mask;
+        loop {
+            match self.slots.get(slot).copied() {
+                None | Some(0) => return Err(slot),
+                Some(entry) if self.seen[entry as usize - 1].signature == signature => return Ok(entry as usize - 1),
+                Some(_) => slot = (slot + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds an entry at `slot` (from `find`); the slots double when half are taken.
+    fn add(&mut self, slot: usize, seen: Seen) {
+        self.seen.push(seen);
+        if self.seen.len() * 2 <= self.slots.len() {
+            self.slots[slot] = self.seen.len() as u32;
+            return;
+        }
+        self.slots = vec![0; (self.slots.len() * 2).max(16)];
+        for at in 0..self.seen.len() {
+            if let Err(slot) = self.find(self.seen[at].signature) {
+                self.slots[slot] = at as u32 + 1;
             }
         }
     }
@@ -208,6 +254,24 @@ mod tests {
         repeats.record(2, "shell", "ok", false);
         repeats.record(2, "shell", "ok", false);
         assert!(repeats.refusal(2, "shell").is_some(), "the calls that change things are still counted");
+    }
+
+    #[test]
+    fn thousands_of_calls_are_told_apart_even_when_their_signatures_share_low_bits() {
+        let mut repeats = Repeats::default();
+        // Every third signature shares its low 20 bits with the others: they collide in the slots.
+        let signature = |i: u64| if i % 3 == 0 { i << 20 } else { i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 11 };
+        for i in 0..5000 {
+            assert!(!repeats.record(signature(i), "read_file", &i.to_string(), false), "call {i}");
+        }
+        for i in [0, 3, 1, 2, 4998, 4999] {
+            assert!(repeats.refusal(signature(i), "read_file").is_none(), "call {i}");
+            assert!(repeats.record(signature(i), "read_file", &i.to_string(), false), "call {i} again");
+            assert!(repeats.refusal(signature(i), "read_file").is_some(), "call {i} a third time");
+        }
+        assert!(!repeats.record(signature(6), "read_file", "changed", false));
+        repeats.record(1 << 40, "write_file", "Wrote 1 byte", false);
+        assert!(repeats.refusal(signature(0), "read_file").is_none(), "a write makes every read stale");
     }
 
     #[test]

@@ -302,7 +302,7 @@ fn tool_call(mut o: Obj) -> ToolCall {
     call.raw_arguments = o.opt_string("raw_arguments");
     call.signature = o.opt_string("signature");
     if let Some(call_type) = o.opt_string("type") {
-        call.call_type = call_type;
+        call.call_type = call_type.into();
     }
     call
 }

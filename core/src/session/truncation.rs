@@ -1,5 +1,9 @@
 //! Tool output truncation (spec 5.1 to 5.3): characters first, always; then lines, where a
 //! limit applies. The model gets the truncated text; `TOOL_CALL_END` carries the full output.
+//! An output within its limits is handed back as it is, borrowed: most are, and a copy of each
+//! would be a tool round's largest cost.
+
+use std::borrow::Cow;
 
 use super::config::SessionConfig;
 
@@ -53,17 +57,17 @@ fn tail_offset(s: &str, n: usize) -> usize {
 
 /// Spec 5.1: keeps at most `max_chars` characters of `output`, with a marker that says how many
 /// were removed and where the full output is.
-pub fn truncate_output(output: &str, max_chars: usize, mode: TruncationMode) -> String {
+pub fn truncate_output(output: &str, max_chars: usize, mode: TruncationMode) -> Cow<'_, str> {
     // A string of n bytes has at most n characters: most outputs need no counting at all.
     if output.len() <= max_chars {
-        return output.to_owned();
+        return Cow::Borrowed(output);
     }
     let total = output.chars().count();
     if total <= max_chars {
-        return output.to_owned();
+        return Cow::Borrowed(output);
     }
     let removed = total - max_chars;
-    match mode {
+    Cow::Owned(match mode {
         TruncationMode::HeadTail => {
             let half = max_chars / 2;
             format!(
@@ -79,29 +83,32 @@ pub fn truncate_output(output: &str, max_chars: usize, mode: TruncationMode) -> 
              The full output is available in the event stream.]\n\n{}",
             &output[tail_offset(output, max_chars)..]
         ),
-    }
+    })
 }
 
 /// Spec 5.3: keeps the first and last lines of `output` when it has more than `max_lines`.
-pub fn truncate_lines(output: &str, max_lines: usize) -> String {
-    let total = output.split('\n').count();
+pub fn truncate_lines(output: &str, max_lines: usize) -> Cow<'_, str> {
+    let total = memchr::memchr_iter(b'\n', output.as_bytes()).count() + 1;
     if total <= max_lines {
-        return output.to_owned();
+        return Cow::Borrowed(output);
     }
     let head = max_lines / 2;
     let tail = max_lines - head;
     let omitted = total - head - tail;
     let lines: Vec<&str> = output.split('\n').collect();
-    format!("{}\n[... {omitted} lines omitted ...]\n{}", lines[..head].join("\n"), lines[total - tail..].join("\n"))
+    Cow::Owned(format!("{}\n[... {omitted} lines omitted ...]\n{}", lines[..head].join("\n"), lines[total - tail..].join("\n")))
 }
 
 /// Spec 5.3: the whole pipeline for one tool's output, with the session's overrides.
-pub fn truncate_tool_output(output: &str, tool: &str, config: &SessionConfig) -> String {
+pub fn truncate_tool_output<'a>(output: &'a str, tool: &str, config: &SessionConfig) -> Cow<'a, str> {
     let (default_chars, mode) = default_char_limit(tool);
     let max_chars = config.tool_output_limits.get(tool).copied().unwrap_or(default_chars);
     let result = truncate_output(output, max_chars, mode);
     match config.tool_line_limits.get(tool).copied().or_else(|| default_line_limit(tool)) {
-        Some(max_lines) => truncate_lines(&result, max_lines),
+        Some(max_lines) => match result {
+            Cow::Borrowed(output) => truncate_lines(output, max_lines),
+            Cow::Owned(cut) => Cow::Owned(truncate_lines(&cut, max_lines).into_owned()),
+        },
         None => result,
     }
 }
@@ -117,11 +124,14 @@ mod tests {
     fn short_output_passes_untouched() {
         assert_eq!(truncate_output("hello", 5, TruncationMode::HeadTail), "hello");
         assert_eq!(truncate_tool_output("a\nb", "shell", &SessionConfig::default()), "a\nb");
+        // Within its limits, the output itself comes back: no copy.
+        assert!(matches!(truncate_tool_output("a\nb", "shell", &SessionConfig::default()), Cow::Borrowed("a\nb")));
     }
 
     #[test]
     fn head_tail_keeps_both_ends_with_the_exact_marker() {
-        let out = truncate_output(&format!("{}{}", "a".repeat(60), "b".repeat(60)), 20, TruncationMode::HeadTail);
+        let text = format!("{}{}", "a".repeat(60), "b".repeat(60));
+        let out = truncate_output(&text, 20, TruncationMode::HeadTail);
         assert_eq!(
             out,
             format!(
@@ -190,7 +200,8 @@ mod tests {
     fn limits_are_overridable() {
         let mut config = SessionConfig::default();
         config.tool_output_limits.insert("read_file".into(), 10);
-        let out = truncate_tool_output(&"z".repeat(100), "read_file", &config);
+        let text = "z".repeat(100);
+        let out = truncate_tool_output(&text, "read_file", &config);
         assert!(out.contains("90 characters were removed"), "{out}");
         config.tool_line_limits.insert("read_file".into(), 2);
         let out = truncate_tool_output("1\n2\n3\n4", "read_file", &config);

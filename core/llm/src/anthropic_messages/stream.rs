@@ -305,7 +305,7 @@ mod tests {
             assert_eq!(decode(body.as_bytes(), piece).unwrap(), whole, "split every {piece} bytes");
         }
         let mut acc = StreamAccumulator::new();
-        whole.iter().for_each(|e| acc.push(e));
+        whole.iter().for_each(|e| acc.push(e.clone()));
         let response = acc.finish("anthropic").unwrap();
         assert_eq!((response.id.as_str(), response.model.as_str()), ("msg_1", "claude-x"));
         assert_eq!(response.text(), "Let me check 😀");
@@ -338,7 +338,7 @@ mod tests {
     #[test]
     fn a_streamed_answer_replays_its_signed_thinking_on_the_next_request() {
         let mut acc = StreamAccumulator::new();
-        decode(sse(&conversation()).as_bytes(), 64).unwrap().iter().for_each(|e| acc.push(e));
+        decode(sse(&conversation()).as_bytes(), 64).unwrap().iter().for_each(|e| acc.push(e.clone()));
         let assistant = acc.finish("anthropic").unwrap().message;
         let conversation = super::super::messages::translate(&[crate::Message::user("weather?"), assistant]).unwrap();
         let replayed = &conversation.messages[1]["content"];

@@ -413,7 +413,7 @@ mod tests {
             ]
         );
         let mut acc = StreamAccumulator::new();
-        events.iter().for_each(|e| acc.push(e));
+        events.iter().for_each(|e| acc.push(e.clone()));
         let response = acc.finish("gemini").unwrap();
         assert_eq!((response.id.as_str(), response.model.as_str()), ("resp-1", "gemini-3-flash-preview"));
         assert_eq!(response.text(), "Hello \"quoted\" {braces} [x]\\");
@@ -444,7 +444,7 @@ mod tests {
         let finish = json!({"candidates": [{"content": {"parts": [{"text": "ok"}]}, "finishReason": "STOP"}]});
         let events = decode(&sse(&[thought("a", None), thought("b", Some("sig-ab")), thought("c", None), finish]), 6).unwrap();
         let mut acc = StreamAccumulator::new();
-        events.iter().for_each(|e| acc.push(e));
+        events.iter().for_each(|e| acc.push(e.clone()));
         let thoughts: Vec<(String, Option<String>)> = acc
             .finish("gemini")
             .unwrap()

@@ -348,7 +348,7 @@ mod tests {
 
     fn accumulate(events: &[StreamEvent]) -> Result<Response, LlmError> {
         let mut acc = StreamAccumulator::new();
-        events.iter().for_each(|e| acc.push(e));
+        events.iter().for_each(|e| acc.push(e.clone()));
         acc.finish("p")
     }
 

@@ -94,7 +94,7 @@ pub(super) fn tool_call(item: &Value) -> Result<ToolCall, LlmError> {
         let input = str_of(item, "input").unwrap_or_default();
         let mut call = ToolCall::new(call_id, name, Value::String(input.to_owned()));
         call.raw_arguments = Some(input.to_owned());
-        call.call_type = "custom".to_owned();
+        call.call_type = "custom".into();
         call
     } else {
         ToolCall::from_raw(call_id, name, str_of(item, "arguments").unwrap_or_default())
@@ -214,7 +214,7 @@ mod tests {
             {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_c", "name": "note", "input": "plain text"}
         ]}));
         let call = &r.tool_calls()[0];
-        assert_eq!((call.call_type.as_str(), &call.arguments), ("custom", &json!("plain text")));
+        assert_eq!((&*call.call_type, &call.arguments), ("custom", &json!("plain text")));
         assert_eq!(call.raw_arguments.as_deref(), Some("plain text"));
     }
 

@@ -341,7 +341,7 @@ mod tests {
             assert_eq!(decode_in(&bytes, piece).unwrap(), whole, "split every {piece} bytes");
         }
         let mut acc = StreamAccumulator::new();
-        whole.iter().for_each(|e| acc.push(e));
+        whole.iter().for_each(|e| acc.push(e.clone()));
         let response = acc.finish("openai").unwrap();
         assert_eq!((response.text(), response.reasoning()), ("Paris é😀".to_owned(), Some("One\n\nTwo".to_owned())));
         assert_eq!((response.usage.reasoning_tokens, response.usage.cache_read_tokens), (Some(3), Some(1)));
@@ -448,7 +448,7 @@ mod tests {
             json!({"type": "response.output_text.delta", "item_id": "msg_2", "delta": "after the end"}),
         ];
         let mut acc = StreamAccumulator::new();
-        decode_in(&sse(&events), 11).unwrap().iter().for_each(|e| acc.push(e));
+        decode_in(&sse(&events), 11).unwrap().iter().for_each(|e| acc.push(e.clone()));
         let response = acc.finish("openai").unwrap();
         assert_eq!((response.text(), response.reasoning()), ("Hi.".to_owned(), Some("Hmm.".to_owned())));
         assert_eq!(response.tool_calls()[0].id, "c1");
