@@ -15,7 +15,7 @@ use serde_json::json;
 use super::tmux::Tmux;
 use super::{call, sandbox_with_notes, ANSWER, NOTES, TASK};
 
-const MARKDOWN: &str = "# Plan\n\nFirst **do this**, then `that`.\n\n- one item\n- two items\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA closing paragraph long enough to wrap once the terminal is made narrow enough for it.";
+const MARKDOWN: &str = "# Plan\n\nFirst **do this**, then `that`.\n\n- one item\n- two items\n\n| step | time |\n|:-----|-----:|\n| build | 2s |\n| test | 14s |\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA closing paragraph long enough to wrap once the terminal is made narrow enough for it.";
 
 /// Run in the terminal after `openagent`: says whether it is cooked again (icanon, echo).
 const STTY: &str = "stty -a | tr ' ' '\\n' | grep -x -e -icanon -e icanon -e echo -e -echo; echo stty-done";
@@ -41,8 +41,15 @@ fn a_streamed_markdown_answer_is_rendered_and_laid_out_again_on_resize() {
     tmux.type_text("make a plan");
     tmux.press(&["Enter"]);
     let screen = tmux.wait_for("✓ completed");
-    for shown in ["# Plan", "First do this, then that.", "• one item", "• two items", "▏ fn main() {", "▏     println!(\"hi\");"]
-    {
+    for shown in [
+        "# Plan",
+        "First do this, then that.",
+        "• one item",
+        "• two items",
+        "step  │ time\n──────┼─────\nbuild │   2s\ntest  │  14s",
+        "▏ fn main() {",
+        "▏     println!(\"hi\");",
+    ] {
         assert!(screen.contains(shown), "{shown:?} is not on the screen:\n{screen}");
     }
     assert!(!screen.contains("**") && !screen.contains("```"), "the markdown is rendered, not shown raw:\n{screen}");
@@ -273,6 +280,7 @@ fn earlier_tool_outputs_open_and_close_by_number() {
     tmux.press(&["Enter"]);
     let screen = tmux.wait_for("┌ #1 read_file notes.txt");
     assert!(screen.contains("│    1 | hello"), "{screen}");
+    tmux.keep("tool-output-by-number");
     tmux.type_text("/tools 2");
     tmux.press(&["Enter"]);
     let screen = tmux.wait_for("┌ #2 shell echo first; echo second");

@@ -13,6 +13,12 @@ use super::text::{bold, dim, fg, width, Line};
 
 /// Renders `source` at `columns`, without trailing blank lines.
 pub fn render(source: &str, columns: usize) -> Vec<Line> {
+    render_open(source, columns).0
+}
+
+/// [`render`], and where the table `source` ends with starts among the lines, if it ends with
+/// one: more rows may still come and widen its columns.
+fn render_open(source: &str, columns: usize) -> (Vec<Line>, Option<usize>) {
     let mut writer = Writer { columns, ..Writer::default() };
     for event in Parser::new_ext(source, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS) {
         writer.event(event);
@@ -21,7 +27,8 @@ pub fn render(source: &str, columns: usize) -> Vec<Line> {
     while writer.lines.last().is_some_and(|line| line.width() == 0) {
         writer.lines.pop();
     }
-    writer.lines
+    let last_table = writer.last_table.filter(|&(_, end)| end == writer.lines.len()).map(|(start, _)| start);
+    (writer.lines, last_table)
 }
 
 /// A list being written: the next item's number, if ordered, and the width of its item's
@@ -58,6 +65,8 @@ struct Writer {
     gap: bool,
     /// In a table: its rows so far; cells are laid out together at its end.
     table: Option<Table>,
+    /// The lines of the last table (from, to), until another block starts.
+    last_table: Option<(usize, usize)>,
 }
 
 impl Writer {
@@ -81,6 +90,7 @@ impl Writer {
             return;
         }
         self.flush();
+        self.last_table = None;
         if std::mem::take(&mut self.gap) && self.lists.is_empty() {
             let mut blank = Line::default();
             for _ in 0..self.quote_depth {
@@ -241,8 +251,9 @@ impl Writer {
                     _ => 0,
                 };
                 line.push(" ".repeat(before), ContentStyle::new());
+                let header = index == 0 && table.head;
                 for span in &cell.spans {
-                    line.push(span.text.clone(), span.style);
+                    line.push(span.text.clone(), if header { span.style.attribute(Attribute::Bold) } else { span.style });
                 }
                 // The last cell is not padded: no trailing spaces.
                 if c + 1 < row.len() {
@@ -320,9 +331,11 @@ impl Writer {
                 }
             }
             TagEnd::Table => {
+                let start = self.lines.len();
                 if let Some(table) = self.table.take() {
                     self.table(table);
                 }
+                self.last_table = Some((start, self.lines.len()));
                 self.gap = true;
             }
             _ => {}
@@ -335,7 +348,9 @@ impl Writer {
 const MAX_OPEN_LINES: usize = 64;
 
 /// Markdown arriving in pieces. Lines are handed out once complete and never change after; the
-/// unfinished last line is [`MarkdownStream::tail`], for the screen's live part.
+/// unfinished last line is [`MarkdownStream::tail`], for the screen's live part. A table is
+/// handed out whole, once a block after it starts or the text ends: each row may widen its
+/// columns, and so change the rows before it.
 #[derive(Debug, Default)]
 pub struct MarkdownStream {
     source: String,
@@ -347,6 +362,8 @@ pub struct MarkdownStream {
     reopen: String,
     /// Where the unfinished last line starts (after the last newline).
     line_start: usize,
+    /// The block in progress is a table: it is not cut where it stands.
+    in_table: bool,
 }
 
 impl MarkdownStream {
@@ -360,7 +377,17 @@ impl MarkdownStream {
         self.source.push_str(delta);
         self.line_start = end + 1;
         let mut lines = self.freeze(end + 1, columns);
-        let rendered = render(&self.open_text(end + 1), columns);
+        let (mut rendered, table) = render_open(&self.open_text(end + 1), columns);
+        let line_begin = self.source[..end].rfind('\n').map_or(0, |at| at + 1).max(self.frozen_at);
+        match table {
+            Some(start) => rendered.truncate(start),
+            // A line with a bar may be a table's header: the next line says, with its `|---|`.
+            None if self.source.get(line_begin..end).is_some_and(|line| line.contains('|')) => {
+                rendered.truncate(render(&self.open_text(line_begin), columns).len());
+            }
+            None => {}
+        }
+        self.in_table = table.is_some();
         lines.extend(self.take_new(rendered));
         lines
     }
@@ -421,7 +448,7 @@ impl MarkdownStream {
         }
         let (start, gap, reopen) = match candidate {
             Some(start) => (start, true, String::new()),
-            None if count > MAX_OPEN_LINES => (end, after_blank, fence.unwrap_or_default()),
+            None if count > MAX_OPEN_LINES && !self.in_table => (end, after_blank, fence.unwrap_or_default()),
             None => return Vec::new(),
         };
         let mut before = render(&self.open_text(start), columns);
@@ -495,7 +522,7 @@ mod tests {
 
     #[test]
     fn a_stream_shows_each_line_once_and_the_same_lines_as_a_whole_render() {
-        let source = "Intro line\nsecond line\n\n## Steps\n\n1. first step\n2. second step\n\n```py\nprint(1)\nprint(2)\n```\n\nDone, with a long closing paragraph that wraps.";
+        let source = "Intro line\nsecond line\n\n## Steps\n\n1. first step\n2. second step\n\n| a | b |\n|---|--:|\n| one | 1 |\n| three | 333 |\n\n```py\nprint(1)\nprint(2)\n```\n\nDone, with a long closing paragraph that wraps.";
         for piece in [1, 3, 7, 64] {
             let mut stream = MarkdownStream::default();
             let mut shown = Vec::new();

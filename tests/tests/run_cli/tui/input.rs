@@ -39,6 +39,7 @@ fn a_paste_is_one_input_and_inputs_are_recalled_in_the_next_session() {
     assert!(screen.contains("› line 1 of the paste\n  line 2 of the paste\n"), "its first lines:\n{screen}");
     assert!(screen.contains(&format!("[… pasted 300 lines, {} characters]", pasted.chars().count())), "{screen}");
     assert!(!screen.contains("line 6 of the paste"), "the rest is not echoed:\n{screen}");
+    tmux.keep("paste");
     tmux.press(&["Up"]);
     tmux.wait_for("line 300 of the paste");
     tmux.press(&["C-c"]);

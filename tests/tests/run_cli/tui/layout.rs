@@ -32,6 +32,7 @@ fn a_terminal_of_any_size_is_laid_out_at_its_real_width() {
     tmux.type_text("abc");
     let screen = tmux.wait_for("› abc");
     assert_eq!(rules(&screen), 2, "still one input box:\n{screen}");
+    tmux.keep("narrow");
 
     tmux.resize(30, 1);
     tmux.type_text("d");
