@@ -178,7 +178,7 @@ pub fn render() -> String {
 }
 
 /// One of each kind, optional parts both set and unset.
-fn events() -> Vec<EventData> {
+pub fn events() -> Vec<EventData> {
     let text = |s: &str| s.to_owned();
     vec![
         EventData::SessionStart { provider: text("anthropic"), model: text("claude"), working_directory: text("/workspace") },

@@ -132,9 +132,10 @@ fn line_count(text: &str) -> Option<usize> {
 /// Appends `n` right-aligned in `width` columns and the ` | ` separator. With itoa rather than
 /// `write!`: formatting machinery per line was most of the cost of reading a file.
 fn push_line_number(out: &mut String, n: usize, width: usize) {
+    const SPACES: &str = "                    "; // as many as a usize has digits
     let mut digits = itoa::Buffer::new();
     let digits = digits.format(n);
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(digits.len())));
+    out.push_str(&SPACES[..width.saturating_sub(digits.len()).min(SPACES.len())]);
     out.push_str(digits);
     out.push_str(" | ");
 }
