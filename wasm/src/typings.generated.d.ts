@@ -229,10 +229,7 @@ export type Outcome = {
   outcome: AgentOutcome | null;
 };
 
-/**
- * A session saved at its last complete turn. Written with a derived `Serialize`, read back by
- * hand (`SessionSnapshot::from_json`).
- */
+/** A session saved at its last complete turn. */
 export type SessionSnapshot = {
   /** Always `SessionSnapshot::SCHEMA` when written by this build. */
   schema: "openagent.session/1";

@@ -28,6 +28,7 @@ mod repeats;
 mod results;
 mod snapshot;
 mod snapshot_read;
+mod snapshot_write;
 mod state;
 mod subagents;
 mod truncation;

@@ -3,16 +3,16 @@
 //! way (SQLite natively, IndexedDB in the browser) and hand one to
 //! [`SessionBuilder::restore`](super::SessionBuilder::restore).
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::state::SessionState;
 use super::Turn;
 use crate::llm::ContentPart;
 
-/// A session saved at its last complete turn. Written with a derived `Serialize`, read back by
-/// hand ([`SessionSnapshot::from_json`]).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A session saved at its last complete turn.
+// Written and read by hand (`snapshot_write`, `snapshot_read`): derives cost the browser bundle.
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct SessionSnapshot {
     /// Always [`SessionSnapshot::SCHEMA`] when written by this build.
@@ -50,6 +50,12 @@ pub enum SnapshotError {
     Newer { found: String },
     #[error("the session snapshot is damaged: {0}")]
     Invalid(String),
+}
+
+impl Serialize for SessionSnapshot {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        super::snapshot_write::Node::Snapshot(self).serialize(serializer)
+    }
 }
 
 impl SessionSnapshot {

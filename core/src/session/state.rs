@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::results::RunResult;
@@ -13,7 +13,7 @@ use super::{SessionConfig, Turn};
 use crate::llm::{Message, Request, ToolChoice, ToolDefinition, Usage};
 
 /// The loop's state: plain data, serialisable, everything a saved session needs to go on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "typings", derive(ts_rs::TS), ts(rename = "SavedState"))]
 pub struct SessionState {
     pub history: Vec<Turn>,
@@ -38,6 +38,13 @@ pub struct SessionState {
     pub subagents: Vec<SubAgentRecord>,
 }
 
+/// Written by hand, as a snapshot writes it (`snapshot_write`).
+impl Serialize for SessionState {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        super::snapshot_write::Node::State(self).serialize(serializer)
+    }
+}
+
 impl SessionState {
     pub fn new(config: SessionConfig) -> Self {
         Self {
@@ -57,7 +64,7 @@ impl SessionState {
 
 /// A subagent as a snapshot keeps it: how it was started, its own state, and its last run's
 /// result (`None` while it ran).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "typings", derive(ts_rs::TS))]
 pub struct SubAgentRecord {
     pub agent_id: String,
