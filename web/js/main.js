@@ -276,7 +276,14 @@ const sessionActions = {
   },
 };
 
+// A module of one WebAssembly SIMD function: the package is built with SIMD, so a browser that
+// cannot compile this cannot run it, and says so here rather than in a compiler's words.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
 async function main() {
+  if (!WebAssembly.validate(SIMD_PROBE)) {
+    throw new Error("this browser does not run WebAssembly SIMD, which OpenAgent is built with: use Chrome or Edge 91, Firefox 89, Safari 16.4 or newer");
+  }
   await init();
   initSettings(() => {
     // New settings apply from the next send: the conversation goes on in an agent made with them.
