@@ -218,7 +218,7 @@ impl ExecutionEnvironment for MemoryEnvironment {
     async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError> {
         let abs = self.resolve(path)?;
         let tree = self.inner.tree.borrow();
-        let text = tree.read(&abs)?.text().ok_or(EnvError::BinaryFile(abs.clone()))?;
+        let text = tree.read(&abs)?.text().ok_or_else(|| EnvError::BinaryFile(abs.clone()))?;
         if offset.is_none() && limit.is_none() {
             return Ok(text.to_owned());
         }

@@ -155,13 +155,9 @@ fn push_cut_line(out: &mut String, line: &str) {
 /// The media type an image file's extension names (png, jpg, jpeg, gif, webp); `None` for any other.
 pub fn image_media_type(path: &str) -> Option<&'static str> {
     let (_, ext) = path.rsplit_once('.')?;
-    match ext.to_ascii_lowercase().as_str() {
-        "png" => Some("image/png"),
-        "jpg" | "jpeg" => Some("image/jpeg"),
-        "gif" => Some("image/gif"),
-        "webp" => Some("image/webp"),
-        _ => None,
-    }
+    let types =
+        [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg"), ("gif", "image/gif"), ("webp", "image/webp")];
+    types.into_iter().find(|(name, _)| ext.eq_ignore_ascii_case(name)).map(|(_, media_type)| media_type)
 }
 
 #[cfg(test)]
