@@ -7,12 +7,10 @@ use std::rc::Rc;
 use futures::channel::mpsc::UnboundedReceiver;
 use futures::StreamExt;
 use js_sys::{Function, Promise};
-use openagent_core::llm::json_text;
 use openagent_core::session::{EventData, SessionEvent};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{error, to_js};
+use crate::convert::error;
 use crate::panic::console_error;
 
 #[wasm_bindgen(
@@ -23,7 +21,9 @@ export function deliverAll(callback, events) {
     try { callback.call(null, event); } catch (error) { thrown.push(error); }
   }
   return thrown;
-}"
+}
+const decoder = new TextDecoder();
+export function parseJson(bytes) { return JSON.parse(decoder.decode(bytes)); }"
 )]
 extern "C" {
     #[wasm_bindgen(js_name = asyncIterable)]
@@ -31,6 +31,29 @@ extern "C" {
     /// Calls `callback` with each of `events` in order; what the calls threw.
     #[wasm_bindgen(js_name = deliverAll)]
     fn deliver_all(callback: &Function, events: &JsValue) -> js_sys::Array;
+    /// JSON text as JS values, read straight from the module's memory: the text needs no check
+    /// that it is UTF-8 on this side (`write_json` writes it from `str`s).
+    #[wasm_bindgen(js_name = parseJson, catch)]
+    fn parse_json(bytes: &[u8]) -> Result<JsValue, JsValue>;
+}
+
+/// Events as JS objects (an array of them when `events` has several), through one JSON text
+/// written from them directly.
+fn to_js_events(events: &[SessionEvent], array: bool) -> Result<JsValue, JsValue> {
+    let mut text = Vec::new();
+    if array {
+        text.push(b'[');
+    }
+    for (i, event) in events.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        event.write_json(&mut text);
+    }
+    if array {
+        text.push(b']');
+    }
+    parse_json(&text)
 }
 
 type Receiver = Rc<RefCell<Option<UnboundedReceiver<SessionEvent>>>>;
@@ -52,7 +75,7 @@ impl EventStream {
 fn step(value: Option<&SessionEvent>) -> Result<JsValue, JsValue> {
     let result = js_sys::Object::new();
     let (value, done) = match value {
-        Some(event) => (to_js(event)?, false),
+        Some(event) => (to_js_events(std::slice::from_ref(event), false)?, false),
         None => (JsValue::UNDEFINED, true),
     };
     js_sys::Reflect::set(&result, &"value".into(), &value)?;
@@ -129,13 +152,7 @@ impl Dispatcher {
         if events.is_empty() {
             return;
         }
-        // One that cannot be written is said and skipped; the others still go.
-        let values = events.iter().filter_map(|event| {
-            serde_json::to_value(event)
-                .map_err(|e| console_error(&format!("OpenAgent: an event could not be serialised: {e}")))
-                .ok()
-        });
-        let events = match js_sys::JSON::parse(&json_text::to_string(&Value::Array(values.collect()))) {
+        let events = match to_js_events(&events, true) {
             Ok(events) => events,
             Err(e) => return console_error(&format!("OpenAgent: events could not be read: {}", crate::fetch::describe(&e))),
         };

@@ -13,6 +13,7 @@ use std::any::TypeId;
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
+use openagent_core::llm::json_text;
 use openagent_core::session::{SessionEvent, SessionSnapshot};
 use openagent_core::setup::ProviderKind;
 use openagent_memenv::MemorySnapshot;
@@ -48,13 +49,18 @@ fn the_serde_samples_are_up_to_date() {
     check_file(SAMPLES_PATH, &samples::render());
 }
 
-/// Events are written by hand and read through the derive: each kind reads back as it was.
+/// Events are written by hand and read through the derive: each kind reads back as it was. The
+/// text `write_json` writes for JS is the event's value as `json_text` writes it, byte for byte.
 #[test]
 fn every_event_reads_back_as_it_was_written() {
     for data in samples::events() {
         let event = SessionEvent { timestamp: "2025-01-01T00:00:00.000Z".into(), session_id: "s-1".into(), data };
         let json = serde_json::to_string(&event).expect("an event serialises");
         assert_eq!(serde_json::from_str::<SessionEvent>(&json).expect(&json), event);
+        let mut text = Vec::new();
+        event.write_json(&mut text);
+        let value = serde_json::to_value(&event).expect("an event serialises");
+        assert_eq!(String::from_utf8(text).unwrap(), json_text::to_string(&value), "{}", event.kind());
     }
 }
 

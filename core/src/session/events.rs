@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::compaction::CompactionReason;
 use super::outcome::AgentOutcome;
 use super::SessionStatus;
-use crate::llm::{ErrorKind, Usage};
+use crate::llm::{json_text, ErrorKind, Usage};
 
 /// What happened. The variant is the event's `kind`; its fields are the `data`. Serialised by
 /// hand (see [`EventData::data`]); read back through the derive.
@@ -197,30 +197,40 @@ impl Serialize for EventData {
     }
 }
 
-/// The fields of an event's `data`, added one by one.
-struct Fields(Map<String, Value>);
+/// One field of an event's `data`, borrowed from the event.
+enum Field<'a> {
+    Text(&'a str),
+    /// `null` when absent.
+    Optional(Option<&'a str>),
+    Number(u64),
+    Json(&'a Value),
+    /// A part with a derived `Serialize` (an enum, the usage, the outcome), as its value.
+    Value(Value),
+}
 
-impl Fields {
-    fn add(mut self, name: &str, value: Value) -> Self {
-        self.0.insert(name.to_owned(), value);
+/// The fields of an event's `data`, added one by one.
+struct Fields<'a>(Vec<(&'static str, Field<'a>)>);
+
+impl<'a> Fields<'a> {
+    fn add(mut self, name: &'static str, field: Field<'a>) -> Self {
+        self.0.push((name, field));
         self
     }
 
-    fn text(self, name: &str, text: &str) -> Self {
-        self.add(name, Value::String(text.to_owned()))
+    fn text(self, name: &'static str, text: &'a str) -> Self {
+        self.add(name, Field::Text(text))
     }
 
-    fn optional(self, name: &str, text: &Option<String>) -> Self {
-        self.add(name, text.as_deref().map_or(Value::Null, |text| Value::String(text.to_owned())))
+    fn optional(self, name: &'static str, text: &'a Option<String>) -> Self {
+        self.add(name, Field::Optional(text.as_deref()))
     }
 
-    fn number(self, name: &str, number: u64) -> Self {
-        self.add(name, Value::from(number))
+    fn number(self, name: &'static str, number: u64) -> Self {
+        self.add(name, Field::Number(number))
     }
 
-    /// A value with a derived `Serialize` (an enum, the usage, the outcome).
-    fn json(self, name: &str, value: &impl Serialize) -> Self {
-        self.add(name, serde_json::to_value(value).unwrap_or(Value::Null))
+    fn json(self, name: &'static str, value: &impl Serialize) -> Self {
+        self.add(name, Field::Value(serde_json::to_value(value).unwrap_or(Value::Null)))
     }
 }
 
@@ -228,8 +238,53 @@ impl EventData {
     /// The event's `data`: its fields by name. Written by hand: a derived `Serialize` for all
     /// the kinds cost the browser bundle 2.5 KB gzipped more.
     pub fn data(&self) -> Map<String, Value> {
-        let data = Fields(Map::new());
-        let data = match self {
+        let mut data = Map::new();
+        for (name, field) in self.fields().0 {
+            let value = match field {
+                Field::Text(text) | Field::Optional(Some(text)) => Value::String(text.to_owned()),
+                Field::Optional(None) => Value::Null,
+                Field::Number(number) => Value::from(number),
+                Field::Json(value) => value.clone(),
+                Field::Value(value) => value,
+            };
+            data.insert(name.to_owned(), value);
+        }
+        data
+    }
+
+    /// Appends the event's `data` as compact JSON text, as [`json_text`] writes [`Self::data`]
+    /// (keys in order), without building it: a tool call's end carries its whole output.
+    fn write_data(&self, out: &mut Vec<u8>) {
+        let mut fields = self.fields().0;
+        // The order a map keeps its keys in; a kind has six fields at most.
+        for at in 1..fields.len() {
+            let mut i = at;
+            while i > 0 && fields[i - 1].0 > fields[i].0 {
+                fields.swap(i - 1, i);
+                i -= 1;
+            }
+        }
+        out.push(b'{');
+        for (i, (name, field)) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            json_text::write_str(name, out);
+            out.push(b':');
+            match field {
+                Field::Text(text) | Field::Optional(Some(text)) => json_text::write_str(text, out),
+                Field::Optional(None) => out.extend_from_slice(b"null"),
+                Field::Number(number) => out.extend_from_slice(itoa::Buffer::new().format(*number).as_bytes()),
+                Field::Json(value) => json_text::write(value, out),
+                Field::Value(value) => json_text::write(value, out),
+            }
+        }
+        out.push(b'}');
+    }
+
+    fn fields(&self) -> Fields<'_> {
+        let data = Fields(Vec::with_capacity(6));
+        match self {
             Self::SessionStart { provider, model, working_directory } => {
                 data.text("provider", provider).text("model", model).text("working_directory", working_directory)
             }
@@ -252,7 +307,7 @@ impl EventData {
                 .json("usage", usage)
                 .json("total_usage", total_usage),
             Self::ToolCallStart { call_id, tool_name, arguments } => {
-                data.text("call_id", call_id).text("tool_name", tool_name).add("arguments", arguments.clone())
+                data.text("call_id", call_id).text("tool_name", tool_name).add("arguments", Field::Json(arguments))
             }
             Self::ApprovalRequested { call_id, tool_name, reason, always } => {
                 data.text("call_id", call_id).text("tool_name", tool_name).text("reason", reason).text("always", always)
@@ -283,13 +338,12 @@ impl EventData {
                 .optional("error", error),
             Self::Result { result_text, result_data, outcome } => data
                 .text("result_text", result_text)
-                .add("result_data", result_data.clone().unwrap_or(Value::Null))
+                .add("result_data", result_data.as_ref().map_or(Field::Optional(None), Field::Json))
                 .json("outcome", outcome),
             Self::TurnLimit { limit, count } => data.text("limit", limit).number("count", *count as u64),
             Self::LoopDetection { message } | Self::Warning { message } => data.text("message", message),
             Self::Error { message, error_kind } => data.text("message", message).json("error_kind", error_kind),
-        };
-        data.0
+        }
     }
 
     /// The `kind` string this event serialises with.
@@ -337,6 +391,20 @@ pub struct SessionEvent {
 impl SessionEvent {
     pub fn kind(&self) -> &'static str {
         self.data.kind()
+    }
+
+    /// Appends the event as compact JSON text: what [`json_text`] writes of the event's value
+    /// (`serde_json::to_value`), every key in order, without building that value first.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"data\":");
+        self.data.write_data(out);
+        out.extend_from_slice(b",\"kind\":");
+        json_text::write_str(self.kind(), out);
+        out.extend_from_slice(b",\"session_id\":");
+        json_text::write_str(&self.session_id, out);
+        out.extend_from_slice(b",\"timestamp\":");
+        json_text::write_str(&self.timestamp, out);
+        out.push(b'}');
     }
 }
 
