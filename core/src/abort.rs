@@ -11,8 +11,6 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use futures::future::{select, Either};
-
 #[derive(Default)]
 struct State {
     aborted: bool,
@@ -50,14 +48,57 @@ impl AbortSignal {
     }
 
     /// Runs `work` unless the signal fires first; `None` means it was aborted and `work` was dropped.
-    pub async fn guard<T>(&self, work: impl Future<Output = T>) -> Option<T> {
-        if self.is_aborted() {
-            return None;
+    pub fn guard<F: Future>(&self, work: F) -> Guarded<F> {
+        Guarded { work, signals: [Some(self.clone()), None] }
+    }
+
+    /// Completes once aborted, and otherwise has `cx` woken when it is.
+    fn poll_aborted(&self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut state = self.state.borrow_mut();
+        if state.aborted {
+            return Poll::Ready(());
         }
-        let work = std::pin::pin!(work);
-        match select(work, self.aborted()).await {
-            Either::Left((value, _)) => Some(value),
-            Either::Right(((), _)) => None,
+        if !state.waiters.iter().any(|w| w.will_wake(cx.waker())) {
+            state.waiters.push(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`AbortSignal::guard`]: the work itself and the signals it races, no more.
+    /// (Nesting async guards kept a copy of the work's future at each level: a session's tool
+    /// round was a 6 KB future, copied as it was handed down.)
+    pub struct Guarded<F> {
+        #[pin]
+        work: F,
+        signals: [Option<AbortSignal>; 2],
+    }
+}
+
+impl<F: Future> Guarded<F> {
+    /// The same work, also stopped by `signal`.
+    pub fn or(mut self, signal: AbortSignal) -> Self {
+        self.signals[1] = Some(signal);
+        self
+    }
+}
+
+impl<F: Future> Future for Guarded<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let signals = || this.signals.iter().flatten();
+        if signals().any(AbortSignal::is_aborted) {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(value) = this.work.poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        match signals().any(|signal| signal.poll_aborted(cx).is_ready()) {
+            true => Poll::Ready(None),
+            false => Poll::Pending,
         }
     }
 }
@@ -71,14 +112,7 @@ impl Future for Aborted {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let mut state = self.signal.state.borrow_mut();
-        if state.aborted {
-            return Poll::Ready(());
-        }
-        if !state.waiters.iter().any(|w| w.will_wake(cx.waker())) {
-            state.waiters.push(cx.waker().clone());
-        }
-        Poll::Pending
+        self.signal.poll_aborted(cx)
     }
 }
 
@@ -95,6 +129,24 @@ mod tests {
     fn guard_runs_work_when_not_aborted() {
         let signal = AbortSignal::new();
         assert_eq!(block_on(signal.guard(async { 7 })), Some(7));
+    }
+
+    #[test]
+    fn a_guard_with_two_signals_stops_at_either_and_holds_the_work_once() {
+        let (first, second) = (AbortSignal::new(), AbortSignal::new());
+        let work = async { [0u8; 1000] };
+        let guarded = first.guard(work).or(second.clone());
+        // The work's future, two signals and an array's slack: no copy of the work per signal.
+        assert!(std::mem::size_of_val(&guarded) < 1100, "{}", std::mem::size_of_val(&guarded));
+        let (result, ()) = block_on(join(first.guard(pending::<()>()).or(second.clone()), async { second.abort() }));
+        assert_eq!(result, None);
+        assert_eq!(block_on(first.guard(async { 7 }).or(AbortSignal::new())), Some(7));
+        first.abort();
+        assert_eq!(
+            block_on(AbortSignal::new().guard(async { 7 }).or(first)),
+            None,
+            "an aborted signal stops work before it starts"
+        );
     }
 
     #[test]

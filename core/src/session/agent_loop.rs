@@ -185,9 +185,8 @@ impl Session {
     }
 
     /// Runs `work` unless the session is aborted or the input interrupted first.
-    async fn guard<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
-        let interrupt = self.inner.interrupt.borrow().clone();
-        self.inner.abort.guard(interrupt.guard(work)).await.flatten()
+    fn guard<F: std::future::Future>(&self, work: F) -> crate::abort::Guarded<F> {
+        self.inner.abort.guard(work).or(self.inner.interrupt.borrow().clone())
     }
 
     /// Adds `turn` to the history and to the kept request.
