@@ -232,7 +232,7 @@ pub unsafe extern "C" fn probe_session(script_ptr: *const u8, script_len: usize,
     };
     let compacted = block_on(restored.compact()).is_ok();
     let mut lines = 0;
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         lines += serde_json::to_string(&event).map_or(0, |_| 1);
     }
     let snapshot = env.snapshot();

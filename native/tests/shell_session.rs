@@ -53,7 +53,7 @@ fn the_default_timeout_kills_sleep_30_and_its_process_group_within_12_5_s() {
     assert_eq!(runtime.block_on(session.submit("sleep")), Ok(StopReason::Completed));
     let elapsed = started.elapsed();
     assert!(elapsed >= Duration::from_secs(10) && elapsed < Duration::from_millis(12_500), "{elapsed:?}");
-    let output = std::iter::from_fn(|| events.try_recv().ok())
+    let output = std::iter::from_fn(|| events.try_recv())
         .find_map(|event| match event.data {
             EventData::ToolCallEnd { output, .. } => output,
             _ => None,

@@ -4,14 +4,13 @@
 
 use std::rc::Rc;
 
-use futures::channel::mpsc::UnboundedReceiver;
 use openagent_core::llm::anthropic_messages::AnthropicMessages;
 use openagent_core::llm::gemini::Gemini;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::openai_chat::OpenAiChat;
 use openagent_core::llm::openai_responses::OpenAiResponses;
 use openagent_core::llm::{ApiKey, HttpLlmClient, LlmClient, ProviderConfig};
-use openagent_core::session::SessionEvent;
+use openagent_core::session::{Events, SessionEvent};
 use openagent_native::NativeHttpClient;
 use serde_json::Value;
 
@@ -168,9 +167,9 @@ fn items(value: &Value) -> impl Iterator<Item = &Value> {
 }
 
 /// Every event delivered so far, without waiting.
-pub fn drain(events: &mut UnboundedReceiver<SessionEvent>) -> Vec<SessionEvent> {
+pub fn drain(events: &mut Events) -> Vec<SessionEvent> {
     let mut out = Vec::new();
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         out.push(event);
     }
     out

@@ -4,12 +4,11 @@
 
 use std::rc::Rc;
 
-use futures::channel::mpsc::UnboundedReceiver;
 use futures::executor::block_on;
 use futures::future::{select, Either};
 use futures::StreamExt;
 use openagent_core::runtime::{Runtime, VirtualRuntime};
-use openagent_core::session::{EventData, StopReason};
+use openagent_core::session::{EventData, Events, StopReason};
 use openagent_core::{
     AnthropicProfile, ExecutionEnvironment, GeminiProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig, SessionEvent,
 };
@@ -242,7 +241,7 @@ pub struct Harness {
     pub session: Session,
     pub env: Rc<MemoryEnvironment>,
     runtime: Rc<NativeRuntime>,
-    receiver: UnboundedReceiver<SessionEvent>,
+    receiver: Events,
     pub events: Vec<SessionEvent>,
 }
 
@@ -332,7 +331,7 @@ impl Harness {
         self.own_events()
             .filter_map(|e| match &e.data {
                 EventData::ToolCallEnd { output, error, .. } => {
-                    Some(error.clone().map_or_else(|| Ok(output.clone().unwrap_or_default()), Err))
+                    Some(error.clone().map_or_else(|| Ok(output.as_deref().unwrap_or_default().to_owned()), Err))
                 }
                 _ => None,
             })

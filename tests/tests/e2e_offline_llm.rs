@@ -150,7 +150,7 @@ fn the_smoke_inputs_run_through_the_general_profile_against_a_real_server() {
             Err(e) => panic!("{input:?}: {e}"),
         };
         let mut tools = Vec::new();
-        while let Ok(event) = events.try_recv() {
+        while let Some(event) = events.try_recv() {
             if let EventData::ToolCallEnd { tool_name, error, .. } = event.data {
                 tools.push(
                     error.map_or(tool_name.clone(), |e| {
@@ -189,7 +189,7 @@ fn a_small_window_compacts_with_the_real_model_and_the_next_answer_still_works()
         assert_eq!(stop, StopReason::Completed);
     }
     let (mut compactions, mut answer) = (Vec::new(), String::new());
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         match event.data {
             EventData::CompactionEnd { reason, tokens_before, tokens_after, summarized_turns, error, .. } => {
                 assert!(error.is_none(), "the summary failed: {error:?}");

@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use futures::executor::block_on;
+use openagent_core::llm::SharedText;
 use openagent_core::session::{EventData, SessionEvent, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionStatus};
@@ -86,7 +87,7 @@ fn check_write_edit_read_answer(api: Api, streaming: bool) {
     let calls = tool_call_ids(api, &r.events);
     let names: Vec<&str> = calls.iter().map(|(_, n)| n.as_str()).collect();
     assert_eq!(names, ["write_file", "edit_file", "read_file"], "{what}");
-    let ends: Vec<(&str, &Option<String>, &Option<String>)> = r
+    let ends: Vec<(&str, &Option<SharedText>, &Option<String>)> = r
         .events
         .iter()
         .filter_map(|e| match &e.data {

@@ -4,10 +4,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::channel::mpsc::UnboundedReceiver;
 use futures::StreamExt;
 use js_sys::{Function, Promise};
-use openagent_core::session::{EventData, SessionEvent};
+use openagent_core::session::{EventData, Events, SessionEvent};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::error;
@@ -56,7 +55,7 @@ fn to_js_events(events: &[SessionEvent], array: bool) -> Result<JsValue, JsValue
     parse_json(&text)
 }
 
-type Receiver = Rc<RefCell<Option<UnboundedReceiver<SessionEvent>>>>;
+type Receiver = Rc<RefCell<Option<Events>>>;
 
 /// An async iterator over a session's events; it ends after `session_end`.
 #[wasm_bindgen]
@@ -67,7 +66,7 @@ pub struct EventStream {
 }
 
 impl EventStream {
-    pub fn new(receiver: UnboundedReceiver<SessionEvent>) -> Self {
+    pub fn new(receiver: Events) -> Self {
         Self { receiver: Rc::new(RefCell::new(Some(receiver))), waiting: Rc::default() }
     }
 }
@@ -121,13 +120,13 @@ impl EventStream {
 /// emitted together (a tool round makes several at once) cross into JS together: one JSON text
 /// and one call, which loops over them in JS.
 pub struct Dispatcher {
-    receiver: RefCell<UnboundedReceiver<SessionEvent>>,
+    receiver: RefCell<Events>,
     callback: Function,
 }
 
 impl Dispatcher {
     /// Starts delivering `receiver`'s events to `callback` as they come.
-    pub fn start(receiver: UnboundedReceiver<SessionEvent>, callback: Function) -> Rc<Self> {
+    pub fn start(receiver: Events, callback: Function) -> Rc<Self> {
         let dispatcher = Rc::new(Self { receiver: RefCell::new(receiver), callback });
         let pump = dispatcher.clone();
         wasm_bindgen_futures::spawn_local(async move {
@@ -146,7 +145,7 @@ impl Dispatcher {
 
     /// Delivers `events`, then every event waiting after them.
     fn deliver(&self, mut events: Vec<SessionEvent>) {
-        while let Ok(event) = self.receiver.borrow_mut().try_recv() {
+        while let Some(event) = self.receiver.borrow_mut().try_recv() {
             events.push(event);
         }
         if events.is_empty() {

@@ -217,7 +217,7 @@ pub fn events() -> Vec<EventData> {
         EventData::ToolCallEnd {
             call_id: text("call_1"),
             tool_name: text("shell"),
-            output: Some(text("README.md\n")),
+            output: Some(text("README.md\n").into()),
             error: None,
             duration_ms: 12,
         },

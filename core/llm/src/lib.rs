@@ -63,6 +63,7 @@ mod router;
 pub mod runtime;
 mod scripted;
 pub mod settings;
+mod shared_text;
 /// One copy of the standard sort for every crate above this one (see the module).
 #[doc(hidden)]
 pub mod sort;
@@ -80,5 +81,6 @@ pub use memo::MessageMemo;
 pub use retry::{retry, OnRetry, RetryPolicy, RetryingClient};
 pub use router::{Client, Middleware, Next};
 pub use scripted::{stream_events, ScriptStep, ScriptedClient};
+pub use shared_text::SharedText;
 pub use stream::{StreamAccumulator, StreamEvent};
 pub use types::*;

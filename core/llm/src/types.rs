@@ -3,12 +3,12 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::{Add, AddAssign};
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::memo::MessageMemo;
+use crate::SharedText;
 
 /// Who produced a message (spec 3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -196,7 +196,7 @@ pub struct ToolResult {
     // Shared, not copied, by the clones a conversation makes of it (its history and the request it
     // goes back in): a tool's output is often the largest thing a session holds.
     #[cfg_attr(feature = "typings", ts(type = "string"))]
-    pub content: Arc<str>,
+    pub content: SharedText,
     pub is_error: bool,
     /// An image the tool returned, as standard base64.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::base64::option")]
@@ -207,7 +207,7 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    pub fn new(tool_call_id: impl Into<String>, content: impl Into<Arc<str>>, is_error: bool) -> Self {
+    pub fn new(tool_call_id: impl Into<String>, content: impl Into<SharedText>, is_error: bool) -> Self {
         Self { tool_call_id: tool_call_id.into(), content: content.into(), is_error, image_data: None, image_media_type: None }
     }
 }

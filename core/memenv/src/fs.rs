@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use openagent_core::env::EnvError;
+use openagent_core::llm::SharedText;
 use openagent_core::runtime::EpochMillis;
 
 /// When a node last changed: wall-clock time plus a write sequence that breaks ties, so that
@@ -33,14 +34,14 @@ pub(crate) enum Kind {
 /// read of a text file (`read_file`, grep, the shell) would otherwise check the whole file again.
 #[derive(Debug, Clone)]
 pub(crate) enum Content {
-    Text(String),
+    Text(SharedText),
     Binary(Vec<u8>),
 }
 
 impl Content {
     pub fn new(bytes: Vec<u8>) -> Self {
         match String::from_utf8(bytes) {
-            Ok(text) if memchr::memchr(0, text.as_bytes()).is_none() => Self::Text(text),
+            Ok(text) if memchr::memchr(0, text.as_bytes()).is_none() => Self::Text(text.into()),
             Ok(text) => Self::Binary(text.into_bytes()),
             Err(error) => Self::Binary(error.into_bytes()),
         }
@@ -54,7 +55,7 @@ impl Content {
     }
 
     /// The text, or `None` for binary content.
-    pub fn text(&self) -> Option<&str> {
+    pub fn text(&self) -> Option<&SharedText> {
         match self {
             Self::Text(text) => Some(text),
             Self::Binary(_) => None,
@@ -368,23 +369,6 @@ fn display(walked: &str) -> String {
     format!("/{}", walked.trim_start_matches('/'))
 }
 
-/// The byte offset of line `n` (from 0) of `text`: just past its `n`th newline, or the end.
-pub(crate) fn line_start(text: &str, n: usize) -> usize {
-    let Some(mut newlines) = n.checked_sub(1) else { return 0 };
-    // Whole blocks are counted a vector at a time and skipped; only the block that holds the
-    // newline is searched newline by newline. A read of a whole file (the usual read) counts it.
-    let mut at = 0;
-    for block in text.as_bytes().chunks(4096) {
-        let count = memchr::memchr_iter(b'\n', block).count();
-        if newlines < count {
-            return at + memchr::memchr_iter(b'\n', block).nth(newlines).map_or(block.len(), |end| end + 1);
-        }
-        newlines -= count;
-        at += block.len();
-    }
-    text.len()
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -461,24 +445,10 @@ mod tests {
 
     #[test]
     fn detects_binary_content() {
-        assert_eq!(Content::new(b"plain\n".to_vec()).text(), Some("plain\n"));
+        assert_eq!(Content::new(b"plain\n".to_vec()).text().map(|text| text.as_str()), Some("plain\n"));
         for binary in [&b"nul\0byte"[..], &[0xff, 0xfe], &[b'a'; 100].iter().chain(&[0]).copied().collect::<Vec<u8>>()] {
             let content = Content::new(binary.to_vec());
-            assert_eq!((content.text(), content.bytes()), (None, binary));
-        }
-    }
-
-    #[test]
-    fn line_starts_follow_newlines() {
-        let text = "a\nbb\n\nccc";
-        let starts: Vec<usize> = (0..6).map(|n| line_start(text, n)).collect();
-        assert_eq!(starts, [0, 2, 5, 6, 9, 9]);
-        // Lines of every length across the 4 KB blocks that are counted whole.
-        let long: String = (0..3000).map(|n| format!("{}\n", "x".repeat(n % 17))).collect();
-        let mut expected = vec![0];
-        expected.extend(long.match_indices('\n').map(|(at, _)| at + 1));
-        for n in 0..=3001 {
-            assert_eq!(line_start(&long, n), expected.get(n).copied().unwrap_or(long.len()), "line {n}");
+            assert_eq!((content.text().map(|text| text.as_str()), content.bytes()), (None, binary));
         }
     }
 }

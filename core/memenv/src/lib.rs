@@ -30,12 +30,13 @@ use std::rc::Rc;
 use async_trait::async_trait;
 
 pub use self::fs::resolve as resolve_path;
-use self::fs::{line_start, resolve, Kind, Tree};
+use self::fs::{resolve, Kind, Tree};
 pub use self::host_command::{HostCall, HostCommand, HostOutput, HOST_GRACE_MS};
 pub use self::runner::CommandRunner;
 #[cfg(feature = "typings")]
 pub use self::snapshot::Snapshot as MemorySnapshot;
-use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
+use openagent_core::env::{line_start, DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
+use openagent_core::llm::SharedText;
 use openagent_core::runtime::{EpochMillis, Runtime};
 
 const DEFAULT_WORKING_DIRECTORY: &str = "/workspace";
@@ -177,6 +178,14 @@ impl MemoryEnvironment {
         self.inner.tree.borrow().read(&path).map(|content| content.bytes().to_vec())
     }
 
+    /// A text file's text, shared; [`EnvError::BinaryFile`] for any other file.
+    fn text(&self, path: &str) -> Result<SharedText, EnvError> {
+        let abs = self.resolve(path)?;
+        let tree = self.inner.tree.borrow();
+        let text = tree.read(&abs)?.text().cloned();
+        text.ok_or(EnvError::BinaryFile(abs))
+    }
+
     /// Removes a file or a directory; a non-empty directory only when `recursive`.
     pub fn remove(&self, path: &str, recursive: bool) -> Result<(), EnvError> {
         let path = self.resolve(path)?;
@@ -216,16 +225,18 @@ impl MemoryEnvironment {
 #[async_trait(?Send)]
 impl ExecutionEnvironment for MemoryEnvironment {
     async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError> {
-        let abs = self.resolve(path)?;
-        let tree = self.inner.tree.borrow();
-        let text = tree.read(&abs)?.text().ok_or_else(|| EnvError::BinaryFile(abs.clone()))?;
+        let text = self.text(path)?;
         if offset.is_none() && limit.is_none() {
-            return Ok(text.to_owned());
+            return Ok(text.into_string());
         }
         let skip = offset.unwrap_or(1).saturating_sub(1);
-        let start = line_start(text, skip);
+        let start = line_start(&text, skip);
         let end = start + line_start(&text[start..], limit.unwrap_or(usize::MAX));
         Ok(text[start..end].to_owned())
+    }
+
+    fn shared_text(&self, path: &str) -> Option<Result<SharedText, EnvError>> {
+        Some(self.text(path))
     }
 
     async fn read_bytes(&self, path: &str) -> Result<Vec<u8>, EnvError> {

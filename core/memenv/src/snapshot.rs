@@ -149,7 +149,7 @@ impl MemoryEnvironment {
                 Kind::Dir(_) => {}
                 Kind::File(content) => {
                     let (text, base64) = match content.text() {
-                        Some(text) => (Some(text.to_owned()), None),
+                        Some(text) => (Some(text.to_string()), None),
                         None => (None, Some(base64::encode(content.bytes()))),
                     };
                     files.push((node.stamp, FileEntry { path, text, base64, modified_ms: Some(node.stamp.ms) }));

@@ -12,7 +12,12 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use crate::llm::SharedText;
 use crate::runtime::EpochMillis;
+
+mod lines;
+
+pub use lines::line_start;
 
 /// What went wrong in an environment operation. Messages are shown to the model, so they say
 /// what to do next where that is clear.
@@ -147,6 +152,13 @@ pub trait ExecutionEnvironment {
     /// with neither, the whole file. Lines keep their endings. Non-UTF-8 content is
     /// [`EnvError::BinaryFile`].
     async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError>;
+
+    /// A text file's whole text, shared rather than copied, where the environment holds it in
+    /// memory; `None` where reading is I/O, and then `read_file` is the way. Errors as
+    /// `read_file`'s.
+    fn shared_text(&self, _path: &str) -> Option<Result<SharedText, EnvError>> {
+        None
+    }
 
     /// Reads a file's raw bytes (images, binary files).
     async fn read_bytes(&self, path: &str) -> Result<Vec<u8>, EnvError>;

@@ -3,6 +3,7 @@
 //! makes one call; the tool round looks each call up, validates it, runs it and truncates what
 //! the model gets back (spec 3.8). Every failure of a tool becomes an error result the model sees.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use futures::future::join_all;
@@ -18,7 +19,9 @@ use super::{repair, repeats, results, Session, SessionConfig, SessionError, Sess
 use crate::abort::AbortSignal;
 use crate::approval::ApprovalRequest;
 use crate::hooks::HookEvent;
-use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolCall, ToolChoice, ToolResult};
+use crate::llm::{
+    ErrorKind, LlmError, Reason, Response, SharedText, StreamAccumulator, StreamEvent, ToolCall, ToolChoice, ToolResult,
+};
 use crate::profiles::PromptContext;
 use crate::runtime::format_rfc3339;
 use crate::tools::{ToolContext, ToolExecutor};
@@ -526,7 +529,7 @@ impl Session {
             self.emit(EventData::ToolCallEnd {
                 call_id: call.id.clone(),
                 tool_name: call.name.clone(),
-                output: Some(text),
+                output: Some(text.into()),
                 error: Some(reason),
                 duration_ms: self.now().saturating_sub(started),
             });
@@ -534,11 +537,15 @@ impl Session {
         }
         let repeated =
             config.enable_repeat_guard && self.inner.input.borrow_mut().repeats.record(signature, &call.name, &text, false);
-        let content = truncate_tool_output(&text, &call.name, config);
-        let mut result = match repeated {
-            true => ToolResult::new(call.id.clone(), [&content, "\n\n", repeats::NOTE].concat(), false),
-            false => ToolResult::new(call.id.clone(), content, false),
+        // The event carries the whole output; the model gets the same text, shared, unless it
+        // was cut or annotated.
+        let text = SharedText::from(text);
+        let content = match (truncate_tool_output(&text, &call.name, config), repeated) {
+            (Cow::Borrowed(_), false) => text.clone(),
+            (content, false) => content.into(),
+            (content, true) => [&content, "\n\n", repeats::NOTE].concat().into(),
         };
+        let mut result = ToolResult::new(call.id.clone(), content, false);
         if let Some(image) = image {
             result.image_media_type = image.media_type;
             result.image_data = image.data;

@@ -5,7 +5,8 @@ use std::rc::{Rc, Weak};
 
 use serde_json::Value;
 
-use super::events::{Emitter, EventData};
+use super::emitter::Emitter;
+use super::events::EventData;
 use super::redact::Redactions;
 use super::snapshot::{complete_len, drop_signatures};
 use super::state::{LoopCache, SessionState};
@@ -221,7 +222,7 @@ impl SessionBuilder {
                 None => self.client,
             };
             Inner {
-                id: self.id.or(saved_id).unwrap_or_else(crate::id::random_uuid),
+                id: self.id.or(saved_id).unwrap_or_else(crate::id::random_uuid).into(),
                 profile: self.profile,
                 env: self.env,
                 client,
@@ -238,7 +239,7 @@ impl SessionBuilder {
                 abort: AbortSignal::new(),
                 interrupt: RefCell::new(AbortSignal::new()),
                 emitter: self.emitter.unwrap_or_default(),
-                last_timestamp: RefCell::new((0, String::new())),
+                last_timestamp: RefCell::default(),
                 subagents: RefCell::new(Vec::new()),
                 pending_warnings: RefCell::new(warnings),
                 files_seen: FilesSeen::default(),

@@ -1,9 +1,6 @@
 //! The session's events (spec 2.9): one closed enum, delivered as an async stream, serialised as
 //! `{"kind": "...", "timestamp": "...", "session_id": "...", "data": {...}}` in snake_case.
 
-use std::cell::RefCell;
-
-use futures::channel::mpsc;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -11,7 +8,7 @@ use serde_json::{Map, Value};
 use super::compaction::CompactionReason;
 use super::outcome::AgentOutcome;
 use super::SessionStatus;
-use crate::llm::{json_text, ErrorKind, Usage};
+use crate::llm::{json_text, ErrorKind, SharedText, Usage};
 
 /// What happened. The variant is the event's `kind`; its fields are the `data`. Serialised by
 /// hand (see [`EventData::data`]); read back through the derive.
@@ -104,7 +101,9 @@ pub enum EventData {
     ToolCallEnd {
         call_id: String,
         tool_name: String,
-        output: Option<String>,
+        /// Shared with the history's result when the model got it whole.
+        #[cfg_attr(feature = "typings", ts(type = "string | null"))]
+        output: Option<SharedText>,
         error: Option<String>,
         duration_ms: u64,
     },
@@ -221,8 +220,8 @@ impl<'a> Fields<'a> {
         self.add(name, Field::Text(text))
     }
 
-    fn optional(self, name: &'static str, text: &'a Option<String>) -> Self {
-        self.add(name, Field::Optional(text.as_deref()))
+    fn optional(self, name: &'static str, text: &'a Option<impl AsRef<str>>) -> Self {
+        self.add(name, Field::Optional(text.as_ref().map(AsRef::as_ref)))
     }
 
     fn number(self, name: &'static str, number: u64) -> Self {
@@ -381,9 +380,11 @@ impl EventData {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "typings", derive(ts_rs::TS), ts(rename = "AgentEvent"))]
 pub struct SessionEvent {
-    /// RFC 3339 UTC.
-    pub timestamp: String,
-    pub session_id: String,
+    /// RFC 3339 UTC. Shared, as the session id is, by the events of the same millisecond.
+    #[cfg_attr(feature = "typings", ts(type = "string"))]
+    pub timestamp: SharedText,
+    #[cfg_attr(feature = "typings", ts(type = "string"))]
+    pub session_id: SharedText,
     #[cfg_attr(feature = "typings", ts(flatten))]
     pub data: EventData,
 }
@@ -433,31 +434,6 @@ impl<'de> Deserialize<'de> for SessionEvent {
         let e = Envelope::deserialize(deserializer)?;
         let data =
             serde_json::from_value(serde_json::json!({ "kind": e.kind, "data": e.data })).map_err(serde::de::Error::custom)?;
-        Ok(Self { timestamp: e.timestamp, session_id: e.session_id, data })
-    }
-}
-
-/// Fans events out to every subscriber; a subscriber that went away is dropped.
-#[derive(Default)]
-pub(crate) struct Emitter {
-    subscribers: RefCell<Vec<mpsc::UnboundedSender<SessionEvent>>>,
-}
-
-impl Emitter {
-    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
-        let (tx, rx) = mpsc::unbounded();
-        self.subscribers.borrow_mut().push(tx);
-        rx
-    }
-
-    pub fn emit(&self, event: SessionEvent) {
-        let mut subscribers = self.subscribers.borrow_mut();
-        subscribers.retain(|tx| !tx.is_closed());
-        if let Some((last, others)) = subscribers.split_last() {
-            for tx in others {
-                let _ = tx.unbounded_send(event.clone());
-            }
-            let _ = last.unbounded_send(event);
-        }
+        Ok(Self { timestamp: e.timestamp.into(), session_id: e.session_id.into(), data })
     }
 }

@@ -17,6 +17,7 @@ mod agent_loop;
 mod builder;
 mod compaction;
 mod config;
+mod emitter;
 mod events;
 mod input;
 mod loop_detection;
@@ -37,7 +38,6 @@ mod turns;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use futures::channel::mpsc::UnboundedReceiver;
 use futures::channel::oneshot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -45,6 +45,7 @@ use serde_json::Value;
 pub use builder::SessionBuilder;
 pub use compaction::CompactionReason;
 pub use config::{SessionConfig, DEFAULT_COMMAND_TIMEOUT_MS};
+pub use emitter::Events;
 pub use events::{Decision, EventData, SessionEvent, StopReason};
 pub use input::{sniff_image, ImageInput, InputError, UserInput};
 pub use loop_detection::{detect_loop, signature};
@@ -62,11 +63,11 @@ pub use turns::Turn;
 use crate::abort::AbortSignal;
 use crate::env::ExecutionEnvironment;
 use crate::hooks::{HookEvent, HookInput, HookOutcome, Hooks};
-use crate::llm::{LlmClient, LlmError, Usage};
+use crate::llm::{LlmClient, LlmError, SharedText, Usage};
 use crate::profiles::ProviderProfile;
 use crate::runtime::{format_rfc3339, Runtime};
 use crate::tools::{FilesSeen, RegisteredTool, ToolRegistry};
-use events::Emitter;
+use emitter::Emitter;
 use state::LoopCache;
 
 /// Where a session is in its life (spec 2.3).
@@ -102,7 +103,8 @@ pub struct Session {
 }
 
 struct Inner {
-    id: String,
+    /// Shared by every event the session emits.
+    id: SharedText,
     profile: Rc<dyn ProviderProfile>,
     env: Rc<dyn ExecutionEnvironment>,
     client: Rc<dyn LlmClient>,
@@ -126,7 +128,7 @@ struct Inner {
     /// Stops the current input only; a fresh one for each input.
     interrupt: RefCell<AbortSignal>,
     emitter: Rc<Emitter>,
-    last_timestamp: RefCell<(u64, String)>,
+    last_timestamp: RefCell<(u64, SharedText)>,
     subagents: RefCell<Vec<subagents::SubAgent>>,
     /// Said once the session starts (a restore that had to drop something).
     pending_warnings: RefCell<Vec<String>>,
@@ -153,7 +155,7 @@ impl Session {
     }
 
     pub fn id(&self) -> &str {
-        &self.inner.id
+        self.inner.id.as_str()
     }
 
     pub fn status(&self) -> SessionStatus {
@@ -162,7 +164,7 @@ impl Session {
 
     /// A new subscription to the session's events, from now on. Subscribe before the first
     /// [`submit`](Self::submit) to see `SESSION_START`.
-    pub fn events(&self) -> UnboundedReceiver<SessionEvent> {
+    pub fn events(&self) -> Events {
         self.inner.emitter.subscribe()
     }
 
@@ -197,7 +199,7 @@ impl Session {
         state.subagents = self.subagent_records();
         SessionSnapshot {
             schema: SessionSnapshot::SCHEMA.to_owned(),
-            session_id: self.inner.id.clone(),
+            session_id: self.inner.id.to_string(),
             provider: self.inner.profile.id().to_owned(),
             model: self.inner.cache.borrow().request.model.clone(),
             state,
@@ -362,7 +364,7 @@ impl Session {
         let Some(hooks) = &self.inner.hooks else {
             return HookOutcome::default();
         };
-        let input = HookInput { session_id: self.inner.id.clone(), cwd: self.inner.env.working_directory(), event };
+        let input = HookInput { session_id: self.inner.id.to_string(), cwd: self.inner.env.working_directory(), event };
         let outcome = hooks.run(&input).await;
         for message in &outcome.failures {
             self.emit(EventData::Warning { message: message.clone() });
@@ -376,11 +378,11 @@ impl Session {
 
     /// The current time as RFC 3339, formatted once per millisecond: a round emits several events
     /// within the same one.
-    fn timestamp(&self) -> String {
+    fn timestamp(&self) -> SharedText {
         let now = self.now();
         let mut cached = self.inner.last_timestamp.borrow_mut();
         if cached.0 != now || cached.1.is_empty() {
-            *cached = (now, format_rfc3339(now));
+            *cached = (now, format_rfc3339(now).into());
         }
         cached.1.clone()
     }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::args::{optional_usize, required_str};
 use super::{schema, seen, ToolContext, ToolError, ToolExecutor, ToolOutput};
-use crate::env::EnvError;
+use crate::env::{line_start, EnvError};
 use crate::llm::{MediaData, ToolDefinition};
 
 const DEFAULT_LIMIT: usize = 2000;
@@ -57,18 +57,23 @@ impl ToolExecutor for ReadFileTool {
             return Ok(ToolOutput { text, image: Some(image) });
         }
 
-        // Only the lines asked for and one more, which says whether the file goes on: a 10-line
-        // read of a huge file must not read it all. So the total is not known, and not shown.
-        let text = match ctx.env.read_file(path, Some(offset), Some(limit.saturating_add(1))).await {
-            Ok(text) => text,
-            Err(e) => return Err(explain_read_error(e)),
+        // A file held in memory is read where it is. Any other is read from its offset, the lines
+        // asked for and one more, which says whether it goes on: a 10-line read of a huge file
+        // must not read it all. So the total is not known, and not shown.
+        let (shared, read);
+        let text = match ctx.env.shared_text(path) {
+            Some(text) => {
+                shared = text.map_err(explain_read_error)?;
+                &shared[line_start(&shared, offset - 1)..]
+            }
+            None => {
+                read = ctx.env.read_file(path, Some(offset), Some(limit.saturating_add(1))).await.map_err(explain_read_error)?;
+                &read
+            }
         };
-        let Some(count) = line_count(&text) else {
-            // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.
-            return Err(explain_read_error(EnvError::BinaryFile(path.into())));
-        };
+        let numbered = number_lines(path, text, offset, limit)?;
         seen::mark(ctx, path);
-        number_lines(path, &text, count, offset, limit).map(ToolOutput::from)
+        Ok(numbered.into())
     }
 }
 
@@ -83,50 +88,61 @@ pub(crate) fn explain_read_error(error: EnvError) -> ToolError {
     ToolError::new(format!("{error}. {hint}"))
 }
 
-/// Numbers the `count` lines of `text`, which start at line `offset`; a line past `limit` means
-/// the file goes on.
-fn number_lines(path: &str, text: &str, count: usize, offset: usize, limit: usize) -> Result<String, ToolError> {
-    if count == 0 && offset == 1 {
+/// Numbers the first `limit` lines of `text`, which start at line `offset`; a line past `limit`
+/// means the file goes on.
+fn number_lines(path: &str, text: &str, offset: usize, limit: usize) -> Result<String, ToolError> {
+    if text.is_empty() && offset == 1 {
         return Ok(format!("{path} is empty."));
     }
-    if count == 0 {
+    if text.is_empty() {
         return Err(ToolError::new(format!(
             "offset {offset} is past the end of {path}, which has fewer than {offset} lines. Use a smaller offset, \
              or read it from the start."
         )));
     }
-    let last = offset + count.min(limit) - 1;
-    let width = last.to_string().len().max(4);
-    // One buffer sized up front: this runs on every read, and a file is often read whole.
-    let mut out = String::with_capacity(text.len() + (last + 1 - offset) * (width + 3) + 80);
-    // The lines as `str::lines` gives them (no `\r` before a newline), found a vector at a time.
-    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
-    let mut start = 0;
-    for (n, end) in (offset..=last).zip(ends) {
-        let mut line = &text[start..end];
-        if end < text.len() {
-            line = line.strip_suffix('\r').unwrap_or(line);
-        }
-        start = end + 1;
-        push_line_number(&mut out, n, width);
+    // The widest number sets the width. Below line 10 000 it is 4, whatever the count: only a
+    // read that may go past it counts the lines it shows first.
+    let width = match offset.saturating_add(limit) <= 10_000 {
+        true => 4,
+        false => (offset + line_count(&text[..line_start(text, limit)]) - 1).to_string().len().max(4),
+    };
+    // One buffer sized up front for lines of a usual length (the numbers add an eighth to lines
+    // of 60 bytes): this runs on every read, and a file is often read whole. `text` may run far
+    // past the lines asked for.
+    let room = text.len().min(limit.saturating_mul(256));
+    let mut out = String::with_capacity(room + room / 8 + 80);
+    // The lines as `str::lines` gives them (no `\r` before a newline).
+    let mut rest = text;
+    let mut shown = 0;
+    while !rest.is_empty() && shown < limit {
+        let line = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(end) => {
+                let line = &rest[..end];
+                rest = &rest[end + 1..];
+                line.strip_suffix('\r').unwrap_or(line)
+            }
+            None => std::mem::take(&mut rest),
+        };
+        push_line_number(&mut out, offset + shown, width);
         push_cut_line(&mut out, line);
         out.push('\n');
+        shown += 1;
     }
-    if count > limit {
+    // Valid UTF-8 can still be binary (NUL bytes); not every environment checks for that.
+    if memchr::memchr(0, &text.as_bytes()[..text.len() - rest.len()]).is_some() {
+        return Err(explain_read_error(EnvError::BinaryFile(path.into())));
+    }
+    if !rest.is_empty() {
+        let last = offset + shown - 1;
         let _ = writeln!(out, "[Showing lines {offset}-{last}; the file goes on. Use offset={} to read more.]", last + 1);
     }
     out.pop();
     Ok(out)
 }
 
-/// What `text.lines().count()` says, or `None` when the text holds a NUL byte (binary).
-fn line_count(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    if memchr::memchr(0, bytes).is_some() {
-        return None;
-    }
-    let newlines = memchr::memchr_iter(b'\n', bytes).count();
-    Some(newlines + usize::from(!text.is_empty() && !text.ends_with('\n')))
+/// How many lines `str::lines` finds in `text`.
+fn line_count(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 /// Appends `n` right-aligned in `width` columns and the ` | ` separator. With itoa rather than
@@ -170,23 +186,39 @@ mod tests {
     #[test]
     fn line_count_agrees_with_lines() {
         for text in ["", "a", "a\n", "a\n\n", "\n", "\r\n", "a\r\nb", "a\nb\n", "x\n\ny"] {
-            assert_eq!(line_count(text), Some(text.lines().count()), "{text:?}");
+            assert_eq!(line_count(text), text.lines().count(), "{text:?}");
         }
-        assert_eq!(line_count("a\0b\n"), None);
     }
 
     #[test]
     fn numbered_lines_are_the_lines_str_lines_gives() {
         for text in ["a", "a\n", "a\n\n", "\n", "\r\n", "a\r\nb", "a\nb\n", "x\n\ny", "x\r\n\r\ny\r"] {
-            let count = line_count(text).unwrap();
             let expected: Vec<String> = text.lines().enumerate().map(|(n, line)| format!("{:>4} | {line}", n + 1)).collect();
-            assert_eq!(number_lines("f", text, count, 1, 2000).unwrap(), expected.join("\n"), "{text:?}");
+            assert_eq!(number_lines("f", text, 1, 2000).unwrap(), expected.join("\n"), "{text:?}");
         }
         // From line 2, two of them, the file going on.
-        let numbered = number_lines("f", "b\r\nc\nd\n", 3, 2, 2).unwrap();
+        let numbered = number_lines("f", "b\r\nc\nd\n", 2, 2).unwrap();
         assert_eq!(numbered, "   2 | b\n   3 | c\n[Showing lines 2-3; the file goes on. Use offset=4 to read more.]");
-        // Past 9999 the numbers are wider, and all of them line up.
-        assert_eq!(number_lines("f", "x\ny\n", 2, 9999, 2).unwrap(), " 9999 | x\n10000 | y");
+        // Exactly the lines asked for: the file does not go on.
+        assert_eq!(number_lines("f", "b\nc\n", 2, 2).unwrap(), "   2 | b\n   3 | c");
+    }
+
+    #[test]
+    fn numbers_line_up_at_the_width_of_the_last_one_shown() {
+        assert_eq!(number_lines("f", "x\ny\n", 9999, 2).unwrap(), " 9999 | x\n10000 | y");
+        assert_eq!(
+            number_lines("f", "x\ny\nz\n", 9999, 1).unwrap(),
+            "9999 | x\n[Showing lines 9999-9999; the file goes on. Use offset=10000 to read more.]"
+        );
+        // A limit far past the end does not widen the numbers of a short file.
+        assert_eq!(number_lines("f", "x\n", 1, 50_000).unwrap(), "   1 | x");
+        assert_eq!(number_lines("f", "x\ny", 99_999, 50_000).unwrap(), " 99999 | x\n100000 | y");
+    }
+
+    #[test]
+    fn a_nul_byte_in_the_lines_shown_is_a_binary_file() {
+        let error = number_lines("f.bin", "text\nmore\0\n", 1, 10).unwrap_err();
+        assert!(error.to_string().contains("f.bin is a binary file"), "{error}");
     }
 
     #[test]

@@ -105,7 +105,7 @@ mod wasi {
                 }
             }
         };
-        while let Ok(event) = events.try_recv() {
+        while let Some(event) = events.try_recv() {
             emit_event(&event);
         }
         result

@@ -333,10 +333,10 @@ mod tests {
             },
         };
         let stored = StoredEvent {
-            session_id: event.session_id.clone(),
+            session_id: event.session_id.to_string(),
             seq: 12,
             kind: event.kind().into(),
-            timestamp: event.timestamp.clone(),
+            timestamp: event.timestamp.to_string(),
             data: serde_json::to_string(&event).unwrap(),
         };
         assert_eq!(event_line(&stored, "r_1"), "  12  10:04:05.120  [agent_1] tool_call_end   read_file ok · 3 ms · hello hello");

@@ -54,7 +54,7 @@ impl Store {
     /// result if it is a `result` event: one transaction, committed when this returns.
     pub fn append_event(&mut self, session_id: &str, seq: i64, event: &SessionEvent, json: &str) -> Result<(), StoreError> {
         const INSERT: &str = "INSERT INTO events (session_id, seq, kind, timestamp, data) VALUES (?1, ?2, ?3, ?4, ?5)";
-        let row = params![session_id, seq, event.kind(), event.timestamp, json];
+        let row = params![session_id, seq, event.kind(), event.timestamp.as_str(), json];
         let EventData::Result { result_text, result_data, outcome } = &event.data else {
             // One statement is a transaction of its own; cached, as every event runs it.
             self.conn.prepare_cached(INSERT)?.execute(row)?;

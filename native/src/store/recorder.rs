@@ -97,7 +97,7 @@ impl Recorder {
                 EventData::ProcessingEnd { reason, .. } => self.queue.push_back(Write::Finish {
                     id: id.to_owned(),
                     exit_reason: stop_reason(*reason).to_owned(),
-                    finished_at: event.timestamp.clone(),
+                    finished_at: event.timestamp.to_string(),
                 }),
                 _ => {}
             }
@@ -163,13 +163,13 @@ impl Recorder {
             _ => (self.root.model.clone(), self.root.working_directory.clone()),
         };
         SessionInfo {
-            id: id.clone(),
+            id: id.to_string(),
             parent_id: Some(parent.to_owned()),
             task: String::new(),
             provider: self.root.provider.clone(),
             model,
             working_directory,
-            created_at: event.timestamp.clone(),
+            created_at: event.timestamp.to_string(),
             config: None,
         }
     }

@@ -38,7 +38,7 @@ fn new_session(id: &str, created_at: &str) -> SessionInfo {
 }
 
 fn event(session_id: &str, second: u32, data: EventData) -> SessionEvent {
-    SessionEvent { timestamp: format!("2026-01-01T00:00:{second:02}.000Z"), session_id: session_id.into(), data }
+    SessionEvent { timestamp: format!("2026-01-01T00:00:{second:02}.000Z").into(), session_id: session_id.into(), data }
 }
 
 fn result_event(session_id: &str, second: u32, text: &str, data: Option<serde_json::Value>) -> SessionEvent {

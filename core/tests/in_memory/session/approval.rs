@@ -57,7 +57,7 @@ fn run(session: &Session) -> Vec<SessionEvent> {
     let mut events = session.events();
     assert_eq!(block_on(session.submit("go")).unwrap(), StopReason::Completed);
     let mut out = Vec::new();
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         out.push(event);
     }
     out

@@ -19,7 +19,7 @@ use openagent_core::llm::{
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{
-    CompactionReason, EventData, Session, SessionConfig, SessionError, SessionEvent, SessionStatus, StopReason, Turn,
+    CompactionReason, EventData, Events, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn,
 };
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 use openagent_memenv::MemoryEnvironment;
@@ -135,8 +135,8 @@ fn session_on(
     Session::builder(profile, env, client, runtime).config(config).id("s1").build()
 }
 
-fn drain(events: &mut futures::channel::mpsc::UnboundedReceiver<SessionEvent>) -> Vec<EventData> {
-    std::iter::from_fn(|| events.try_recv().ok()).map(|e| e.data).collect()
+fn drain(events: &mut Events) -> Vec<EventData> {
+    std::iter::from_fn(|| events.try_recv()).map(|e| e.data).collect()
 }
 
 #[test]

@@ -65,7 +65,7 @@ impl Fixture {
         let mut events = self.session.events();
         let stop = block_on(self.session.submit(input)).unwrap();
         let mut out = Vec::new();
-        while let Ok(event) = events.try_recv() {
+        while let Some(event) = events.try_recv() {
             out.push(event);
         }
         (stop, out)

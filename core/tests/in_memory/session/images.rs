@@ -6,7 +6,6 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::rc::Rc;
 
-use futures::channel::mpsc::UnboundedReceiver;
 use futures::executor::block_on;
 
 use openagent_core::env::EnvError;
@@ -52,8 +51,8 @@ fn bytes(data: &[u8], name: &str) -> ImageInput {
     ImageInput::Bytes { data: data.to_vec(), name: Some(name.into()) }
 }
 
-fn user_input(events: &mut UnboundedReceiver<SessionEvent>) -> SessionEvent {
-    std::iter::from_fn(|| events.try_recv().ok()).find(|e| e.kind() == "user_input").unwrap()
+fn user_input(events: &mut Events) -> SessionEvent {
+    std::iter::from_fn(|| events.try_recv()).find(|e| e.kind() == "user_input").unwrap()
 }
 
 fn images_of(message: &Message) -> Vec<&MediaData> {

@@ -34,7 +34,7 @@ fn run(profile: Rc<dyn ProviderProfile>, call: ToolCall) -> (Vec<(String, bool)>
         _ => None,
     });
     let mut seen = Vec::new();
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         seen.push(event);
     }
     assert_eq!(read(&*env, "a.py"), "print('hi')\n");

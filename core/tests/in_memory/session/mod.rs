@@ -59,7 +59,7 @@ struct Harness {
     session: Session,
     client: Rc<ScriptedClient>,
     env: Rc<MemoryEnvironment>,
-    events: RefCell<futures::channel::mpsc::UnboundedReceiver<SessionEvent>>,
+    events: RefCell<Events>,
 }
 
 impl Harness {
@@ -87,7 +87,7 @@ impl Harness {
     /// Every event emitted since the last call.
     fn drain(&self) -> Vec<SessionEvent> {
         let mut out = Vec::new();
-        while let Ok(event) = self.events.borrow_mut().try_recv() {
+        while let Some(event) = self.events.borrow_mut().try_recv() {
             out.push(event);
         }
         out
@@ -316,7 +316,7 @@ fn retries_configured_on_the_session_are_reported_as_events() {
     let mut events = session.events();
     assert_eq!(block_on(session.submit("hi")).unwrap(), StopReason::Completed);
     assert_eq!(client.calls(), 2);
-    let retry = std::iter::from_fn(|| events.try_recv().ok()).find(|e| e.kind() == "provider_retry").unwrap();
+    let retry = std::iter::from_fn(|| events.try_recv()).find(|e| e.kind() == "provider_retry").unwrap();
     match retry.data {
         EventData::ProviderRetry { attempt, delay_ms, error_kind, message } => {
             assert_eq!((attempt, delay_ms, error_kind), (1, 1000, ErrorKind::RateLimit));
@@ -513,6 +513,19 @@ fn tool_call_end_carries_the_full_output_and_the_model_gets_the_truncated_one() 
     let sent = &tool_results(&h.session.history())[0].content;
     assert!(sent.contains("[WARNING: Tool output was truncated."), "the model gets a marked, truncated output");
     assert!(sent.chars().count() < 51_000);
+}
+
+#[test]
+fn an_output_the_model_gets_whole_is_one_text_shared_by_the_event_and_the_history() {
+    let h = Harness::new(vec![ScriptStep::tool_call("read_file", json!({"file_path": "small.txt"})), ScriptStep::text("read")]);
+    block_on(h.env.write_file("small.txt", &"y".repeat(5_000))).unwrap();
+    h.submit("read it").unwrap();
+    let end = h.drain().into_iter().find(|e| e.kind() == "tool_call_end").unwrap();
+    let EventData::ToolCallEnd { output: Some(full), .. } = end.data else { panic!("no output") };
+    let history = h.session.history();
+    let sent = &tool_results(&history)[0].content;
+    assert_eq!(full, *sent);
+    assert_eq!(full.as_ptr(), sent.as_ptr(), "the same text, not a copy of it");
 }
 
 #[test]
@@ -914,7 +927,7 @@ fn known_secrets_are_redacted_in_tool_outputs_events_history_and_the_next_reques
     assert_eq!(block_on(session.submit("show me the key")).unwrap(), StopReason::Completed);
 
     let mut recorded = Vec::new();
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         recorded.push(serde_json::to_string(&event).unwrap());
     }
     let ends: Vec<&String> = recorded.iter().filter(|e| e.contains("tool_call_end")).collect();

@@ -45,7 +45,7 @@ fn run(
     let session = Session::builder(Rc::new(profile), env.clone(), client.clone(), runtime).approval(policy).build();
     let mut receiver = session.events();
     block_on(session.submit(task)).unwrap();
-    let events = std::iter::from_fn(|| receiver.try_recv().ok()).collect();
+    let events = std::iter::from_fn(|| receiver.try_recv()).collect();
     Run { first: client.requests().remove(0).messages, events, env }
 }
 

@@ -58,7 +58,7 @@ fn run(schema: Option<Value>, config: SessionConfig, steps: Vec<ScriptStep>) -> 
     let session = builder.build();
     let mut receiver = session.events();
     let stop = block_on(session.submit("review the change"));
-    let events = std::iter::from_fn(|| receiver.try_recv().ok()).collect();
+    let events = std::iter::from_fn(|| receiver.try_recv()).collect();
     Run { session, client, stop, events }
 }
 

@@ -154,14 +154,14 @@ fn another_provider_family_drops_the_reasoning_with_a_warning() {
         c.requests()[0].messages.iter().flat_map(|m| m.content.clone()).any(|p| matches!(p, ContentPart::Thinking { .. }))
     };
     assert!(thinking(&same));
-    assert!(!std::iter::from_fn(|| events.try_recv().ok()).any(|e| matches!(e.data, EventData::Warning { .. })));
+    assert!(!std::iter::from_fn(|| events.try_recv()).any(|e| matches!(e.data, EventData::Warning { .. })));
 
     let other = Rc::new(ScriptedClient::new([ScriptStep::text("ok")]));
     let moved = build("gemini", other.clone(), None).restore(snapshot).build();
     let mut events = moved.events();
     block_on(moved.submit("more")).unwrap();
     assert!(!thinking(&other));
-    let warning = std::iter::from_fn(|| events.try_recv().ok()).find_map(|e| match e.data {
+    let warning = std::iter::from_fn(|| events.try_recv()).find_map(|e| match e.data {
         EventData::Warning { message } => Some(message),
         _ => None,
     });
@@ -277,7 +277,7 @@ fn the_output_schema_and_instructions_come_back_with_the_session() {
     let restored = build("openai", Rc::new(ScriptedClient::new([ScriptStep::text("ok")])), None).restore(bad).build();
     let mut events = restored.events();
     block_on(restored.submit("go")).unwrap();
-    let warned = std::iter::from_fn(|| events.try_recv().ok())
+    let warned = std::iter::from_fn(|| events.try_recv())
         .any(|e| matches!(e.data, EventData::Warning { ref message } if message.contains("output schema was not restored")));
     assert!(warned && !restored.tool_names().contains(&"submit_result".to_owned()));
 }

@@ -122,7 +122,7 @@ fn subagents_run_concurrently_and_report_into_the_parents_event_stream() {
         results(&w.session)[2..].iter().map(|r| json_of(r)["output"].as_str().unwrap_or("").to_owned()).collect();
     assert_eq!(outputs, ["first child", "second child"]);
     let mut seen: Vec<SessionEvent> = Vec::new();
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         seen.push(event);
     }
     let child_ends: Vec<&str> = seen
@@ -197,7 +197,7 @@ fn close_agent_and_parent_abort_close_the_children() {
     assert_eq!(w.session.status(), SessionStatus::Closed);
     w.pool.run_until_stalled();
     // The child reports into the parent's events: its `session_end` says it is closed.
-    let child_closed = std::iter::from_fn(|| events.try_recv().ok()).any(|event| {
+    let child_closed = std::iter::from_fn(|| events.try_recv()).any(|event| {
         event.session_id == "p/agent_1" && matches!(event.data, EventData::SessionEnd { state: SessionStatus::Closed, .. })
     });
     assert!(child_closed);

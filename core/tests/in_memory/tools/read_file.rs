@@ -1,11 +1,14 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use serde_json::json;
+use async_trait::async_trait;
+use serde_json::{json, Value};
 
 use crate::testing::{memory_env, run, run_err, run_ok, write};
+use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
 use openagent_core::llm::MediaData;
 use openagent_core::tools::ReadFileTool;
+use openagent_memenv::MemoryEnvironment;
 
 fn numbered(count: usize) -> String {
     (1..=count).map(|n| format!("line {n}\n")).collect()
@@ -145,4 +148,90 @@ fn binary_image_bytes_are_returned_unchanged() {
     assert_eq!(out.text, "Image shot.png (image/png, 9 bytes).");
     let expected = MediaData { data: Some(png.to_vec()), media_type: Some("image/png".into()), ..MediaData::default() };
     assert_eq!(out.image, Some(expected));
+}
+
+/// The memory environment, seen as one that reads by I/O: without `shared_text`, so that
+/// `read_file` takes the path every other environment takes.
+struct ReadOnlyThroughReadFile(MemoryEnvironment);
+
+#[async_trait(?Send)]
+impl ExecutionEnvironment for ReadOnlyThroughReadFile {
+    async fn read_file(&self, path: &str, offset: Option<usize>, limit: Option<usize>) -> Result<String, EnvError> {
+        self.0.read_file(path, offset, limit).await
+    }
+    async fn read_bytes(&self, path: &str) -> Result<Vec<u8>, EnvError> {
+        self.0.read_bytes(path).await
+    }
+    async fn write_file(&self, path: &str, content: &str) -> Result<(), EnvError> {
+        self.0.write_file(path, content).await
+    }
+    async fn remove_file(&self, path: &str) -> Result<(), EnvError> {
+        self.0.remove_file(path).await
+    }
+    async fn stat(&self, path: &str) -> Result<FileInfo, EnvError> {
+        self.0.stat(path).await
+    }
+    async fn list_directory(&self, path: &str, depth: usize) -> Result<Vec<DirEntry>, EnvError> {
+        self.0.list_directory(path, depth).await
+    }
+    async fn exec_command(&self, command: &str, options: &ExecOptions) -> Result<ExecResult, EnvError> {
+        self.0.exec_command(command, options).await
+    }
+    async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
+        self.0.grep(pattern, path, options).await
+    }
+    async fn glob(&self, pattern: &str, path: &str) -> Result<Vec<String>, EnvError> {
+        self.0.glob(pattern, path).await
+    }
+    fn working_directory(&self) -> String {
+        self.0.working_directory()
+    }
+    fn platform(&self) -> String {
+        self.0.platform()
+    }
+    fn os_version(&self) -> String {
+        self.0.os_version()
+    }
+}
+
+#[test]
+fn a_file_in_memory_reads_as_it_does_through_read_file() {
+    let env = memory_env();
+    let files = [
+        ("short.txt", numbered(12)),
+        ("crlf.txt", "one\r\ntwo\r\n\r\nthree".into()),
+        ("empty.txt", String::new()),
+        ("blank_lines.txt", "\n\n\n".into()),
+        ("wide.txt", numbered(10_003)),
+        ("nul.txt", "text\nmore\0text\n".into()),
+    ];
+    for (path, text) in &files {
+        write(&env, path, text);
+    }
+    env.write_bytes("bytes.bin", &[b'c', 0xe9]).expect("written");
+    let through_read_file = ReadOnlyThroughReadFile(env);
+    let in_memory = &through_read_file.0;
+    assert!(in_memory.shared_text("short.txt").is_some() && through_read_file.shared_text("short.txt").is_none());
+    let reads = [
+        (None, None),
+        (Some(1), Some(1)),
+        (Some(2), Some(3)),
+        (Some(12), Some(5)),
+        (Some(13), None),
+        (Some(40), Some(2)),
+        (Some(9_998), Some(4)),
+        (Some(10_003), Some(1)),
+        (None, Some(50_000)),
+    ];
+    for path in files.iter().map(|(path, _)| *path).chain(["missing.txt", "/workspace", "bytes.bin"]) {
+        for (offset, limit) in reads {
+            let args = json!({"file_path": path, "offset": offset, "limit": limit});
+            let args = Value::Object(
+                args.as_object().unwrap().iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect(),
+            );
+            let shared = run(&ReadFileTool, in_memory, args.clone()).map(|out| out.text).map_err(|e| e.0);
+            let read = run(&ReadFileTool, &through_read_file, args.clone()).map(|out| out.text).map_err(|e| e.0);
+            assert_eq!(shared, read, "{args}");
+        }
+    }
 }

@@ -249,7 +249,7 @@ pub async fn drive<T, R>(
             }
         }
     };
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         on_wake(Wake::Event(event));
     }
     result
@@ -281,7 +281,7 @@ pub struct Tally {
 
 impl Tally {
     pub(crate) fn observe(&mut self, event: &SessionEvent) {
-        let root = self.root.get_or_insert_with(|| event.session_id.clone());
+        let root = self.root.get_or_insert_with(|| event.session_id.to_string());
         let own = *root == event.session_id;
         match &event.data {
             EventData::TurnStart { .. } => self.turns += 1,
@@ -291,7 +291,7 @@ impl Tally {
                 if own {
                     self.final_output.clone_from(text);
                 }
-                self.usage.insert(event.session_id.clone(), total_usage.clone());
+                self.usage.insert(event.session_id.to_string(), total_usage.clone());
             }
             _ => {}
         }

@@ -131,7 +131,7 @@ impl Projector {
     /// session of the first event): a subagent's events are in `--events` and the store, and its
     /// work shows here through the `spawn_agent` and `wait` calls that run it.
     pub fn project(&mut self, event: &SessionEvent) -> Vec<String> {
-        if *self.root.get_or_insert_with(|| event.session_id.clone()) != event.session_id {
+        if *self.root.get_or_insert_with(|| event.session_id.to_string()) != event.session_id {
             return Vec::new();
         }
         let Some(row) = TABLE.iter().find(|row| row.internal == event.kind()) else { return Vec::new() };

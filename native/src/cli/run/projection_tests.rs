@@ -43,7 +43,7 @@ fn end(call: &str, tool: &str, error: Option<&str>) -> EventData {
     EventData::ToolCallEnd {
         call_id: call.into(),
         tool_name: tool.into(),
-        output: error.is_none().then(|| "ok".to_owned()),
+        output: error.is_none().then(|| "ok".into()),
         error: error.map(str::to_owned),
         duration_ms: 3,
     }
@@ -156,7 +156,7 @@ fn large_fields_are_cut_on_a_character_boundary_with_their_size() {
     let finished = EventData::ToolCallEnd {
         call_id: "c1".into(),
         tool_name: "read_file".into(),
-        output: Some(big.clone()),
+        output: Some(big.as_str().into()),
         error: None,
         duration_ms: 1,
     };

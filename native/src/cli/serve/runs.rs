@@ -507,7 +507,7 @@ fn close(runtime: &NativeRuntime, session: &Session, report: &mut Report) {
     let mut events = session.events();
     session.abort();
     runtime.block_on(session.ended());
-    while let Ok(event) = events.try_recv() {
+    while let Some(event) = events.try_recv() {
         report.event(&event);
     }
 }

@@ -122,7 +122,7 @@ impl View {
     }
 
     pub fn event(&mut self, event: &SessionEvent) {
-        let root = self.root.get_or_insert_with(|| event.session_id.clone());
+        let root = self.root.get_or_insert_with(|| event.session_id.to_string());
         let own = *root == event.session_id;
         let who = if own { String::new() } else { format!("[{}] ", short_id(&event.session_id)) };
         match &event.data {
