@@ -117,7 +117,9 @@ fn results(events: &[SessionEvent]) -> std::collections::HashMap<String, (Option
     events
         .iter()
         .filter_map(|e| match &e.data {
-            EventData::ToolCallEnd { call_id, output, error, .. } => Some((call_id.clone(), (output.clone(), error.clone()))),
+            EventData::ToolCallEnd { call_id, output, error, .. } => {
+                Some((call_id.clone(), (output.as_deref().map(str::to_owned), error.clone())))
+            }
             _ => None,
         })
         .collect()

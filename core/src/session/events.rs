@@ -101,7 +101,7 @@ pub enum EventData {
     ToolCallEnd {
         call_id: String,
         tool_name: String,
-        /// Shared with the history's result when the model got it whole.
+        // Shared with the history's result when the model got it whole.
         #[cfg_attr(feature = "typings", ts(type = "string | null"))]
         output: Option<SharedText>,
         error: Option<String>,
@@ -380,7 +380,8 @@ impl EventData {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "typings", derive(ts_rs::TS), ts(rename = "AgentEvent"))]
 pub struct SessionEvent {
-    /// RFC 3339 UTC. Shared, as the session id is, by the events of the same millisecond.
+    /// RFC 3339 UTC.
+    // Shared, as the session id is, by the events of the same millisecond.
     #[cfg_attr(feature = "typings", ts(type = "string"))]
     pub timestamp: SharedText,
     #[cfg_attr(feature = "typings", ts(type = "string"))]
