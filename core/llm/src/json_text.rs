@@ -18,14 +18,24 @@ pub fn to_string(value: &Value) -> String {
     String::from_utf8(to_vec(value)).unwrap_or_default()
 }
 
+/// Appends a number as serde_json writes it: an integer's digits (as its `Display`, without
+/// the string that allocates for every number), a float by `Display`, which is its JSON form.
+fn write_number(number: &serde_json::Number, out: &mut Vec<u8>) {
+    let mut digits = itoa::Buffer::new();
+    match (number.as_u64(), number.as_i64()) {
+        (Some(n), _) => out.extend_from_slice(digits.format(n).as_bytes()),
+        (None, Some(n)) => out.extend_from_slice(digits.format(n).as_bytes()),
+        (None, None) => out.extend_from_slice(number.to_string().as_bytes()),
+    }
+}
+
 /// Appends `value` as compact JSON text to `out`.
 pub fn write(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        // `Number`'s `Display` is its JSON form, as serde_json writes it.
-        Value::Number(number) => out.extend_from_slice(number.to_string().as_bytes()),
+        Value::Number(number) => write_number(number, out),
         Value::String(text) => write_str(text, out),
         Value::Array(items) => {
             out.push(b'[');
@@ -128,7 +138,7 @@ mod tests {
     #[test]
     fn values_of_every_kind_read_as_serde_json_writes_them() {
         let value = json!({
-            "z": [null, true, false, 0, -7, 18446744073709551615u64, 1.5, -0.0, 1e300, 2.5e-8, "s\"\\\u{1}\n"],
+            "z": [null, true, false, 0, -7, i64::MIN, 18446744073709551615u64, 1.5, -0.0, 1e300, 2.5e-8, "s\"\\\u{1}\n"],
             "a": {"nested": {"": []}, "empty": {}},
             "tool output": "1 | fn main() {\n2 | \tprintln!(\"hi\");\r\n3 | }\u{0}",
         });
