@@ -153,10 +153,14 @@ fn run(session: Session) -> (Session, impl std::future::Future<Output = usize>) 
 
 /// Runs each size and reports µs per round through `now_ms` (a clock in milliseconds).
 fn run_all(now_ms: impl Fn() -> f64, print: impl Fn(String)) {
-    // Warm up the allocator, the caches and, under wasm, V8's optimising tiers: a short warm-up
-    // left the first measured size twice as slow in Node.
-    let (_s, run) = scenario(1000, estimating());
-    futures::executor::block_on(run);
+    // Warm up the allocator, the caches and, under wasm, V8's optimising tiers, which compile in
+    // the background: for a second, as one 1000-round run left the first measured size three to
+    // eight times as slow in Node.
+    let warm_up = now_ms();
+    while now_ms() - warm_up < 1000.0 {
+        let (_s, run) = scenario(1000, estimating());
+        futures::executor::block_on(run);
+    }
     let mut figures = Vec::new();
     for (label, config) in [("", estimating as fn() -> SessionConfig), (" (compaction off)", compaction_off)] {
         let mut per_round = Vec::new();
