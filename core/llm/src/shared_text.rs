@@ -55,12 +55,6 @@ impl From<&str> for SharedText {
     }
 }
 
-impl From<&String> for SharedText {
-    fn from(text: &String) -> Self {
-        Self::from(text.as_str())
-    }
-}
-
 impl From<Cow<'_, str>> for SharedText {
     fn from(text: Cow<'_, str>) -> Self {
         Self::from(text.into_owned())
