@@ -107,6 +107,12 @@ impl Tmux {
         self.run(&["send-keys", "-l", "--", text]);
     }
 
+    /// Types `text` and presses Enter, as a person sends a line.
+    pub fn send_line(&self, text: &str) {
+        self.type_text(text);
+        self.press(&["Enter"]);
+    }
+
     /// Pastes `text` as a terminal does, in bracketed-paste markers.
     pub fn paste(&self, text: &str) {
         self.run(&["set-buffer", "--", text]);

@@ -38,8 +38,7 @@ fn a_streamed_markdown_answer_is_rendered_and_laid_out_again_on_resize() {
     let server = serve([Step::reply(Reply::text(MARKDOWN))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("make a plan");
-    tmux.press(&["Enter"]);
+    tmux.send_line("make a plan");
     let screen = tmux.wait_for("✓ completed");
     for shown in [
         "# Plan",
@@ -84,8 +83,7 @@ fn an_edit_shows_its_diff() {
     ]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("say goodbye");
-    tmux.press(&["Enter"]);
+    tmux.send_line("say goodbye");
     let screen = tmux.wait_for("✓ completed");
     assert!(screen.contains("✓ edit_file greeting.txt"), "{screen}");
     assert!(screen.contains("edited greeting.txt +1 -1"), "{screen}");
@@ -108,11 +106,9 @@ fn a_line_typed_during_a_run_steers_it() {
     let server = serve([slow_read, Step::reply(Reply::text(ANSWER))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text(TASK);
-    tmux.press(&["Enter"]);
+    tmux.send_line(TASK);
     eventually("the task reaches the model", || server.requests().len() == 1);
-    tmux.type_text("use British spelling");
-    tmux.press(&["Enter"]);
+    tmux.send_line("use British spelling");
     tmux.wait_for("✓ completed");
     tmux.wait_for("→ steering: use British spelling");
     let requests = server.requests();
@@ -128,14 +124,12 @@ fn ctrl_c_stops_the_run_and_twice_quits_with_the_terminal_restored() {
     let server = serve([Step::slow_first_byte(30_000, Reply::text("too late")), Step::reply(Reply::text(ANSWER))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, STTY);
     ready(&tmux);
-    tmux.type_text("wait for me");
-    tmux.press(&["Enter"]);
+    tmux.send_line("wait for me");
     eventually("the task reaches the model", || server.requests().len() == 1);
     tmux.press(&["C-c"]);
     let screen = tmux.wait_for("■ interrupted");
     assert!(!screen.contains("Ctrl-C again quits"), "the run's notice went with it:\n{screen}");
-    tmux.type_text("again");
-    tmux.press(&["Enter"]);
+    tmux.send_line("again");
     tmux.wait_for(ANSWER);
     tmux.press(&["C-c"]);
     tmux.wait_for("Ctrl-C again, or Ctrl-D, to quit");
@@ -156,8 +150,7 @@ fn ctrl_c_twice_during_a_run_quits_with_the_terminal_restored() {
     let server = serve([Step::slow_first_byte(30_000, Reply::text("too late"))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, STTY);
     ready(&tmux);
-    tmux.type_text("wait for me");
-    tmux.press(&["Enter"]);
+    tmux.send_line("wait for me");
     eventually("the task reaches the model", || server.requests().len() == 1);
     tmux.press(&["C-c", "C-c"]);
     let screen = tmux.wait_for("stty-done");
@@ -189,15 +182,13 @@ fn approval_questions_show_the_call_and_take_one_key() {
     ]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--approval", "read-only"]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("make the files");
-    tmux.press(&["Enter"]);
+    tmux.send_line("make the files");
     tmux.wait_for("? Allow shell echo one > one.txt");
     tmux.wait_for("[y]es  [n]o  [a]lways for shell `echo one`");
     tmux.keep("approval");
     tmux.press(&["n"]);
     tmux.wait_for("Why not?");
-    tmux.type_text("use the file tools");
-    tmux.press(&["Enter"]);
+    tmux.send_line("use the file tools");
     tmux.wait_for("? Allow shell echo two > two.txt");
     tmux.press(&["y"]);
     let screen = tmux.wait_for("? Allow edit_file greeting.txt");
@@ -233,8 +224,7 @@ fn thinking_is_dimmed_and_a_tool_output_opens_with_ctrl_o() {
     ]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text(TASK);
-    tmux.press(&["Enter"]);
+    tmux.send_line(TASK);
     let screen = tmux.wait_for("✓ completed");
     assert!(screen.contains("✻ thinking") && screen.contains("the notes first"), "{screen}");
     let thinking = screen.find("now the answer").expect("the second thinking");
@@ -267,29 +257,23 @@ fn earlier_tool_outputs_open_and_close_by_number() {
     ]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--approval", "full-auto"]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text(TASK);
-    tmux.press(&["Enter"]);
+    tmux.send_line(TASK);
     let screen = tmux.wait_for("✓ completed");
     assert!(screen.contains("✓ read_file notes.txt · 2 lines") && screen.contains("· #1"), "{screen}");
     assert!(screen.contains("✓ shell echo first; echo second") && screen.contains("· #2"), "{screen}");
-    tmux.type_text("/tools");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/tools");
     tmux.wait_for("#1   ✓ read_file notes.txt · 2 lines");
     tmux.wait_for("#2   ✓ shell echo first; echo second");
-    tmux.type_text("/tools 1");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/tools 1");
     let screen = tmux.wait_for("┌ #1 read_file notes.txt");
     assert!(screen.contains("│    1 | hello"), "{screen}");
     tmux.keep("tool-output-by-number");
-    tmux.type_text("/tools 2");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/tools 2");
     let screen = tmux.wait_for("┌ #2 shell echo first; echo second");
     assert!(screen.contains("│ second") && !screen.contains("┌ #1"), "one open at a time:\n{screen}");
-    tmux.type_text("/tools 2");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/tools 2");
     tmux.wait_until("closed", |screen| !screen.contains("┌ #2"));
-    tmux.type_text("/tools 9");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/tools 9");
     tmux.wait_for("✗ there is no tool call #9: /tools lists them");
 }
 
@@ -303,15 +287,13 @@ fn ctrl_c_ends_a_running_command_and_the_session_goes_on() {
     let server = serve([super::signals::sleeper_call(), Step::reply(Reply::text(ANSWER))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--approval", "full-auto"]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("run the sleeper");
-    tmux.press(&["Enter"]);
+    tmux.send_line("run the sleeper");
     let pid = super::signals::sleeper_pid(&sandbox);
     tmux.wait_for("running shell");
     tmux.press(&["C-c"]);
     tmux.wait_for("■ interrupted");
     super::signals::assert_gone(pid, std::time::Duration::from_secs(3));
-    tmux.type_text("then answer");
-    tmux.press(&["Enter"]);
+    tmux.send_line("then answer");
     tmux.wait_for(ANSWER);
     tmux.press(&["C-d"]);
     tmux.wait_for("exit=0");
@@ -358,8 +340,7 @@ fn no_color_drops_the_colours_and_a_dumb_terminal_gets_plain_lines() {
     command.env("NO_COLOR", "1");
     let tmux = Tmux::start(&command, 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("make a plan");
-    tmux.press(&["Enter"]);
+    tmux.send_line("make a plan");
     let screen = tmux.wait_for("✓ completed");
     assert!(screen.contains("────") && screen.contains("▏ fn main() {"), "the full screen:\n{screen}");
     let shown = tmux.screen_in_colour();
@@ -372,8 +353,7 @@ fn no_color_drops_the_colours_and_a_dumb_terminal_gets_plain_lines() {
     command.env("TERM", "dumb");
     let tmux = Tmux::start(&command, 100, 30, "true");
     tmux.wait_for("Type a task and press Enter. While it runs");
-    tmux.type_text("say hi");
-    tmux.press(&["Enter"]);
+    tmux.send_line("say hi");
     let screen = tmux.wait_for(ANSWER);
     assert!(!screen.contains("────") && !has_colour(&tmux.screen_in_colour()), "plain:\n{screen}");
 }
@@ -384,8 +364,7 @@ fn tmux_coloured(sandbox: &Sandbox) -> String {
     let server = serve([Step::reply(Reply::text(MARKDOWN))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("make a plan");
-    tmux.press(&["Enter"]);
+    tmux.send_line("make a plan");
     tmux.wait_for("✓ completed");
     tmux.screen_in_colour()
 }
@@ -422,8 +401,7 @@ fn escape_sequences_in_an_answer_or_a_file_are_shown_not_obeyed() {
     ]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("read the trap");
-    tmux.press(&["Enter"]);
+    tmux.send_line("read the trap");
     let screen = tmux.wait_for("✓ completed");
     assert!(screen.contains("clear␛[2J␛[H␛]0;pwned␇ done"), "{screen}");
     assert!(screen.contains("OpenAgent · anthropic"), "nothing was cleared:\n{screen}");
@@ -445,21 +423,18 @@ fn a_fork_the_locked_store_refuses_leaves_the_conversation_going() {
     let server = serve([Step::reply(Reply::text("first answer")), Step::reply(Reply::text("second answer"))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("remember the number 7");
-    tmux.press(&["Enter"]);
+    tmux.send_line("remember the number 7");
     tmux.wait_for("first answer");
     let db = rusqlite::Connection::open(sandbox.data_dir().join("openagent.db")).expect("the store");
     db.execute_batch("BEGIN IMMEDIATE").expect("the lock");
-    tmux.type_text("/fork");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/fork");
     let screen = tmux.wait_for("✗ cannot open the session store");
     assert!(screen.contains("database is locked"), "{screen}");
     // The store's own warning is a note of the screen, not written over it.
     let warned = screen.lines().find(|line| line.contains("the session store refused a write"));
     assert!(warned.is_some_and(|line| line.starts_with("· warning:")), "{screen}");
     db.execute_batch("COMMIT").expect("the lock released");
-    tmux.type_text("which number?");
-    tmux.press(&["Enter"]);
+    tmux.send_line("which number?");
     tmux.wait_for("second answer");
     let last = server.requests()[1].body.to_string();
     assert!(last.contains("remember the number 7"), "the same conversation: {last:.300}");
@@ -477,8 +452,7 @@ fn the_screen_opens_on_a_continued_session() {
     assert_eq!(sandbox.run(&server, "the earlier task", &[]).code, Some(0));
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--continue"]), 100, 30, "true");
     tmux.wait_for("↺ resumed session");
-    tmux.type_text("and then?");
-    tmux.press(&["Enter"]);
+    tmux.send_line("and then?");
     tmux.wait_for("the later answer");
     let last = server.requests()[1].body.to_string();
     assert!(last.contains("the earlier task") && last.contains("the earlier answer"), "{last:.400}");

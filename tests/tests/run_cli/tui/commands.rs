@@ -32,34 +32,27 @@ fn help_and_unknown_commands_are_answered_here_and_never_sent_to_the_model() {
         assert!(screen.contains(command), "{command} is listed:\n{screen}");
     }
     tmux.keep("help");
-    tmux.type_text("/x");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/x");
     tmux.wait_for("unknown command /x");
     // A bare `/`, or one before a space, is no command and no task either.
     for bare in ["/", "/ fix the bug"] {
-        tmux.type_text(bare);
-        tmux.press(&["Enter"]);
+        tmux.send_line(bare);
     }
     tmux.wait_until("both refused", |screen| screen.matches("✗ a command's name goes right after /").count() == 2);
-    tmux.type_text("/status");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/status");
     tmux.wait_for("approval  auto-edit");
     // Without an argument, /model and /effort say what is set and how to change it.
-    tmux.type_text("/model");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/model");
     tmux.wait_for("model     claude-sonnet-4-5");
     tmux.wait_for("/model NAME switches for the next input");
-    tmux.type_text("/effort");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/effort");
     tmux.wait_for("effort    the model's default");
     // A model of another provider is refused, saying how to use it.
-    tmux.type_text("/model gpt-5");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/model gpt-5");
     tmux.wait_for("✗ gpt-5 is a model of openai, and this session talks to anthropic");
     tmux.wait_for("--provider openai --model gpt-5");
     // Before any request, nothing is spent: that is not an unknown price.
-    tmux.type_text("/cost");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/cost");
     let screen = tmux.wait_for("cost      nothing spent yet");
     assert!(!screen.contains("no price known"), "{screen}");
     assert!(screen.contains("anthropic · claude-sonnet-4-5"), "the model stayed:\n{screen}");
@@ -92,17 +85,13 @@ fn compact_and_resume_work_from_the_screen() {
     let args = ["--context-window", "4000", "--compact-at", "0"];
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &args), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("/compact");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/compact");
     tmux.wait_for("nothing to compact yet");
-    tmux.type_text("explain it at length");
-    tmux.press(&["Enter"]);
+    tmux.send_line("explain it at length");
     tmux.wait_until("the first answer", |screen| screen.matches("✓ completed").count() == 1);
-    tmux.type_text("now briefly");
-    tmux.press(&["Enter"]);
+    tmux.send_line("now briefly");
     tmux.wait_for("a short second answer");
-    tmux.type_text("/compact");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/compact");
     let screen = tmux.wait_for("⇣ compacted: ");
     assert!(screen.contains("(2 turns summarised, 2 kept)"), "{screen}");
     assert!(!screen.contains("nothing old enough"), "{screen}");
@@ -110,23 +99,20 @@ fn compact_and_resume_work_from_the_screen() {
     let asked = body(&requests[3]).to_string();
     assert!(asked.contains("Summarise this conversation") && asked.contains("EARLY-ANSWER"), "the summary request: {asked:.600}");
     assert!(body(&requests[3]).get("tools").is_none_or(|tools| tools.as_array().is_some_and(Vec::is_empty)), "no tools");
-    tmux.type_text("and then?");
-    tmux.press(&["Enter"]);
+    tmux.send_line("and then?");
     tmux.wait_for("the answer after compacting");
     let next = body(&server.requests()[4]).to_string();
     assert!(next.contains("SUMMARY: the user asked") && next.contains("now briefly"), "{next:.600}");
     assert!(!next.contains("EARLY-ANSWER") && !next.contains("explain it at length"), "summarised turns sent again: {next:.600}");
 
-    tmux.type_text("/resume");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/resume");
     tmux.wait_for("Resume which session?");
     tmux.keep("resume-picker");
     let screen = tmux.screen();
     assert!(screen.contains("the earlier task") && !screen.contains("› explain it at length  ("), "only others:\n{screen}");
     tmux.press(&["Enter"]);
     tmux.wait_for("resumed session");
-    tmux.type_text("and now?");
-    tmux.press(&["Enter"]);
+    tmux.send_line("and now?");
     tmux.wait_for("the answer after resuming");
     let last = server.requests().last().unwrap().body.to_string();
     assert!(last.contains("the earlier task") && last.contains("the earlier answer"), "the resumed history went along: {last}");
@@ -156,39 +142,30 @@ fn the_session_commands_change_what_they_say() {
         ("/model claude-haiku-4-5", "model: claude-haiku-4-5, from the next input"),
         ("/approval full-auto", "approval: full-auto"),
     ] {
-        tmux.type_text(command);
-        tmux.press(&["Enter"]);
+        tmux.send_line(command);
         tmux.wait_for(shown);
     }
-    tmux.type_text("one");
-    tmux.press(&["Enter"]);
+    tmux.send_line("one");
     tmux.wait_for("first answer");
     let first = server.requests()[0].body.to_string();
     assert!(first.contains("\"model\":\"claude-haiku-4-5\""), "{first:.400}");
-    tmux.type_text("/cost");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/cost");
     tmux.wait_for("1000 tokens");
-    tmux.type_text("make a file");
-    tmux.press(&["Enter"]);
+    tmux.send_line("make a file");
     tmux.wait_for("second answer");
     assert!(sandbox.cwd().join("made.txt").exists(), "full-auto ran the command unasked");
-    tmux.type_text("/fork");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/fork");
     tmux.wait_for("forked from");
-    tmux.type_text("in the fork");
-    tmux.press(&["Enter"]);
+    tmux.send_line("in the fork");
     tmux.wait_for("third answer");
     assert!(server.requests()[3].body.to_string().contains("make a file"), "the fork has the history");
-    tmux.type_text("/clear");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/clear");
     tmux.wait_until("the screen is cleared", |screen| !screen.contains("third answer"));
     for (command, shown) in [("/effort", "effort    high"), ("/approval", "approval  full-auto")] {
-        tmux.type_text(command);
-        tmux.press(&["Enter"]);
+        tmux.send_line(command);
         tmux.wait_for(shown);
     }
-    tmux.type_text("fresh");
-    tmux.press(&["Enter"]);
+    tmux.send_line("fresh");
     tmux.wait_for("fourth answer");
     let requests = server.requests();
     for (index, request) in requests.iter().enumerate() {
@@ -228,29 +205,23 @@ fn a_resumed_or_forked_conversation_forks_again() {
     with_id("r_earlier", "the earlier task");
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &["--continue"]), 100, 30, "true");
     tmux.wait_for("↺ resumed session r_earlier");
-    tmux.type_text("/status");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/status");
     let screen = tmux.wait_for("session   r_earlier");
     assert!(!screen.contains("stored at its first input"), "{screen}");
-    tmux.type_text("/fork");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/fork");
     tmux.wait_for("⑂ forked from r_earlier");
-    tmux.type_text("/fork");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/fork");
     let screen = tmux.wait_until("forked twice", |screen| screen.matches("⑂ forked from").count() == 2);
     assert!(!screen.contains("nothing to fork yet"), "{screen}");
-    tmux.type_text("in the fork of the fork");
-    tmux.press(&["Enter"]);
+    tmux.send_line("in the fork of the fork");
     tmux.wait_for("the answer in the fork");
     let sent = server.requests()[2].body.to_string();
     assert!(sent.contains("the earlier task") && sent.contains("the earlier answer"), "{sent:.400}");
     assert_eq!(sandbox.sessions(&["show", "r_earlier"]).code, Some(0), "the original stays");
 
-    tmux.type_text("/resume r_other");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/resume r_other");
     tmux.wait_for("↺ resumed session r_other (2 turns): the other task");
-    tmux.type_text("back to the other");
-    tmux.press(&["Enter"]);
+    tmux.send_line("back to the other");
     tmux.wait_for("the answer after /resume");
     let sent = server.requests()[3].body.to_string();
     assert!(sent.contains("the other task") && !sent.contains("the earlier task"), "{sent:.400}");
@@ -268,21 +239,17 @@ fn a_command_typed_during_a_run_runs_when_it_ends() {
         serve([Step::slow_first_byte(2_000, Reply::text("the slow answer")), Step::reply(Reply::text("the next answer"))]);
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("take your time");
-    tmux.press(&["Enter"]);
+    tmux.send_line("take your time");
     eventually("the task reaches the model", || server.requests().len() == 1);
-    tmux.type_text("/cost");
-    tmux.press(&["Enter"]);
-    tmux.type_text("/effort high");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/cost");
+    tmux.send_line("/effort high");
     let screen = tmux.wait_for("· /effort high runs when this run ends");
     assert!(screen.contains("cost      nothing spent yet"), "/cost answered at once:\n{screen}");
     assert!(!screen.contains("the slow answer") && !screen.contains("reasoning effort: high"), "{screen}");
     let screen = tmux.wait_for("reasoning effort: high");
     let (answered, set) = (screen.find("✓ completed").unwrap(), screen.find("reasoning effort: high").unwrap());
     assert!(answered < set, "after the run:\n{screen}");
-    tmux.type_text("again");
-    tmux.press(&["Enter"]);
+    tmux.send_line("again");
     tmux.wait_for("the next answer");
     assert_eq!(server.requests()[1].body["thinking"]["type"], "enabled", "the effort reached the next request");
 }

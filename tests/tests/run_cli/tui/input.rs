@@ -23,8 +23,7 @@ fn a_paste_is_one_input_and_inputs_are_recalled_in_the_next_session() {
     ready(&tmux);
     tmux.type_text("fix these two things:");
     tmux.press(&["M-Enter"]);
-    tmux.type_text("the typo");
-    tmux.press(&["Enter"]);
+    tmux.send_line("the typo");
     let screen = tmux.wait_for("✓ completed");
     assert!(screen.contains("› fix these two things:\n  the typo\n"), "echoed on its two lines:\n{screen}");
     assert!(!screen.contains('␊'), "{screen}");
@@ -43,8 +42,7 @@ fn a_paste_is_one_input_and_inputs_are_recalled_in_the_next_session() {
     tmux.press(&["Up"]);
     tmux.wait_for("line 300 of the paste");
     tmux.press(&["C-c"]);
-    tmux.type_text("a short one");
-    tmux.press(&["Enter"]);
+    tmux.send_line("a short one");
     tmux.wait_for("third");
     tmux.press(&["C-d"]);
     tmux.wait_for("exit=0");

@@ -22,8 +22,7 @@ fn a_terminal_of_any_size_is_laid_out_at_its_real_width() {
     let tmux = Tmux::start(&sandbox.openagent(Some(&server), &[]), 100, 30, "true");
     ready(&tmux);
     tmux.resize(10, 12);
-    tmux.type_text("say it all");
-    tmux.press(&["Enter"]);
+    tmux.send_line("say it all");
     // A rule wider than the terminal would wrap onto a second row of rule, and the rows would
     // no longer be counted right: old input boxes would stay behind.
     tmux.wait_until("the run's end at 10 columns, under one input box", |screen| {
@@ -43,8 +42,7 @@ fn a_terminal_of_any_size_is_laid_out_at_its_real_width() {
     let screen = tmux.wait_until("the input at one column", |screen| screen.lines().any(|line| line == "e"));
     assert!(screen.lines().all(|line| line.chars().count() <= 1), "{screen}");
     tmux.press(&["C-u"]);
-    tmux.type_text("next");
-    tmux.press(&["Enter"]);
+    tmux.send_line("next");
     openagent_tests::cli::eventually("the task reaches the model", || server.requests().len() == 2);
     tmux.resize(100, 30);
     tmux.wait_until("all laid out again at 100 columns, under one input box", |screen| {
@@ -63,8 +61,7 @@ fn resizing_and_clearing_keep_the_terminal_scrollback() {
     let server = serve([Step::reply(Reply::text(ANSWER))]);
     let tmux = Tmux::start_after("seq 1 50", &sandbox.openagent(Some(&server), &[]), 100, 20, "true");
     ready(&tmux);
-    tmux.type_text("say hi");
-    tmux.press(&["Enter"]);
+    tmux.send_line("say hi");
     tmux.wait_for("✓ completed");
     tmux.resize(60, 20);
     // Every row fits the new width (a row may fill it: the working directory's, by its length), and
@@ -73,8 +70,7 @@ fn resizing_and_clearing_keep_the_terminal_scrollback() {
     tmux.wait_until("laid out at 60 columns", |screen| fits(screen) && rules(screen) == 2);
     tmux.resize(100, 25);
     tmux.wait_until("laid out at 100 columns again", |screen| rules(screen) == 2 && screen.contains("› say hi"));
-    tmux.type_text("/clear");
-    tmux.press(&["Enter"]);
+    tmux.send_line("/clear");
     tmux.wait_until("the screen is cleared", |screen| !screen.contains("› say hi"));
     let scrollback = tmux.scrollback();
     let numbers: Vec<&str> = scrollback.lines().filter(|line| line.parse::<u32>().is_ok()).collect();

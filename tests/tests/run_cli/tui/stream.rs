@@ -83,8 +83,7 @@ fn thinking_streams_before_the_answer_and_a_resize_mid_stream_lays_it_out_again(
     let url = slow_server(vec![reply], Duration::from_millis(60));
     let tmux = Tmux::start(&against(&sandbox, &url), 100, 30, "true");
     ready(&tmux);
-    tmux.type_text("answer at length");
-    tmux.press(&["Enter"]);
+    tmux.send_line("answer at length");
     let screen = tmux.wait_for("first I read the question");
     assert!(screen.contains("✻ thinking") && !screen.contains("word01"), "thinking first, as it comes:\n{screen}");
     assert!(tmux.screen_in_colour().contains("\x1b[2m"), "dimmed");
