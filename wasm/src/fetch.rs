@@ -15,7 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::blobs::BodyBlobs;
 use crate::runtime::BrowserRuntime;
-use openagent_core::llm::runtime::timeout;
+use openagent_core::llm::runtime::{timeout, Silence};
 use web_sys::{AbortController, Headers, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestInit, Response};
 
 /// The longest silence a response may keep (its head, then between body chunks), as the native
@@ -96,9 +96,12 @@ impl HttpClient for FetchClient {
         }
         let promise =
             fetch.call2(&JsValue::UNDEFINED, &request.url.as_str().into(), &init).map_err(|e| connect_error(&request.url, &e))?;
-        let answer = timeout(&BrowserRuntime, self.read_timeout_ms, JsFuture::from(js_sys::Promise::resolve(&promise)))
+        // One timer for the head and every read of the body.
+        let mut silence = Silence::new(&BrowserRuntime, self.read_timeout_ms);
+        let answer = silence
+            .wait(JsFuture::from(js_sys::Promise::resolve(&promise)))
             .await
-            .ok_or_else(|| silence(&request.url, self.read_timeout_ms))?;
+            .ok_or_else(|| silent(&request.url, self.read_timeout_ms))?;
         let answer = match answer {
             Ok(answer) => answer,
             Err(e) if !is_abort(&e) && answers_without_cors(&fetch, &request.url).await => {
@@ -112,7 +115,7 @@ impl HttpClient for FetchClient {
         let headers = header_pairs(&response.headers());
         let body: ByteStream = match response.body() {
             None => Box::pin(futures::stream::empty()),
-            Some(raw) => body_chunks(raw.get_reader().unchecked_into(), controller, request.url, self.read_timeout_ms),
+            Some(raw) => body_chunks(raw.get_reader().unchecked_into(), controller, request.url, silence),
         };
         Ok(HttpResponse { status: response.status(), headers, body })
     }
@@ -122,12 +125,17 @@ impl HttpClient for FetchClient {
 /// controller lives as long as the reader: dropping the stream early (an abort) aborts the fetch,
 /// which also stops the download. (A hand-written loop rather than the `wasm-streams` crate, whose
 /// exported stream adapters cost the bundle more than this whole client.)
-fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop, url: String, read_timeout_ms: u64) -> ByteStream {
-    Box::pin(futures::stream::unfold(Some((reader, controller, url)), move |state| async move {
-        let (reader, controller, url) = state?;
-        let Some(read) = timeout(&BrowserRuntime, read_timeout_ms, JsFuture::from(reader.read())).await else {
+fn body_chunks(
+    reader: ReadableStreamDefaultReader,
+    controller: AbortOnDrop,
+    url: String,
+    silence: Silence<'static>,
+) -> ByteStream {
+    Box::pin(futures::stream::unfold(Some((reader, controller, url, silence)), |state| async move {
+        let (reader, controller, url, mut silence) = state?;
+        let Some(read) = silence.wait(JsFuture::from(reader.read())).await else {
             // The controller goes with the state: the fetch is aborted.
-            return Some((Err(silence(&url, read_timeout_ms)), None));
+            return Some((Err(silent(&url, silence.ms())), None));
         };
         match read {
             Ok(result) => {
@@ -136,7 +144,7 @@ fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop, url
                     controller.disarm();
                     return None;
                 }
-                Some((Ok(Uint8Array::new(&result.get_value()).to_vec()), Some((reader, controller, url))))
+                Some((Ok(Uint8Array::new(&result.get_value()).to_vec()), Some((reader, controller, url, silence))))
             }
             Err(e) => {
                 let message = format!("the response body broke off: {}", describe(&e));
@@ -147,7 +155,7 @@ fn body_chunks(reader: ReadableStreamDefaultReader, controller: AbortOnDrop, url
 }
 
 /// The error of a server silent for `ms`.
-fn silence(url: &str, ms: u64) -> HttpError {
+fn silent(url: &str, ms: u64) -> HttpError {
     HttpError::new(HttpErrorKind::Timeout, format!("{} sent nothing for {ms} ms (the `readTimeoutMs` option)", shown(url)))
 }
 

@@ -31,6 +31,46 @@ pub async fn timeout<T>(runtime: &dyn Runtime, ms: u64, work: impl std::future::
     }
 }
 
+/// A limit on silence over a series of waits (a response's head, then each chunk of its body)
+/// that keeps one timer for the series: a wait that outlasts `ms` ends in `None`. A timer for each
+/// wait cost a browser a promise, a closure and two timer calls a chunk; this one is armed once,
+/// and when it fires early (the waits before took part of its time) it is armed again for the rest.
+pub struct Silence<'r> {
+    runtime: &'r dyn Runtime,
+    ms: u64,
+    /// The timer, armed when the series began or when it last fired early.
+    timer: LocalBoxFuture<'static, ()>,
+}
+
+impl<'r> Silence<'r> {
+    pub fn new(runtime: &'r dyn Runtime, ms: u64) -> Self {
+        Self { runtime, ms, timer: runtime.sleep(ms) }
+    }
+
+    /// The longest a wait may take.
+    pub fn ms(&self) -> u64 {
+        self.ms
+    }
+
+    /// `work`'s output, or `None` once `ms` have passed since this wait began (`work` is dropped then).
+    pub async fn wait<T>(&mut self, work: impl std::future::Future<Output = T>) -> Option<T> {
+        let began = self.runtime.now_ms();
+        futures::pin_mut!(work);
+        loop {
+            match futures::future::select(&mut work, &mut self.timer).await {
+                futures::future::Either::Left((output, _)) => return Some(output),
+                futures::future::Either::Right(((), _)) => {
+                    let waited = self.runtime.now_ms().saturating_sub(began);
+                    self.timer = self.runtime.sleep(self.ms.saturating_sub(waited));
+                    if waited >= self.ms {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A deterministic runtime for tests and examples: the clock starts at a fixed instant and advances
 /// only by what is slept, and sleeping completes at once. Spawned tasks are driven by the
 /// `spawner` the host of the test gives (for example a `futures::executor::LocalSpawner`).
@@ -105,6 +145,48 @@ mod tests {
         assert_eq!(format_rfc3339(VirtualRuntime::START), "2025-01-01T00:00:00.000Z");
         assert_eq!(format_rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(format_rfc3339(4_102_444_799_999), "2099-12-31T23:59:59.999Z");
+    }
+
+    /// A clock that moves only when a timer is polled: a timer set for `ms` moves it to the
+    /// instant it was set for (if not there yet) and completes; every timer set is logged.
+    #[derive(Default)]
+    struct Deadlines {
+        now: Rc<Cell<EpochMillis>>,
+        set: std::cell::RefCell<Vec<u64>>,
+    }
+
+    impl Runtime for Deadlines {
+        fn now_ms(&self) -> EpochMillis {
+            self.now.get()
+        }
+
+        fn sleep(&self, ms: u64) -> LocalBoxFuture<'static, ()> {
+            self.set.borrow_mut().push(ms);
+            let (now, due) = (self.now.clone(), self.now.get() + ms);
+            Box::pin(async move { now.set(now.get().max(due)) })
+        }
+
+        fn spawn_local(&self, _: LocalBoxFuture<'static, ()>) {}
+    }
+
+    #[test]
+    fn a_silence_allows_each_wait_its_whole_time_with_one_timer_while_none_runs_out() {
+        let clock = Deadlines::default();
+        let mut silence = Silence::new(&clock, 1000);
+        for step in 1..=3 {
+            assert_eq!(futures::executor::block_on(silence.wait(async { step })), Some(step));
+            clock.now.set(clock.now.get() + 300);
+        }
+        assert_eq!(*clock.set.borrow(), [1000], "waits that end in time share the first timer");
+        // 900 ms after the timer was set, a wait that never ends: the timer fires 100 ms in,
+        // is set again for the 900 left, and the wait ends a whole second after it began.
+        assert_eq!(futures::executor::block_on(silence.wait(futures::future::pending::<()>())), None);
+        assert_eq!(clock.now.get(), 900 + 1000);
+        assert_eq!(clock.set.borrow()[..2], [1000, 900]);
+        // The series goes on after a wait that ran out: the next one gets its whole time again.
+        assert_eq!(futures::executor::block_on(silence.wait(futures::future::pending::<()>())), None);
+        assert_eq!(clock.now.get(), 1900 + 1000);
+        assert_eq!(futures::executor::block_on(silence.wait(async { "late" })), Some("late"));
     }
 
     #[test]
