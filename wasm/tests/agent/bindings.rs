@@ -176,6 +176,39 @@ async fn an_on_event_that_throws_still_gets_every_later_event_in_order() {
 }
 
 #[test]
+async fn every_tool_output_reaches_the_page_as_the_model_gets_it_through_on_event_and_events() {
+    // Outputs cross beside the events' JSON, as bytes: several in one batch, one missing between.
+    let read = |path: &str| json!({"name": "read_file", "arguments": {"file_path": path}});
+    let calls = [read("a.txt"), read("missing.txt"), read("b.txt")];
+    let files = json!({"a.txt": "quotes \" and \\ and\ttabs\r\nünïcödé ✓ 😀 \u{1}\n", "b.txt": "second\n"});
+    let fetch = scripted_fetch(js(json!([{"toolCalls": calls}, {"text": "ok"}])));
+    let options = options(&fetch, json!({"files": files}));
+    let on_event = recorder();
+    Reflect::set(&options, &"onEvent".into(), &on_event).unwrap();
+    let agent = Agent::new(options).unwrap();
+    let iterated = JsFuture::from(collect_events(agent.events()));
+    submit(&agent, "read them").await.unwrap();
+    agent.abort().unwrap(); // closes the idle session: the iterator ends after session_end
+    let iterated = data(&iterated.await.unwrap());
+    // What the model got for each call, from the second request.
+    let sent = requests(&fetch);
+    let messages = sent[1]["body"]["messages"].as_array().unwrap().clone();
+    let got = |id: &Value| messages.iter().find(|m| m["tool_call_id"] == *id).map(|m| m["content"].clone()).unwrap();
+    for events in [data(&get(&on_event, "events")), iterated] {
+        let ends: Vec<&Value> = events.as_array().unwrap().iter().filter(|e| e["kind"] == "tool_call_end").collect();
+        assert_eq!(ends.len(), 3, "{events}");
+        for end in [ends[0], ends[2]] {
+            assert_eq!(end["data"]["output"], got(&end["data"]["call_id"]), "{end}");
+        }
+        assert!(ends[0]["data"]["output"].as_str().unwrap().contains("ünïcödé ✓ 😀 \u{1}"), "{}", ends[0]);
+        assert_eq!(ends[1]["data"]["output"], Value::Null);
+        assert!(ends[1]["data"]["error"].as_str().unwrap().contains("missing.txt"), "{}", ends[1]);
+        let keys: Vec<&String> = ends[2]["data"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["call_id", "duration_ms", "error", "output", "tool_name"], "the keys in their usual order");
+    }
+}
+
+#[test]
 async fn the_key_goes_in_a_header_only_and_get_api_key_is_asked_per_call() {
     let read = json!({"name": "read_file", "arguments": {"file_path": "README.md"}});
     let fetch = scripted_fetch(js(json!([{"toolCalls": [read]}, {"text": "ok"}])));

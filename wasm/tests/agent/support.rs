@@ -13,6 +13,8 @@ extern "C" {
     #[wasm_bindgen(js_name = scriptedFetch)]
     pub fn scripted_fetch(replies: JsValue) -> Function;
     pub fn recorder() -> Function;
+    #[wasm_bindgen(js_name = collectEvents)]
+    pub fn collect_events(iterator: JsValue) -> js_sys::Promise;
     #[wasm_bindgen(js_name = collectKinds)]
     pub fn collect_kinds(iterator: JsValue) -> js_sys::Promise;
     #[wasm_bindgen(js_name = pendingTimers)]

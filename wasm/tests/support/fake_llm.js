@@ -109,6 +109,13 @@ export function recorder() {
   return callback;
 }
 
+/** Drains `agent.events()` with `for await` until it ends; resolves to the events seen. */
+export async function collectEvents(iterator) {
+  const events = [];
+  for await (const event of iterator) events.push(event);
+  return events;
+}
+
 /** Drains `agent.events()` with `for await` until it ends; resolves to the kinds seen. */
 export async function collectKinds(iterator) {
   const kinds = [];
