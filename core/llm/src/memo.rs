@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use crate::error::LlmError;
 use crate::http::Body;
 use crate::json_text;
-use crate::types::Message;
+use crate::types::{Message, ToolDefinition};
 
 /// The wire form of a conversation's messages, one entry a message, for one codec and the options
 /// its encoding depends on; and, for a codec that continues a conversation the server keeps
@@ -37,6 +37,15 @@ struct Encoded {
     /// The response the server keeps the first messages as: its id, and how many it holds
     /// (the request's messages and the answer).
     continuation: Option<(String, usize)>,
+    /// The last request's tools, as JSON text.
+    tools: Option<KeptTools>,
+}
+
+/// A request's tools, the key they were encoded for and their encoding.
+struct KeptTools {
+    key: String,
+    tools: Vec<ToolDefinition>,
+    text: Rc<[u8]>,
 }
 
 /// Records, once the response has come, that the server keeps the conversation as it.
@@ -84,6 +93,25 @@ impl MessageMemo {
     /// Where to record the response a request gets, to continue from it (none when off).
     pub(crate) fn continuation_recorder(&self) -> Option<Continuation> {
         self.0.clone().map(Continuation)
+    }
+
+    /// The JSON text of `tools` as `encode` makes them for `key` (a codec and the options its
+    /// encoding depends on). A session sends the same tools every round, and their schemas
+    /// make them the largest part of a request after the messages: the memo keeps the text with
+    /// a copy of the tools, and encodes again only when they or the key differ from the last.
+    /// (Compared, not trusted to the owner as messages are: the tools are a public field of a
+    /// request that any host may set.)
+    pub(crate) fn tools_text(&self, key: &str, tools: &[ToolDefinition], encode: impl FnOnce() -> Value) -> Rc<[u8]> {
+        let text = || Rc::from(json_text::to_vec(&encode()));
+        let Some(memo) = &self.0 else { return text() };
+        let mut memo = memo.borrow_mut();
+        match &memo.tools {
+            Some(kept) if kept.key == key && kept.tools == tools => kept.text.clone(),
+            _ => {
+                let kept = KeptTools { key: key.to_owned(), tools: tools.to_vec(), text: text() };
+                memo.tools.insert(kept).text.clone()
+            }
+        }
     }
 
     /// `messages` as a JSON array's items, added to `out`: each message's items from the memo
@@ -154,7 +182,8 @@ impl fmt::Debug for MessageMemo {
 /// `body` as compact JSON, as `serde_json::to_vec` writes it, except that the array under
 /// `list` (which `body` holds as `null`, a placeholder keeping its place among the keys) is
 /// `messages` encoded through `memo`: each by `encode`, unless the memo holds it for `key`.
-/// The memo's encodings go into the body as pieces of their own, shared with the memo.
+/// The memo's encodings go into the body as pieces of their own, shared with the memo. A `null`
+/// under `"tools"` is a placeholder too, for `tools`' text (from [`MessageMemo::tools_text`]).
 pub(crate) fn write_body(
     body: &Map<String, Value>,
     list: &str,
@@ -162,6 +191,7 @@ pub(crate) fn write_body(
     memo: &MessageMemo,
     key: &str,
     encode: &mut dyn FnMut(&Message, &mut Vec<Value>) -> Result<(), LlmError>,
+    tools: Option<&[u8]>,
 ) -> Result<Body, LlmError> {
     let mut out = Pieces::default();
     out.open.push(b'{');
@@ -175,6 +205,8 @@ pub(crate) fn write_body(
             out.open.push(b'[');
             memo.write_items(key, messages, encode, &mut out)?;
             out.open.push(b']');
+        } else if let Some(tools) = tools.filter(|_| name == "tools" && value.is_null()) {
+            out.open.extend_from_slice(tools);
         } else {
             json_text::write(value, &mut out.open);
         }
@@ -242,13 +274,13 @@ mod tests {
         let mut messages = Vec::new();
         for count in ["0", "2", "0", "1", "1", "0"] {
             messages.push(Message::user(count));
-            let written = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
+            let written = write_body(&body(), "list", &messages, &memo, "k", &mut items, None).unwrap();
             assert_eq!(String::from_utf8(written.to_vec()).unwrap(), String::from_utf8(fresh(&messages)).unwrap());
         }
         // The first item-bearing message gone: the next one is written again, without its comma.
         messages.remove(1);
         memo.forget_from(1);
-        let written = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
+        let written = write_body(&body(), "list", &messages, &memo, "k", &mut items, None).unwrap();
         assert_eq!(written.to_vec(), fresh(&messages));
     }
 
@@ -256,14 +288,57 @@ mod tests {
     fn a_kept_encoding_goes_into_every_body_as_the_same_shared_piece() {
         let memo = MessageMemo::new();
         let messages = vec![Message::user("1"), Message::user("2")];
-        let first = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
-        let second = write_body(&body(), "list", &messages, &memo, "k", &mut items).unwrap();
+        let first = write_body(&body(), "list", &messages, &memo, "k", &mut items, None).unwrap();
+        let second = write_body(&body(), "list", &messages, &memo, "k", &mut items, None).unwrap();
         let shared = |body: &Body| body.pieces().iter().filter(|p| Arc::strong_count(p) > 1).cloned().collect::<Vec<_>>();
         let (kept, again) = (shared(&first), shared(&second));
         assert_eq!(kept.len(), 2, "one piece a message: {first:?}");
         assert!(kept.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
         // Without a memo, the body is the same bytes, written afresh.
-        let unkept = write_body(&body(), "list", &messages, &MessageMemo::default(), "k", &mut items).unwrap();
+        let unkept = write_body(&body(), "list", &messages, &MessageMemo::default(), "k", &mut items, None).unwrap();
         assert_eq!(unkept, first);
+    }
+
+    fn tool(description: &str) -> ToolDefinition {
+        ToolDefinition { name: "t".into(), description: description.into(), parameters: json!({"type": "object"}) }
+    }
+
+    #[test]
+    fn the_tools_are_encoded_again_only_when_they_or_their_key_change() {
+        let memo = MessageMemo::new();
+        let encoded = std::cell::Cell::new(0);
+        let text = |memo: &MessageMemo, key: &str, tools: &[ToolDefinition]| {
+            let text = memo.tools_text(key, tools, || {
+                encoded.set(encoded.get() + 1);
+                serde_json::to_value(tools).unwrap()
+            });
+            String::from_utf8(text.to_vec()).unwrap()
+        };
+        let mut tools = vec![tool("one")];
+        let first = text(&memo, "k", &tools);
+        assert_eq!(first, serde_json::to_value(&tools).unwrap().to_string());
+        assert_eq!((text(&memo, "k", &tools), encoded.get()), (first.clone(), 1), "the same tools again");
+        // A host that changes a tool in place, without a word to the memo, is still heard.
+        tools[0].parameters["required"] = json!(["x"]);
+        assert!(text(&memo, "k", &tools).contains("required"));
+        assert_eq!(text(&memo, "other", &tools), text(&memo, "other", &tools));
+        assert_eq!(encoded.get(), 3, "a change of the tools and one of the key");
+        // Without a memo, every request encodes them.
+        let off = MessageMemo::default();
+        assert_eq!(text(&off, "k", &tools), text(&off, "k", &tools));
+        assert_eq!(encoded.get(), 5);
+    }
+
+    #[test]
+    fn the_tools_text_fills_a_placeholder_and_nothing_else() {
+        let messages = vec![Message::user("1")];
+        let mut body = body();
+        body.insert("tools".into(), Value::Null);
+        let written = write_body(&body, "list", &messages, &MessageMemo::new(), "k", &mut items, Some(b"[7]")).unwrap();
+        assert_eq!(written.to_vec(), br#"{"a":1,"list":[{"i":0,"of":"1"}],"tools":[7],"z":[2]}"#);
+        // Options that set the tools outright replaced the placeholder: theirs are sent.
+        body.insert("tools".into(), json!([8]));
+        let written = write_body(&body, "list", &messages, &MessageMemo::new(), "k", &mut items, Some(b"[7]")).unwrap();
+        assert!(String::from_utf8(written.to_vec()).unwrap().contains(r#""tools":[8]"#));
     }
 }

@@ -51,7 +51,8 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     // A placeholder: `write_body` writes the messages in its place.
     body.insert("messages".into(), Value::Null);
     if !request.tools.is_empty() {
-        body.insert("tools".into(), tools::tools(&request.tools, options));
+        // A placeholder: `write_body` writes the memo's text of the tools in its place.
+        body.insert("tools".into(), Value::Null);
         // A tool choice without tools is rejected by OpenAI and means nothing anyway.
         if let Some(choice) = &request.tool_choice {
             body.insert("tool_choice".into(), tools::tool_choice(choice));
@@ -95,9 +96,18 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     }
     // What a message's encoding depends on besides the message itself.
     let key = format!("chat {} {}", options.developer_role, options.send_reasoning);
-    write_body(&body, "messages", &request.messages, &request.memo, &key, &mut |message, out| {
-        messages::translate(message, options, out)
-    })
+    let tools = request
+        .memo
+        .tools_text(&format!("chat {}", options.strict_tools), &request.tools, || tools::tools(&request.tools, options));
+    write_body(
+        &body,
+        "messages",
+        &request.messages,
+        &request.memo,
+        &key,
+        &mut |message, out| messages::translate(message, options, out),
+        Some(&tools),
+    )
 }
 
 /// `json_schema` is the schema itself, or OpenAI's wrapper `{name, description?, schema}` when

@@ -31,13 +31,15 @@ pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) ->
     let custom_calls = messages::custom_calls(&request.messages);
     let key = format!("responses {store}");
     let mut encode = |message: &Message, items: &mut Vec<Value>| messages::input(message, store, &custom_calls, items);
+    let tools = request.memo.tools_text("responses", &request.tools, || tools::tools(&request.tools));
     let bytes = match continued(request).filter(|_| chain) {
         // Only what came after the response the server keeps.
         Some((id, covered)) => {
             body.insert("previous_response_id".into(), Value::String(id));
-            write_body(&body, "input", &request.messages[covered..], &MessageMemo::default(), &key, &mut encode)?
+            let messages = &request.messages[covered..];
+            write_body(&body, "input", messages, &MessageMemo::default(), &key, &mut encode, Some(&tools))?
         }
-        None => write_body(&body, "input", &request.messages, &request.memo, &key, &mut encode)?,
+        None => write_body(&body, "input", &request.messages, &request.memo, &key, &mut encode, Some(&tools))?,
     };
     let base_url = config.base_url.trim_end_matches('/');
     let base_url = if base_url.is_empty() { DEFAULT_BASE_URL } else { base_url };
@@ -80,7 +82,8 @@ fn body(request: &Request, store: bool) -> Result<Map<String, Value>, LlmError> 
         body.insert("include".into(), Value::Array(vec![ENCRYPTED_REASONING.into()]));
     }
     if !request.tools.is_empty() {
-        body.insert("tools".into(), tools::tools(&request.tools));
+        // A placeholder: `write_body` writes the memo's text of the tools in its place.
+        body.insert("tools".into(), Value::Null);
     }
     if let Some(choice) = &request.tool_choice {
         body.insert("tool_choice".into(), tools::tool_choice(choice));
