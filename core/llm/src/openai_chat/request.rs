@@ -96,9 +96,11 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     }
     // What a message's encoding depends on besides the message itself.
     let key = format!("chat {} {}", options.developer_role, options.send_reasoning);
-    let tools = request
-        .memo
-        .tools_text(&format!("chat {}", options.strict_tools), &request.tools, || tools::tools(&request.tools, options));
+    let tools = (!request.tools.is_empty()).then(|| {
+        request
+            .memo
+            .tools_text(&format!("chat {}", options.strict_tools), &request.tools, || tools::tools(&request.tools, options))
+    });
     write_body(
         &body,
         "messages",
@@ -106,7 +108,7 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
         &request.memo,
         &key,
         &mut |message, out| messages::translate(message, options, out),
-        Some(&tools),
+        tools.as_deref(),
     )
 }
 

@@ -31,15 +31,16 @@ pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) ->
     let custom_calls = messages::custom_calls(&request.messages);
     let key = format!("responses {store}");
     let mut encode = |message: &Message, items: &mut Vec<Value>| messages::input(message, store, &custom_calls, items);
-    let tools = request.memo.tools_text("responses", &request.tools, || tools::tools(&request.tools));
+    let tools = (!request.tools.is_empty())
+        .then(|| request.memo.tools_text("responses", &request.tools, || tools::tools(&request.tools)));
     let bytes = match continued(request).filter(|_| chain) {
         // Only what came after the response the server keeps.
         Some((id, covered)) => {
             body.insert("previous_response_id".into(), Value::String(id));
             let messages = &request.messages[covered..];
-            write_body(&body, "input", messages, &MessageMemo::default(), &key, &mut encode, Some(&tools))?
+            write_body(&body, "input", messages, &MessageMemo::default(), &key, &mut encode, tools.as_deref())?
         }
-        None => write_body(&body, "input", &request.messages, &request.memo, &key, &mut encode, Some(&tools))?,
+        None => write_body(&body, "input", &request.messages, &request.memo, &key, &mut encode, tools.as_deref())?,
     };
     let base_url = config.base_url.trim_end_matches('/');
     let base_url = if base_url.is_empty() { DEFAULT_BASE_URL } else { base_url };
