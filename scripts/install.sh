@@ -37,11 +37,13 @@ install_rust_parts() {
     local components=()
     cargo fmt --version >/dev/null 2>&1 || components+=(rustfmt)
     cargo clippy --version >/dev/null 2>&1 || components+=(clippy)
+    # std's sources: the browser builds compile their own std (scripts/wasm-release-build).
+    rustup component list --installed | grep -q '^rust-src' || components+=(rust-src)
     if [[ ${#components[@]} -gt 0 ]]; then
         can_install "rustup component ${components[*]}" || return 1
         rustup component add "${components[@]}" || return 1
     fi
-    echo "targets: ${WASM_TARGETS[*]}; $(cargo fmt --version); $(cargo clippy --version)"
+    echo "targets: ${WASM_TARGETS[*]}; $(cargo fmt --version); $(cargo clippy --version); rust-src"
 }
 
 install_node() {

@@ -68,8 +68,6 @@ pub(crate) struct Outcome<'a> {
 impl Agent {
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "AgentOptions")] options: JsValue) -> Result<Agent, JsValue> {
-        crate::panic::install_hook();
-        crate::panic::check()?;
         let (options, callbacks) = options::parse(&options)?;
         let settings = options.settings(callbacks.get_api_key.is_some())?;
         let model = options.model(&settings)?;
@@ -135,7 +133,7 @@ impl Agent {
     #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
     pub fn submit(&self, #[wasm_bindgen(unchecked_param_type = "string | SubmitInput")] input: JsValue) -> Promise {
         let (session, dispatcher) = (self.session.clone(), self.dispatcher.clone());
-        crate::panic::promise(async move {
+        crate::crash::promise(async move {
             let input = crate::input::user_input(input).await?;
             let result = session.submit(input).await;
             if let Some(dispatcher) = &dispatcher {
@@ -171,7 +169,7 @@ impl Agent {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn compact(&self) -> Promise {
         let (session, dispatcher) = (self.session.clone(), self.dispatcher.clone());
-        crate::panic::promise(async move {
+        crate::crash::promise(async move {
             let result = session.compact().await;
             if let Some(dispatcher) = &dispatcher {
                 dispatcher.flush();
@@ -186,7 +184,6 @@ impl Agent {
     /// `new Agent({ snapshot })` goes on from it.
     #[wasm_bindgen(unchecked_return_type = "SessionSnapshot")]
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
-        crate::panic::check()?;
         to_js(&crate::snapshot::write(&self.session, &self.env))
     }
 
@@ -197,37 +194,28 @@ impl Agent {
     pub fn check_snapshot(
         #[wasm_bindgen(unchecked_param_type = "SessionSnapshot | string")] snapshot: JsValue,
     ) -> Result<(), JsValue> {
-        crate::panic::check()?;
         crate::snapshot::check(&snapshot)
     }
 
     /// A message for the model, injected after the current tool round.
-    pub fn steer(&self, text: String) -> Result<(), JsValue> {
-        crate::panic::check()?;
+    pub fn steer(&self, text: String) {
         self.session.steer(text);
-        Ok(())
     }
 
     /// A task to run once the current one is done.
     #[wasm_bindgen(js_name = followUp)]
-    pub fn follow_up(&self, text: String) -> Result<(), JsValue> {
-        crate::panic::check()?;
+    pub fn follow_up(&self, text: String) {
         self.session.follow_up(text);
-        Ok(())
     }
 
     /// Stops the model call and the tools, and closes the agent for good.
-    pub fn abort(&self) -> Result<(), JsValue> {
-        crate::panic::check()?;
+    pub fn abort(&self) {
         self.session.abort();
-        Ok(())
     }
 
     /// Stops the current task only; the conversation is kept for the next `submit()`.
-    pub fn interrupt(&self) -> Result<(), JsValue> {
-        crate::panic::check()?;
+    pub fn interrupt(&self) {
         self.session.interrupt();
-        Ok(())
     }
 
     /// Takes effect on the next model call; `null` returns to the provider's default.
@@ -236,7 +224,6 @@ impl Agent {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ReasoningEffort | null")] effort: Option<String>,
     ) -> Result<(), JsValue> {
-        crate::panic::check()?;
         if let Some(effort) = &effort {
             options::check_effort(effort)?;
         }
@@ -247,7 +234,6 @@ impl Agent {
     /// Adds a tool written in JS (one of the same name is replaced).
     #[wasm_bindgen(js_name = registerTool)]
     pub fn register_tool(&self, #[wasm_bindgen(unchecked_param_type = "ToolSpec")] tool: JsValue) -> Result<(), JsValue> {
-        crate::panic::check()?;
         self.session.register_tool(crate::tools::from_js(&tool)?);
         Ok(())
     }
@@ -259,7 +245,7 @@ impl Agent {
     pub fn add_mcp_server(&self, #[wasm_bindgen(unchecked_param_type = "McpServerOptions")] server: JsValue) -> Promise {
         let parsed = crate::mcp::McpServerOptions::from_js(&server);
         let (session, http, clients) = (self.session.clone(), self.http.clone(), self.mcp.clone());
-        crate::panic::promise(async move {
+        crate::crash::promise(async move {
             let server = parsed?;
             if clients.borrow().iter().any(|client| client.name() == server.name()) {
                 return Err(error(&["addMcpServer: a server named `", server.name(), "` was added already"].concat()));
@@ -315,7 +301,7 @@ impl Agent {
     #[wasm_bindgen(js_name = discoverModel, unchecked_return_type = "Promise<string>")]
     pub fn discover_model(#[wasm_bindgen(unchecked_param_type = "AgentOptions")] options: JsValue) -> Promise {
         let parsed = options::parse(&options);
-        crate::panic::promise(async move {
+        crate::crash::promise(async move {
             let (options, callbacks) = parsed?;
             let settings = options.settings(callbacks.get_api_key.is_some())?;
             let model = discover_model(&settings, &FetchClient::new(callbacks.fetch, READ_TIMEOUT_MS))

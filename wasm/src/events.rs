@@ -10,7 +10,7 @@ use openagent_core::session::{EventData, Events, SessionEvent};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::error;
-use crate::panic::console_error;
+use crate::crash::console_error;
 
 #[wasm_bindgen(
     inline_js = "export function asyncIterable(it) { it[Symbol.asyncIterator] = function () { return this; }; return it; }
@@ -115,7 +115,7 @@ impl EventStream {
         }
         let (receiver, waiting) = (self.receiver.clone(), self.waiting.clone());
         let taken = receiver.borrow_mut().take();
-        crate::panic::promise(async move {
+        crate::crash::promise(async move {
             let Some(mut rx) = taken else {
                 waiting.set(false);
                 return step(None);

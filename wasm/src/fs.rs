@@ -22,14 +22,19 @@ fn fail(err: impl std::fmt::Display) -> JsValue {
     error(&err.to_string())
 }
 
+impl Default for MemoryFs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 #[wasm_bindgen]
 impl MemoryFs {
     /// An empty filesystem (`/workspace`, `/tmp`) of its own, to prepare files for an agent
     /// (`new Agent({ files: fs.snapshot() })`).
     #[wasm_bindgen(constructor)]
-    pub fn new() -> Result<MemoryFs, JsValue> {
-        crate::panic::check()?;
-        Ok(Self::from_env(MemoryEnvironment::new(std::rc::Rc::new(crate::runtime::BrowserRuntime))))
+    pub fn new() -> MemoryFs {
+        Self::from_env(MemoryEnvironment::new(std::rc::Rc::new(crate::runtime::BrowserRuntime)))
     }
 
     /// Writes a file whole (text as UTF-8), creating its directories.
@@ -38,7 +43,6 @@ impl MemoryFs {
         path: &str,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] content: JsValue,
     ) -> Result<(), JsValue> {
-        crate::panic::check()?;
         let bytes = match content.as_string() {
             Some(text) => text.into_bytes(),
             None if content.is_instance_of::<js_sys::Uint8Array>() => js_sys::Uint8Array::new(&content).to_vec(),
@@ -49,7 +53,6 @@ impl MemoryFs {
 
     /// A file's bytes.
     pub fn read(&self, path: &str) -> Result<Vec<u8>, JsValue> {
-        crate::panic::check()?;
         self.env.read_bytes_sync(path).map_err(fail)
     }
 
@@ -60,33 +63,28 @@ impl MemoryFs {
     }
 
     /// The absolute path of every file, sorted.
-    pub fn list(&self) -> Result<Vec<String>, JsValue> {
-        crate::panic::check()?;
-        Ok(self.env.list_all_files())
+    pub fn list(&self) -> Vec<String> {
+        self.env.list_all_files()
     }
 
     /// Removes a file, or a directory (a non-empty one only when `recursive`).
     pub fn remove(&self, path: &str, recursive: Option<bool>) -> Result<(), JsValue> {
-        crate::panic::check()?;
         self.env.remove(path, recursive.unwrap_or(false)).map_err(fail)
     }
 
     /// Creates a directory and its parents.
     pub fn mkdir(&self, path: &str) -> Result<(), JsValue> {
-        crate::panic::check()?;
         self.env.mkdir_p(path).map_err(fail)
     }
 
     /// Everything, as JSON data that `restore` (or the `files` option) takes back.
     #[wasm_bindgen(unchecked_return_type = "Snapshot")]
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
-        crate::panic::check()?;
         to_js(&self.env.snapshot())
     }
 
     /// Replaces every file with a snapshot's; an invalid snapshot changes nothing.
     pub fn restore(&self, #[wasm_bindgen(unchecked_param_type = "Snapshot")] snapshot: JsValue) -> Result<(), JsValue> {
-        crate::panic::check()?;
         self.env.restore(&to_json(&snapshot, "the snapshot")?).map_err(fail)
     }
 

@@ -8,8 +8,8 @@
 //! and an `onEvent` callback. Tools can be written in JS, and so can shell commands (`commands`:
 //! `node` in a Web Worker is one, shipped beside the bindings as `node.js`). A session outlives the page:
 //! `agent.snapshot()` saves the conversation and the files as JSON data, and
-//! `new Agent({ snapshot })` goes on from it (see `snapshot`). A panic rejects the pending
-//! promises and logs to the console instead of leaving the page hanging (see `panic`).
+//! `new Agent({ snapshot })` goes on from it (see `snapshot`). A crash rejects the pending
+//! promises and logs to the console instead of leaving the page hanging (see `crash`).
 //!
 //! It builds on the core crates and the browser's APIs only: it must not depend on the native
 //! host (threads, tokio, files), and every byte it pulls in counts against the bundle budget.
@@ -35,6 +35,7 @@ pub mod approval;
 mod blobs;
 pub mod commands;
 pub mod convert;
+pub mod crash;
 pub mod events;
 pub mod fetch;
 pub mod fs;
@@ -43,7 +44,6 @@ pub mod input;
 mod key;
 pub mod mcp;
 pub mod options;
-pub mod panic;
 pub mod runtime;
 pub mod snapshot;
 pub mod tools;

@@ -46,7 +46,7 @@ async fn events_iterate_with_for_await_until_the_session_ends() {
     let (agent, _fetch) = agent_with(json!([{"text": "done"}]), json!({}));
     let kinds = collect_kinds(agent.events());
     submit(&agent, "go").await.unwrap();
-    agent.abort().unwrap(); // closes the idle session: the iterator ends after session_end
+    agent.abort(); // closes the idle session: the iterator ends after session_end
     let kinds = data(&JsFuture::from(kinds).await.unwrap());
     let kinds: Vec<&str> = kinds.as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
     assert_eq!(kinds.first(), Some(&"session_start"));
@@ -61,7 +61,7 @@ async fn a_tool_call_writes_a_file_the_page_can_read() {
     let outcome = data(&submit(&agent, "write hello.py").await.unwrap());
     assert_eq!(outcome["text"], "Done.");
     assert_eq!(agent.fs().read_text("hello.py").unwrap(), "print('hi')\n");
-    assert!(agent.fs().list().unwrap().contains(&"/workspace/hello.py".to_owned()));
+    assert!(agent.fs().list().contains(&"/workspace/hello.py".to_owned()));
     // The tool's result went back to the model in the second request.
     let second = &requests(&fetch)[1]["body"]["messages"];
     assert!(second.as_array().unwrap().iter().any(|m| m["role"] == "tool"), "{second}");
@@ -102,7 +102,7 @@ fn register_tool_rejects_bad_specs_with_a_clear_error() {
 fn the_filesystem_writes_reads_lists_removes_and_restores_snapshots() {
     let (agent, _fetch) = agent_with(json!([]), json!({"files": {"README.md": "# Hi\n", "src/a.txt": "a"}}));
     let fs = agent.fs();
-    assert_eq!(fs.list().unwrap(), ["/workspace/README.md", "/workspace/src/a.txt"]);
+    assert_eq!(fs.list(), ["/workspace/README.md", "/workspace/src/a.txt"]);
     fs.write("bin.dat", js_sys::Uint8Array::from(&[0u8, 159, 146, 150][..]).into()).unwrap();
     assert_eq!(fs.read("bin.dat").unwrap(), [0, 159, 146, 150]);
     assert!(error_message(&fs.read_text("bin.dat").unwrap_err()).contains("not UTF-8"));
@@ -188,7 +188,7 @@ async fn every_tool_output_reaches_the_page_as_the_model_gets_it_through_on_even
     let agent = Agent::new(options).unwrap();
     let iterated = JsFuture::from(collect_events(agent.events()));
     submit(&agent, "read them").await.unwrap();
-    agent.abort().unwrap(); // closes the idle session: the iterator ends after session_end
+    agent.abort(); // closes the idle session: the iterator ends after session_end
     let iterated = data(&iterated.await.unwrap());
     // What the model got for each call, from the second request.
     let sent = requests(&fetch);
@@ -258,7 +258,7 @@ async fn steering_is_injected_after_the_tool_round() {
     let (agent, fetch) = agent_with(json!([{"toolCalls": [list], "delayMs": 50}, {"text": "ok"}]), json!({}));
     let run = agent.submit("look around".into());
     pause().await; // the first model call is under way
-    agent.steer("also check the tests".into()).unwrap();
+    agent.steer("also check the tests".into());
     JsFuture::from(run).await.unwrap();
     let first = requests(&fetch)[0]["body"]["messages"].clone();
     assert_eq!(first.as_array().unwrap().last().unwrap()["content"], "look around");
@@ -273,7 +273,7 @@ async fn abort_stops_a_hanging_call_and_closes_the_agent() {
     let (agent, fetch) = agent_with(json!([{"hang": true}]), json!({}));
     let run = agent.submit("wait forever".into());
     pause().await;
-    agent.abort().unwrap();
+    agent.abort();
     let outcome = data(&JsFuture::from(run).await.unwrap());
     assert_eq!(outcome["reason"], "aborted");
     assert_eq!(outcome["state"], "closed");
@@ -285,7 +285,7 @@ async fn interrupt_stops_the_task_but_keeps_the_agent() {
     let (agent, _fetch) = agent_with(json!([{"hang": true}, {"text": "back"}]), json!({}));
     let run = agent.submit("wait".into());
     pause().await;
-    agent.interrupt().unwrap();
+    agent.interrupt();
     assert_eq!(data(&JsFuture::from(run).await.unwrap())["reason"], "interrupted");
     assert_eq!(data(&submit(&agent, "again").await.unwrap())["text"], "back");
 }

@@ -100,7 +100,7 @@ async fn hooks_block_add_context_report_failures_and_see_the_end() {
         "{warning}"
     );
 
-    agent.abort().unwrap();
+    agent.abort();
     pause().await;
     let ended = data(&js_sys::eval("globalThis.ended").unwrap());
     assert_eq!((&ended["hook_event_name"], &ended["reason"]), (&json!("session_end"), &json!("aborted")), "{ended}");

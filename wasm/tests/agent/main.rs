@@ -1,6 +1,6 @@
 //! The JavaScript API under Node, run by wasm-bindgen-test-runner: `Agent` driven as a page
 //! would drive it, with a scripted `fetch` in place of a model server. One test binary, so that
-//! the helpers in `support` serve every module (`crash.rs` is apart: it leaves its module crashed).
+//! the helpers in `support` serve every module (a crash is tested on the built package: web/tests/crash.test.mjs).
 #![cfg(target_arch = "wasm32")]
 
 mod bindings;
