@@ -57,7 +57,7 @@ impl RetryPolicy {
 /// A uniform random number in [0, 1).
 fn random_unit() -> f64 {
     let mut bytes = [0u8; 8];
-    if getrandom::getrandom(&mut bytes).is_err() {
+    if getrandom::fill(&mut bytes).is_err() {
         return 0.5; // no entropy: no jitter, but still the right backoff
     }
     (u64::from_le_bytes(bytes) >> 11) as f64 / (1u64 << 53) as f64
