@@ -28,14 +28,15 @@ function fail(error) {
   pending.clear();
 }
 
-export function guard(exports) {
+// `callbacks`: the names of the exports the event loop and the finalizers call (the module's
+// closures, as timers, promise reactions and microtasks; its `free`s). These throw nothing once the
+// module has crashed, as nothing could catch it (Node ends the process on an uncaught error); the
+// crash itself is logged and rejects what is pending. `[]` reads as "no error" where the glue
+// looks at a closure's result.
+export function guard(exports, callbacks) {
   const guarded = {};
   for (const [name, value] of Object.entries(exports)) {
-    // What the event loop and the finalizers call (the module's closures, as timers, promise
-    // reactions and microtasks; its `free`s): these throw nothing once it has crashed, as nothing
-    // could catch it (Node ends the process on an uncaught error). The crash itself is logged and
-    // rejects what is pending. `[]` reads as "no error" where the glue looks at a closure's result.
-    const callback = /closures|_free$|destroy_closure$/.test(name);
+    const callback = callbacks.includes(name);
     guarded[name] =
       typeof value !== "function"
         ? value
