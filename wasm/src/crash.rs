@@ -1,8 +1,8 @@
 //! Crashes. The browser build aborts on a panic at once (scripts/wasm-release-build), and any trap
-//! leaves the module unusable. Every call into the module goes through `crash.js`'s guard, which
-//! turns the first trap into a clean crash: logged, every pending promise rejected (each one is
-//! tracked there while it is pending), every later call refused with an error of kind `crashed`.
-//! So the page around the module keeps working, and nothing waits forever.
+//! leaves the module unusable. In the package (scripts/build-wasm), every call into the module goes
+//! through `crash.js`'s guard, which turns the first trap into a clean crash: logged, every pending
+//! promise rejected (each one is tracked there while it is pending), every later call refused with
+//! an error of kind `crashed`. So the page around the module keeps working, and nothing waits forever.
 
 use std::future::Future;
 
