@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use js_sys::Function;
 use openagent_core::approval::{ApprovalMode, Policy};
 use openagent_core::llm::catalog::{Catalog, Overrides};
+use openagent_core::llm::json_text;
 use openagent_core::session::SessionSnapshot;
 use openagent_core::setup::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::SessionConfig;
@@ -325,7 +326,7 @@ impl<'a> Fields<'a> {
         match self.0.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Ok(Some(text.clone())),
-            Some(other) => Err(format!("`{name}` must be a string, not {other}")),
+            Some(other) => Err(format!("`{name}` must be a string, not {}", json_text::to_string(other))),
         }
     }
 
@@ -333,7 +334,7 @@ impl<'a> Fields<'a> {
         match self.0.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(on)) => Ok(Some(*on)),
-            Some(other) => Err(format!("`{name}` must be true or false, not {other}")),
+            Some(other) => Err(format!("`{name}` must be true or false, not {}", json_text::to_string(other))),
         }
     }
 
@@ -345,7 +346,7 @@ impl<'a> Fields<'a> {
                 .as_u64()
                 .and_then(|n| T::try_from(n).ok())
                 .map(Some)
-                .ok_or_else(|| format!("`{name}` must be a whole number from 0, not {value}")),
+                .ok_or_else(|| format!("`{name}` must be a whole number from 0, not {}", json_text::to_string(value))),
         }
     }
 }

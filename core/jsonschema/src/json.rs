@@ -105,7 +105,7 @@ pub(super) fn type_name(value: &Value) -> &'static str {
 /// A value as compact JSON for an error message, cut short so one huge value cannot flood it.
 pub(super) fn show(value: &Value) -> String {
     const MAX: usize = 80;
-    let text = value.to_string();
+    let text = crate::json_text::to_string(value);
     match text.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
         None => text,
@@ -114,7 +114,7 @@ pub(super) fn show(value: &Value) -> String {
 
 /// A string quoted as JSON, for property names in messages.
 pub(super) fn quote(text: &str) -> String {
-    Value::from(text).to_string()
+    crate::json_text::to_string(&Value::from(text))
 }
 
 #[cfg(test)]

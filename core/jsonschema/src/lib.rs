@@ -62,6 +62,7 @@
 mod assert;
 mod compile;
 mod json;
+pub mod json_text;
 mod keywords;
 mod report;
 mod resources;

@@ -69,7 +69,9 @@ impl Entry<'_> {
     fn field<T>(&self, key: &str, read: impl Fn(&Value) -> Option<T>, what: &str) -> Result<Option<T>, String> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => read(value).map(Some).ok_or_else(|| format!(".{key}: expected {what}, not {value}")),
+            Some(value) => read(value)
+                .map(Some)
+                .ok_or_else(|| format!(".{key}: expected {what}, not {}", crate::json_text::to_string(value))),
         }
     }
 

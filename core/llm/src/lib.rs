@@ -53,7 +53,7 @@ mod generate_stream;
 pub mod http;
 pub mod id;
 mod json;
-pub mod json_text;
+pub use openagent_jsonschema::json_text;
 mod memo;
 pub mod openai_chat;
 pub mod openai_responses;

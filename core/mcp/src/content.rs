@@ -1,7 +1,7 @@
 //! A `tools/call` result as a tool result: text, images and resources become the output the model
 //! reads, `isError` an error result.
 
-use openagent_core::llm::{base64, MediaData};
+use openagent_core::llm::{base64, json_text, MediaData};
 use openagent_core::tools::{ToolError, ToolOutput};
 use serde_json::Value;
 
@@ -47,7 +47,7 @@ pub fn tool_output(result: &Value) -> Result<ToolOutput, ToolError> {
     }
     if parts.is_empty() && image.is_none() {
         if let Some(structured) = result.get("structuredContent") {
-            parts.push(structured.to_string());
+            parts.push(json_text::to_string(structured));
         }
     }
     let text = parts.join("\n\n");

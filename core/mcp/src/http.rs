@@ -61,7 +61,7 @@ impl HttpTransport {
 impl McpTransport for HttpTransport {
     async fn send(&self, message: Value) -> Result<(), McpError> {
         self.stream.borrow_mut().take();
-        let mut request = HttpRequest::post_json(self.url.clone(), message.to_string().into_bytes());
+        let mut request = HttpRequest::post_json(self.url.clone(), openagent_core::llm::json_text::to_vec(&message));
         request.headers.push(("accept".into(), "application/json, text/event-stream".into()));
         if let Some(id) = self.session_id() {
             request.headers.push(("mcp-session-id".into(), id));

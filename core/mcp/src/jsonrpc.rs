@@ -72,7 +72,7 @@ pub fn parse(text: &str) -> Result<Value, McpError> {
 }
 
 fn preview(value: &Value) -> String {
-    clip(&value.to_string())
+    clip(&openagent_core::llm::json_text::to_string(value))
 }
 
 fn clip(text: &str) -> String {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::fs::{resolve, Kind, Stamp, Tree};
 use super::{MemoryEnvironment, DEFAULT_WORKING_DIRECTORY, SCRATCH_DIRECTORY};
 use openagent_core::env::EnvError;
-use openagent_core::llm::base64;
+use openagent_core::llm::{base64, json_text};
 use openagent_core::runtime::{EpochMillis, Runtime};
 use std::rc::Rc;
 
@@ -62,10 +62,13 @@ impl Snapshot {
         let mut files = Vec::new();
         for entry in list(map, "files")? {
             let entry = fields(entry, &["path", "text", "base64", "modified_ms"])?;
-            let modified_ms = match entry.get("modified_ms") {
-                None | Some(Value::Null) => None,
-                Some(ms) => Some(ms.as_u64().ok_or_else(|| invalid(format!("invalid type: modified_ms {ms} is not a time")))?),
-            };
+            let modified_ms =
+                match entry.get("modified_ms") {
+                    None | Some(Value::Null) => None,
+                    Some(ms) => Some(ms.as_u64().ok_or_else(|| {
+                        invalid(format!("invalid type: modified_ms {} is not a time", json_text::to_string(ms)))
+                    })?),
+                };
             files.push(FileEntry {
                 path: text(entry, "path")?.ok_or_else(|| invalid("missing field `path`"))?,
                 text: text(entry, "text")?,
@@ -86,7 +89,8 @@ impl Snapshot {
 
 /// `value` as an object with no fields but `known`.
 fn fields<'a>(value: &'a Value, known: &[&str]) -> Result<&'a Map<String, Value>, EnvError> {
-    let map = value.as_object().ok_or_else(|| invalid(format!("invalid type: {value} is not an object")))?;
+    let map =
+        value.as_object().ok_or_else(|| invalid(format!("invalid type: {} is not an object", json_text::to_string(value))))?;
     match map.keys().find(|key| !known.contains(&key.as_str())) {
         Some(key) => Err(invalid(format!("unknown field `{key}`, expected one of {}", known.join(", ")))),
         None => Ok(map),
@@ -97,7 +101,7 @@ fn list<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a [Value], EnvEr
     match map.get(key) {
         None => Ok(&[]),
         Some(Value::Array(items)) => Ok(items),
-        Some(other) => Err(invalid(format!("invalid type: {key} must be an array, not {other}"))),
+        Some(other) => Err(invalid(format!("invalid type: {key} must be an array, not {}", json_text::to_string(other)))),
     }
 }
 
@@ -106,7 +110,10 @@ fn text(map: &Map<String, Value>, key: &str) -> Result<Option<String>, EnvError>
 }
 
 fn string(value: &Value, what: &str) -> Result<String, EnvError> {
-    value.as_str().map(str::to_owned).ok_or_else(|| invalid(format!("invalid type: {what} must be a string, not {value}")))
+    value
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| invalid(format!("invalid type: {what} must be a string, not {}", json_text::to_string(value))))
 }
 
 fn invalid(reason: impl Into<String>) -> EnvError {
@@ -192,7 +199,7 @@ fn build(value: &Value, now: EpochMillis) -> Result<(Tree, String), EnvError> {
         Some(_) => {
             return Err(invalid(format!(
                 "version {} is not supported (this OpenAgent reads version {VERSION})",
-                value["version"]
+                json_text::to_string(&value["version"])
             )))
         }
     }

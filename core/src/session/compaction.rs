@@ -177,7 +177,10 @@ fn transcript(turns: &[Turn]) -> String {
                     match part {
                         ContentPart::Text { text } => out += &format!("{text}\n"),
                         ContentPart::ToolCall { tool_call } => {
-                            let args = tool_call.raw_arguments.clone().unwrap_or_else(|| tool_call.arguments.to_string());
+                            let args = tool_call
+                                .raw_arguments
+                                .clone()
+                                .unwrap_or_else(|| crate::llm::json_text::to_string(&tool_call.arguments));
                             out += &format!("(called {} with {})\n", tool_call.name, short(&args));
                         }
                         _ => {}

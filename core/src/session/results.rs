@@ -196,7 +196,11 @@ impl Session {
         let (mut outcome, result_data, result_text) = match reason {
             StopReason::Completed => match state.submitted {
                 Some(data) => {
-                    let text = if final_text.trim().is_empty() { data.to_string() } else { final_text.to_owned() };
+                    let text = if final_text.trim().is_empty() {
+                        crate::llm::json_text::to_string(&data)
+                    } else {
+                        final_text.to_owned()
+                    };
                     let outcome = AgentOutcome::new(OutcomeStatus::Success, "The result was submitted and accepted.")
                         .with_evidence(EvidenceKind::ToolResult, "submit_result accepted the result", None);
                     (outcome, Some(data), text)

@@ -149,7 +149,8 @@ impl LoopCache {
 
     /// Puts `tools` in as the request's tools.
     pub fn set_tools(&mut self, tools: Vec<ToolDefinition>, generation: u64) {
-        self.tools_chars = tools.iter().map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len()).sum();
+        self.tools_chars =
+            tools.iter().map(|t| t.name.len() + t.description.len() + crate::llm::json_text::to_vec(&t.parameters).len()).sum();
         self.request.tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
         self.request.tools = tools;
         self.tools_generation = Some(generation);

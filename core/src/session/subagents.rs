@@ -100,7 +100,7 @@ impl Session {
         let agent = SubAgent { id: agent_id.clone(), session, run: RefCell::default(), working_dir, model, output_schema };
         self.start_run(&agent, task.to_owned());
         self.inner.subagents.borrow_mut().push(agent);
-        Ok(json!({"agent_id": agent_id, "status": "running"}).to_string())
+        Ok(crate::llm::json_text::to_string(&json!({"agent_id": agent_id, "status": "running"})))
     }
 
     /// A builder for the child `agent_id`: this session's seams, one level deeper, reporting
@@ -261,14 +261,16 @@ impl Session {
         let run = self.with_agent(args, |agent| agent.run.borrow().clone())?;
         run.finished.aborted().await;
         let result = run.result.borrow().clone();
-        result.map(|r| json!(r).to_string()).ok_or_else(|| ToolError::new("the subagent ended without a result"))
+        result
+            .map(|r| crate::llm::json_text::to_string(&json!(r)))
+            .ok_or_else(|| ToolError::new("the subagent ended without a result"))
     }
 
     fn close_agent(&self, args: &Value) -> Result<String, ToolError> {
         self.with_agent(args, |agent| {
             agent.session.abort();
             let status = agent.run.borrow().result.borrow().as_ref().map_or(SubAgentStatus::Failed, |r| r.status);
-            json!({"agent_id": agent.id, "status": status, "closed": true}).to_string()
+            crate::llm::json_text::to_string(&json!({"agent_id": agent.id, "status": status, "closed": true}))
         })
     }
 }

@@ -91,8 +91,10 @@ impl Turn {
                     ContentPart::Text { text } => text.len(),
                     ContentPart::Thinking { thinking } | ContentPart::RedactedThinking { thinking } => thinking.text.len(),
                     ContentPart::ToolCall { tool_call } => {
-                        let args =
-                            tool_call.raw_arguments.as_ref().map_or_else(|| tool_call.arguments.to_string().len(), String::len);
+                        let args = tool_call
+                            .raw_arguments
+                            .as_ref()
+                            .map_or_else(|| crate::llm::json_text::to_string(&tool_call.arguments).len(), String::len);
                         tool_call.name.len() + args
                     }
                     _ => 0,

@@ -19,7 +19,7 @@ pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Respons
             "text" => content.push(ContentPart::Text { text: text("text") }),
             "tool_use" => {
                 let (id, name) = (required(block, "id")?, required(block, "name")?);
-                let input = block.get("input").map(Value::to_string).unwrap_or_default();
+                let input = block.get("input").map(crate::json_text::to_string).unwrap_or_default();
                 content.push(ContentPart::ToolCall { tool_call: ToolCall::from_raw(id, name, input) });
             }
             "thinking" => {

@@ -91,7 +91,7 @@ fn tool_call(call: &ToolCall) -> Value {
     let arguments = match (&call.raw_arguments, &call.arguments) {
         (Some(raw), _) => raw.clone(),
         (None, Value::Null) => "{}".to_owned(),
-        (None, value) => value.to_string(),
+        (None, value) => crate::json_text::to_string(value),
     };
     let function = object(vec![("name", call.name.as_str().into()), ("arguments", arguments.into())]);
     object(vec![("id", call.id.as_str().into()), ("type", "function".into()), ("function", function)])

@@ -127,7 +127,7 @@ pub(super) fn arguments_text(value: Option<&Value>) -> String {
     match value {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
-        Some(other) => other.to_string(),
+        Some(other) => crate::json_text::to_string(other),
     }
 }
 

@@ -132,7 +132,7 @@ fn call_item(call: &ToolCall, store: bool) -> Value {
         (Some(raw), _) => raw.clone(),
         (None, Value::String(text)) if call.call_type == "custom" => text.clone(),
         (None, Value::Null) => "{}".to_owned(),
-        (None, value) => value.to_string(),
+        (None, value) => crate::json_text::to_string(value),
     };
     let (kind, field) = if call.call_type == "custom" { ("custom_tool_call", "input") } else { ("function_call", "arguments") };
     let mut item = vec![

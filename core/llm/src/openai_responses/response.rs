@@ -17,7 +17,11 @@ pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Respons
     let value: Value =
         serde_json::from_slice(body).map_err(|e| unreadable(ErrorKind::Server, "a response body that is not JSON", e))?;
     if !value.is_object() {
-        return Err(unreadable(ErrorKind::Server, "a response body that is not an object", snippet(&value.to_string())));
+        return Err(unreadable(
+            ErrorKind::Server,
+            "a response body that is not an object",
+            snippet(&crate::json_text::to_string(&value)),
+        ));
     }
     // A failed response, or a proxy's error object sent with a 200 (a response's own `error`
     // is null).

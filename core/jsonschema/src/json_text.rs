@@ -2,6 +2,10 @@
 //! matters: a request body and an event are mostly long strings (files, tool output), and
 //! serde_json escapes a string a byte at a time. Here a string is scanned eight bytes at a time
 //! and written in runs; only the bytes JSON escapes (`"`, `\`, controls) are handled one by one.
+//!
+//! It lives in this crate, which the others build on, so that the validator's messages, the
+//! codecs (`openagent_llm::json_text`) and everything above write JSON text with this one writer:
+//! with serde_json's `Display` anywhere, the browser bundle carries a second one (1.1 KB gzipped).
 
 use serde_json::Value;
 
