@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::state::SubAgentRecord;
 use super::{Inner, Session, SessionSnapshot, StopReason, Turn};
 use crate::abort::AbortSignal;
-use crate::llm::ToolDefinition;
+use crate::llm::{json_text, ToolDefinition};
 use crate::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -100,7 +100,7 @@ impl Session {
         let agent = SubAgent { id: agent_id.clone(), session, run: RefCell::default(), working_dir, model, output_schema };
         self.start_run(&agent, task.to_owned());
         self.inner.subagents.borrow_mut().push(agent);
-        Ok(crate::llm::json_text::to_string(&json!({"agent_id": agent_id, "status": "running"})))
+        Ok(json_text::to_string(&json!({"agent_id": agent_id, "status": "running"})))
     }
 
     /// A builder for the child `agent_id`: this session's seams, one level deeper, reporting
@@ -261,16 +261,14 @@ impl Session {
         let run = self.with_agent(args, |agent| agent.run.borrow().clone())?;
         run.finished.aborted().await;
         let result = run.result.borrow().clone();
-        result
-            .map(|r| crate::llm::json_text::to_string(&json!(r)))
-            .ok_or_else(|| ToolError::new("the subagent ended without a result"))
+        result.map(|r| json_text::to_string(&json!(r))).ok_or_else(|| ToolError::new("the subagent ended without a result"))
     }
 
     fn close_agent(&self, args: &Value) -> Result<String, ToolError> {
         self.with_agent(args, |agent| {
             agent.session.abort();
             let status = agent.run.borrow().result.borrow().as_ref().map_or(SubAgentStatus::Failed, |r| r.status);
-            crate::llm::json_text::to_string(&json!({"agent_id": agent.id, "status": status, "closed": true}))
+            json_text::to_string(&json!({"agent_id": agent.id, "status": status, "closed": true}))
         })
     }
 }

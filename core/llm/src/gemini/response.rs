@@ -8,11 +8,11 @@
 use serde_json::Value;
 
 use super::{error, is_synthetic_call_id, synthetic_call_id, PROVIDER};
-use crate::base64;
 use crate::error::{rate_limit_info, ErrorKind, LlmError};
 use crate::types::{
     ContentPart, FinishReason, MediaData, Message, Reason, Response, Role, ThinkingData, ToolCall, Usage, Warning,
 };
+use crate::{base64, json_text};
 
 pub(super) fn parse(body: &[u8], headers: &[(String, String)]) -> Result<Response, LlmError> {
     let raw: Value =
@@ -81,7 +81,7 @@ pub(super) fn text<'a>(value: &'a Value, key: &str) -> Result<Option<&'a str>, S
     match value.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text)),
-        Some(other) => Err(format!("`{key}` should be a string, not {}", crate::json_text::to_string(other))),
+        Some(other) => Err(format!("`{key}` should be a string, not {}", json_text::to_string(other))),
     }
 }
 
@@ -91,7 +91,7 @@ pub(super) struct Answer<'a>(pub &'a Value);
 impl<'a> Answer<'a> {
     pub fn check(&self) -> Result<(), String> {
         if !self.0.is_object() {
-            return Err(format!("expected an object, got {}", crate::json_text::to_string(self.0)));
+            return Err(format!("expected an object, got {}", json_text::to_string(self.0)));
         }
         if !matches!(self.0.get("candidates"), None | Some(Value::Array(_))) {
             return Err("`candidates` should be an array".into());
@@ -164,7 +164,7 @@ pub(super) enum PartKind {
 /// Reads one part. `Err` says what was wrong with it.
 pub(super) fn classify(part: &Value) -> Result<PartKind, String> {
     if !part.is_object() {
-        return Err(format!("a response part should be an object, not {}", crate::json_text::to_string(part)));
+        return Err(format!("a response part should be an object, not {}", json_text::to_string(part)));
     }
     let signature = text(part, "thoughtSignature")?.map(str::to_owned);
     if let Some(call) = part.get("functionCall") {
@@ -206,7 +206,7 @@ fn tool_call(id: Option<&str>, name: &str, args: Option<&Value>, signature: Opti
     // Gemini 3 assigns short ids; keep them (they are echoed back). Never adopt an id shaped like
     // our synthetic ones, or it would not be sent back.
     let id = id.filter(|id| !id.is_empty() && !is_synthetic_call_id(id)).map_or_else(synthetic_call_id, str::to_owned);
-    let raw = args.filter(|a| !a.is_null()).map_or_else(|| "{}".to_owned(), crate::json_text::to_string);
+    let raw = args.filter(|a| !a.is_null()).map_or_else(|| "{}".to_owned(), json_text::to_string);
     let mut tool_call = ToolCall::from_raw(id, name, raw);
     tool_call.signature = signature;
     tool_call
