@@ -5,7 +5,7 @@
 //!
 //! It lives in this crate, which the others build on, so that the validator's messages, the
 //! codecs (`openagent_llm::json_text`) and everything above write JSON text with this one writer:
-//! with serde_json's `Display` anywhere, the browser bundle carries a second one (1.1 KB gzipped).
+//! with serde_json's `Display` anywhere, the browser bundle carries a second one (2.2 KB raw).
 
 use serde_json::Value;
 
