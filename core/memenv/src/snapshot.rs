@@ -62,18 +62,11 @@ impl Snapshot {
         let mut files = Vec::new();
         for entry in list(map, "files")? {
             let entry = fields(entry, &["path", "text", "base64", "modified_ms"])?;
-            let modified_ms =
-                match entry.get("modified_ms") {
-                    None | Some(Value::Null) => None,
-                    Some(ms) => Some(ms.as_u64().ok_or_else(|| {
-                        invalid(format!("invalid type: modified_ms {} is not a time", json_text::to_string(ms)))
-                    })?),
-                };
             files.push(FileEntry {
                 path: text(entry, "path")?.ok_or_else(|| invalid("missing field `path`"))?,
                 text: text(entry, "text")?,
                 base64: text(entry, "base64")?,
-                modified_ms,
+                modified_ms: time(entry, "modified_ms")?,
             });
         }
         let directories = list(map, "directories")?.iter().map(|dir| string(dir, "directories")).collect::<Result<_, _>>()?;
@@ -107,6 +100,13 @@ fn list<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a [Value], EnvEr
 
 fn text(map: &Map<String, Value>, key: &str) -> Result<Option<String>, EnvError> {
     map.get(key).filter(|value| !value.is_null()).map(|value| string(value, key)).transpose()
+}
+
+/// Milliseconds since the epoch; absent or `null` is `None`.
+fn time(map: &Map<String, Value>, key: &str) -> Result<Option<u64>, EnvError> {
+    let Some(value) = map.get(key).filter(|value| !value.is_null()) else { return Ok(None) };
+    let not_a_time = || invalid(format!("invalid type: {key} {} is not a time", json_text::to_string(value)));
+    value.as_u64().map(Some).ok_or_else(not_a_time)
 }
 
 fn string(value: &Value, what: &str) -> Result<String, EnvError> {
