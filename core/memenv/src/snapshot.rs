@@ -300,6 +300,8 @@ mod tests {
             (file(json!({ "path": "/x" })), "exactly one of"),
             (file(json!({ "path": "/x", "text": "a", "base64": "YQ==" })), "exactly one of"),
             (file(json!({ "path": "/x", "base64": "!!" })), "invalid base64"),
+            (file(json!({ "path": "/x", "text": "", "modified_ms": "yesterday" })), "modified_ms \"yesterday\" is not a time"),
+            (file(json!({ "path": "/x", "text": "", "modified_ms": -1 })), "modified_ms -1 is not a time"),
             (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a/b", "text": "" }] }), "not a directory"),
             (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }, { "path": "/a", "text": "" }] }), "appears twice"),
             (json!({ "version": 1, "files": [{ "path": "/a", "text": "" }], "working_directory": "/a" }), "working directory"),
