@@ -1,6 +1,7 @@
 //! `MemoryFs`: the agent's in-memory filesystem, from JS. It shares its files with the agent,
 //! so a page can seed a project, watch what the agent writes and save it all.
 
+use openagent_core::llm::json_text;
 use openagent_memenv::MemoryEnvironment;
 use wasm_bindgen::prelude::*;
 
@@ -46,7 +47,9 @@ impl MemoryFs {
         let bytes = match content.as_string() {
             Some(text) => text.into_bytes(),
             None if content.is_instance_of::<js_sys::Uint8Array>() => js_sys::Uint8Array::new(&content).to_vec(),
-            None => return Err(error(&format!("write({path:?}): the content must be a string or a Uint8Array"))),
+            None => {
+                return Err(error(&format!("write({}): the content must be a string or a Uint8Array", json_text::quote(path))))
+            }
         };
         self.env.write_bytes(path, &bytes).map_err(fail)
     }

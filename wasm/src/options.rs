@@ -136,7 +136,7 @@ pub fn check_effort(effort: &str) -> Result<(), JsValue> {
     if REASONING_EFFORTS.contains(&effort) {
         return Ok(());
     }
-    Err(error(&format!("reasoning effort {effort:?} is not one of {}", REASONING_EFFORTS.join(", "))))
+    Err(error(&format!("reasoning effort {} is not one of {}", json_text::quote(effort), REASONING_EFFORTS.join(", "))))
 }
 
 impl AgentOptions {
@@ -234,7 +234,9 @@ impl AgentOptions {
             None => Ok(settings.kind),
             Some("general") => Ok(ProviderKind::OpenAiCompatible),
             Some(name @ ("openai" | "anthropic" | "gemini")) => ProviderKind::parse(name).map_err(|e| invalid(&e.to_string())),
-            Some(other) => Err(invalid(&format!("profile {other:?} is not one of openai, anthropic, gemini, general"))),
+            Some(other) => {
+                Err(invalid(&format!("profile {} is not one of openai, anthropic, gemini, general", json_text::quote(other))))
+            }
         }
     }
 
@@ -264,9 +266,9 @@ impl AgentOptions {
             Some(Value::Object(map)) => {
                 let mut files = BTreeMap::new();
                 for (path, content) in map {
-                    let text = content
-                        .as_str()
-                        .ok_or_else(|| invalid(&format!("files[{path:?}] must be a string (the file's text)")))?;
+                    let text = content.as_str().ok_or_else(|| {
+                        invalid(&format!("files[{}] must be a string (the file's text)", json_text::quote(path)))
+                    })?;
                     files.insert(path.clone(), text.to_owned());
                 }
                 Ok(Some(Files::Text(files)))

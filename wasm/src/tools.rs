@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use async_trait::async_trait;
 use js_sys::{Function, Promise};
-use openagent_core::llm::ToolDefinition;
+use openagent_core::llm::{json_text, ToolDefinition};
 use openagent_core::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -46,7 +46,7 @@ pub(crate) async fn call(function: &Function, argument: &Value) -> Result<JsValu
 pub fn from_js(spec: &JsValue) -> Result<RegisteredTool, JsValue> {
     let name = property(spec, "name").and_then(|n| n.as_string()).filter(|n| !n.is_empty());
     let name = name.ok_or_else(|| error("registerTool: `name` must be a non-empty string"))?;
-    let owner = format!("registerTool({name:?})");
+    let owner = format!("registerTool({})", json_text::quote(&name));
     let description = match property(spec, "description") {
         None => String::new(),
         Some(d) => d.as_string().ok_or_else(|| error(&format!("{owner}: `description` must be a string")))?,

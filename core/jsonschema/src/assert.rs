@@ -5,7 +5,8 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
-use super::json::{self, quote, show};
+use super::json::{self, show};
+use super::json_text::quote;
 use super::keywords::Assertion;
 use super::report::{plural, Path, Sink};
 

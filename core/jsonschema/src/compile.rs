@@ -6,7 +6,8 @@ use super::table::Table;
 
 use serde_json::{Map, Number, Value};
 
-use super::json::{self, quote};
+use super::json;
+use super::json_text::quote;
 use super::keywords::{Assertion, Keyword, Node, NodeId, Pattern, Properties, Types};
 use super::resources::{own_base, Resources};
 use super::uri::{escape_token, DEFAULT_BASE};

@@ -112,11 +112,6 @@ pub(super) fn show(value: &Value) -> String {
     }
 }
 
-/// A string quoted as JSON, for property names in messages.
-pub(super) fn quote(text: &str) -> String {
-    crate::json_text::to_string(&Value::from(text))
-}
-
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]

@@ -114,10 +114,9 @@ impl Types {
     pub fn parse(names: &[&str]) -> Result<Self, String> {
         let mut bits = 0;
         for name in names {
-            let index = Self::NAMES
-                .iter()
-                .position(|known| known == name)
-                .ok_or_else(|| format!("unknown type {}; the types are {}", json::quote(name), Self::NAMES.join(", ")))?;
+            let index = Self::NAMES.iter().position(|known| known == name).ok_or_else(|| {
+                format!("unknown type {}; the types are {}", crate::json_text::quote(name), Self::NAMES.join(", "))
+            })?;
             bits |= 1 << index;
         }
         Ok(Self(bits))

@@ -14,7 +14,7 @@
 use serde_json::{Map, Value};
 
 use super::assert;
-use super::json::quote;
+use super::json_text::quote;
 use super::keywords::{Keyword, Node, NodeId, Properties};
 use super::report::{plural, Path, Sink};
 

@@ -30,7 +30,12 @@ pub fn decode(text: &str) -> Result<Vec<u8>, String> {
             b'/' => 63,
             b'=' => break,
             c if c.is_ascii_whitespace() => continue,
-            _ => return Err(format!("invalid base64 character {:?} at offset {i}", c as char)),
+            _ => {
+                return Err(format!(
+                    "invalid base64 character {} at offset {i}",
+                    crate::json_text::quote(&char::from(c).to_string())
+                ))
+            }
         };
         acc = acc << 6 | u32::from(v);
         bits += 6;

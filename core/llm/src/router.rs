@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use super::client::{EventStream, LlmClient};
 use super::error::{ErrorKind, LlmError};
 use super::json::join;
+use super::json_text;
 use super::types::{Request, Response};
 
 /// Wraps every call: inspect or change the request, the response, or the stream's events.
@@ -95,7 +96,8 @@ impl Client {
             LlmError::new(
                 ErrorKind::Configuration,
                 format!(
-                    "unknown provider {name:?}; configured providers: {}",
+                    "unknown provider {}; configured providers: {}",
+                    json_text::quote(name),
                     join(&mut self.providers.iter().map(|(n, _)| n.as_str()), ", ")
                 ),
             )

@@ -42,7 +42,7 @@ pub fn tool_output(result: &Value) -> Result<ToolOutput, ToolError> {
                 }
             }
             "resource_link" => parts.push(format!("[resource link {}: {}]", field("uri"), field("name"))),
-            other => parts.push(format!("[content of type {other:?}]")),
+            other => parts.push(format!("[content of type {}]", json_text::quote(other))),
         }
     }
     if parts.is_empty() && image.is_none() {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::state::SessionState;
 use super::Turn;
-use crate::llm::ContentPart;
+use crate::llm::{json_text, ContentPart};
 
 /// A session saved at its last complete turn.
 // Written and read by hand (`snapshot_write`, `snapshot_read`): derives cost the browser bundle.
@@ -44,7 +44,8 @@ pub enum SnapshotError {
     #[error("not a session snapshot: {0}")]
     NotASnapshot(String),
     #[error(
-        "the session snapshot has schema {found:?}, newer than this build reads ({}); update openagent",
+        "the session snapshot has schema {}, newer than this build reads ({}); update openagent",
+        json_text::quote(found),
         SessionSnapshot::SCHEMA
     )]
     Newer { found: String },
@@ -89,7 +90,11 @@ impl SessionSnapshot {
         if schema != Self::SCHEMA {
             return Err(match schema.strip_prefix("openagent.session/") {
                 Some(version) if version.parse::<u32>().is_ok_and(|v| v > 1) => SnapshotError::Newer { found: schema.to_owned() },
-                _ => SnapshotError::NotASnapshot(format!("its schema is {schema:?}, not {:?}", Self::SCHEMA)),
+                _ => SnapshotError::NotASnapshot(format!(
+                    "its schema is {}, not {}",
+                    json_text::quote(schema),
+                    json_text::quote(Self::SCHEMA)
+                )),
             });
         }
         super::snapshot_read::snapshot(value)

@@ -235,7 +235,8 @@ impl Session {
         let agent = agents.iter().find(|a| a.id == id).ok_or_else(|| {
             let known: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
             ToolError::new(format!(
-                "no subagent {id:?}; known agents: {}",
+                "no subagent {}; known agents: {}",
+                json_text::quote(id),
                 if known.is_empty() { "none".into() } else { known.join(", ") }
             ))
         })?;

@@ -115,7 +115,10 @@ fn thinking(request: &Request, options: &Options) -> Result<Option<Value>, LlmEr
         Some(other) => {
             return Err(LlmError::new(
                 ErrorKind::Configuration,
-                format!("reasoning_effort {other:?} is not one Anthropic supports: use minimal, low, medium, high or none"),
+                format!(
+                    "reasoning_effort {} is not one Anthropic supports: use minimal, low, medium, high or none",
+                    json_text::quote(other)
+                ),
             )
             .with_provider(PROVIDER))
         }

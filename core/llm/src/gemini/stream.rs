@@ -9,6 +9,7 @@ use super::response::{self, Answer, PartKind};
 use super::{error, PROVIDER};
 use crate::codec::StreamDecoder;
 use crate::error::{ErrorKind, LlmError};
+use crate::json_text;
 use crate::sse::SseDecoder;
 use crate::stream::StreamEvent;
 
@@ -148,7 +149,7 @@ impl JsonSplitter {
                     // The array around the objects, the commas between them, blanks.
                     b'[' | b']' | b',' => {}
                     b if b.is_ascii_whitespace() => {}
-                    b => return Err(format!("unexpected {:?} between JSON chunks", b as char)),
+                    b => return Err(format!("unexpected {} between JSON chunks", json_text::quote(&char::from(b).to_string()))),
                 }
                 continue;
             }
