@@ -23,10 +23,21 @@ fn num(n: &Number) -> Num {
     }
 }
 
-/// An f64 with a zero fraction that fits an i128, so it compares exactly with integers.
-fn float_as_int(f: f64) -> Option<i128> {
-    const LIMIT: f64 = 1.7e38; // a little under 2^127
-    (f.fract() == 0.0 && f.abs() < LIMIT).then_some(f as i128)
+/// Orders the integer `x` (a u64 or an i64) against the float `y`, exactly. Through `y`'s whole
+/// part as an i64 or u64, never as an i128: f64-i128 casts and i128 division bring
+/// compiler_builtins' 128-bit routines into the browser bundle (1.5 KB raw).
+fn compare_int_float(x: i128, y: f64) -> Ordering {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if y.is_nan() || y >= 2.0 * TWO_63 {
+        return Ordering::Less;
+    }
+    if y < -TWO_63 {
+        return Ordering::Greater;
+    }
+    let whole = y.trunc();
+    let whole_int = if whole < 0.0 { i128::from(whole as i64) } else { i128::from(whole as u64) };
+    // On a tie of the whole parts, the fraction decides (`trunc` rounds toward zero).
+    x.cmp(&whole_int).then(whole.partial_cmp(&y).unwrap_or(Ordering::Equal))
 }
 
 /// Orders two numbers by value; exact for integers up to u64, f64 precision otherwise.
@@ -34,14 +45,8 @@ pub(super) fn compare(a: &Number, b: &Number) -> Ordering {
     match (num(a), num(b)) {
         (Num::Int(x), Num::Int(y)) => x.cmp(&y),
         (Num::Float(x), Num::Float(y)) => x.total_cmp(&y),
-        (Num::Int(x), Num::Float(y)) => match float_as_int(y) {
-            Some(y) => x.cmp(&y),
-            None => (x as f64).total_cmp(&y),
-        },
-        (Num::Float(x), Num::Int(y)) => match float_as_int(x) {
-            Some(x) => x.cmp(&y),
-            None => x.total_cmp(&(y as f64)),
-        },
+        (Num::Int(x), Num::Float(y)) => compare_int_float(x, y),
+        (Num::Float(x), Num::Int(y)) => compare_int_float(y, x).reverse(),
     }
 }
 
@@ -56,6 +61,8 @@ pub(super) fn is_integer(n: &Number) -> bool {
 /// Whether `n` is a multiple of `divisor` (which the compiler checked is positive).
 pub(super) fn is_multiple_of(n: &Number, divisor: &Number) -> bool {
     if let (Num::Int(x), Num::Int(d)) = (num(n), num(divisor)) {
+        // Each is a u64 or an i64, so its magnitude fits a u64: a 64-bit remainder, not i128's.
+        let (x, d) = (x.unsigned_abs() as u64, d.unsigned_abs() as u64);
         return d != 0 && x % d == 0;
     }
     let (Some(x), Some(d)) = (n.as_f64(), divisor.as_f64()) else {
@@ -67,9 +74,33 @@ pub(super) fn is_multiple_of(n: &Number, divisor: &Number) -> bool {
         // off 75; accept a quotient within a few ulps of a whole number.
         (quotient - quotient.round()).abs() <= quotient.abs().max(1.0) * 4.0 * f64::EPSILON
     } else {
-        // The quotient overflowed (1e308 / 0.5); the remainder is exact in that case.
-        x % d == 0.0
+        // The quotient overflowed (1e308 / 0.5): only an exact answer will do.
+        d != 0.0 && exact_multiple(x, d)
     }
+}
+
+/// Whether the finite, non-zero `x` is an exact multiple of `d`, by their binary forms: with
+/// `x = m * 2^e` and `d = k * 2^f`, `m` and `k` odd, that is `k` dividing `m` and `e >= f`.
+/// (Not `x % d`: f64's remainder brings libm's fmod and its 128-bit division into the browser
+/// bundle.)
+fn exact_multiple(x: f64, d: f64) -> bool {
+    let (m, e) = odd_form(x);
+    let (k, f) = odd_form(d);
+    m % k == 0 && e >= f
+}
+
+/// A non-zero finite `x` as `m * 2^e` with `m` odd (the sign dropped).
+fn odd_form(x: f64) -> (u64, i32) {
+    let bits = x.abs().to_bits();
+    let exponent = (bits >> 52) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    // Subnormals have no implicit leading 1, and the exponent of the smallest normals.
+    let (mantissa, exponent) = match exponent {
+        0 => (fraction, -1074),
+        _ => (fraction | 1 << 52, exponent - 1075),
+    };
+    let zeros = mantissa.trailing_zeros();
+    (mantissa >> zeros, exponent + zeros as i32)
 }
 
 /// Equality as JSON Schema defines it for `const`, `enum` and `uniqueItems`.
@@ -139,6 +170,27 @@ mod tests {
     }
 
     #[test]
+    fn integers_compare_exactly_with_floats_at_every_edge_of_their_range() {
+        let cases = [
+            (json!(-3), json!(-2.5), Ordering::Less),
+            (json!(-2), json!(-2.5), Ordering::Greater),
+            (json!(-2), json!(-2.0), Ordering::Equal),
+            (json!(0), json!(-0.0), Ordering::Equal),
+            (json!(2), json!(2.5), Ordering::Less),
+            // 2^64 as a float is above every u64, even the one it rounds to as an f64.
+            (json!(u64::MAX), json!(18446744073709551616.0), Ordering::Less),
+            (json!(u64::MAX), json!(1e300), Ordering::Less),
+            (json!(i64::MIN), json!(-9223372036854775808.0), Ordering::Equal),
+            (json!(i64::MIN), json!(-1e19), Ordering::Greater),
+            (json!(i64::MIN), json!(-1e300), Ordering::Greater),
+        ];
+        for (int, float, order) in cases {
+            assert_eq!(compare(&n(int.clone()), &n(float.clone())), order, "{int} against {float}");
+            assert_eq!(compare(&n(float.clone()), &n(int.clone())), order.reverse(), "{float} against {int}");
+        }
+    }
+
+    #[test]
     fn integers_and_multiples() {
         assert!(is_integer(&n(json!(1.0))));
         assert!(!is_integer(&n(json!(1.5))));
@@ -146,7 +198,24 @@ mod tests {
         assert!(!is_multiple_of(&n(json!(0.00751)), &n(json!(0.0001))));
         assert!(is_multiple_of(&n(json!(1e308)), &n(json!(0.5))));
         assert!(!is_multiple_of(&n(json!(1e308)), &n(json!(0.123456789))));
+        assert!(is_multiple_of(&n(json!(1e308)), &n(json!(1e-300))) == (1e308 % 1e-300 == 0.0));
+        assert!(is_multiple_of(&n(json!(-1.5e300)), &n(json!(1.5e-10))) == (-1.5e300 % 1.5e-10 == 0.0));
         assert!(!is_multiple_of(&n(json!(7)), &n(json!(2))));
+        assert!(is_multiple_of(&n(json!(-9)), &n(json!(3))));
+        assert!(is_multiple_of(&n(json!(i64::MIN)), &n(json!(2))));
+        assert!(is_multiple_of(&n(json!(u64::MAX)), &n(json!(u64::MAX))));
+        assert!(!is_multiple_of(&n(json!(u64::MAX)), &n(json!(2))));
+    }
+
+    #[test]
+    fn exact_multiples_agree_with_the_float_remainder() {
+        let values = [1e308, 1.5e300, 3.0, 0.5, 0.1, 0.123456789, 7.0 * 2f64.powi(600), f64::from_bits(16), 5e-324, f64::MAX];
+        for x in values {
+            for d in values {
+                assert_eq!(exact_multiple(x, d), x % d == 0.0, "{x} multiple of {d}");
+                assert_eq!(exact_multiple(-x, d), x % d == 0.0, "-{x} multiple of {d}");
+            }
+        }
     }
 
     #[test]
