@@ -186,10 +186,17 @@ fn classify_code(code: &str) -> Option<ErrorKind> {
 /// `Retry-After` is ignored: the core has no clock of its own to compare it with.)
 pub fn retry_after(headers: &[(String, String)]) -> Option<f64> {
     let header = |name| super::http::find_header(headers, name).map(str::trim);
-    if let Some(ms) = header("retry-after-ms").and_then(super::decimal::parse_f64) {
-        return Some(ms / 1000.0).filter(|s| s.is_finite() && *s >= 0.0);
+    if let Some(ms) = header("retry-after-ms").and_then(number) {
+        return Some(ms / 1000.0).filter(|s| *s >= 0.0);
     }
-    header("retry-after").and_then(super::decimal::parse_f64).filter(|s| s.is_finite() && *s >= 0.0)
+    header("retry-after").and_then(number).filter(|s| *s >= 0.0)
+}
+
+/// A header's number, read as a JSON number by the JSON parser every build has: HTTP's
+/// delay-seconds are digits, and a decimal such as `1.5` reads as well. (`str::parse::<f64>`
+/// would bring its own tables of powers into the browser bundle.) Always finite.
+fn number(text: &str) -> Option<f64> {
+    serde_json::from_slice::<serde_json::Value>(text.as_bytes()).ok()?.as_f64()
 }
 
 /// Spec 3.12: rate-limit figures from the usual `x-ratelimit-*` and Anthropic's
@@ -265,6 +272,11 @@ mod tests {
         assert_eq!(retry_after(&headers(&[("Retry-After", "7")])), Some(7.0));
         assert_eq!(retry_after(&headers(&[("retry-after-ms", "1500"), ("retry-after", "9")])), Some(1.5));
         assert_eq!(retry_after(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")])), None);
+        assert_eq!(retry_after(&headers(&[("retry-after", " 0.25 ")])), Some(0.25));
+        assert_eq!(retry_after(&headers(&[("retry-after-ms", "soon"), ("retry-after", "2")])), Some(2.0));
+        for refused in ["-1", "1e400", "inf", "NaN", "\"7\"", "[7]", "7 seconds", ""] {
+            assert_eq!(retry_after(&headers(&[("retry-after", refused)])), None, "{refused}");
+        }
         let e = error_from_http("p", 429, &headers(&[("retry-after", "3")]), ErrorDetails::default());
         assert_eq!(e.retry_after, Some(3.0));
     }

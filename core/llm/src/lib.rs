@@ -43,7 +43,6 @@ pub mod catalog;
 mod catalog_json;
 mod client;
 mod codec;
-mod decimal;
 mod default_client;
 mod error;
 mod from_env;
