@@ -28,6 +28,7 @@ pub mod approval;
 pub mod env;
 pub mod glob;
 pub mod hooks;
+mod join;
 pub mod profiles;
 pub mod session;
 pub mod setup;

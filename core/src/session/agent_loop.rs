@@ -6,7 +6,6 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
-use futures::future::join_all;
 use futures::StreamExt;
 
 use super::compaction::CompactionReason;
@@ -19,6 +18,7 @@ use super::{repair, repeats, results, Session, SessionConfig, SessionError, Sess
 use crate::abort::AbortSignal;
 use crate::approval::ApprovalRequest;
 use crate::hooks::HookEvent;
+use crate::join::join_all;
 use crate::llm::{
     ErrorKind, LlmError, Reason, Response, SharedText, StreamAccumulator, StreamEvent, ToolCall, ToolChoice, ToolResult,
 };
