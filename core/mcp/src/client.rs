@@ -5,11 +5,11 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use futures::lock::Mutex;
 use openagent_core::runtime::{timeout, Runtime};
 use serde_json::{json, Value};
 
 use crate::jsonrpc::{self, Incoming};
+use crate::turn::Turns;
 use crate::{McpError, McpTransport, ToolsChanged};
 
 /// The protocol revisions this client speaks, newest first; it asks for the first.
@@ -50,7 +50,7 @@ pub struct McpClient {
     runtime: Rc<dyn Runtime>,
     options: McpOptions,
     next_id: Cell<u64>,
-    turn: Mutex<()>,
+    turns: Turns,
     server: RefCell<ServerInfo>,
     tools_changed: Cell<bool>,
     pub(crate) on_tools_changed: RefCell<Option<ToolsChanged>>,
@@ -73,7 +73,7 @@ impl McpClient {
             runtime,
             options,
             next_id: Cell::new(0),
-            turn: Mutex::new(()),
+            turns: Turns::default(),
             server: RefCell::default(),
             tools_changed: Cell::new(false),
             on_tools_changed: RefCell::default(),
@@ -142,7 +142,7 @@ impl McpClient {
     fn request_once<'a>(&'a self, method: &'a str, params: Value) -> LocalBoxFuture<'a, Result<Value, McpError>> {
         // Boxed too: `request` awaits it twice, and one copy is enough.
         Box::pin(async move {
-            let _turn = self.turn.lock().await;
+            let _turn = self.turns.take().await;
             let id = self.next_id.get() + 1;
             self.next_id.set(id);
             let ms = self.options.timeout_ms;

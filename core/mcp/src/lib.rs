@@ -23,6 +23,7 @@ mod http;
 pub mod jsonrpc;
 mod tools;
 mod transport;
+mod turn;
 
 pub use client::{McpClient, McpOptions, ServerInfo, PROTOCOL_VERSIONS};
 pub use content::tool_output;
