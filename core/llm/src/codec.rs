@@ -12,8 +12,9 @@ use std::fmt;
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use futures::stream::{self, StreamExt};
+use futures::StreamExt;
 
+use super::body_events::BodyEvents;
 use super::client::{EventStream, LlmClient};
 use super::error::{ErrorKind, LlmError};
 use super::http::{is_secret_header, redacted_headers, HttpClient, HttpError, HttpErrorKind, HttpResponse};
@@ -340,37 +341,9 @@ impl Wire<'_> {
                 .with_provider(&provider);
             return Err(self.not_a_response(error, &response.headers, &head));
         }
-        let body = stream::iter([Ok(head)]).chain(response.body);
         let decoder = self.codec.stream_decoder();
-        let (max, too_large) = (self.max_response_bytes, self.too_large());
-        // State: the body, the decoder and the bytes read; none once the stream is over.
-        let events = stream::unfold(Some((body, decoder, 0)), move |state| {
-            let (provider, too_large) = (provider.clone(), too_large.clone());
-            async move {
-                let (mut body, mut decoder, mut read) = state?;
-                let mut out = Vec::new();
-                loop {
-                    let result = match body.next().await {
-                        Some(Ok(chunk)) if read + chunk.len() > max => Err(too_large.clone()),
-                        Some(Ok(chunk)) => {
-                            read += chunk.len();
-                            decoder.feed(&chunk, &mut out)
-                        }
-                        Some(Err(e)) => Err(stream_broken(&provider, e)),
-                        None => {
-                            let ended = decoder.end(&mut out);
-                            return Some((finish_batch(out, ended), None));
-                        }
-                    };
-                    match result {
-                        Err(error) => return Some((finish_batch(out, Err(error)), None)),
-                        Ok(()) if !out.is_empty() => return Some((out, Some((body, decoder, read)))),
-                        Ok(()) => {}
-                    }
-                }
-            }
-        });
-        Ok(Box::pin(events.flat_map(stream::iter)))
+        let too_large = self.too_large();
+        Ok(Box::pin(BodyEvents::new(head, response.body, decoder, self.max_response_bytes, provider, too_large)))
     }
 
     fn too_large(&self) -> LlmError {
@@ -407,15 +380,8 @@ fn carries_error(value: &serde_json::Value) -> bool {
 }
 
 /// A body that broke after the stream began: a stream error, never retried by the caller.
-fn stream_broken(provider: &str, error: HttpError) -> LlmError {
+pub(crate) fn stream_broken(provider: &str, error: HttpError) -> LlmError {
     LlmError::new(ErrorKind::Stream, format!("the response stream broke: {error}")).with_provider(provider)
-}
-
-fn finish_batch(mut out: Vec<StreamEvent>, result: Result<(), LlmError>) -> Vec<StreamEvent> {
-    if let Err(error) = result {
-        out.push(StreamEvent::Error { error });
-    }
-    out
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use std::rc::Rc;
 
 use futures::executor::block_on;
+use futures::stream;
 
 use super::*;
 use crate::providers::ProviderKind;

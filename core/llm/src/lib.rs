@@ -39,6 +39,7 @@
 
 pub mod anthropic_messages;
 pub mod base64;
+mod body_events;
 pub mod catalog;
 mod catalog_json;
 mod client;
