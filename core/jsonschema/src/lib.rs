@@ -78,6 +78,7 @@ use serde_json::Value;
 
 use keywords::Node;
 use report::{Path, Sink};
+pub use resources::pointer;
 use validate::Evaluator;
 
 /// A schema that cannot be compiled; the message names the JSON Pointer of the bad keyword.

@@ -97,10 +97,8 @@ impl<'a> Resources<'a> {
         let (resource, fragment) = split_fragment(&target);
         let root = *self.roots.get(resource)?;
         let fragment = percent_decode(fragment);
-        let value = if fragment.is_empty() {
-            root
-        } else if let Some(pointer) = fragment.strip_prefix('/') {
-            pointer.split('/').try_fold(root, |value, token| step(value, &unescape_token(token)))?
+        let value = if fragment.is_empty() || fragment.starts_with('/') {
+            pointer(root, &fragment)?
         } else {
             *self.anchors.get(&format!("{resource}#{fragment}"))?
         };
@@ -132,10 +130,58 @@ pub(super) fn own_base(object: &Map<String, Value>, base: &str, pointer: &str) -
     Ok(resource.to_owned())
 }
 
+/// The value a JSON Pointer (RFC 6901) names in `root`: `""` is `root` itself, and each
+/// `/`-separated token (`~1` for `/`, `~0` for `~`) an object member or an array index. `None`
+/// when it leads nowhere. (Where serde_json's `Value::pointer` would do, this one is used, so the
+/// browser bundle carries one.)
+pub fn pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
+    match pointer {
+        "" => Some(root),
+        _ => pointer.strip_prefix('/')?.split('/').try_fold(root, |value, token| step(value, &unescape_token(token))),
+    }
+}
+
 fn step<'v>(value: &'v Value, token: &str) -> Option<&'v Value> {
     match value {
         Value::Object(object) => object.get(token),
         Value::Array(items) => items.get(token.parse::<usize>().ok()?),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_pointer_reads_as_rfc_6901_says() {
+        // The RFC's own examples.
+        let document = json!({"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5,
+                              "k\"l": 6, " ": 7, "m~n": 8});
+        let cases = [
+            ("", &document),
+            ("/foo", &document["foo"]),
+            ("/foo/0", &json!("bar")),
+            ("/", &json!(0)),
+            ("/a~1b", &json!(1)),
+            ("/c%d", &json!(2)),
+            ("/e^f", &json!(3)),
+            ("/g|h", &json!(4)),
+            ("/i\\j", &json!(5)),
+            ("/k\"l", &json!(6)),
+            ("/ ", &json!(7)),
+            ("/m~0n", &json!(8)),
+        ];
+        for (at, expected) in cases {
+            assert_eq!(pointer(&document, at), Some(expected), "{at}");
+        }
+        for nowhere in ["foo", "/foo/2", "/foo/bar", "/nope", "/foo/0/deeper"] {
+            assert_eq!(pointer(&document, nowhere), None, "{nowhere}");
+        }
     }
 }

@@ -192,9 +192,10 @@ pub struct ServerModel {
 /// Ollama and LM Studio all answer it), in its order, with the windows they report.
 pub async fn server_models(settings: &ProviderSettings, http: &dyn HttpClient) -> Result<Vec<ServerModel>, SetupError> {
     let window = |model: &Value| {
-        ["/max_model_len", "/meta/n_ctx", "/context_length", "/max_context_length", "/meta/n_ctx_train"]
-            .iter()
-            .find_map(|pointer| model.pointer(pointer).and_then(Value::as_u64))
+        let meta = &model["meta"];
+        [&model["max_model_len"], &meta["n_ctx"], &model["context_length"], &model["max_context_length"], &meta["n_ctx_train"]]
+            .into_iter()
+            .find_map(Value::as_u64)
             .filter(|&tokens| tokens > 0)
     };
     let listed = listing(settings, http).await?;

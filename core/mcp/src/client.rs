@@ -102,10 +102,10 @@ impl McpClient {
                 return Err(McpError::UnsupportedVersion { server: version.into(), supported: PROTOCOL_VERSIONS.join(", ") });
             }
             self.transport.set_protocol_version(version);
-            let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_owned();
+            let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
             *self.server.borrow_mut() = ServerInfo {
-                name: text(result.pointer("/serverInfo/name")),
-                version: text(result.pointer("/serverInfo/version")),
+                name: text(&result["serverInfo"]["name"]),
+                version: text(&result["serverInfo"]["version"]),
                 protocol_version: version.into(),
                 instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
             };

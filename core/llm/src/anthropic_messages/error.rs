@@ -18,7 +18,7 @@ pub(super) fn from_http(status: u16, headers: &[(String, String)], body: &[u8]) 
 /// An `error` stream event. It arrives after a 200, so the kind comes from the error type (by
 /// the status the API gives that type), and the error has no status of its own.
 pub(super) fn from_event(event: &Value) -> LlmError {
-    let status = match event.pointer("/error/type").and_then(Value::as_str) {
+    let status = match event["error"]["type"].as_str() {
         Some("invalid_request_error") => 400,
         Some("authentication_error") => 401,
         Some("billing_error") => 402,

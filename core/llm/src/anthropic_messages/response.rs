@@ -84,7 +84,7 @@ pub(super) fn usage(raw: &Value, thinking_chars: Option<usize>) -> Usage {
     let input =
         count("input_tokens").unwrap_or(0).saturating_add(cache_read.unwrap_or(0)).saturating_add(cache_write.unwrap_or(0));
     let output = count("output_tokens").unwrap_or(0);
-    let reported = raw.pointer("/output_tokens_details/thinking_tokens").and_then(Value::as_u64);
+    let reported = raw["output_tokens_details"]["thinking_tokens"].as_u64();
     let estimated = thinking_chars.map(|chars| chars.div_ceil(4) as u64);
     Usage {
         input_tokens: input,

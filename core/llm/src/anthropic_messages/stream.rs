@@ -91,7 +91,7 @@ impl Decoder {
             "content_block_delta" => self.delta(data, out)?,
             "content_block_stop" => self.stop(data, out)?,
             "message_delta" => {
-                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                if let Some(reason) = data["delta"]["stop_reason"].as_str() {
                     self.stop_reason = Some(reason.to_owned());
                 }
                 self.update_usage(data.get("usage"));

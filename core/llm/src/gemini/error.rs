@@ -18,7 +18,7 @@ pub(super) fn from_http(status: u16, headers: &[(String, String)], body: &[u8]) 
 
 /// An error event in the middle of a stream (or in a 2xx body): its `code` stands for the status.
 pub(super) fn from_event(raw: Value) -> LlmError {
-    let status = raw.pointer("/error/code").and_then(Value::as_u64).and_then(|c| u16::try_from(c).ok());
+    let status = raw["error"]["code"].as_u64().and_then(|c| u16::try_from(c).ok());
     let status = status.filter(|s| (400..600).contains(s)).unwrap_or(500);
     error_from_http(PROVIDER, status, &[], details(raw))
 }

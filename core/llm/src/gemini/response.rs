@@ -118,7 +118,7 @@ impl<'a> Answer<'a> {
 
     /// The block reason when the prompt itself was refused: no candidates, only feedback.
     pub fn blocked_prompt(&self) -> Option<&'a str> {
-        let reason = self.0.pointer("/promptFeedback/blockReason").and_then(Value::as_str)?;
+        let reason = self.0["promptFeedback"]["blockReason"].as_str()?;
         self.candidates().is_empty().then_some(reason)
     }
 
@@ -134,7 +134,7 @@ impl<'a> Answer<'a> {
 
 /// A candidate's parts (none when the answer was cut off before any).
 pub(super) fn parts(candidate: Option<&Value>) -> &[Value] {
-    candidate.and_then(|c| c.pointer("/content/parts")).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    candidate.and_then(|c| c["content"]["parts"].as_array()).map_or(&[], Vec::as_slice)
 }
 
 pub(super) fn finish_reason_of(candidate: Option<&Value>) -> Option<&str> {

@@ -131,7 +131,7 @@ fn convert(schema: &Value, root: &Value, expanding: &mut Vec<String>) -> Map<Str
 
 /// Inlines a local `$ref`; keywords beside it (a description, say) win over the target's.
 fn inline(reference: &str, fields: &Map<String, Value>, root: &Value, expanding: &mut Vec<String>) -> Map<String, Value> {
-    let target = reference.strip_prefix('#').and_then(|pointer| root.pointer(pointer));
+    let target = reference.strip_prefix('#').and_then(|pointer| openagent_jsonschema::pointer(root, pointer));
     let (Some(target), false) = (target, expanding.iter().any(|r| r == reference)) else {
         // Recursive (or unresolvable): Gemini's schema cannot say it, so say "an object".
         let mut out = Map::new();
