@@ -101,7 +101,7 @@ impl MessageMemo {
     /// a copy of the tools, and encodes again only when they or the key differ from the last.
     /// (Compared, not trusted to the owner as messages are: the tools are a public field of a
     /// request that any host may set.)
-    pub(crate) fn tools_text(&self, key: &str, tools: &[ToolDefinition], encode: impl FnOnce() -> Value) -> Rc<[u8]> {
+    pub(crate) fn tools_text(&self, key: &str, tools: &[ToolDefinition], encode: &dyn Fn() -> Value) -> Rc<[u8]> {
         let text = || Rc::from(json_text::to_vec(&encode()));
         let Some(memo) = &self.0 else { return text() };
         let mut memo = memo.borrow_mut();
@@ -308,7 +308,7 @@ mod tests {
         let memo = MessageMemo::new();
         let encoded = std::cell::Cell::new(0);
         let text = |memo: &MessageMemo, key: &str, tools: &[ToolDefinition]| {
-            let text = memo.tools_text(key, tools, || {
+            let text = memo.tools_text(key, tools, &|| {
                 encoded.set(encoded.get() + 1);
                 serde_json::to_value(tools).unwrap()
             });

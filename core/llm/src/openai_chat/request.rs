@@ -99,7 +99,7 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     let tools = (!request.tools.is_empty()).then(|| {
         request
             .memo
-            .tools_text(&format!("chat {}", options.strict_tools), &request.tools, || tools::tools(&request.tools, options))
+            .tools_text(&format!("chat {}", options.strict_tools), &request.tools, &|| tools::tools(&request.tools, options))
     });
     write_body(
         &body,

@@ -32,7 +32,7 @@ pub(super) fn build(config: &ProviderConfig, request: &Request, stream: bool) ->
     let key = format!("responses {store}");
     let mut encode = |message: &Message, items: &mut Vec<Value>| messages::input(message, store, &custom_calls, items);
     let tools = (!request.tools.is_empty())
-        .then(|| request.memo.tools_text("responses", &request.tools, || tools::tools(&request.tools)));
+        .then(|| request.memo.tools_text("responses", &request.tools, &|| tools::tools(&request.tools)));
     let bytes = match continued(request).filter(|_| chain) {
         // Only what came after the response the server keeps.
         Some((id, covered)) => {
