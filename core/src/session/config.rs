@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The shell timeout when neither the session nor the profile sets one (spec 2.2).
 pub const DEFAULT_COMMAND_TIMEOUT_MS: u64 = 10_000;
@@ -26,9 +26,11 @@ pub struct SessionConfig {
     /// models can otherwise ramble until their context is full.
     pub max_output_tokens: Option<u64>,
     /// Per-tool character limits, overriding the defaults of spec 5.2.
-    pub tool_output_limits: BTreeMap<String, usize>,
+    #[cfg_attr(feature = "typings", ts(type = "{ [key in string]: number }"))]
+    pub tool_output_limits: ToolLimits,
     /// Per-tool line limits, overriding the defaults of spec 5.3.
-    pub tool_line_limits: BTreeMap<String, usize>,
+    #[cfg_attr(feature = "typings", ts(type = "{ [key in string]: number }"))]
+    pub tool_line_limits: ToolLimits,
     pub enable_loop_detection: bool,
     /// How many recent tool calls are checked for a repeating pattern.
     pub loop_detection_window: usize,
@@ -59,8 +61,8 @@ impl Default for SessionConfig {
             max_command_timeout_ms: 600_000,
             reasoning_effort: None,
             max_output_tokens: None,
-            tool_output_limits: BTreeMap::new(),
-            tool_line_limits: BTreeMap::new(),
+            tool_output_limits: ToolLimits::default(),
+            tool_line_limits: ToolLimits::default(),
             enable_loop_detection: true,
             loop_detection_window: 10,
             enable_repeat_guard: true,
@@ -70,5 +72,109 @@ impl Default for SessionConfig {
             compaction_threshold_percent: 80,
             compaction_keep_recent_tokens: None,
         }
+    }
+}
+
+/// Limits by tool name, a map that keeps its few entries in a sorted list: a `BTreeMap<String,
+/// usize>` for these two fields cost the browser bundle 5.5 KB raw of B-tree code no other map
+/// shares. Written and read as a JSON object, as the map was.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolLimits(Vec<(String, usize)>);
+
+impl ToolLimits {
+    /// `tool`'s limit, if one is set.
+    pub fn get(&self, tool: &str) -> Option<usize> {
+        self.position(tool).ok().map(|at| self.0[at].1)
+    }
+
+    /// Sets `tool`'s limit; returns the one it replaces.
+    pub fn insert(&mut self, tool: String, limit: usize) -> Option<usize> {
+        match self.position(&tool) {
+            Ok(at) => Some(std::mem::replace(&mut self.0[at].1, limit)),
+            Err(at) => {
+                self.0.insert(at, (tool, limit));
+                None
+            }
+        }
+    }
+
+    /// Drops `tool`'s limit; returns it.
+    pub fn remove(&mut self, tool: &str) -> Option<usize> {
+        self.position(tool).ok().map(|at| self.0.remove(at).1)
+    }
+
+    /// The limits, by tool name in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, usize)> {
+        self.0.iter().map(|(tool, limit)| (tool.as_str(), *limit))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn position(&self, tool: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(name, _)| name.as_str().cmp(tool))
+    }
+}
+
+impl FromIterator<(String, usize)> for ToolLimits {
+    fn from_iter<I: IntoIterator<Item = (String, usize)>>(limits: I) -> Self {
+        let mut out = Self::default();
+        for (tool, limit) in limits {
+            out.insert(tool, limit);
+        }
+        out
+    }
+}
+
+impl Serialize for ToolLimits {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolLimits {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(BTreeMap::<String, usize>::deserialize(deserializer)?.into_iter().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn tool_limits_behave_as_a_map_by_name() {
+        let mut limits = ToolLimits::default();
+        assert_eq!((limits.insert("shell".into(), 5), limits.insert("grep".into(), 7)), (None, None));
+        assert_eq!(limits.insert("shell".into(), 9), Some(5));
+        assert_eq!((limits.get("shell"), limits.get("grep"), limits.get("glob")), (Some(9), Some(7), None));
+        assert_eq!(limits.iter().collect::<Vec<_>>(), [("grep", 7), ("shell", 9)]);
+        let other: ToolLimits = [("shell".to_owned(), 9), ("grep".to_owned(), 7)].into_iter().collect();
+        assert_eq!(limits, other, "equal whatever order they were set in");
+        assert_eq!((limits.remove("grep"), limits.remove("grep"), limits.len()), (Some(7), None, 1));
+    }
+
+    #[test]
+    fn tool_limits_read_and_write_json_as_the_map_did() {
+        let config = SessionConfig {
+            tool_output_limits: [("shell".to_owned(), 100), ("grep".to_owned(), 50)].into_iter().collect(),
+            ..SessionConfig::default()
+        };
+        let value = serde_json::to_value(&config).unwrap();
+        assert_eq!((&value["tool_output_limits"], &value["tool_line_limits"]), (&json!({"grep": 50, "shell": 100}), &json!({})));
+        let back: SessionConfig = serde_json::from_value(value).unwrap();
+        assert_eq!(back, config);
+        let refused = serde_json::from_value::<SessionConfig>(json!({"tool_line_limits": {"shell": -1}}));
+        assert!(refused.is_err());
     }
 }

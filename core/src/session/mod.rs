@@ -44,7 +44,7 @@ use serde_json::Value;
 
 pub use builder::SessionBuilder;
 pub use compaction::CompactionReason;
-pub use config::{SessionConfig, DEFAULT_COMMAND_TIMEOUT_MS};
+pub use config::{SessionConfig, ToolLimits, DEFAULT_COMMAND_TIMEOUT_MS};
 pub use emitter::Events;
 pub use events::{Decision, EventData, SessionEvent, StopReason};
 pub use input::{sniff_image, ImageInput, InputError, UserInput};

@@ -8,13 +8,13 @@
 //! write the clean-up of every field read so far at every field, which is most of a reader's size.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
 use super::outcome::{AgentOutcome, Evidence, EvidenceKind, OutcomeMetrics, OutcomeStatus};
 use super::state::{SessionState, SubAgentRecord};
-use super::{RunResult, SessionConfig, SessionSnapshot, SnapshotError, SubAgentResult, SubAgentStatus, Turn};
+use super::{RunResult, SessionConfig, SessionSnapshot, SnapshotError, SubAgentResult, SubAgentStatus, ToolLimits, Turn};
 use crate::llm::{base64, ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolResult, Usage};
 
 /// Reads a snapshot whose schema is already checked.
@@ -337,8 +337,8 @@ fn usage(mut o: Obj) -> Usage {
 }
 
 /// A map of tool names to limits; a missing map is empty.
-fn limits(o: &mut Obj, key: &str) -> BTreeMap<String, usize> {
-    let mut limits = BTreeMap::new();
+fn limits(o: &mut Obj, key: &str) -> ToolLimits {
+    let mut limits = ToolLimits::default();
     if let Some(mut map) = o.opt_obj(key) {
         let tools: Vec<String> = map.map.keys().cloned().collect();
         for tool in tools {

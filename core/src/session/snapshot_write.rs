@@ -9,7 +9,7 @@
 //! first. The parts that keep a derived `Serialize` for other uses (the usage, the outcome, a
 //! subagent's result) go through it.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::outcome::AgentOutcome;
 use super::state::{SessionState, SubAgentRecord};
-use super::{RunResult, SessionConfig, SessionSnapshot, SubAgentResult, Turn};
+use super::{RunResult, SessionConfig, SessionSnapshot, SubAgentResult, ToolLimits, Turn};
 use crate::llm::{base64, ContentPart, MediaData, Message, Role, ThinkingData, ToolCall, ToolResult, Usage};
 
 /// One JSON value of a snapshot, borrowed from the state.
@@ -32,7 +32,7 @@ pub(super) enum Node<'a> {
     Bytes(&'a [u8]),
     Texts(&'a VecDeque<String>),
     Numbers(&'a VecDeque<u64>),
-    Limits(&'a BTreeMap<String, usize>),
+    Limits(&'a ToolLimits),
     Snapshot(&'a SessionSnapshot),
     State(&'a SessionState),
     Turns(&'a [Turn]),
@@ -80,7 +80,7 @@ impl Serialize for Node<'_> {
             Self::Numbers(numbers) => list(serializer, numbers.iter(), |&number| Node::Number(number)),
             Self::Limits(limits) => {
                 let mut map = serializer.serialize_map(Some(limits.len()))?;
-                for (tool, &limit) in limits {
+                for (tool, limit) in limits.iter() {
                     map.serialize_entry(tool, &(limit as u64))?;
                 }
                 map.end()
