@@ -1,8 +1,6 @@
 //! `AgentOptions` from JS: the data fields read from their JSON (a misspelt field is an error that
 //! names it), the functions, the `AbortSignal` and the `snapshot` read beside them.
 
-use std::collections::BTreeMap;
-
 use js_sys::Function;
 use openagent_core::approval::{ApprovalMode, Policy};
 use openagent_core::llm::catalog::{Catalog, Overrides};
@@ -264,12 +262,12 @@ impl AgentOptions {
             None => Ok(None),
             Some(snapshot @ Value::Object(map)) if map.contains_key("version") => Ok(Some(Files::Snapshot(snapshot.clone()))),
             Some(Value::Object(map)) => {
-                let mut files = BTreeMap::new();
+                let mut files = Vec::with_capacity(map.len());
                 for (path, content) in map {
                     let text = content.as_str().ok_or_else(|| {
                         invalid(&format!("files[{}] must be a string (the file's text)", json_text::quote(path)))
                     })?;
-                    files.insert(path.clone(), text.to_owned());
+                    files.push((path.clone(), text.to_owned()));
                 }
                 Ok(Some(Files::Text(files)))
             }
@@ -355,5 +353,6 @@ impl<'a> Fields<'a> {
 
 pub enum Files {
     Snapshot(Value),
-    Text(BTreeMap<String, String>),
+    /// Path and text, as the object listed them.
+    Text(Vec<(String, String)>),
 }
