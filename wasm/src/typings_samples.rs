@@ -337,10 +337,10 @@ fn snapshot(files: Value) -> SessionSnapshot {
     state.history = history();
     state.total_usage = usage();
     state.turns = 2;
-    state.steering.push_back("Shorter".into());
-    state.followups.push_back("Then add a LICENSE".into());
+    state.steering.push("Shorter".into());
+    state.followups.push("Then add a LICENSE".into());
     state.last_result = Some(RunResult { result_text: "Done.".into(), result_data: None, outcome: outcome() });
-    state.recent_calls.push_back(1234567890123);
+    state.recent_calls.push(1234567890123);
     state.compactions = 1;
     state.subagents = vec![
         SubAgentRecord {

@@ -14,7 +14,7 @@ use super::events::{Decision, EventData};
 use super::input::{resolve_images, Attached, UserInput};
 use super::loop_detection::{self, detect_loop, signature};
 use super::truncation::truncate_tool_output;
-use super::{repair, repeats, results, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
+use super::{repair, repeats, results, state, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
 use crate::approval::ApprovalRequest;
 use crate::hooks::HookEvent;
@@ -200,7 +200,7 @@ impl Session {
 
     fn drain_steering(&self) {
         loop {
-            let Some(content) = self.inner.state.borrow_mut().steering.pop_front() else { break };
+            let Some(content) = state::take_first(&mut self.inner.state.borrow_mut().steering) else { break };
             self.push_turn(Turn::Steering { content: content.clone(), timestamp: self.now() });
             self.emit(EventData::SteeringInjected { content });
         }
@@ -324,12 +324,8 @@ impl Session {
         let detected = {
             let mut state = self.inner.state.borrow_mut();
             let recent = &mut state.recent_calls;
-            for &signature in signatures {
-                recent.push_back(signature);
-                if recent.len() > window {
-                    recent.pop_front();
-                }
-            }
+            recent.extend_from_slice(signatures);
+            recent.drain(..recent.len().saturating_sub(window));
             let detected = detect_loop(recent, window);
             if detected {
                 // Start counting afresh so the warning is not repeated every round.

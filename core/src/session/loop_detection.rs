@@ -1,7 +1,6 @@
 //! Loop detection (spec 2.10): the same one, two or three tool calls repeating across the last
 //! `window` calls.
 
-use std::collections::VecDeque;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::llm::ToolCall;
@@ -28,11 +27,11 @@ pub fn signature(call: &ToolCall) -> u64 {
 
 /// Spec 2.10 `detect_loop`: true when the last `window` signatures are one pattern of length
 /// 1, 2 or 3 repeated. `recent` holds the most recent signatures, oldest first.
-pub fn detect_loop(recent: &VecDeque<u64>, window: usize) -> bool {
+pub fn detect_loop(recent: &[u64], window: usize) -> bool {
     if window == 0 || recent.len() < window {
         return false;
     }
-    let calls: Vec<u64> = recent.iter().skip(recent.len() - window).copied().collect();
+    let calls = &recent[recent.len() - window..];
     [1, 2, 3].into_iter().filter(|len| window % len == 0).any(|len| {
         let pattern = &calls[..len];
         calls.chunks(len).all(|chunk| chunk == pattern)
@@ -47,7 +46,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn sigs(names: &[&str]) -> VecDeque<u64> {
+    fn sigs(names: &[&str]) -> Vec<u64> {
         names.iter().map(|n| signature(&ToolCall::new("id", *n, json!({"p": 1})))).collect()
     }
 

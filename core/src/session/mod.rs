@@ -254,7 +254,7 @@ impl Session {
     /// Queues a message for the model, injected after the current tool round, or at the start of
     /// the next input when idle (spec 2.6).
     pub fn steer(&self, message: impl Into<String>) {
-        self.inner.state.borrow_mut().steering.push_back(message.into());
+        self.inner.state.borrow_mut().steering.push(message.into());
     }
 
     /// Takes back the steering messages not injected yet: those queued after the input's last
@@ -266,7 +266,7 @@ impl Session {
 
     /// Queues an input to process once the current one is done (spec 2.6).
     pub fn follow_up(&self, message: impl Into<String>) {
-        self.inner.state.borrow_mut().followups.push_back(message.into());
+        self.inner.state.borrow_mut().followups.push(message.into());
     }
 
     /// Cancels the model call and the running tools, then closes the session. When nothing is
@@ -307,7 +307,7 @@ impl Session {
             // Boxed: the loop's state machine is then compiled once, not into every caller's
             // (the browser bundle holds the JS `submit` and the subagents' runs).
             let reason = Box::pin(self.process_input(input)).await?;
-            let next = self.inner.state.borrow_mut().followups.pop_front();
+            let next = state::take_first(&mut self.inner.state.borrow_mut().followups);
             match next {
                 Some(next) if reason != StopReason::Aborted => input = UserInput::new(next),
                 _ => return Ok(reason),

@@ -8,7 +8,6 @@
 //! write the clean-up of every field read so far at every field, which is most of a reader's size.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
@@ -181,12 +180,12 @@ impl<'p> Obj<'p> {
         items.into_iter().enumerate().map(|(i, v)| item(Obj::new(v, format!("{path}[{i}]"), self.problem))).collect()
     }
 
-    fn strings(&mut self, key: &str) -> VecDeque<String> {
+    fn strings(&mut self, key: &str) -> Vec<String> {
         let items = self.items(key, false);
         items.into_iter().filter_map(|v| self.text_of(key, v)).collect()
     }
 
-    fn numbers(&mut self, key: &str) -> VecDeque<u64> {
+    fn numbers(&mut self, key: &str) -> Vec<u64> {
         let items = self.items(key, false);
         items.iter().filter_map(|v| self.number_of(key, v)).collect()
     }

@@ -9,8 +9,6 @@
 //! first. The parts that keep a derived `Serialize` for other uses (the usage, the outcome, a
 //! subagent's result) go through it.
 
-use std::collections::VecDeque;
-
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -30,8 +28,8 @@ pub(super) enum Node<'a> {
     Json(&'a Value),
     /// Bytes, written as standard base64.
     Bytes(&'a [u8]),
-    Texts(&'a VecDeque<String>),
-    Numbers(&'a VecDeque<u64>),
+    Texts(&'a [String]),
+    Numbers(&'a [u64]),
     Limits(&'a ToolLimits),
     Snapshot(&'a SessionSnapshot),
     State(&'a SessionState),

@@ -2,8 +2,6 @@
 //! saves ([`SessionState`]) and what the loop derives from it and rebuilds on restore
 //! ([`LoopCache`]).
 
-use std::collections::VecDeque;
-
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -23,16 +21,16 @@ pub struct SessionState {
     pub turns: usize,
     /// Steering not injected yet, and inputs queued after the current one.
     #[cfg_attr(feature = "typings", ts(as = "Vec<String>"))]
-    pub steering: VecDeque<String>,
+    pub steering: Vec<String>,
     #[cfg_attr(feature = "typings", ts(as = "Vec<String>"))]
-    pub followups: VecDeque<String>,
+    pub followups: Vec<String>,
     /// The reasoning effort and limits in force.
     pub config: SessionConfig,
     /// How the last input ended.
     pub last_result: Option<RunResult>,
     /// Signatures of the most recent tool calls, oldest first, at most the detection window.
     #[cfg_attr(feature = "typings", ts(as = "Vec<u64>"))]
-    pub recent_calls: VecDeque<u64>,
+    pub recent_calls: Vec<u64>,
     /// How many times older history was replaced by a summary.
     pub compactions: usize,
     pub subagents: Vec<SubAgentRecord>,
@@ -51,11 +49,11 @@ impl SessionState {
             history: Vec::new(),
             total_usage: Usage::default(),
             turns: 0,
-            steering: VecDeque::new(),
-            followups: VecDeque::new(),
+            steering: Vec::new(),
+            followups: Vec::new(),
             config,
             last_result: None,
-            recent_calls: VecDeque::new(),
+            recent_calls: Vec::new(),
             compactions: 0,
             subagents: Vec::new(),
         }
@@ -161,4 +159,11 @@ impl LoopCache {
         self.known_input_tokens = Some(input_tokens);
         self.chars_since_known = 0;
     }
+}
+
+/// The oldest entry of a queue of a few (steering and follow-up messages), taken out. A `Vec`
+/// rather than a `VecDeque` for these: the deque's code cost the browser bundle more than moving
+/// a handful of strings ever costs.
+pub(super) fn take_first(queue: &mut Vec<String>) -> Option<String> {
+    (!queue.is_empty()).then(|| queue.remove(0))
 }
