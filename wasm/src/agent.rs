@@ -6,7 +6,7 @@ use std::rc::Rc;
 use js_sys::Promise;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{LlmClient, RetryPolicy};
-use openagent_core::session::{SessionError, StopReason, Turn};
+use openagent_core::session::{SessionError, StopReason};
 use openagent_core::setup::{self, discover_model};
 use openagent_core::{Session, SessionStatus};
 use openagent_mcp::McpClient;
@@ -140,15 +140,7 @@ impl Agent {
                 dispatcher.flush();
             }
             let reason = result.map_err(|e| agent_error(&e))?;
-            let text = session
-                .history()
-                .iter()
-                .rev()
-                .find_map(|turn| match turn {
-                    Turn::Assistant { message, .. } => Some(message.text()),
-                    _ => None,
-                })
-                .unwrap_or_default();
+            let text = session.last_answer();
             let result = session.last_result();
             to_js(&Outcome {
                 reason,

@@ -172,6 +172,17 @@ impl Session {
         self.inner.state.borrow().history.clone()
     }
 
+    /// The text of the model's last answer (its last assistant turn); empty before the first.
+    /// Read in place: `history()` copies every turn, tool outputs and all.
+    pub fn last_answer(&self) -> String {
+        let state = self.inner.state.borrow();
+        let last = state.history.iter().rev().find_map(|turn| match turn {
+            Turn::Assistant { message, .. } => Some(message.text()),
+            _ => None,
+        });
+        last.unwrap_or_default()
+    }
+
     pub fn config(&self) -> SessionConfig {
         self.inner.state.borrow().config.clone()
     }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::state::SubAgentRecord;
-use super::{Inner, Session, SessionSnapshot, StopReason, Turn};
+use super::{Inner, Session, SessionSnapshot, StopReason};
 use crate::abort::AbortSignal;
 use crate::llm::{json_text, ToolDefinition};
 use crate::tools::{RegisteredTool, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
@@ -204,15 +204,12 @@ impl Session {
         self.inner.runtime.spawn_local(Box::pin(async move {
             let before = session.inner.state.borrow().turns;
             let stop = session.submit(input).await;
-            let answer = session.inner.state.borrow().history.iter().rev().find_map(|turn| match turn {
-                Turn::Assistant { message, .. } => Some(message.text()),
-                _ => None,
-            });
+            let answer = session.last_answer();
             let success = matches!(stop, Ok(StopReason::Completed));
             let result = session.last_result();
             let output = match stop {
-                Ok(StopReason::Completed) => answer.unwrap_or_default(),
-                Ok(reason) => format!("stopped before finishing ({reason:?}). Last answer: {}", answer.unwrap_or_default()),
+                Ok(StopReason::Completed) => answer,
+                Ok(reason) => format!("stopped before finishing ({reason:?}). Last answer: {answer}"),
                 Err(error) => format!("failed: {error}"),
             };
             *shared.result.borrow_mut() = Some(SubAgentResult {

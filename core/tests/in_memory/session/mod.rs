@@ -119,7 +119,9 @@ fn process_input_loops_llm_then_tools_until_natural_completion() {
         ScriptStep::tool_call("read_file", json!({"file_path": "notes.txt"})),
         ScriptStep::text("The file says hello."),
     ]);
+    assert_eq!(h.session.last_answer(), "", "no answer before the first");
     assert_eq!(h.submit("write and read a note").unwrap(), StopReason::Completed);
+    assert_eq!(h.session.last_answer(), "The file says hello.", "the last assistant turn, past the tool rounds");
     assert_eq!(h.client.calls(), 3);
     assert_eq!(block_on(h.env.read_file("notes.txt", None, None)).unwrap(), "hello\n");
     let results = tool_results(&h.session.history());
