@@ -94,7 +94,7 @@ impl Turn {
                         let args = tool_call
                             .raw_arguments
                             .as_ref()
-                            .map_or_else(|| crate::llm::json_text::to_string(&tool_call.arguments).len(), String::len);
+                            .map_or_else(|| crate::llm::json_text::to_vec(&tool_call.arguments).len(), String::len);
                         tool_call.name.len() + args
                     }
                     _ => 0,
