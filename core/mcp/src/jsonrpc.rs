@@ -41,7 +41,7 @@ pub fn classify(message: Value) -> Result<Incoming, McpError> {
         return Err(McpError::Protocol(format!("a message without \"jsonrpc\": \"2.0\": {}", preview(&Value::Object(object)))));
     }
     let method = object.get("method").and_then(Value::as_str).map(str::to_owned);
-    match (object.remove("id"), method) {
+    match (take(&mut object, "id"), method) {
         (Some(id), Some(method)) => Ok(Incoming::Request { id, method }),
         (None, Some(method)) => Ok(Incoming::Notification { method }),
         (Some(id), None) => Ok(Incoming::Response { id, outcome: outcome(&mut object)? }),
@@ -52,10 +52,10 @@ pub fn classify(message: Value) -> Result<Incoming, McpError> {
 }
 
 fn outcome(object: &mut Map<String, Value>) -> Result<Result<Value, (i64, String)>, McpError> {
-    if let Some(result) = object.remove("result") {
+    if let Some(result) = take(object, "result") {
         return Ok(Ok(result));
     }
-    match object.remove("error") {
+    match take(object, "error") {
         Some(error) => {
             let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
             let message = error.get("message").and_then(Value::as_str).unwrap_or("(no message)");
@@ -63,6 +63,12 @@ fn outcome(object: &mut Map<String, Value>) -> Result<Result<Value, (i64, String
         }
         None => Err(McpError::Protocol("a response with neither result nor error".into())),
     }
+}
+
+/// A field's value, left `null` in the message (read no further): `Map::remove` would bring the
+/// B-tree's rebalancing code into the browser bundle for these three fields.
+fn take(object: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    object.get_mut(key).map(Value::take)
 }
 
 /// Parses one message from text (a stdio line, an HTTP body, an SSE event's data).

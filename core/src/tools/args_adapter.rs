@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use async_trait::async_trait;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{ToolContext, ToolError, ToolExecutor, ToolOutput};
 
@@ -21,10 +21,18 @@ pub struct ArgsAdapter {
 #[async_trait(?Send)]
 impl ToolExecutor for ArgsAdapter {
     async fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let mut mapped = args.as_object().cloned().unwrap_or_default();
+        // Built afresh rather than renamed in place: `Map::remove` would bring the B-tree's
+        // rebalancing code into the browser bundle for this alone. A family name given beside
+        // its shared one wins, as it is the name the model was offered.
+        let args = args.as_object();
+        let fields = args.into_iter().flatten();
+        let mut mapped: Map<String, Value> = Map::new();
+        for (name, value) in fields.filter(|(name, _)| !self.renames.iter().any(|(family, _)| family == name)) {
+            mapped.insert(name.clone(), value.clone());
+        }
         for (family, shared) in self.renames {
-            if let Some(value) = mapped.remove(*family) {
-                mapped.insert((*shared).to_owned(), value);
+            if let Some(value) = args.and_then(|args| args.get(*family)) {
+                mapped.insert((*shared).to_owned(), value.clone());
             }
         }
         for (name, value) in self.defaults {

@@ -8,7 +8,7 @@ use super::{messages, tools};
 use crate::codec::ProviderConfig;
 use crate::error::{ErrorKind, LlmError};
 use crate::http::{Body, HttpRequest};
-use crate::json::object;
+use crate::json::{self, object};
 use crate::memo::write_body;
 use crate::types::{Request, ResponseFormat};
 
@@ -83,16 +83,18 @@ pub(super) fn build_body(request: &Request, options: &ChatOptions, stream: bool)
     }
     for (key, value) in &options.passthrough {
         match value {
-            Value::Null => body.remove(key),
-            value => body.insert(key.clone(), value.clone()),
-        };
+            Value::Null => json::remove(&mut body, key),
+            value => {
+                body.insert(key.clone(), value.clone());
+            }
+        }
     }
     // Whether the answer is streamed decides how it is read: not the options' call.
     if stream {
         body.insert("stream".into(), true.into());
     } else {
-        body.remove("stream");
-        body.remove("stream_options");
+        json::remove(&mut body, "stream");
+        json::remove(&mut body, "stream_options");
     }
     // What a message's encoding depends on besides the message itself.
     let key = format!("chat {} {}", options.developer_role, options.send_reasoning);

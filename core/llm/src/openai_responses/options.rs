@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::error::invalid;
 use super::PROVIDER;
 use crate::error::LlmError;
+use crate::json;
 use crate::types::Request;
 
 /// `provider_options.openai` keys that become headers rather than body fields.
@@ -57,9 +58,7 @@ pub(super) fn headers(options: &Map<String, Value>, headers: &mut Vec<(String, S
 /// RFC 7396 JSON merge patch of one key: objects merge, `null` removes, anything else replaces.
 fn merge_patch(target: &mut Map<String, Value>, key: &str, patch: &Value) {
     match patch {
-        Value::Null => {
-            target.remove(key);
-        }
+        Value::Null => json::remove(target, key),
         Value::Object(fields) => {
             let slot = target.entry(key).or_insert_with(|| Value::Object(Map::new()));
             if !slot.is_object() {

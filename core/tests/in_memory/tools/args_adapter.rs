@@ -26,4 +26,7 @@ fn renames_and_fills_in_defaults() {
     let run = |args| serde_json::from_str::<Value>(&run_ok(&adapter, &env, args)).expect("JSON");
     assert_eq!(run(json!({"-i": true, "pattern": "x"})), json!({"case_insensitive": true, "mode": "files", "pattern": "x"}));
     assert_eq!(run(json!({"mode": "count"})), json!({"mode": "count"}));
+    // Given under both names, the family's name (the one the model was offered) wins.
+    assert_eq!(run(json!({"case_insensitive": false, "-i": true})), json!({"case_insensitive": true, "mode": "files"}));
+    assert_eq!(run(json!("not an object")), json!({"mode": "files"}));
 }
