@@ -29,6 +29,7 @@ pub mod env;
 pub mod glob;
 pub mod hooks;
 mod join;
+pub mod name_map;
 pub mod profiles;
 pub mod session;
 pub mod setup;

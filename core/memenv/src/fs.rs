@@ -4,10 +4,9 @@
 //! resolves its argument once with [`resolve`] and then walks the tree by components, so `.`,
 //! `..` and repeated slashes never reach the tree and nothing can climb above `/`.
 
-use std::collections::BTreeMap;
-
 use openagent_core::env::EnvError;
 use openagent_core::llm::SharedText;
+use openagent_core::name_map::NameMap;
 use openagent_core::runtime::EpochMillis;
 
 /// When a node last changed: wall-clock time plus a write sequence that breaks ties, so that
@@ -27,7 +26,7 @@ pub(crate) struct Node {
 #[derive(Debug, Clone)]
 pub(crate) enum Kind {
     File(Content),
-    Dir(BTreeMap<String, Node>),
+    Dir(NameMap<Node>),
 }
 
 /// A file's bytes, sorted into text (UTF-8 with no NUL byte) or binary once, when written: every
@@ -76,14 +75,14 @@ impl Node {
         }
     }
 
-    pub fn children(&self) -> Option<&BTreeMap<String, Node>> {
+    pub fn children(&self) -> Option<&NameMap<Node>> {
         match &self.kind {
             Kind::Dir(entries) => Some(entries),
             Kind::File(_) => None,
         }
     }
 
-    fn children_mut(&mut self) -> Option<&mut BTreeMap<String, Node>> {
+    fn children_mut(&mut self) -> Option<&mut NameMap<Node>> {
         match &mut self.kind {
             Kind::Dir(entries) => Some(entries),
             Kind::File(_) => None,
@@ -100,7 +99,7 @@ pub(crate) struct Tree {
 
 impl Tree {
     pub fn new(now: EpochMillis) -> Self {
-        Self { root: Node { stamp: Stamp { ms: now, seq: 0 }, kind: Kind::Dir(BTreeMap::new()) }, next_seq: 1 }
+        Self { root: Node { stamp: Stamp { ms: now, seq: 0 }, kind: Kind::Dir(NameMap::new()) }, next_seq: 1 }
     }
 
     /// A fresh stamp for a change made now.
@@ -143,7 +142,7 @@ impl Tree {
 
     /// The entries of the directory that holds `path`, and `path`'s last component. With
     /// `create`, missing parents are made (`mkdir -p`); otherwise they are [`EnvError::NotFound`].
-    fn parent_entries(&mut self, path: &str, create: Option<Stamp>) -> Result<(&mut BTreeMap<String, Node>, String), EnvError> {
+    fn parent_entries(&mut self, path: &str, create: Option<Stamp>) -> Result<(&mut NameMap<Node>, String), EnvError> {
         let names: Vec<&str> = components(path).collect();
         let Some((last, parents)) = names.split_last() else {
             return Err(EnvError::InvalidPath { path: "/".into(), reason: "the root has no parent".into() });
@@ -154,11 +153,11 @@ impl Tree {
             let here = display(&walked);
             walked = join(&walked, name);
             let entries = node.children_mut().ok_or(EnvError::NotADirectory(here))?;
-            if !entries.contains_key(*name) {
+            if !entries.contains(name) {
                 let stamp = create.ok_or_else(|| EnvError::NotFound(display(&walked)))?;
-                entries.insert((*name).to_owned(), Node { stamp, kind: Kind::Dir(BTreeMap::new()) });
+                entries.insert((*name).to_owned(), Node { stamp, kind: Kind::Dir(NameMap::new()) });
             }
-            node = entries.get_mut(*name).ok_or_else(|| EnvError::NotFound(display(&walked)))?;
+            node = entries.get_mut(name).ok_or_else(|| EnvError::NotFound(display(&walked)))?;
         }
         let here = display(&walked);
         let entries = node.children_mut().ok_or(EnvError::NotADirectory(here))?;
@@ -208,7 +207,7 @@ impl Tree {
             Some(node) if node.is_dir() => Err(EnvError::Io(format!("{path} already exists"))),
             Some(_) => Err(EnvError::NotADirectory(path.to_owned())),
             None => {
-                entries.insert(name, Node { stamp, kind: Kind::Dir(BTreeMap::new()) });
+                entries.insert(name, Node { stamp, kind: Kind::Dir(NameMap::new()) });
                 self.touch_parent(path, stamp);
                 Ok(())
             }
@@ -279,7 +278,7 @@ impl Tree {
             if depth > max {
                 return;
             }
-            for (name, child) in entries {
+            for (name, child) in entries.iter() {
                 let rel = join(prefix, name);
                 out.push((rel.clone(), child, depth));
                 visit(child, &rel, depth + 1, max, out);

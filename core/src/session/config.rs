@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::name_map::NameMap;
+
 /// The shell timeout when neither the session nor the profile sets one (spec 2.2).
 pub const DEFAULT_COMMAND_TIMEOUT_MS: u64 = 10_000;
 
@@ -75,37 +77,31 @@ impl Default for SessionConfig {
     }
 }
 
-/// Limits by tool name, a map that keeps its few entries in a sorted list: a `BTreeMap<String,
-/// usize>` for these two fields cost the browser bundle 4.7 KB raw of B-tree code no other map
-/// shares. Written and read as a JSON object, as the map was.
+/// Limits by tool name, kept in a [`NameMap`]: a `BTreeMap<String, usize>` for these two fields
+/// cost the browser bundle 4.7 KB raw of B-tree code no other map shares. Written and read as a
+/// JSON object, as the map was.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ToolLimits(Vec<(String, usize)>);
+pub struct ToolLimits(NameMap<usize>);
 
 impl ToolLimits {
     /// `tool`'s limit, if one is set.
     pub fn get(&self, tool: &str) -> Option<usize> {
-        self.position(tool).ok().map(|at| self.0[at].1)
+        self.0.get(tool).copied()
     }
 
     /// Sets `tool`'s limit; returns the one it replaces.
     pub fn insert(&mut self, tool: String, limit: usize) -> Option<usize> {
-        match self.position(&tool) {
-            Ok(at) => Some(std::mem::replace(&mut self.0[at].1, limit)),
-            Err(at) => {
-                self.0.insert(at, (tool, limit));
-                None
-            }
-        }
+        self.0.insert(tool, limit)
     }
 
     /// Drops `tool`'s limit; returns it.
     pub fn remove(&mut self, tool: &str) -> Option<usize> {
-        self.position(tool).ok().map(|at| self.0.remove(at).1)
+        self.0.remove(tool)
     }
 
     /// The limits, by tool name in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, usize)> {
-        self.0.iter().map(|(tool, limit)| (tool.as_str(), *limit))
+        self.0.iter().map(|(tool, limit)| (tool, *limit))
     }
 
     pub fn len(&self) -> usize {
@@ -115,19 +111,11 @@ impl ToolLimits {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    fn position(&self, tool: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|(name, _)| name.as_str().cmp(tool))
-    }
 }
 
 impl FromIterator<(String, usize)> for ToolLimits {
     fn from_iter<I: IntoIterator<Item = (String, usize)>>(limits: I) -> Self {
-        let mut out = Self::default();
-        for (tool, limit) in limits {
-            out.insert(tool, limit);
-        }
-        out
+        Self(limits.into_iter().collect())
     }
 }
 

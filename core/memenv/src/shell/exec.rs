@@ -3,8 +3,9 @@
 use futures::future::LocalBoxFuture;
 
 use super::parse::{AndOr, Command, Connector, List, Pipeline, Redirect, RedirectOp, Word};
-use super::{builtins, describe, Output, Shell, Stream, Vars, MAX_DEPTH, TIMED_OUT};
+use super::{builtins, describe, Output, Shell, Stream, MAX_DEPTH, TIMED_OUT};
 use openagent_core::env::EnvError;
+use openagent_core::name_map::NameMap;
 
 /// Where fd 1 or fd 2 of a command goes.
 #[derive(Clone)]
@@ -18,7 +19,7 @@ enum Target {
 /// What a subshell may change and must give back.
 pub(super) struct Saved {
     cwd: String,
-    vars: Vars,
+    vars: NameMap<String>,
     errexit: bool,
     pipefail: bool,
 }
@@ -148,7 +149,7 @@ impl Shell {
         }
         if argv.is_empty() {
             for (name, value) in assignments {
-                self.vars.set(name, value);
+                self.vars.insert(name, value);
             }
             // `x=$(cmd)` reports cmd's status; redirections alone still create files.
             let status = if self.substitutions == substitutions { 0 } else { self.status };
@@ -163,7 +164,7 @@ impl Shell {
         let previous: Vec<(String, Option<String>)> =
             assignments.iter().map(|(name, _)| (name.clone(), self.vars.get(name).cloned())).collect();
         for (name, value) in assignments {
-            self.vars.set(name, value);
+            self.vars.insert(name, value);
         }
         let status = match self.open_redirects(&command.redirects, stdin, output).await {
             Err(message) => {
@@ -179,9 +180,9 @@ impl Shell {
         };
         for (name, value) in previous {
             match value {
-                Some(value) => self.vars.set(name, value),
+                Some(value) => self.vars.insert(name, value),
                 None => self.vars.remove(&name),
-            }
+            };
         }
         status
     }

@@ -172,13 +172,13 @@ impl Shell {
                     let path = match name.as_str() {
                         "." => abs.clone(),
                         ".." => parent(abs).to_owned(),
-                        _ if entries.contains_key(&name) => join(abs, &name),
+                        _ if entries.contains(&name) => join(abs, &name),
                         _ => continue,
                     };
                     next.push((join(shown, &name), path));
                     continue;
                 }
-                for (name, node) in entries {
+                for (name, node) in entries.iter() {
                     let hidden = name.starts_with('.') && !segment.starts_with('.');
                     if !hidden && (node.is_dir() || !want_dir) && glob.is_match(name) {
                         next.push((join(shown, name), join(abs, name)));

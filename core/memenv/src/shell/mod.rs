@@ -39,6 +39,7 @@ use std::cell::RefMut;
 use super::fs::{resolve, Tree};
 use super::MemoryEnvironment;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
+use openagent_core::name_map::NameMap;
 use openagent_core::runtime::EpochMillis;
 
 pub(crate) use builtins::is_builtin;
@@ -88,40 +89,12 @@ impl Output {
     }
 }
 
-/// The shell's variables, sorted by name as `env` and `set` list them. A sorted vector and not a
-/// `BTreeMap`: a shell holds a few dozen variables, and the map's insert and remove code costs
-/// several KB of wasm.
-#[derive(Clone, Default)]
-struct Vars(Vec<(String, String)>);
-
-impl Vars {
-    fn find(&self, name: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|(key, _)| key.as_str().cmp(name))
-    }
-
-    fn get(&self, name: &str) -> Option<&String> {
-        self.find(name).ok().map(|i| &self.0[i].1)
-    }
-
-    fn set(&mut self, name: String, value: String) {
-        match self.find(&name) {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (name, value)),
-        }
-    }
-
-    fn remove(&mut self, name: &str) {
-        if let Ok(i) = self.find(name) {
-            self.0.remove(i);
-        }
-    }
-}
-
 /// The state of one `exec_command` call.
 struct Shell {
     env: MemoryEnvironment,
     cwd: String,
-    vars: Vars,
+    /// The variables, sorted by name as `env` and `set` list them.
+    vars: NameMap<String>,
     /// `$?`
     status: i32,
     /// Set by `exit`: the rest of the script is skipped.
@@ -204,11 +177,11 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         return Err(EnvError::NotADirectory(cwd));
     }
     let home = env.working_dir();
-    let mut vars = Vars::default();
+    let mut vars = NameMap::new();
     let defaults = [("HOME", home.as_str()), ("PWD", cwd.as_str()), ("SHELL", "/bin/sh"), ("USER", "agent")];
     let given = options.env_vars.iter().flatten().map(|(name, value)| (name.as_str(), value.as_str()));
     for (name, value) in defaults.into_iter().chain(given) {
-        vars.set(name.to_owned(), value.to_owned());
+        vars.insert(name.to_owned(), value.to_owned());
     }
     let mut shell = Shell {
         env: env.clone(),

@@ -33,8 +33,8 @@ pub(super) fn cd(c: &mut Call) -> i32 {
         c.out.out(format!("{path}\n"));
     }
     let old = std::mem::replace(&mut c.shell.cwd, path.clone());
-    c.shell.vars.set("OLDPWD".into(), old);
-    c.shell.vars.set("PWD".into(), path);
+    c.shell.vars.insert("OLDPWD".into(), old);
+    c.shell.vars.insert("PWD".into(), path);
     0
 }
 
@@ -59,7 +59,7 @@ pub(super) fn export(c: &mut Call) -> i32 {
     for arg in c.args {
         match arg.split_once('=') {
             Some((name, value)) => {
-                c.shell.vars.set(name.to_owned(), value.to_owned());
+                c.shell.vars.insert(name.to_owned(), value.to_owned());
             }
             // Every variable is exported already; naming one changes nothing.
             None if !arg.starts_with('-') => {}
@@ -72,7 +72,7 @@ pub(super) fn export(c: &mut Call) -> i32 {
 /// Writes the variables one a line: `NAME=value`, or `declare -x NAME="value"` for `export`.
 fn list_vars(c: &mut Call, export: bool) {
     let mut listing = String::new();
-    for (name, value) in &c.shell.vars.0 {
+    for (name, value) in c.shell.vars.iter() {
         listing += &if export { format!("declare -x {name}=\"{value}\"\n") } else { format!("{name}={value}\n") };
     }
     c.out.out(listing);
@@ -421,7 +421,7 @@ pub(super) async fn env(c: &mut Call<'_>) -> i32 {
     }
     let previous = c.shell.vars.clone();
     for (name, value) in assignments.iter().filter_map(|arg| arg.split_once('=')) {
-        c.shell.vars.set(name.to_owned(), value.to_owned());
+        c.shell.vars.insert(name.to_owned(), value.to_owned());
     }
     let status = if command.is_empty() {
         list_vars(c, false);

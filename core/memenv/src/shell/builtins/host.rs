@@ -16,7 +16,7 @@ pub(super) async fn run(c: &mut Call<'_>, argv: &[String], command: Rc<dyn HostC
         argv,
         stdin: std::mem::take(&mut c.stdin),
         cwd: &c.shell.cwd,
-        env: &c.shell.vars.0,
+        env: c.shell.vars.as_slice(),
         time_left_ms,
         files: &env,
     };
