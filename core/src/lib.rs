@@ -29,7 +29,6 @@ pub mod env;
 pub mod glob;
 pub mod hooks;
 mod join;
-pub mod name_map;
 pub mod profiles;
 pub mod session;
 pub mod setup;
@@ -37,6 +36,8 @@ pub mod tools;
 
 /// The JSON Schema validator that checks tool arguments and structured results, a crate of its own.
 pub use openagent_jsonschema as schema;
+/// The map kept as a sorted vector that the core's small maps use (from the schema crate, the lowest).
+pub use openagent_jsonschema::sorted_map;
 /// The LLM layer, a crate of its own.
 pub use openagent_llm as llm;
 /// The host seam for time and tasks, from the LLM layer (its retries wait on it).

@@ -2,7 +2,7 @@
 //! so that validation never re-parses the schema and a malformed one is rejected up front with the
 //! JSON Pointer of the offending keyword.
 
-use super::table::Table;
+use super::sorted_map::SortedMap;
 
 use serde_json::{Map, Number, Value};
 
@@ -16,7 +16,7 @@ use super::{invalid, SchemaError};
 /// Compiles `document`; its root is node 0.
 pub(super) fn compile(document: &Value) -> Result<Vec<Node>, SchemaError> {
     let mut compiler =
-        Compiler { resources: Resources::scan(document)?, nodes: Vec::new(), pointers: Vec::new(), compiled: Table::new() };
+        Compiler { resources: Resources::scan(document)?, nodes: Vec::new(), pointers: Vec::new(), compiled: SortedMap::new() };
     compiler.node(document, DEFAULT_BASE, "")?;
     reject_cycles(&compiler.nodes, &compiler.pointers)?;
     Ok(compiler.nodes)
@@ -29,7 +29,7 @@ struct Compiler<'a> {
     pointers: Vec<String>,
     /// Nodes by the address of the schema they came from, so a schema reached twice (by nesting
     /// and by `$ref`, or recursively) is compiled once.
-    compiled: Table<*const Value, NodeId>,
+    compiled: SortedMap<*const Value, NodeId>,
 }
 
 impl<'a> Compiler<'a> {

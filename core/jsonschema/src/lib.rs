@@ -66,7 +66,7 @@ pub mod json_text;
 mod keywords;
 mod report;
 mod resources;
-mod table;
+pub mod sorted_map;
 #[cfg(test)]
 mod tests;
 mod uri;

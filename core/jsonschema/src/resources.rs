@@ -2,7 +2,7 @@
 //! they declare, and where every subschema sits. Built in one pass before compiling, so a `$ref` can
 //! point forward, backward or at itself.
 
-use super::table::Table;
+use super::sorted_map::SortedMap;
 
 use serde_json::{Map, Value};
 
@@ -35,16 +35,16 @@ pub(super) struct Position {
 
 pub(super) struct Resources<'a> {
     /// Every subschema, by address: the document is borrowed for the whole compilation.
-    positions: Table<*const Value, Position>,
+    positions: SortedMap<*const Value, Position>,
     /// Resource roots by absolute URI without fragment.
-    roots: Table<String, &'a Value>,
+    roots: SortedMap<String, &'a Value>,
     /// Anchors by `resource-uri#name`.
-    anchors: Table<String, &'a Value>,
+    anchors: SortedMap<String, &'a Value>,
 }
 
 impl<'a> Resources<'a> {
     pub fn scan(document: &'a Value) -> Result<Self, SchemaError> {
-        let mut resources = Self { positions: Table::new(), roots: Table::new(), anchors: Table::new() };
+        let mut resources = Self { positions: SortedMap::new(), roots: SortedMap::new(), anchors: SortedMap::new() };
         resources.roots.insert(uri::DEFAULT_BASE.to_owned(), document);
         resources.walk(document, uri::DEFAULT_BASE, String::new())?;
         Ok(resources)

@@ -6,8 +6,8 @@
 
 use openagent_core::env::EnvError;
 use openagent_core::llm::SharedText;
-use openagent_core::name_map::NameMap;
 use openagent_core::runtime::EpochMillis;
+use openagent_core::sorted_map::SortedMap;
 
 /// When a node last changed: wall-clock time plus a write sequence that breaks ties, so that
 /// "newest first" is deterministic even when the clock does not move between writes.
@@ -26,7 +26,7 @@ pub(crate) struct Node {
 #[derive(Debug, Clone)]
 pub(crate) enum Kind {
     File(Content),
-    Dir(NameMap<Node>),
+    Dir(SortedMap<String, Node>),
 }
 
 /// A file's bytes, sorted into text (UTF-8 with no NUL byte) or binary once, when written: every
@@ -75,14 +75,14 @@ impl Node {
         }
     }
 
-    pub fn children(&self) -> Option<&NameMap<Node>> {
+    pub fn children(&self) -> Option<&SortedMap<String, Node>> {
         match &self.kind {
             Kind::Dir(entries) => Some(entries),
             Kind::File(_) => None,
         }
     }
 
-    fn children_mut(&mut self) -> Option<&mut NameMap<Node>> {
+    fn children_mut(&mut self) -> Option<&mut SortedMap<String, Node>> {
         match &mut self.kind {
             Kind::Dir(entries) => Some(entries),
             Kind::File(_) => None,
@@ -99,7 +99,7 @@ pub(crate) struct Tree {
 
 impl Tree {
     pub fn new(now: EpochMillis) -> Self {
-        Self { root: Node { stamp: Stamp { ms: now, seq: 0 }, kind: Kind::Dir(NameMap::new()) }, next_seq: 1 }
+        Self { root: Node { stamp: Stamp { ms: now, seq: 0 }, kind: Kind::Dir(SortedMap::new()) }, next_seq: 1 }
     }
 
     /// A fresh stamp for a change made now.
@@ -142,7 +142,7 @@ impl Tree {
 
     /// The entries of the directory that holds `path`, and `path`'s last component. With
     /// `create`, missing parents are made (`mkdir -p`); otherwise they are [`EnvError::NotFound`].
-    fn parent_entries(&mut self, path: &str, create: Option<Stamp>) -> Result<(&mut NameMap<Node>, String), EnvError> {
+    fn parent_entries(&mut self, path: &str, create: Option<Stamp>) -> Result<(&mut SortedMap<String, Node>, String), EnvError> {
         let names: Vec<&str> = components(path).collect();
         let Some((last, parents)) = names.split_last() else {
             return Err(EnvError::InvalidPath { path: "/".into(), reason: "the root has no parent".into() });
@@ -153,11 +153,11 @@ impl Tree {
             let here = display(&walked);
             walked = join(&walked, name);
             let entries = node.children_mut().ok_or(EnvError::NotADirectory(here))?;
-            if !entries.contains(name) {
+            if !entries.contains_key(*name) {
                 let stamp = create.ok_or_else(|| EnvError::NotFound(display(&walked)))?;
-                entries.insert((*name).to_owned(), Node { stamp, kind: Kind::Dir(NameMap::new()) });
+                entries.insert((*name).to_owned(), Node { stamp, kind: Kind::Dir(SortedMap::new()) });
             }
-            node = entries.get_mut(name).ok_or_else(|| EnvError::NotFound(display(&walked)))?;
+            node = entries.get_mut(*name).ok_or_else(|| EnvError::NotFound(display(&walked)))?;
         }
         let here = display(&walked);
         let entries = node.children_mut().ok_or(EnvError::NotADirectory(here))?;
@@ -207,7 +207,7 @@ impl Tree {
             Some(node) if node.is_dir() => Err(EnvError::Io(format!("{path} already exists"))),
             Some(_) => Err(EnvError::NotADirectory(path.to_owned())),
             None => {
-                entries.insert(name, Node { stamp, kind: Kind::Dir(NameMap::new()) });
+                entries.insert(name, Node { stamp, kind: Kind::Dir(SortedMap::new()) });
                 self.touch_parent(path, stamp);
                 Ok(())
             }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::name_map::NameMap;
+use crate::sorted_map::SortedMap;
 
 /// The shell timeout when neither the session nor the profile sets one (spec 2.2).
 pub const DEFAULT_COMMAND_TIMEOUT_MS: u64 = 10_000;
@@ -77,11 +77,11 @@ impl Default for SessionConfig {
     }
 }
 
-/// Limits by tool name, kept in a [`NameMap`]: a `BTreeMap<String, usize>` for these two fields
+/// Limits by tool name, kept in a [`SortedMap`]: a `BTreeMap<String, usize>` for these two fields
 /// cost the browser bundle 4.7 KB raw of B-tree code no other map shares. Written and read as a
 /// JSON object, as the map was.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ToolLimits(NameMap<usize>);
+pub struct ToolLimits(SortedMap<String, usize>);
 
 impl ToolLimits {
     /// `tool`'s limit, if one is set.
@@ -101,7 +101,7 @@ impl ToolLimits {
 
     /// The limits, by tool name in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, usize)> {
-        self.0.iter().map(|(tool, limit)| (tool, *limit))
+        self.0.iter().map(|(tool, limit)| (tool.as_str(), *limit))
     }
 
     pub fn len(&self) -> usize {

@@ -5,7 +5,7 @@ use futures::future::LocalBoxFuture;
 use super::parse::{AndOr, Command, Connector, List, Pipeline, Redirect, RedirectOp, Word};
 use super::{builtins, describe, Output, Shell, Stream, MAX_DEPTH, TIMED_OUT};
 use openagent_core::env::EnvError;
-use openagent_core::name_map::NameMap;
+use openagent_core::sorted_map::SortedMap;
 
 /// Where fd 1 or fd 2 of a command goes.
 #[derive(Clone)]
@@ -19,7 +19,7 @@ enum Target {
 /// What a subshell may change and must give back.
 pub(super) struct Saved {
     cwd: String,
-    vars: NameMap<String>,
+    vars: SortedMap<String, String>,
     errexit: bool,
     pipefail: bool,
 }

@@ -172,7 +172,7 @@ impl Shell {
                     let path = match name.as_str() {
                         "." => abs.clone(),
                         ".." => parent(abs).to_owned(),
-                        _ if entries.contains(&name) => join(abs, &name),
+                        _ if entries.contains_key(&name) => join(abs, &name),
                         _ => continue,
                     };
                     next.push((join(shown, &name), path));

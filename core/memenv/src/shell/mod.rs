@@ -39,8 +39,8 @@ use std::cell::RefMut;
 use super::fs::{resolve, Tree};
 use super::MemoryEnvironment;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
-use openagent_core::name_map::NameMap;
 use openagent_core::runtime::EpochMillis;
+use openagent_core::sorted_map::SortedMap;
 
 pub(crate) use builtins::is_builtin;
 
@@ -94,7 +94,7 @@ struct Shell {
     env: MemoryEnvironment,
     cwd: String,
     /// The variables, sorted by name as `env` and `set` list them.
-    vars: NameMap<String>,
+    vars: SortedMap<String, String>,
     /// `$?`
     status: i32,
     /// Set by `exit`: the rest of the script is skipped.
@@ -177,7 +177,7 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         return Err(EnvError::NotADirectory(cwd));
     }
     let home = env.working_dir();
-    let mut vars = NameMap::new();
+    let mut vars = SortedMap::new();
     let defaults = [("HOME", home.as_str()), ("PWD", cwd.as_str()), ("SHELL", "/bin/sh"), ("USER", "agent")];
     let given = options.env_vars.iter().flatten().map(|(name, value)| (name.as_str(), value.as_str()));
     for (name, value) in defaults.into_iter().chain(given) {
