@@ -12,7 +12,9 @@
 //! It must not depend on anything of OpenAgent, nor do I/O or anything async: it is plain functions
 //! over `serde_json` values (with `regex-lite` for `pattern`), so every host and every crate can use
 //! it, and it builds and passes its tests on `wasm32-unknown-unknown`. `openagent-core` re-exports
-//! it as `openagent_core::schema`.
+//! it as `openagent_core::schema`. Being the lowest crate, it also holds two small pieces the
+//! others share: [`json_text`] (JSON written and quoted compactly) and [`sorted_map`] (the map the
+//! workspace keeps as a sorted vector).
 //!
 //! ```
 //! use openagent_jsonschema::Schema;
