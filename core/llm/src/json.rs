@@ -28,8 +28,8 @@ pub(crate) fn join(parts: &mut dyn Iterator<Item = &str>, separator: &str) -> St
 }
 
 /// Takes `key` out of `map` by rebuilding it without the key. `Map::remove` rebalances the
-/// B-tree, code (6 KB) that only these few removals of a request body's field would bring into
-/// the browser bundle; the maps here have a few dozen fields, so a rebuild costs nothing.
+/// B-tree, code (6 KB raw) that only such removals of a request body's field would bring into the
+/// browser bundle; the maps here have a few dozen fields, so a rebuild costs nothing.
 pub(crate) fn remove(map: &mut Map<String, Value>, key: &str) {
     if map.contains_key(key) {
         for (name, value) in std::mem::take(map) {

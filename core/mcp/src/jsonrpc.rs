@@ -66,7 +66,7 @@ fn outcome(object: &mut Map<String, Value>) -> Result<Result<Value, (i64, String
 }
 
 /// A field's value, left `null` in the message (read no further): `Map::remove` would bring the
-/// B-tree's rebalancing code into the browser bundle for these three fields.
+/// B-tree's rebalancing code into the browser bundle, which nothing else there needs.
 fn take(object: &mut Map<String, Value>, key: &str) -> Option<Value> {
     object.get_mut(key).map(Value::take)
 }

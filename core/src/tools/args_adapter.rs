@@ -22,16 +22,17 @@ pub struct ArgsAdapter {
 impl ToolExecutor for ArgsAdapter {
     async fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         // Built afresh rather than renamed in place: `Map::remove` would bring the B-tree's
-        // rebalancing code into the browser bundle for this alone. A family name given beside
-        // its shared one wins, as it is the name the model was offered.
-        let args = args.as_object();
-        let fields = args.into_iter().flatten();
-        let mut mapped: Map<String, Value> = Map::new();
-        for (name, value) in fields.filter(|(name, _)| !self.renames.iter().any(|(family, _)| family == name)) {
-            mapped.insert(name.clone(), value.clone());
+        // rebalancing code into the browser bundle, which nothing else there needs. A family name
+        // given beside its shared one wins, as it is the name the model was offered.
+        let given = args.as_object();
+        let mut mapped = Map::new();
+        for (name, value) in given.into_iter().flatten() {
+            if !self.renames.iter().any(|(family, _)| family == name) {
+                mapped.insert(name.clone(), value.clone());
+            }
         }
         for (family, shared) in self.renames {
-            if let Some(value) = args.and_then(|args| args.get(*family)) {
+            if let Some(value) = given.and_then(|given| given.get(*family)) {
                 mapped.insert((*shared).to_owned(), value.clone());
             }
         }
