@@ -1,5 +1,5 @@
 //! What one directory of the in-memory filesystem costs as it grows: N small files written into
-//! it in name order (as a restored snapshot or a sorted import writes them), in reverse order (the
+//! it in name order (as a sorted import writes them), in reverse order (the
 //! worst case for its sorted entry list: every write moves all the entries before it), and in a
 //! shuffled order; then a read of each, and every file removed. Milliseconds for the whole batch.
 //!
