@@ -1,7 +1,7 @@
 //! What one directory of the in-memory filesystem costs as it grows: N small files written into
-//! it in name order (as a sorted import writes them), in reverse order (the
-//! worst case for its sorted entry list: every write moves all the entries before it), and in a
-//! shuffled order; then a read of each, and every file removed. Milliseconds for the whole batch.
+//! it in name order (as a sorted import writes them), in reverse order (the worst case for its
+//! sorted entry list: every write moves all the entries already there), and in a shuffled order;
+//! then a read of each, and every file removed. Milliseconds for the whole batch.
 //!
 //! Natively: `cargo bench -p openagent-core --bench memory_fs` (scripts/bench).
 
