@@ -3,7 +3,6 @@
 //! and cancellation.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::future::Future;
 use std::os::unix::fs::{symlink, PermissionsExt};
@@ -185,7 +184,7 @@ fn runs_commands_with_separate_streams_and_exit_codes() {
     let options = ExecOptions {
         timeout_ms: 10_000,
         working_dir: Some("sub".into()),
-        env_vars: Some(BTreeMap::from([("GREETING".to_owned(), "hello".to_owned())])),
+        env_vars: Some([("GREETING".to_owned(), "hello".to_owned())].into_iter().collect()),
         on_output: Some(Rc::new(move |text: &str| sink.borrow_mut().push(text.to_owned()))),
     };
     let result = block_on(env.exec_command("cat f.txt; echo; echo $GREETING", &options)).unwrap();

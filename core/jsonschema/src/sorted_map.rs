@@ -17,6 +17,11 @@
 //! playground imports at most 5,000 files, and 1,000 in any order take a millisecond or two.
 
 use std::borrow::Borrow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A map from `K` to `V`, iterated in key order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +79,7 @@ impl<K: Ord, V> SortedMap<K, V> {
 
     /// The entries, in key order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&K, &V)> {
-        self.0.iter().map(|(key, value)| (key, value))
+        self.into_iter()
     }
 
     /// The entries as they are kept: sorted by key.
@@ -105,6 +110,47 @@ impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
             map.insert(key, value);
         }
         map
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a SortedMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(key, value)| (key, value))
+    }
+}
+
+/// Written as a map (a JSON object), in key order.
+impl<K: Serialize, V: Serialize> Serialize for SortedMap<K, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self)
+    }
+}
+
+/// Read from a map (a JSON object); a key given twice keeps its last value, as `BTreeMap` does.
+impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for SortedMap<K, V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries<K, V>(PhantomData<(K, V)>);
+
+        impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for Entries<K, V> {
+            type Value = SortedMap<K, V>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Self::Value, A::Error> {
+                let mut map = SortedMap::new();
+                while let Some((key, value)) = entries.next_entry()? {
+                    map.insert(key, value);
+                }
+                Ok(map)
+            }
+        }
+
+        deserializer.deserialize_map(Entries(PhantomData))
     }
 }
 
@@ -147,5 +193,17 @@ mod tests {
         let shuffled: SortedMap<String, u8> = [("c".into(), 3), ("a".into(), 1), ("b".into(), 2)].into_iter().collect();
         assert_eq!(sorted, shuffled);
         assert_eq!(shuffled.as_slice(), [("a".to_owned(), 1), ("b".to_owned(), 2), ("c".to_owned(), 3)]);
+    }
+
+    #[test]
+    fn reads_and_writes_a_json_object_as_a_btree_map_does() {
+        let text = r#"{"b": "2", "a": "1", "b": "3"}"#;
+        let map: SortedMap<String, String> = serde_json::from_str(text).expect("a map");
+        let model: BTreeMap<String, String> = serde_json::from_str(text).expect("a map");
+        assert!(map.iter().eq(model.iter()), "the last of a repeated key wins");
+        assert_eq!(serde_json::to_string(&map).unwrap(), serde_json::to_string(&model).unwrap());
+        for bad in [r#"["a", "1"]"#, r#"{"a": 1}"#, "null"] {
+            assert!(serde_json::from_str::<SortedMap<String, String>>(bad).is_err(), "{bad}");
+        }
     }
 }

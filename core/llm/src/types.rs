@@ -1,9 +1,9 @@
 //! The unified LLM data model (unified-llm-spec section 3): what every codec translates to and from.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::ops::{Add, AddAssign};
 
+use openagent_jsonschema::sorted_map::SortedMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -282,8 +282,8 @@ pub struct Request {
     /// `low`, `medium`, `high` (some providers take more); `None` leaves the provider's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub metadata: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "SortedMap::is_empty")]
+    pub metadata: SortedMap<String, String>,
     /// Provider-specific parameters keyed by provider name; not portable by design.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_options: Option<Value>,

@@ -5,7 +5,6 @@
 //! native host) or anything a host implements (a container, a remote machine, a WASI directory).
 //! Paths may be absolute or relative to [`ExecutionEnvironment::working_directory`].
 
-use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::rc::Rc;
 
@@ -14,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::llm::SharedText;
 use crate::runtime::EpochMillis;
+use crate::sorted_map::SortedMap;
 
 mod lines;
 
@@ -73,7 +73,7 @@ pub struct ExecOptions {
     /// Run here instead of the working directory.
     pub working_dir: Option<String>,
     /// Extra variables for the command.
-    pub env_vars: Option<BTreeMap<String, String>>,
+    pub env_vars: Option<SortedMap<String, String>>,
     /// Called with output as it arrives, for streaming tools (`TOOL_CALL_OUTPUT_DELTA`).
     pub on_output: Option<Rc<dyn Fn(&str)>>,
 }

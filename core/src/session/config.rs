@@ -1,8 +1,6 @@
 //! Session configuration (spec 2.2) with the spec's defaults.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::sorted_map::SortedMap;
 
@@ -80,7 +78,8 @@ impl Default for SessionConfig {
 /// Limits by tool name, kept in a [`SortedMap`]: a `BTreeMap<String, usize>` for these two fields
 /// cost the browser bundle 4.7 KB raw of B-tree code no other map shares. Written and read as a
 /// JSON object, as the map was.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct ToolLimits(SortedMap<String, usize>);
 
 impl ToolLimits {
@@ -116,18 +115,6 @@ impl ToolLimits {
 impl FromIterator<(String, usize)> for ToolLimits {
     fn from_iter<I: IntoIterator<Item = (String, usize)>>(limits: I) -> Self {
         Self(limits.into_iter().collect())
-    }
-}
-
-impl Serialize for ToolLimits {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.iter())
-    }
-}
-
-impl<'de> Deserialize<'de> for ToolLimits {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(BTreeMap::<String, usize>::deserialize(deserializer)?.into_iter().collect())
     }
 }
 

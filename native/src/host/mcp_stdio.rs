@@ -54,7 +54,7 @@ impl StdioTransport {
         env: &BTreeMap<String, String>,
         cwd: &Path,
     ) -> Result<Self, McpError> {
-        let vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), Some(env));
+        let vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), env);
         let mut process = Command::new(command);
         process
             .args(args)

@@ -285,7 +285,6 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use std::cell::RefCell;
-    use std::collections::BTreeMap;
     use std::rc::Rc;
 
     use futures::executor::block_on;
@@ -433,7 +432,7 @@ mod tests {
         assert_eq!(sh(&env, "pwd; echo ${A}-").0, "/workspace\n-\n");
         let options = ExecOptions {
             working_dir: Some("sub".into()),
-            env_vars: Some(BTreeMap::from([("GREETING".to_owned(), "hi there".to_owned())])),
+            env_vars: Some([("GREETING".to_owned(), "hi there".to_owned())].into_iter().collect()),
             ..ExecOptions::default()
         };
         let result = block_on(env.exec_command("echo \"$GREETING\" from $PWD; cat x.txt", &options)).unwrap();

@@ -237,7 +237,7 @@ impl ExecutionEnvironment for LocalEnvironment {
         if !dir.is_dir() {
             return Err(EnvError::NotADirectory(show(&dir)));
         }
-        let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.as_ref());
+        let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
         exec::run(command, &dir, vars, options, None).await
     }
 

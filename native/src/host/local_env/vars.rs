@@ -1,7 +1,6 @@
 //! Which environment variables a command sees (spec 4.2): secrets are left out by default so a
 //! command (or a model reading `env`) cannot leak the host's API keys.
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 
 /// Which of the host process's variables commands inherit. Variables a command asks for
@@ -124,11 +123,11 @@ pub fn secret_values(vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<St
 
 /// The variables of a command: `inherited` (the host's) filtered by `policy` and `pass`, then
 /// `extra`.
-pub(crate) fn command_vars(
+pub(crate) fn command_vars<'a>(
     policy: EnvPolicy,
     pass: &EnvPass,
     inherited: impl Iterator<Item = (OsString, OsString)>,
-    extra: Option<&BTreeMap<String, String>>,
+    extra: impl IntoIterator<Item = (&'a String, &'a String)>,
 ) -> Vec<(OsString, OsString)> {
     let keep = |name: &str, value: &OsString| {
         let secret = is_secret(name, value);
@@ -141,7 +140,7 @@ pub(crate) fn command_vars(
     };
     let mut vars: Vec<(OsString, OsString)> =
         inherited.filter(|(name, value)| name.to_str().is_some_and(|name| keep(name, value))).collect();
-    for (name, value) in extra.into_iter().flatten() {
+    for (name, value) in extra {
         vars.retain(|(existing, _)| existing != name.as_str());
         vars.push((name.into(), value.into()));
     }
@@ -164,11 +163,8 @@ mod tests {
             ("HTTPS_PROXY", "http://me:pw@proxy:3128"),
         ];
         let inherited = host.iter().map(|(name, value)| (OsString::from(name), OsString::from(value)));
-        let extra = BTreeMap::from([("EXTRA_TOKEN".to_owned(), "x".to_owned())]);
-        command_vars(policy, pass, inherited, Some(&extra))
-            .into_iter()
-            .map(|(name, _)| name.to_string_lossy().into_owned())
-            .collect()
+        let extra = std::collections::BTreeMap::from([("EXTRA_TOKEN".to_owned(), "x".to_owned())]);
+        command_vars(policy, pass, inherited, &extra).into_iter().map(|(name, _)| name.to_string_lossy().into_owned()).collect()
     }
 
     #[test]
