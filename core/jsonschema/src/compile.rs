@@ -87,7 +87,7 @@ impl<'a> Compiler<'a> {
         let patterns = patterns.transpose()?;
         let additional = self.subschema(object, "additionalProperties", base, pointer)?;
         if named.is_some() || patterns.is_some() || additional.is_some() {
-            let named = by_name(named.unwrap_or_default());
+            let named = named.unwrap_or_default().into_iter().collect();
             let patterns = patterns.unwrap_or_default();
             keywords.push(Keyword::Properties(Box::new(Properties { named, patterns, additional })));
         }
@@ -206,18 +206,6 @@ impl<'a> Compiler<'a> {
 type Make<T> = fn(T) -> Assertion;
 
 /// The keywords of `object` that check the instance itself, in the order they are reported.
-/// `properties` sorted by name, for the binary search in `validate` (a `serde_json` map keeps
-/// insertion order when its `preserve_order` feature is on). Each is inserted in place rather than
-/// sorted with `slice::sort_by`, whose generic copy would add about 4 KB to the browser bundle.
-fn by_name(named: Vec<(String, NodeId)>) -> Vec<(String, NodeId)> {
-    let mut sorted: Vec<(String, NodeId)> = Vec::with_capacity(named.len());
-    for (name, id) in named {
-        let at = sorted.partition_point(|(other, _)| *other <= name);
-        sorted.insert(at, (name, id));
-    }
-    sorted
-}
-
 fn assertions(object: &Map<String, Value>, pointer: &str) -> Result<Vec<Assertion>, SchemaError> {
     let at = |keyword: &str| format!("{pointer}/{keyword}");
     let mut out = Vec::new();

@@ -7,6 +7,7 @@ use openagent_regex::Regex;
 use serde_json::{Number, Value};
 
 use super::json;
+use super::sorted_map::SortedMap;
 
 /// Index of a node in the arena.
 pub(super) type NodeId = usize;
@@ -65,8 +66,8 @@ pub(super) enum Keyword {
 
 #[derive(Debug)]
 pub(super) struct Properties {
-    /// Sorted by name for binary search.
-    pub named: Vec<(String, NodeId)>,
+    /// By name (a `serde_json` map keeps insertion order when its `preserve_order` feature is on).
+    pub named: SortedMap<String, NodeId>,
     pub patterns: Vec<(Pattern, NodeId)>,
     pub additional: Option<NodeId>,
 }

@@ -177,8 +177,7 @@ impl Evaluator<'_> {
     ) -> bool {
         sink.every(object.iter().enumerate(), |sink, (i, (key, value))| {
             let here = Path::Key(path, key);
-            let named = properties.named.binary_search_by(|(name, _)| name.as_str().cmp(key)).ok();
-            let named = named.map(|found| properties.named[found].1);
+            let named = properties.named.get(key.as_str()).copied();
             let patterns = properties.patterns.iter().filter(|(pattern, _)| pattern.regex.is_match(key));
             let mut matched = false;
             let mut valid = sink.every(named.into_iter().chain(patterns.map(|(_, schema)| *schema)), |sink, schema| {
