@@ -79,7 +79,7 @@ impl Serialize for Node<'_> {
             Self::Limits(limits) => {
                 let mut map = serializer.serialize_map(Some(limits.len()))?;
                 for (tool, limit) in limits.iter() {
-                    map.serialize_entry(tool, &(limit as u64))?;
+                    map.serialize_entry(tool, &(*limit as u64))?;
                 }
                 map.end()
             }

@@ -102,9 +102,9 @@ pub fn truncate_lines(output: &str, max_lines: usize) -> Cow<'_, str> {
 /// Spec 5.3: the whole pipeline for one tool's output, with the session's overrides.
 pub fn truncate_tool_output<'a>(output: &'a str, tool: &str, config: &SessionConfig) -> Cow<'a, str> {
     let (default_chars, mode) = default_char_limit(tool);
-    let max_chars = config.tool_output_limits.get(tool).unwrap_or(default_chars);
+    let max_chars = config.tool_output_limits.get(tool).copied().unwrap_or(default_chars);
     let result = truncate_output(output, max_chars, mode);
-    match config.tool_line_limits.get(tool).or_else(|| default_line_limit(tool)) {
+    match config.tool_line_limits.get(tool).copied().or_else(|| default_line_limit(tool)) {
         Some(max_lines) => match result {
             Cow::Borrowed(output) => truncate_lines(output, max_lines),
             Cow::Owned(cut) => Cow::Owned(truncate_lines(&cut, max_lines).into_owned()),
