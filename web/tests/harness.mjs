@@ -29,7 +29,12 @@ function startServer(command, args, pattern) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
-    const timer = setTimeout(() => reject(new Error(`${command} printed no URL within 20 s: ${out}`)), 20_000);
+    // A server that never says where it listens is stopped: a child left running keeps Node, and
+    // the test file, from ending.
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`${command} printed no URL within 20 s: ${out}`));
+    }, 20_000);
     child.on("error", reject);
     child.on("exit", (code) => reject(new Error(`${command} exited with ${code} before printing its URL: ${out}`)));
     child.stdout.on("data", (chunk) => {
@@ -112,6 +117,16 @@ export async function startEverything() {
   return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill() };
 }
 
+/**
+ * Waits for every start in `starts`, each of which keeps what it started for an `after` hook to
+ * stop, then throws the first failure. `Promise.all` would throw at once, and a start still
+ * running then outlives `after`, keeping Node from ending.
+ */
+export async function allStarted(starts) {
+  const failed = (await Promise.allSettled(starts)).find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
 /** A fresh browser profile with one page; `close()` removes it all. Console errors are kept. */
 export async function openBrowser() {
   const profile = mkdtempSync(join(tmpdir(), "openagent-chromium-"));
@@ -143,10 +158,10 @@ export async function screenshot(page, name) {
  * OpenAI-compatible provider, runs `body(page, browser, mock)`, checks that the page threw
  * nothing, and cleans up.
  */
-export async function runScenario(url, script, body, baseUrl) {
-  const mock = script ? await startMock(script) : null;
-  const browser = await openBrowser();
-  try {
+export function runScenario(url, script, body, baseUrl) {
+  return holding(async (hold) => {
+    const mock = script ? hold(await startMock(script), (mock) => mock.stop()) : null;
+    const browser = hold(await openBrowser(), (browser) => browser.close());
     const { page } = browser;
     await page.goto(url);
     await page.waitForSelector("body[data-ready=true]");
@@ -156,9 +171,37 @@ export async function runScenario(url, script, body, baseUrl) {
     await page.fill("#base-url", baseUrl ?? `${mock.url}/v1`);
     await body(page, browser, mock);
     assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
+  });
+}
+
+/**
+ * Runs `body(hold)`; `hold(resource, release)` gives `resource` back and keeps `release` for when
+ * `body` ends, however it ends: what was held is released, the last first, even when a later step
+ * throws (no mock binary, no Chromium). A server or child left behind keeps Node, and so the test
+ * file, from ending: the file failed its test and then hung. A release that throws is reported
+ * after the others ran, unless `body` threw first.
+ */
+export async function holding(body) {
+  const releases = [];
+  let failed = false;
+  try {
+    return await body((resource, release) => {
+      releases.push(() => release(resource));
+      return resource;
+    });
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
-    await browser.close();
-    mock?.stop();
+    let releaseError;
+    for (const release of releases.reverse()) {
+      try {
+        await release();
+      } catch (error) {
+        releaseError ??= error;
+      }
+    }
+    if (releaseError && !failed) throw releaseError;
   }
 }
 

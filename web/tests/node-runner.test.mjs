@@ -4,12 +4,12 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { openBrowser, startPlayground } from "./harness.mjs";
+import { allStarted, openBrowser, startPlayground } from "./harness.mjs";
 
 let playground;
 let browser;
 before(async () => {
-  [playground, browser] = await Promise.all([startPlayground(), openBrowser()]);
+  await allStarted([startPlayground().then((p) => (playground = p)), openBrowser().then((b) => (browser = b))]);
   await browser.page.goto(playground.url);
   await browser.page.waitForSelector("body[data-ready=true]");
 });

@@ -9,7 +9,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { after, before, test } from "node:test";
-import { openBrowser, screenshot, startMock } from "./harness.mjs";
+import { holding, openBrowser, screenshot, startMock } from "./harness.mjs";
 
 const PKG = new URL("../../wasm/pkg/", import.meta.url).pathname;
 const EXAMPLE = new URL("../../wasm/example/index.html", import.meta.url).pathname;
@@ -59,13 +59,17 @@ test("the example page, importing the package from node_modules, runs a task", a
     if (!file.startsWith(project) || !existsSync(file)) return response.writeHead(404).end();
     response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const mock = await startMock([
-    { reply: { tool_calls: [{ name: "write_file", arguments: { file_path: "hello.txt", content: "hello\n" } }] } },
-    { reply: { text: "Wrote hello.txt." } },
-  ]);
-  const browser = await openBrowser();
-  try {
+  await holding(async (hold) => {
+    hold(server, (server) => server.close());
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const mock = hold(
+      await startMock([
+        { reply: { tool_calls: [{ name: "write_file", arguments: { file_path: "hello.txt", content: "hello\n" } }] } },
+        { reply: { text: "Wrote hello.txt." } },
+      ]),
+      (mock) => mock.stop(),
+    );
+    const browser = hold(await openBrowser(), (browser) => browser.close());
     const { page } = browser;
     const base = `http://127.0.0.1:${server.address().port}/`;
     await page.goto(`${base}?baseUrl=${encodeURIComponent(`${mock.url}/v1`)}&model=mock-model`);
@@ -77,9 +81,5 @@ test("the example page, importing the package from node_modules, runs a task", a
     assert.match(log, /file \/workspace\/hello\.txt/);
     await screenshot(page, "package-example");
     assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
-  } finally {
-    await browser.close();
-    mock.stop();
-    server.close();
-  }
+  });
 });

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { idle, openBrowser, runScenario, send, startPlayground } from "./harness.mjs";
+import { allStarted, idle, openBrowser, runScenario, send, startPlayground } from "./harness.mjs";
 
 const PYODIDE_DIR = process.env.PYODIDE_DIR;
 const TYPES = { ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
@@ -30,7 +30,11 @@ let pyodide;
 let browser;
 before(async () => {
   if (!PYODIDE_DIR) return;
-  [playground, pyodide, browser] = await Promise.all([startPlayground(), serve(PYODIDE_DIR), openBrowser()]);
+  await allStarted([
+    startPlayground().then((p) => (playground = p)),
+    serve(PYODIDE_DIR).then((s) => (pyodide = s)),
+    openBrowser().then((b) => (browser = b)),
+  ]);
   await browser.page.goto(playground.url);
   await browser.page.waitForSelector("body[data-ready=true]");
 });

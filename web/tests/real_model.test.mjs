@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { openBrowser, recordingProxy, screenshot, send, startPlayground, timelineKinds } from "./harness.mjs";
+import { holding, openBrowser, recordingProxy, screenshot, send, startPlayground, timelineKinds } from "./harness.mjs";
 
 const SERVER = process.env.OPENAGENT_E2E_LLM_URL?.replace(/\/+$/, "");
 const skip = SERVER ? false : "OPENAGENT_E2E_LLM_URL is not set: start shared/tools/offline-llm/serve.py and point it there";
@@ -23,11 +23,11 @@ before(async () => {
 after(() => playground?.stop());
 
 test("a real model creates and edits a file in the tab's workspace", { skip, timeout: RUN_TIMEOUT_MS + 60_000 }, async () => {
-  // The page's request events do not carry a body sent as a Blob: a proxy keeps them.
-  const proxy = await recordingProxy(SERVER);
-  const browser = await openBrowser();
-  const started = Date.now();
-  try {
+  await holding(async (hold) => {
+    // The page's request events do not carry a body sent as a Blob: a proxy keeps them.
+    const proxy = hold(await recordingProxy(SERVER), (proxy) => proxy.stop());
+    const browser = hold(await openBrowser(), (browser) => browser.close());
+    const started = Date.now();
     const { page } = browser;
     const { bodies } = proxy;
     await page.goto(playground.url);
@@ -72,8 +72,5 @@ test("a real model creates and edits a file in the tab's workspace", { skip, tim
     assert.ok(edits.some((tool) => tool === "edit_file" || tool === "write_file"), `the second task edited the file: ${edits}`);
     assert.match(text, /goodbye/, "the edit is in the file");
     assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
-  } finally {
-    await browser.close();
-    proxy.stop();
-  }
+  });
 });

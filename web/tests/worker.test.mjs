@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { idle, openBrowser, runScenario, send, startEverything, startMock, startPlayground } from "./harness.mjs";
+import { holding, idle, openBrowser, runScenario, send, startEverything, startMock, startPlayground } from "./harness.mjs";
 
 let playground;
 before(async () => {
@@ -17,19 +17,16 @@ after(() => playground?.stop());
  * Runs `body(baseUrl, extra)` in a page of the playground's origin, with a mock LLM playing
  * `script`; resolves to what it returns, after checking that the page threw nothing.
  */
-async function inPage(script, body, extra) {
-  const mock = await startMock(script);
-  const browser = await openBrowser();
-  try {
+function inPage(script, body, extra) {
+  return holding(async (hold) => {
+    const mock = hold(await startMock(script), (mock) => mock.stop());
+    const browser = hold(await openBrowser(), (browser) => browser.close());
     const { page } = browser;
     await page.goto(new URL("worker-test", playground.url).href);
     const result = await page.evaluate(`(${body})(${JSON.stringify(`${mock.url}/v1`)}, ${JSON.stringify(extra)})`);
     assert.deepEqual(browser.errors, [], "no uncaught errors in the page");
     return result;
-  } finally {
-    await browser.close();
-    mock.stop();
-  }
+  });
 }
 
 const call = (name, args) => ({ name, arguments: args });
