@@ -32,10 +32,15 @@ export function makeFs(start, send, stdin, out) {
   const mtime = new Date();
 
   const absolute = (file) => {
-    if (file instanceof URL) return path.resolve(decodeURIComponent(file.pathname));
-    if (file instanceof Uint8Array) return path.resolve(new TextDecoder().decode(file));
-    if (typeof file === "string") return path.resolve(file);
-    throw Object.assign(new TypeError(`The "path" argument must be of type string. Received ${inspect(file)}`), { code: "ERR_INVALID_ARG_TYPE" });
+    const name = file instanceof URL ? decodeURIComponent(file.pathname) : file instanceof Uint8Array ? new TextDecoder().decode(file) : file;
+    if (typeof name !== "string") {
+      throw Object.assign(new TypeError(`The "path" argument must be of type string. Received ${inspect(file)}`), { code: "ERR_INVALID_ARG_TYPE" });
+    }
+    // As Node refuses it: no file can be named so, and the write would fail only on the page.
+    if (name.includes("\0")) {
+      throw Object.assign(new TypeError(`The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received ${inspect(name)}`), { code: "ERR_INVALID_ARG_VALUE" });
+    }
+    return path.resolve(name);
   };
   const kind = (file) => (files.has(file) || omitted.has(file) ? "file" : dirs.has(file) ? "dir" : null);
   const under = (dir) => (file) => file.startsWith(dir === "/" ? "/" : `${dir}/`);
@@ -83,7 +88,8 @@ export function makeFs(start, send, stdin, out) {
     const type = kind(path.join(dir, name));
     return { name, parentPath: dir, path: dir, isFile: () => type === "file", isDirectory: () => type === "dir", isSymbolicLink: () => false };
   };
-  const stream = (file) => ({ 1: 1, 2: 2, "/dev/stdout": 1, "/dev/stderr": 2 })[file];
+  // Standard output and error by descriptor or device: a file named "1" is a file.
+  const stream = (file) => (typeof file === "number" ? { 1: 1, 2: 2 } : { "/dev/stdout": 1, "/dev/stderr": 2 })[file];
 
   const fs = {
     constants: { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 },
@@ -187,6 +193,10 @@ export function makeFs(start, send, stdin, out) {
       } else {
         if (under(source)(target) || kind(target) === "file") throw fsError(kind(target) ? "ENOTDIR" : "EINVAL", "rename", source, target);
         if (kind(target) && children(target).length) throw fsError("ENOTEMPTY", "rename", source, target);
+        // Refused before anything is sent: a file not sent here cannot be moved, and a half-made
+        // copy would stay behind in the agent's files.
+        const unsent = [...omitted].find(under(source));
+        if (unsent) throw fsError("EFBIG", "rename", unsent, target);
         fs.mkdirSync(target, { recursive: true });
         const inside = everything().filter(under(source));
         const moved = (known) => path.join(target, path.relative(source, known));

@@ -5,9 +5,10 @@
 // files, and a last { type: "exit", code }.
 //
 // When the run ends (Node's rule): once the script's code has run and its promise (top-level
-// `await`) has settled, and no timer, immediate or fetch is pending (`unref()`ed timers do not
-// count), the exit code is `process.exitCode` (0). A promise that can never settle, because
-// nothing is left that could settle it, ends the run with exit code 13, as Node does.
+// `await`) has settled, and no timer, immediate, fetch or other platform work (a body being read,
+// Web Crypto, ...) is pending (`unref()`ed timers do not count), the exit code is
+// `process.exitCode` (0) as the `exit` listeners leave it. A promise that can never settle,
+// because nothing is left that could settle it, ends the run with exit code 13, as Node does.
 
 import { lockDown } from "./no-network.js";
 import { makeBuiltins } from "./node-builtins.js";
@@ -31,23 +32,31 @@ function run(start) {
   let pending = 0;
   let sent = 0;
 
+  // Output past the cap is not sent: one unit past it tells the page it was cut (a string's
+  // units are at most its bytes, so the page, which counts bytes, sees it too).
   const write = (fd, chunk) => {
-    if (exiting || sent > start.maxOutputBytes) return;
-    const data = typeof chunk === "string" ? chunk : Buffer.from(chunk);
+    const room = start.maxOutputBytes + 1 - sent;
+    if (exiting || room <= 0) return;
+    const all = typeof chunk === "string" ? chunk : Buffer.from(chunk);
+    const data = all.length > room ? all.slice(0, room) : all;
     sent += data.length;
     post({ type: "out", fd, data });
   };
   // Ends the run: `exit` listeners are called, then the page is told (and terminates the worker).
+  // The code is `process.exitCode` after the listeners ran, as in Node, where they may change it
+  // (or call process.exit again); one that throws makes it 1.
   const finish = (code) => {
     if (ending) return;
     ending = true;
+    process.exitCode = code;
     try {
       process.emit("exit", code);
     } catch (error) {
       report(error);
+      if (error !== EXIT) process.exitCode = 1;
     }
     exiting = true;
-    post({ type: "exit", code: ((Math.trunc(Number(code)) % 256) + 256) % 256 || 0 });
+    post({ type: "exit", code: ((Math.trunc(Number(process.exitCode)) % 256) + 256) % 256 || 0 });
   };
   const report = (error) => {
     if (error !== EXIT) write(2, `${error instanceof Error ? describe(error, start) : `Uncaught ${inspect(error)}`}\n`);
@@ -67,31 +76,39 @@ function run(start) {
       finish(13);
     });
 
-  // Timers that keep the run going, as Node's do; they answer `ref`, `unref` and `hasRef`.
+  // Timers that keep the run going, as Node's do; they answer `ref`, `unref`, `hasRef` and
+  // `refresh`, and clearing one by its number works too.
+  const live = new Map();
   const track = (schedule, clear, repeat) => (callback, ms, ...args) => {
     let counted = true;
+    let id;
     const release = () => counted && ((counted = false), pending--, check());
+    const arm = () => {
+      id = schedule(() => {
+        if (!repeat) end();
+        try {
+          callback(...args);
+        } catch (error) {
+          fail(error);
+        }
+      }, ms);
+      live.set(id, timer);
+    };
+    const end = () => (live.delete(id), release());
     const timer = {
-      ref: () => (counted || ((counted = true), pending++), timer),
+      ref: () => (counted || !live.has(id) || ((counted = true), pending++), timer),
       unref: () => (release(), timer),
       hasRef: () => counted,
-      refresh: () => timer,
+      refresh: () => (live.has(id) && (clear(id), live.delete(id), arm()), timer),
       [Symbol.toPrimitive]: () => id,
-      close: () => clearTracked(timer),
-      clear: () => (clear(id), release()),
+      close: () => timer.clear(),
+      clear: () => (clear(id), end()),
     };
     pending++;
-    const id = schedule(() => {
-      if (!repeat) release();
-      try {
-        callback(...args);
-      } catch (error) {
-        fail(error);
-      }
-    }, ms);
+    arm();
     return timer;
   };
-  const clearTracked = (timer) => timer?.clear?.();
+  const clearTracked = (timer) => (typeof timer === "number" ? live.get(timer) : timer)?.clear?.();
   Object.assign(self, {
     setTimeout: track(timers.setTimeout, timers.clearTimeout, false),
     setInterval: track(timers.setInterval, timers.clearInterval, true),
@@ -106,11 +123,39 @@ function run(start) {
   } else {
     lockDown();
   }
+  // Platform work a script can wait on that no timer shows (a response's body, Web Crypto, a
+  // blob's bytes, compiling WebAssembly, reading a stream) keeps the run going while it runs, as
+  // Node's handles keep a process alive: `await (await fetch(url)).text()` ended the run half-way.
+  const counted = (owner, names) => {
+    for (const name of names) {
+      const original = owner?.[name];
+      if (typeof original !== "function") continue;
+      owner[name] = function (...args) {
+        const work = Promise.resolve(original.apply(this, args));
+        pending++;
+        return work.finally(() => (pending--, check()));
+      };
+    }
+  };
+  counted(self.Response?.prototype, ["text", "json", "arrayBuffer", "blob", "formData", "bytes"]);
+  counted(self.Blob?.prototype, ["text", "arrayBuffer", "bytes"]);
+  const subtle = ["encrypt", "decrypt", "sign", "verify", "digest", "generateKey", "deriveKey", "deriveBits", "importKey", "exportKey", "wrapKey", "unwrapKey"];
+  counted(self.SubtleCrypto?.prototype, subtle);
+  counted(self.WebAssembly, ["compile", "instantiate", "compileStreaming", "instantiateStreaming"]);
+  counted(self.ReadableStreamDefaultReader?.prototype, ["read"]);
+  for (const name of ["values", Symbol.asyncIterator]) {
+    const iterate = self.ReadableStream?.prototype[name];
+    if (iterate) self.ReadableStream.prototype[name] = function (...args) {
+      const iterator = iterate.apply(this, args);
+      counted(iterator, ["next"]);
+      return iterator;
+    };
+  }
 
   const stdin = Buffer.from(start.stdin);
   const fs = makeFs(start, (change, transfer) => !exiting && post({ type: "fs", ...change }, transfer), stdin, write);
   const process = makeProcess(start, { write, finish, stdin, fs });
-  const modules = makeModules(start, fs, process);
+  const modules = makeModules(start, fs, process, fail);
   Object.assign(self, { process, Buffer, global: self, require: modules.require(start.cwd) });
   Object.defineProperty(self, "console", { value: makeConsole(write), writable: true, configurable: true });
   self.addEventListener("error", (event) => {
@@ -189,10 +234,12 @@ function makeProcess(start, { write, finish, stdin, fs }) {
     read: () => (stdinRead ? null : ((stdinRead = true), encoding ? stdin.toString(encoding) : stdin)),
     on: (name, listener) => {
       on(`stdin:${name}`, listener);
-      if ((name === "data" || name === "end") && !input.flowing) {
+      if ((name === "data" || name === "end" || name === "readable") && !input.flowing) {
         input.flowing = true;
         self.setTimeout(() => {
-          if (stdin.length) process.emit("stdin:data", encoding ? stdin.toString(encoding) : stdin);
+          // A `readable` listener pulls the input with read(); otherwise it flows as `data`.
+          if (process.listenerCount("stdin:readable")) process.emit("stdin:readable");
+          else if (stdin.length) process.emit("stdin:data", encoding ? stdin.toString(encoding) : stdin);
           process.emit("stdin:end");
           process.emit("stdin:close");
         });
@@ -229,7 +276,9 @@ function makeProcess(start, { write, finish, stdin, fs }) {
       cwd = target;
     },
     exit: (code) => {
-      finish(code ?? process.exitCode ?? 0);
+      // Called again from an `exit` listener, it sets the code the run ends with.
+      if (code !== undefined) process.exitCode = code;
+      finish(process.exitCode ?? 0);
       throw EXIT;
     },
     nextTick: (callback, ...args) => queueMicrotask(() => callback(...args)),
@@ -269,7 +318,7 @@ function makeProcess(start, { write, finish, stdin, fs }) {
   return process;
 }
 
-function makeModules(start, fs, process) {
+function makeModules(start, fs, process, fail) {
   const cache = Object.create(null);
   start.sources = new Map();
   const notFound = (id, from) =>
@@ -362,7 +411,10 @@ function makeModules(start, fs, process) {
         return compile(code, "[eval]", true).call({}, self.exports, self.require, self.module, "[eval]", ".");
       }
       if (mode === "print") return Promise.resolve(value).then((result) => console.log(result));
-      return value instanceof Promise ? value : undefined;
+      // A promise the code ends with is not waited on (Node's -e does not), only what it waits
+      // on; its failure is the script's, said now rather than by a later unhandledrejection event.
+      if (value instanceof Promise) value.catch(fail);
+      return undefined;
     },
   };
 }

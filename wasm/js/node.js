@@ -7,8 +7,8 @@
 // or removes comes back as messages and is applied to the agent's files as it happens, so a script
 // killed half-way keeps the writes it made (all but those still in flight when it was killed).
 //
-// The run ends when the script's code and its promise (top-level `await`) are done and no timer is
-// left (Node's rule: see node-worker.js), at `process.exit()`, at an uncaught error (exit code 1), or
+// The run ends when the script's code and its promise (top-level `await`) are done and no timer or
+// platform work is left (Node's rule: see node-worker.js), at `process.exit()`, at an uncaught error (exit code 1), or
 // at the timeout: the smaller of `timeoutMs` and the shell's time left (exit code 124).
 
 import { runInWorker } from "./worker-run.js";

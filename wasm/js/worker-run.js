@@ -43,6 +43,9 @@ function apply(name, fs, change) {
   }
 }
 
+// The longest delay setTimeout keeps: a browser runs a longer one (Infinity among them) at once.
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
 /** Runs `script` in a worker from `url` for the shell's `call`; resolves to the command's answer. */
 export async function runInWorker(name, url, call, limits, script) {
   if (call.signal?.aborted) return { stderr: `${name}: stopped\n`, exitCode: 130 };
@@ -53,6 +56,7 @@ export async function runInWorker(name, url, call, limits, script) {
   const out = [[], []];
   let size = 0;
   let notes = "";
+  let saveFailed = false;
   const encoder = new TextEncoder();
   return new Promise((resolve) => {
     let done = false;
@@ -69,24 +73,33 @@ export async function runInWorker(name, url, call, limits, script) {
         return all;
       };
       out[1].push(encoder.encode(notes + note));
-      resolve({ stdout: join(out[0]), stderr: join(out[1]), exitCode });
+      // A script that said it succeeded but whose files were not all saved did not.
+      resolve({ stdout: join(out[0]), stderr: join(out[1]), exitCode: exitCode === 0 && saveFailed ? 1 : exitCode });
     };
+    // Output is kept within the cap, whatever the worker sends: the script can post messages of
+    // its own, so anything but text or bytes for fd 1 or 2 is dropped.
     const write = (fd, data) => {
+      if ((fd !== 1 && fd !== 2) || (typeof data !== "string" && !(data instanceof Uint8Array))) return;
       const bytes = typeof data === "string" ? encoder.encode(data) : data;
       const room = limits.maxOutputBytes - size;
-      if (room <= 0) return;
-      size += bytes.length;
-      out[fd === 2 ? 1 : 0].push(bytes.length > room ? bytes.subarray(0, room) : bytes);
-      if (bytes.length > room) notes += `\n${name}: output cut at ${limits.maxOutputBytes} bytes (stdout and stderr together)\n`;
+      if (bytes.length > room && size <= limits.maxOutputBytes) {
+        notes += `\n${name}: output cut at ${limits.maxOutputBytes} bytes (stdout and stderr together)\n`;
+        size = limits.maxOutputBytes + 1;
+      } else size += bytes.length;
+      // A copy of the part kept: a view would hold the whole message's memory until the end.
+      if (room > 0) out[fd - 1].push(bytes.length > room ? bytes.slice(0, room) : bytes);
     };
     const stop = () => finish(130, `${name}: stopped\n`);
-    const timer = setTimeout(() => finish(124, `${name}: timed out after ${ms} ms; the script was stopped\n`), ms);
+    const timer = setTimeout(() => finish(124, `${name}: timed out after ${ms} ms; the script was stopped\n`), Math.min(ms, MAX_DELAY_MS));
     call.signal?.addEventListener("abort", stop);
     worker.onmessage = ({ data }) => {
       if (done || typeof data !== "object" || data === null) return;
       if (data.type === "out") write(data.fd, data.data);
-      else if (data.type === "fs") notes += apply(name, call.fs, data);
-      else if (data.type === "exit") finish(Number.isInteger(data.code) ? data.code : 1);
+      else if (data.type === "fs") {
+        const failure = apply(name, call.fs, data);
+        saveFailed ||= failure !== "";
+        notes += failure;
+      } else if (data.type === "exit") finish(Number.isInteger(data.code) ? data.code : 1);
     };
     worker.onerror = (event) => {
       event.preventDefault();

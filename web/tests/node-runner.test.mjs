@@ -96,3 +96,73 @@ test("output is cut at the cap, the worker writes files as it goes, and allowNet
   const refused = await node([]);
   assert.deepEqual([refused.exitCode, /no interactive REPL/.test(refused.stderr)], [9, true]);
 });
+
+test("messages the script posts itself cannot hang the run; one long write is cut to the cap", async () => {
+  const forged = await node(["-e", "postMessage({ type: 'out', fd: 1, data: {} }); postMessage({ type: 'out', fd: 7, data: 'x' }); console.log('bye')"]);
+  assert.deepEqual([forged.stdout, forged.exitCode, forged.live], ["bye\n", 0, 0], "a malformed message is dropped");
+  const long = await node(["-e", "console.log('x'.repeat(5e6))"], { options: { maxOutputBytes: 1000 } });
+  assert.deepEqual([long.stdout, long.exitCode], ["x".repeat(1000), 0]);
+  assert.match(long.stderr, /output cut at 1000 bytes/);
+  const exact = await node(["-e", "console.log('123456789'); console.log('123456789'); console.log('lost')"], { options: { maxOutputBytes: 20 } });
+  assert.equal(exact.stdout, "123456789\n123456789\n");
+  assert.match(exact.stderr, /output cut at 20 bytes/, "output dropped right at the cap is said too");
+});
+
+test("a file the page could not save fails the run; a path with a NUL byte is refused as Node does", async () => {
+  const unsaved = await node(["-e", "postMessage({ type: 'fs', op: 'write', path: '/workspace/a\\0b', data: new Uint8Array(1) }); console.log('saved')"]);
+  assert.equal(unsaved.exitCode, 1, "the script said it succeeded, but its file was not saved");
+  assert.match(unsaved.stderr, /could not be saved to the agent's files/);
+  const nul = await node(["-e", "require('fs').writeFileSync('report\\0.txt', 'data'); console.log('saved')"]);
+  assert.equal(nul.exitCode, 1);
+  assert.match(nul.stderr, /ERR_INVALID_ARG_VALUE|without null bytes/);
+  assert.equal(nul.stdout, "");
+});
+
+test("platform work keeps the run going until it is done; a promise the code ends with is not waited on", async () => {
+  const script = [
+    "crypto.subtle.digest('SHA-256', new Uint8Array(1 << 20)).then((hash) => console.log('hash', new Uint8Array(hash).length));",
+    "new Blob(['blob text']).text().then((text) => console.log(text));",
+  ].join("\n");
+  const ran = await node(["-e", script]);
+  assert.deepEqual([ran.stdout.split("\n").sort().join("\n"), ran.exitCode], ["\nblob text\nhash 32", 0]);
+  const network = { options: { allowNetwork: true } };
+  const body = await node(["-e", "const answer = await fetch('/'); const text = await answer.text(); console.log(text.length > 0)"], network);
+  assert.deepEqual([body.stdout, body.exitCode], ["true\n", 0], "reading the body is waited for");
+  const chained = await node(["-e", "fetch('/').then((r) => r.text()).then((t) => require('fs').writeFileSync('page.html', t))"], network);
+  assert.equal(chained.exitCode, 0);
+  assert.ok(chained.files["/workspace/page.html"]?.length > 0, "the body was written before the run ended");
+  const streamed = await node(["-e", "let n = 0; for await (const chunk of (await fetch('/')).body) n += chunk.length; console.log(n > 0)"], network);
+  assert.deepEqual([streamed.stdout, streamed.exitCode], ["true\n", 0], "a body read as a stream is waited for");
+  const dangling = await node(["-e", "new Promise(() => {})"]);
+  assert.deepEqual([dangling.exitCode, dangling.stderr], [0, ""], "as node -e: nothing is left to run");
+});
+
+test("exit listeners set the exit code; stdin's readable event, timer refresh and clearing by number work as in Node", async () => {
+  const codes = await Promise.all(
+    ["process.on('exit', () => { process.exitCode = 9 })", "process.on('exit', () => process.exit(5)); process.exit(2)", "process.on('exit', () => { throw new Error('in exit') })"].map(
+      (code) => node(["-e", code]),
+    ),
+  );
+  assert.deepEqual(codes.map((run) => run.exitCode), [9, 5, 1]);
+  const readable = "let all = ''; process.stdin.on('readable', () => { let c; while ((c = process.stdin.read()) !== null) all += c }); process.stdin.on('end', () => console.log('got', all))";
+  assert.equal((await node(["-e", readable], { stdin: "hello" })).stdout, "got hello\n");
+  const timers = [
+    "const start = Date.now(); const t = setTimeout(() => console.log('late', Date.now() - start >= 140), 100); setTimeout(() => t.refresh(), 50);",
+    "const n = setTimeout(() => console.log('not cleared'), 50); clearTimeout(+n);",
+    "const r = setTimeout(() => { console.log('fired'); r.ref() }, 5);",
+  ].join("\n");
+  const ran = await node(["-e", timers], { timeoutMs: 5_000 });
+  assert.deepEqual([ran.stdout, ran.exitCode], ["fired\nlate true\n", 0]);
+});
+
+test("a timeout longer than setTimeout can hold does not end the run at once", async () => {
+  const ran = await node(["-e", "setTimeout(() => console.log('done'), 200)"], { timeoutMs: null, options: { timeoutMs: Infinity } });
+  assert.deepEqual([ran.stdout, ran.exitCode], ["done\n", 0]);
+  const long = await node(["-e", "setTimeout(() => console.log('done'), 200)"], { timeoutMs: 3e9 });
+  assert.deepEqual([long.stdout, long.exitCode], ["done\n", 0]);
+});
+
+test("without allowNetwork, fonts loaded from a URL and the origin's private files are not there either", async () => {
+  const ran = await node(["-e", "console.log(typeof fetch, typeof FontFace, typeof navigator.storage)"]);
+  assert.deepEqual([ran.stdout, ran.exitCode], ["undefined undefined undefined\n", 0]);
+});

@@ -144,3 +144,30 @@ test("fs reads, writes, lists and fails with Node's error codes", () => {
     ["remove", "/workspace/src", undefined],
   ]);
 });
+
+test("fs: files named 1 and 2 are files, a NUL byte in a path is refused, and a directory holding an unsent file is not half moved", () => {
+  const out = [];
+  const start = { cwd: "/workspace", files: [["/workspace/data/a.txt", new TextEncoder().encode("a")]], omitted: ["/workspace/data/big.bin"] };
+  const sent = [];
+  const fs = makeFs(start, (change) => sent.push(change), Buffer.from(""), (fd, data) => out.push([fd, new TextDecoder().decode(data)]));
+  // Relative names resolve against process.cwd(): the worker's is the workspace.
+  const cwd = process.cwd;
+  process.cwd = () => "/workspace";
+  try {
+    for (const name of ["1", "2"]) fs.writeFileSync(name, `result ${name}`);
+  } finally {
+    process.cwd = cwd;
+  }
+  assert.equal(fs.readFileSync("/workspace/1", "utf8"), "result 1");
+  assert.equal(fs.readFileSync("/workspace/2", "utf8"), "result 2");
+  fs.writeFileSync(1, "to stdout");
+  fs.writeFileSync("/dev/stderr", "to stderr");
+  assert.deepEqual(out, [[1, "to stdout"], [2, "to stderr"]]);
+  sent.length = 0;
+  for (const file of ["report\0.txt", Buffer.from("a\0b"), new URL("file:///workspace/x%00y")]) {
+    assert.throws(() => fs.writeFileSync(file, "data"), { code: "ERR_INVALID_ARG_VALUE" });
+  }
+  assert.throws(() => fs.renameSync("/workspace/data", "/workspace/moved"), { code: "EFBIG" });
+  assert.deepEqual(sent, [], "nothing was sent for either");
+  assert.ok(fs.existsSync("/workspace/data/a.txt") && !fs.existsSync("/workspace/moved"));
+});
