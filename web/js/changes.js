@@ -8,8 +8,6 @@ import { element } from "./dom.js";
 
 /** Lines shown of one file's diff; the rest is counted in a note. */
 const MAX_SHOWN_LINES = 400;
-/** Files longer than this (both sides' lines together) are not diffed line by line. */
-const MAX_DIFF_LINES = 50_000;
 
 const $ = (id) => document.getElementById(id);
 let baseline = null; // a MemoryFs snapshot, or null when the session has none
@@ -99,8 +97,10 @@ function render({ path, status, before, after }) {
     body.append(note(`Binary file: ${size(before)} before, ${size(after)} now.`));
   } else {
     const [a, b] = [textBefore, textAfter].map(linesOf);
-    const script = a.length + b.length > MAX_DIFF_LINES ? null : diffLines(a, b);
-    if (script?.every(([op]) => op === " ")) {
+    const script = diffLines(a, b);
+    if (script?.length === 0) {
+      body.append(note("An empty file."));
+    } else if (script?.every(([op]) => op === " ")) {
       body.append(note("Only the newline at the end of the file changed."));
     } else if (!script) {
       body.append(note(`Too large to diff line by line (${a.length.toLocaleString()} lines before, ${b.length.toLocaleString()} now; at most ${MAX_EDITS.toLocaleString()} changed lines are shown as a diff).`));
@@ -136,7 +136,8 @@ function diffRows(fileHunks) {
       }
       const row = document.createElement("div");
       row.className = { "@": "hunk", "+": "add", "-": "del", " ": "ctx" }[op];
-      row.textContent = op === "@" ? text : `${op}${text}`;
+      // A line's carriage return and a byte order mark are shown: a change to them alone is one.
+      row.textContent = op === "@" ? text : `${op}${text.replace(/\r$/, "␍").replace(/^\uFEFF/, "[BOM]")}`;
       rows.push(row);
     }
   }

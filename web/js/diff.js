@@ -3,17 +3,25 @@
 
 /** Above this many changed lines a file's diff is not worked out (its memory grows with the square). */
 export const MAX_EDITS = 2000;
+/**
+ * Above this many lines between the common head and tail (both sides together) a diff is not
+ * worked out either: its time grows with their number times the edits. A one-line change to a
+ * long file has two.
+ */
+export const MAX_DIFF_LINES = 50_000;
 const CONTEXT = 3;
 
 /**
  * The edit script from lines `a` to lines `b`: [op, line] pairs where op is " " (kept), "-" or "+";
- * null when more than `maxEdits` lines differ.
+ * null when more than `maxEdits` lines differ, or more than MAX_DIFF_LINES lie between the common
+ * head and tail.
  */
 export function diffLines(a, b, maxEdits = MAX_EDITS) {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let [endA, endB] = [a.length, b.length];
   while (endA > head && endB > head && a[endA - 1] === b[endB - 1]) [endA, endB] = [endA - 1, endB - 1];
+  if (endA - head + (endB - head) > MAX_DIFF_LINES) return null;
   const middle = myers(a.slice(head, endA), b.slice(head, endB), maxEdits);
   if (!middle) return null;
   const kept = (lines) => lines.map((line) => [" ", line]);

@@ -13,7 +13,8 @@ export function onShowFiles(listener) {
 /** The text of `bytes`, or null for binary content: not UTF-8, or holding a NUL (the core's rule). */
 export function textOf(bytes) {
   try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    // With its byte order mark, if it has one: the file's own first character.
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
     return text.includes("\0") ? null : text;
   } catch {
     return null;

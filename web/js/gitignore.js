@@ -7,12 +7,26 @@
 export class GitIgnore {
   #rules = new Map(); // directory ("" is the root) -> its rules, in file order
   #dirs = new Map(); // directory -> whether it is ignored (directly or by a parent), once asked
+  #count = 0;
+  #length = 0;
 
   /** Adds the rules of the .gitignore found in `dir` ("" for the root, else "a/b"). */
   add(dir, text) {
     const rules = text.split(/\r?\n/).map(parse).filter(Boolean);
     if (rules.length) this.#rules.set(dir, [...(this.#rules.get(dir) ?? []), ...rules]);
+    this.#count += rules.length;
+    this.#length += text.length;
     this.#dirs.clear();
+  }
+
+  /** How many rules all the files added hold: each file checked is matched against them. */
+  get ruleCount() {
+    return this.#count;
+  }
+
+  /** The length of all the text added. */
+  get textLength() {
+    return this.#length;
   }
 
   /** Whether `path` ("a/b.txt") is ignored by its own name alone, not counting its directories. */
@@ -55,7 +69,11 @@ function parse(line) {
   if (!line) return null;
   const anchored = line.includes("/");
   if (line.startsWith("/")) line = line.slice(1);
-  return { negate, dirOnly, anchored, regex: new RegExp(`^${globToRegex(line)}$`) };
+  try {
+    return { negate, dirOnly, anchored, regex: new RegExp(`^${globToRegex(line)}$`) };
+  } catch {
+    return null; // a pattern git cannot match either ([z-a], say): it matches nothing
+  }
 }
 
 /** `*` and `?` stay within a path segment; `**` as a whole segment spans any number of them. */

@@ -16,8 +16,10 @@ export const MAX_FILES = 5000;
 export const MAX_BYTES = 20 * 1024 * 1024;
 /** A .zip larger than this is not read at all. */
 export const MAX_ARCHIVE_BYTES = 100 * 1024 * 1024;
-/** A .gitignore is read before the caps are checked, so it has a cap of its own. */
+/** The .gitignore files are read before the caps are checked, so they have caps of their own: their bytes in all, */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
+/** and their rules in all, against which every file is matched. */
+const MAX_GITIGNORE_RULES = 10_000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -133,6 +135,7 @@ async function fromZip(file) {
     const why = unsafeName(entry.name);
     if (why) throw new ImportError(`${label} is refused: its entry “${entry.name}” cannot be written inside the workspace (${why}).`);
     const path = entry.name.split("/").filter((part) => part && part !== ".").join("/");
+    if (byPath.has(path)) throw new ImportError(`${label} is refused: it holds “${path}” twice, and one would be lost.`);
     if (path) byPath.set(path, { path, size: entry.size, read: () => zipped(label, () => readEntry(bytes, entry)) });
   }
   return { label, candidates: [...byPath.values()] };
@@ -166,13 +169,15 @@ async function visit(entries, dir, found) {
   const gitignore = entries.find((entry) => entry.isFile && entry.name === ".gitignore");
   if (gitignore) {
     const file = await fileOf(gitignore);
-    found.ignore.add(dir, new TextDecoder().decode(await readGitignore(dir ? `${dir}/.gitignore` : ".gitignore", file.size, readFile(file))));
+    await addGitignore(found.ignore, dir, file.size, readFile(file));
   }
   for (const entry of entries) {
     const path = dir ? `${dir}/${entry.name}` : entry.name;
     if (entry.isDirectory && entry.name === ".git") skip(found.skipped.git, `${path}/`, null);
     else if (entry.isDirectory && found.ignore.matches(path, true)) skip(found.skipped.ignored, `${path}/`, null);
     else if (entry.isDirectory) await visit(await childrenOf(entry), path, found);
+    // An ignored file is not counted towards the cap, as the folder picker's import does not.
+    else if (found.ignore.matches(path, false)) skip(found.skipped.ignored, path, 1);
     else {
       const file = await fileOf(entry);
       found.candidates.push({ path, size: file.size, read: readFile(file) });
@@ -200,11 +205,12 @@ async function childrenOf(dir) {
 async function filter(candidates, ignore, skipped) {
   if (!ignore) {
     ignore = new GitIgnore();
-    const decoder = new TextDecoder();
-    for (const { path, size, read } of candidates) {
-      if (!gitDirOf(path) && (path === ".gitignore" || path.endsWith("/.gitignore"))) {
-        ignore.add(path.slice(0, path.lastIndexOf("/") + 1).replace(/\/$/, ""), decoder.decode(await readGitignore(path, size, read)));
-      }
+    // The shallowest first, and none in a directory already ignored: git never reads those.
+    const depth = (path) => path.split("/").length;
+    const gitignores = candidates.filter(({ path }) => !gitDirOf(path) && (path === ".gitignore" || path.endsWith("/.gitignore")));
+    for (const { path, size, read } of gitignores.sort((a, b) => depth(a.path) - depth(b.path))) {
+      if (ignore.ignoredBy(path)?.endsWith("/")) continue;
+      await addGitignore(ignore, path.slice(0, path.lastIndexOf("/") + 1).replace(/\/$/, ""), size, read);
     }
   }
   const kept = [];
@@ -281,10 +287,16 @@ function skippedNote({ git, ignored }) {
   return parts.length ? ` Skipped ${parts.join(" and ")}.` : "";
 }
 
-/** A .gitignore's bytes: it is read before the caps are checked, so it is capped alone. */
-async function readGitignore(path, size, read) {
-  if (size > MAX_GITIGNORE_BYTES) throw new ImportError(`${path} is ${formatSize(size)}; a .gitignore of more than ${formatSize(MAX_GITIGNORE_BYTES)} is not read.`);
-  return read();
+/** Reads the .gitignore of `dir` into `ignore`, within the caps on all the .gitignore files together. */
+async function addGitignore(ignore, dir, size, read) {
+  const path = dir ? `${dir}/.gitignore` : ".gitignore";
+  if (ignore.textLength + size > MAX_GITIGNORE_BYTES) {
+    throw new ImportError(`The .gitignore files, up to ${path}, are more than ${formatSize(MAX_GITIGNORE_BYTES)} in all, which the playground does not read.`);
+  }
+  ignore.add(dir, new TextDecoder().decode(await read()));
+  if (ignore.ruleCount > MAX_GITIGNORE_RULES) {
+    throw new ImportError(`The .gitignore files, up to ${path}, hold more than ${MAX_GITIGNORE_RULES.toLocaleString()} rules in all, which the playground does not read.`);
+  }
 }
 
 /** Downloads every file of the workspace as workspace.zip, paths relative to it. */

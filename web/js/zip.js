@@ -27,9 +27,10 @@ export function listZip(bytes) {
   const end = findEnd(view);
   let count = view.getUint16(end + 10, true);
   let offset = view.getUint32(end + 16, true);
-  if (count === 0xffff || offset === 0xffffffff) ({ count, offset } = readEnd64(view, end));
+  // The largest 16- and 32-bit values say "see the ZIP64 record", when there is one: a zip of
+  // exactly 65,535 entries (which makeZip writes) has none, and means the count as it is.
+  if (count === 0xffff || offset === 0xffffffff) ({ count, offset } = readEnd64(view, end) ?? { count, offset });
   const entries = [];
-  const names = new TextDecoder(); // UTF-8 whether or not flag 11 says so: what zip tools write today
   let at = offset;
   for (let i = 0; i < count; i++) {
     need(view, at, 46, "the central directory");
@@ -37,7 +38,7 @@ export function listZip(bytes) {
     const flags = view.getUint16(at + 8, true);
     const [nameLength, extraLength, commentLength] = [28, 30, 32].map((field) => view.getUint16(at + field, true));
     need(view, at + 46, nameLength + extraLength, "the central directory");
-    const name = names.decode(bytes.subarray(at + 46, at + 46 + nameLength));
+    const name = decodeName(bytes.subarray(at + 46, at + 46 + nameLength), flags);
     const entry = {
       name,
       method: view.getUint16(at + 10, true),
@@ -52,6 +53,25 @@ export function listZip(bytes) {
     at += 46 + nameLength + extraLength + commentLength;
   }
   return entries;
+}
+
+const UTF8 = new TextDecoder();
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+// Code page 437's upper half, what an entry name's bytes 0x80 to 0xff stand for without flag 11.
+const CP437 = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0";
+
+/**
+ * An entry's name: UTF-8 when flag 11 says so; otherwise UTF-8 too when the bytes are valid UTF-8
+ * (most tools write it without the flag), and code page 437 (the format's own, which Windows'
+ * compressed folders write) when they are not, so that two names never both become U+FFFD.
+ */
+function decodeName(bytes, flags) {
+  if (flags & UTF8_NAMES) return UTF8.decode(bytes);
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    return Array.from(bytes, (byte) => (byte < 0x80 ? String.fromCharCode(byte) : CP437[byte - 0x80])).join("");
+  }
 }
 
 /** Why `name` (an entry's) cannot be a path inside the workspace, or null when it can. */
@@ -152,9 +172,10 @@ function findEnd(view) {
   throw new ZipError("it is not a zip archive, or it is truncated (its end-of-archive record is missing)");
 }
 
+/** The entry count and central directory's offset in the ZIP64 end record, or null when there is none. */
 function readEnd64(view, end) {
   const locator = end - 20;
-  if (locator < 0 || view.getUint32(locator, true) !== END64_LOCATOR) throw new ZipError("it is corrupt: its ZIP64 end record is missing");
+  if (locator < 0 || view.getUint32(locator, true) !== END64_LOCATOR) return null;
   const at = uint64(view, locator + 8, "the ZIP64 end record");
   need(view, at, 56, "the ZIP64 end record");
   if (view.getUint32(at, true) !== END64) throw new ZipError("it is corrupt: its ZIP64 end record is damaged");

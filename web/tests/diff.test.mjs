@@ -45,3 +45,13 @@ test("more changed lines than the cap give null rather than a long wait", () => 
   assert.equal(diffLines(a, b), null);
   assert.equal(diffLines(a, b, 10_000).length, 6000);
 });
+
+test("one changed line in a long file is diffed: only what lies between the common head and tail counts", () => {
+  const a = Array.from({ length: 25_001 }, (_, i) => `line ${i}`);
+  const b = a.with(12_345, "changed");
+  const script = diffLines(a, b);
+  assert.ok(script, "diffed");
+  assert.equal(edits(script), 2);
+  const shuffled = Array.from({ length: 60_000 }, (_, i) => `other ${i}`);
+  assert.equal(diffLines(a, shuffled), null, "a middle of more than 50,000 lines is not worked out");
+});

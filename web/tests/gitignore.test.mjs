@@ -92,3 +92,11 @@ test("a nested .gitignore applies to its own subtree, and wins over its parents"
     "src/nested/deeper/anchored.txt": null,
   });
 });
+
+test("a pattern that cannot be matched ([z-a]) matches nothing, and the other lines still apply", () => {
+  const ignore = new GitIgnore();
+  ignore.add("", "*.log\n[z-a]*\n");
+  assert.equal(ignore.ignoredBy("x.log"), "x.log");
+  assert.equal(ignore.ignoredBy("a.txt"), null);
+  assert.equal(ignore.ruleCount, 1);
+});

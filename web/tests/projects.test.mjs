@@ -320,7 +320,7 @@ test("a zip whose files cannot all be written (a path through an existing file) 
 test("a .gitignore too large to be one is refused before anything is read", async () => {
   await refusedWithoutChange(async (page) => {
     const message = await importZip(page, asZip("huge-ignore.zip", [{ name: ".gitignore", bytes: "#".repeat(1024 * 1024 + 1) }, { name: "a.txt", bytes: "a" }]));
-    assert.match(message, /^\.gitignore is 1\.0 MB; a \.gitignore of more than 1\.0 MB is not read\./);
+    assert.match(message, /^The \.gitignore files, up to \.gitignore, are more than 1\.0 MB in all, which the playground does not read\./);
     return message;
   });
 });
@@ -352,5 +352,68 @@ test("huge diffs are capped with a note: long ones cut short, enormous ones not 
       await page.textContent(".change[data-path='/workspace/enormous.txt'] .diff-note"),
       /Too large to diff line by line \(3,000 lines before, 3,000 now; at most 2,000 changed lines are shown as a diff\)\./,
     );
+  });
+});
+
+test("a .gitignore line git cannot match is no rule; one inside an ignored folder is not read; all of them are capped together", async () => {
+  await scenario(null, async (page) => {
+    const bad = await importZip(page, asZip("range.zip", [{ name: ".gitignore", bytes: "*.log\n[z-a]*\n" }, { name: "a.txt", bytes: "a" }, { name: "x.log", bytes: "x" }]));
+    assert.match(bad, /^Imported range\.zip: 2 files.*Skipped 1 file ignored by \.gitignore \(x\.log\)\.$/);
+    const vendor = [
+      { name: "proj/.gitignore", bytes: "vendor/\n" },
+      { name: "proj/main.js", bytes: "main\n" },
+      { name: "proj/vendor/lib/.gitignore", bytes: "#".repeat(1024 * 1024 + 1) },
+    ];
+    assert.match(await importZip(page, asZip("vendor.zip", vendor)), /^Imported vendor\.zip: 2 files.*\(vendor\/\)/);
+    const halves = [{ name: ".gitignore", bytes: "#".repeat(600 * 1024) }, { name: "sub/.gitignore", bytes: "#".repeat(600 * 1024) }, { name: "a.txt", bytes: "a" }];
+    assert.match(await importZip(page, asZip("halves.zip", halves)), /^The \.gitignore files, up to sub\/\.gitignore, are more than 1\.0 MB in all/);
+    const rules = Array.from({ length: 10_001 }, (_, i) => `*.ext${i}`).join("\n");
+    assert.match(await importZip(page, asZip("rules.zip", [{ name: ".gitignore", bytes: rules }, { name: "a.txt", bytes: "a" }])), /hold more than 10,000 rules in all/);
+  });
+});
+
+test("a zip that holds one path twice is refused, naming it", async () => {
+  await refusedWithoutChange(async (page) => {
+    const message = await importZip(page, asZip("twice.zip", [{ name: "b.txt", bytes: "first" }, { name: "./b.txt", bytes: "second" }]));
+    assert.match(message, /^twice\.zip is refused: it holds “b\.txt” twice, and one would be lost\./);
+    return message;
+  });
+});
+
+test("a dropped folder counts only the files its .gitignore keeps towards the cap", async () => {
+  await scenario(null, async (page) => {
+    await page.evaluate(() => {
+      const file = (name, text) => ({ name, isFile: true, isDirectory: false, file: (ok) => ok(new File([text], name)) });
+      const dir = (name, children) => ({ name, isFile: false, isDirectory: true, createReader: () => ({ readEntries: (ok) => ok(children.splice(0)) }) });
+      const logs = Array.from({ length: 5001 }, (_, i) => file(`${i}.log`, "log\n"));
+      const tree = dir("site", [file(".gitignore", "*.log\n"), file("index.html", "<h1>Hi</h1>\n"), dir("logs", logs)]);
+      const event = new Event("drop", { bubbles: true, cancelable: true });
+      Object.defineProperty(event, "dataTransfer", { value: { items: [{ kind: "file", webkitGetAsEntry: () => tree }], files: [] } });
+      document.getElementById("files-panel").dispatchEvent(event);
+    });
+    assert.match(await status(page), /^Imported site: 2 files\. Skipped 5,001 files ignored by \.gitignore/);
+  });
+});
+
+test("the Changes view shows a byte order mark, an empty file and one line changed in a long file", async () => {
+  const long = Array.from({ length: 25_001 }, (_, i) => `line ${i}\n`).join("");
+  const project = folder("edge-diffs", { "long.txt": long, "bom.txt": "hello\n" });
+  const write = (file, content) => ({ name: "write_file", arguments: { file_path: file, content } });
+  const script = [
+    { reply: { tool_calls: [{ name: "read_file", arguments: { file_path: "bom.txt" } }, { name: "read_file", arguments: { file_path: "long.txt" } }] } },
+    { reply: { tool_calls: [write("bom.txt", "\uFEFFhello\n"), write("empty.txt", ""), { name: "edit_file", arguments: { file_path: "long.txt", old_string: "line 12345\n", new_string: "changed\n" } }] } },
+    { reply: { text: "Edited." } },
+  ];
+  await scenario(script, async (page) => {
+    await page.setInputFiles("#open-folder", project);
+    assert.match(await status(page), /^Imported edge-diffs: 2 files/);
+    await send(page, "Edit the files");
+    await page.waitForSelector("text=Edited.");
+    await idle(page);
+    await page.click("#show-changes");
+    const change = (path) => `.change[data-path='/workspace/${path}']`;
+    assert.deepEqual(await page.$$eval(`${change("bom.txt")} .diff > div:not(.hunk)`, (rows) => rows.map((row) => row.textContent)), ["-hello", "+[BOM]hello"]);
+    assert.equal(await page.textContent(`${change("empty.txt")} .diff-note`), "An empty file.");
+    assert.equal(await page.textContent(`${change("long.txt")} .change-stat`), "+1 −1");
   });
 });

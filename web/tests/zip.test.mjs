@@ -70,3 +70,20 @@ test("entry names that would leave the workspace are named unsafe", () => {
   ]) assert.match(unsafeName(name) ?? "", why, name);
   for (const name of ["a", "a/b.txt", "..a/b..", ".hidden/x", "a/./b"]) assert.equal(unsafeName(name), null, name);
 });
+
+test("names without the UTF-8 flag are UTF-8 when valid, and code page 437 when not", () => {
+  const zip = zipOf([
+    { name: Buffer.from("caf\x82.txt", "latin1"), bytes: "e acute", utf8: false },
+    { name: Buffer.from("caf\x8a.txt", "latin1"), bytes: "e grave", utf8: false },
+    { name: "naïve.txt", bytes: "UTF-8 without the flag", utf8: false },
+  ]);
+  assert.deepEqual(listZip(zip).map((entry) => entry.name), ["café.txt", "cafè.txt", "naïve.txt"]);
+});
+
+test("a zip of exactly 65,535 entries, as makeZip writes it, reads back", async () => {
+  const files = Array.from({ length: 0xffff }, (_, i) => ({ name: `f${i}`, bytes: new Uint8Array() }));
+  const bytes = new Uint8Array(await (await makeZip(files)).arrayBuffer());
+  const entries = listZip(bytes);
+  assert.equal(entries.length, 0xffff);
+  assert.equal(entries.at(-1).name, "f65534");
+});

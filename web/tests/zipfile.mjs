@@ -3,18 +3,21 @@
 
 import { crc32, deflateRawSync, inflateRawSync } from "node:zlib";
 
-/** A zip of `entries`, [{ name, bytes }] (bytes: a Buffer or a string), each deflated. */
+/**
+ * A zip of `entries`, [{ name, bytes, utf8 }] (name and bytes: a Buffer or a string), each
+ * deflated; `utf8: false` leaves flag 11 (names in UTF-8) clear.
+ */
 export function zipOf(entries) {
   const local = [];
   const central = [];
   let offset = 0;
-  for (const { name, bytes: content } of entries) {
+  for (const { name, bytes: content, utf8 = true } of entries) {
     const bytes = Buffer.from(content);
     const data = deflateRawSync(bytes);
     const fileName = Buffer.from(name);
     const fields = Buffer.alloc(26);
     fields.writeUInt16LE(20, 0); // version needed
-    fields.writeUInt16LE(0x0800, 2); // UTF-8 names
+    fields.writeUInt16LE(utf8 ? 0x0800 : 0, 2); // UTF-8 names
     fields.writeUInt16LE(8, 4); // deflate
     fields.writeUInt32LE(crc32(bytes), 10);
     fields.writeUInt32LE(data.length, 14);
