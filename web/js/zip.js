@@ -29,9 +29,13 @@ export function listZip(bytes) {
   let offset = view.getUint32(end + 16, true);
   // The largest 16- and 32-bit values say "see the ZIP64 record", when there is one: a zip of
   // exactly 65,535 entries (which makeZip writes) has none, and means the count as it is.
-  if (count === 0xffff || offset === 0xffffffff) ({ count, offset } = readEnd64(view, end) ?? { count, offset });
+  const end64 = count === 0xffff || offset === 0xffffffff ? readEnd64(view, end) : null;
+  if (end64) ({ count, offset } = end64);
+  // Bytes in front of the archive (a self-extracting stub: `cat stub a.zip`) move every offset by
+  // as many; without ZIP64 records, the central directory ends where the end record starts.
+  const shift = end64 ? 0 : Math.max(0, end - view.getUint32(end + 12, true) - offset);
   const entries = [];
-  let at = offset;
+  let at = offset + shift;
   for (let i = 0; i < count; i++) {
     need(view, at, 46, "the central directory");
     if (view.getUint32(at, true) !== CENTRAL) throw new ZipError(`it is corrupt: central directory entry ${i + 1} of ${count} is damaged`);
@@ -49,6 +53,7 @@ export function listZip(bytes) {
       localOffset: view.getUint32(at + 42, true),
     };
     readZip64Extra(view, at + 46 + nameLength, extraLength, entry);
+    entry.localOffset += shift;
     if (!name.endsWith("/")) entries.push(entry);
     at += 46 + nameLength + extraLength + commentLength;
   }

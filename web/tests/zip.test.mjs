@@ -87,3 +87,9 @@ test("a zip of exactly 65,535 entries, as makeZip writes it, reads back", async 
   assert.equal(entries.length, 0xffff);
   assert.equal(entries.at(-1).name, "f65534");
 });
+
+test("a zip with bytes in front of it (a self-extracting stub) is read, as unzip and Python read it", async () => {
+  const zip = new Uint8Array(Buffer.concat([Buffer.from("#!/bin/sh\nexit 0\n"), zipOf([{ name: "a.txt", bytes: "hello\n" }, { name: "b/c.txt", bytes: "deeper\n" }])]));
+  const files = await readAll(zip);
+  assert.deepEqual([...files].map(([name, bytes]) => [name, bytes.toString()]), [["a.txt", "hello\n"], ["b/c.txt", "deeper\n"]]);
+});
