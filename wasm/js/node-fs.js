@@ -20,7 +20,10 @@ function fsError(code, syscall, file, dest) {
   return Object.assign(error, { errno, code, syscall, path: file }, dest ? { dest } : {});
 }
 
-/** The `fs` module over `start.files` (`[path, bytes]`) and `start.omitted` (paths too big to send). */
+/**
+ * The `fs` module over `start.files` (`[path, bytes]`), `start.omitted` (paths too big to send)
+ * and `start.dirs` (every directory, the empty ones among them).
+ */
 export function makeFs(start, send, stdin, out) {
   const files = new Map(start.files);
   const omitted = new Set(start.omitted);
@@ -28,7 +31,7 @@ export function makeFs(start, send, stdin, out) {
   const addDir = (dir) => {
     for (let at = dir; !dirs.has(at); at = path.dirname(at)) dirs.add(at);
   };
-  [start.cwd, "/tmp", ...[...files.keys(), ...omitted].map(path.dirname)].forEach(addDir);
+  [start.cwd, "/tmp", ...(start.dirs ?? []), ...[...files.keys(), ...omitted].map(path.dirname)].forEach(addDir);
   const mtime = new Date();
 
   const absolute = (file) => {

@@ -38,6 +38,7 @@ function run(pyodide, start) {
   let stdin = start.stdin;
   pyodide.setStdin({ stdin: () => (stdin.length ? ((stdin = new Uint8Array()), start.stdin) : undefined), isatty: false });
   const { FS } = pyodide;
+  for (const dir of start.dirs ?? []) FS.mkdirTree(dir);
   for (const [file, bytes] of start.files) {
     FS.mkdirTree(file.slice(0, file.lastIndexOf("/")) || "/");
     FS.writeFile(file, bytes);

@@ -4,7 +4,7 @@
 // timeout (the smaller of the command's and the shell's time left: exit code 124) or at once when
 // the call's signal is aborted.
 //
-// The worker gets the script's fields with { cwd, env, stdin, files, omitted, maxOutputBytes } and
+// The worker gets the script's fields with { cwd, env, stdin, files, omitted, dirs, maxOutputBytes } and
 // answers with { type: "out", fd, data } (text or bytes), { type: "fs", op: "write" | "mkdir" |
 // "remove", path, data?, recursive? } and, last, { type: "exit", code }.
 
@@ -107,7 +107,9 @@ export async function runInWorker(name, url, call, limits, script) {
     };
     // A copy of standard input to transfer, so that the caller's bytes stay as they were.
     const stdin = call.stdin.slice();
-    const start = { ...script, cwd: call.cwd, env: call.env, stdin, files, omitted, maxOutputBytes: limits.maxOutputBytes };
+    // The directories too: an empty one (`mkdir -p dist` before `node build.js`) is in no file's path.
+    const dirs = call.fs.listDirectories();
+    const start = { ...script, cwd: call.cwd, env: call.env, stdin, files, omitted, dirs, maxOutputBytes: limits.maxOutputBytes };
     worker.postMessage(start, [stdin.buffer, ...files.map(([, bytes]) => bytes.buffer)]);
   });
 }

@@ -70,6 +70,13 @@ impl MemoryFs {
         self.env.list_all_files()
     }
 
+    /// The absolute path of every directory but the root, sorted: the empty ones too, which no
+    /// file's path names.
+    #[wasm_bindgen(js_name = listDirectories)]
+    pub fn list_directories(&self) -> Vec<String> {
+        self.env.list_all_dirs()
+    }
+
     /// Removes a file, or a directory (a non-empty one only when `recursive`).
     pub fn remove(&self, path: &str, recursive: Option<bool>) -> Result<(), JsValue> {
         self.env.remove(path, recursive.unwrap_or(false)).map_err(fail)

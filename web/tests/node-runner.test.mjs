@@ -19,20 +19,21 @@ after(async () => {
 });
 
 /** Runs `node ARGS` in the page on `files`; the answer as text, the files after, and the live workers. */
-function node(args, { files = {}, stdin = "", timeoutMs = 10_000, options = {} } = {}) {
+function node(args, { files = {}, dirs = [], stdin = "", timeoutMs = 10_000, options = {} } = {}) {
   return browser.page.evaluate(
-    async ({ args, files, stdin, timeoutMs, options }) => {
+    async ({ args, files, dirs, stdin, timeoutMs, options }) => {
       const { MemoryFs } = await import("/pkg/openagent_wasm.js");
       const { nodeCommand, liveWorkers } = await import("/pkg/node.js");
       const fs = new MemoryFs();
       for (const [file, text] of Object.entries(files)) fs.write(file, text);
+      for (const dir of dirs) fs.mkdir(dir);
       const call = { argv: ["node", ...args], stdin: new TextEncoder().encode(stdin), cwd: "/workspace", env: { HOME: "/workspace" }, timeoutMs, signal: new AbortController().signal, fs };
       const answer = await nodeCommand(options)(call);
       const text = (bytes) => (typeof bytes === "string" ? bytes : new TextDecoder().decode(bytes ?? new Uint8Array()));
       const after = Object.fromEntries(fs.list().map((file) => [file, fs.readText(file)]));
       return { stdout: text(answer.stdout), stderr: text(answer.stderr), exitCode: answer.exitCode ?? 0, files: after, live: liveWorkers() };
     },
-    { args, files, stdin, timeoutMs, options },
+    { args, files, dirs, stdin, timeoutMs, options },
   );
 }
 
@@ -165,4 +166,11 @@ test("a timeout longer than setTimeout can hold does not end the run at once", a
 test("without allowNetwork, fonts loaded from a URL and the origin's private files are not there either", async () => {
   const ran = await node(["-e", "console.log(typeof fetch, typeof FontFace, typeof navigator.storage)"]);
   assert.deepEqual([ran.stdout, ran.exitCode], ["undefined undefined undefined\n", 0]);
+});
+
+test("an empty directory made before the run is there for the script", async () => {
+  const script = "const fs = require('fs'); console.log(fs.existsSync('dist'), fs.readdirSync('.')); fs.writeFileSync('dist/out.js', 'built')";
+  const ran = await node(["-e", script], { dirs: ["/workspace/dist"] });
+  assert.deepEqual([ran.stdout, ran.exitCode], ["true [ 'dist' ]\n", 0]);
+  assert.equal(ran.files["/workspace/dist/out.js"], "built");
 });

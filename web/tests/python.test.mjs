@@ -44,14 +44,15 @@ after(async () => {
   playground?.stop();
 });
 
-/** Runs `python3 ARGS` in the page on `files`, aborted after `abortAfterMs` if given; the answer as text, and the files after. */
-function python(args, { files = {}, stdin = "", timeoutMs = 30_000, abortAfterMs } = {}) {
+/** Runs `python3 ARGS` in the page on `files` and `dirs`, aborted after `abortAfterMs` if given; the answer as text, and the files after. */
+function python(args, { files = {}, dirs = [], stdin = "", timeoutMs = 30_000, abortAfterMs } = {}) {
   return browser.page.evaluate(
-    async ({ args, files, stdin, timeoutMs, abortAfterMs, indexURL }) => {
+    async ({ args, files, dirs, stdin, timeoutMs, abortAfterMs, indexURL }) => {
       const { MemoryFs } = await import("/pkg/openagent_wasm.js");
       const { pythonCommand } = await import("/pkg/python.js");
       const fs = new MemoryFs();
       for (const [file, text] of Object.entries(files)) fs.write(file, text);
+      for (const dir of dirs) fs.mkdir(dir);
       const controller = new AbortController();
       if (abortAfterMs) setTimeout(() => controller.abort(), abortAfterMs);
       const call = { argv: ["python3", ...args], stdin: new TextEncoder().encode(stdin), cwd: "/workspace", env: { HOME: "/workspace", GREETING: "hi" }, timeoutMs, signal: controller.signal, fs };
@@ -61,7 +62,7 @@ function python(args, { files = {}, stdin = "", timeoutMs = 30_000, abortAfterMs
       const { liveWorkers } = await import("/pkg/node.js");
       return { stdout: text(answer.stdout), stderr: text(answer.stderr), exitCode: answer.exitCode ?? 0, files: after, live: liveWorkers() };
     },
-    { args, files, stdin, timeoutMs, abortAfterMs, indexURL: pyodide.url },
+    { args, files, dirs, stdin, timeoutMs, abortAfterMs, indexURL: pyodide.url },
   );
 }
 
@@ -76,6 +77,8 @@ test("python runs code and files over the agent's files, with argv, environment 
   assert.equal(ran.exitCode, 3);
   assert.equal(ran.files["/workspace/out/count.txt"], "3", "the file the script wrote is in the agent's files");
   assert.equal(await python(["--version"]).then((answer) => answer.stdout), "Python 3.14.2\n");
+  const empty = await python(["-c", "import os; print(os.path.isdir('dist'))"], { dirs: ["/workspace/dist"] });
+  assert.equal(empty.stdout, "True\n", "an empty directory of the agent's is there");
 });
 
 test("an exception prints its traceback with exit code 1; a bad option is exit code 2", { skip }, async () => {

@@ -102,7 +102,7 @@ export async function example(apiKey: string): Promise<string> {
   agent.setReasoningEffort("extreme");
   // @ts-expect-error: a stop reason is a known word
   const reason: typeof outcome.reason = "finished";
-  return outcome.text + fs.list().join() + wrong + reason;
+  return outcome.text + fs.list().join() + fs.listDirectories().join() + wrong + reason;
 }
 
 // The same agent in a Web Worker: each method returns a Promise, the getters stay synchronous.

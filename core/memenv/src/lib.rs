@@ -200,9 +200,19 @@ impl MemoryEnvironment {
 
     /// The absolute path of every file, sorted (for a host's file tree view).
     pub fn list_all_files(&self) -> Vec<String> {
+        self.list_all(false)
+    }
+
+    /// The absolute path of every directory but the root, sorted: an empty one is in no file's
+    /// path, so a host that copies the files elsewhere needs these too.
+    pub fn list_all_dirs(&self) -> Vec<String> {
+        self.list_all(true)
+    }
+
+    fn list_all(&self, dirs: bool) -> Vec<String> {
         let tree = self.inner.tree.borrow();
         let walked = tree.walk("/", usize::MAX).unwrap_or_default();
-        walked.into_iter().filter(|(_, node, _)| !node.is_dir()).map(|(rel, _, _)| format!("/{rel}")).collect()
+        walked.into_iter().filter(|(_, node, _)| node.is_dir() == dirs).map(|(rel, _, _)| format!("/{rel}")).collect()
     }
 
     fn resolve(&self, path: &str) -> Result<String, EnvError> {
@@ -424,6 +434,15 @@ mod tests {
         assert!(env.remove("src", false).is_err());
         env.remove("src", true).unwrap();
         assert!(env.list_all_files().is_empty());
+    }
+
+    #[test]
+    fn every_file_and_every_directory_are_listed_apart_the_empty_ones_too() {
+        let env = test_env();
+        env.write_bytes("src/main.rs", b"fn main() {}").unwrap();
+        env.mkdir_p("dist/empty").unwrap();
+        assert_eq!(env.list_all_files(), ["/workspace/src/main.rs"]);
+        assert_eq!(env.list_all_dirs(), ["/tmp", "/workspace", "/workspace/dist", "/workspace/dist/empty", "/workspace/src"]);
     }
 
     #[test]
