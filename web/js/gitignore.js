@@ -60,8 +60,8 @@ export class GitIgnore {
 /** A rule of one line, or null for a blank line or a comment. */
 function parse(line) {
   if (line.startsWith("#")) return null;
-  // Trailing spaces go, unless escaped with a backslash.
-  while (line.endsWith(" ") && !line.endsWith("\\ ")) line = line.slice(0, -1);
+  // Trailing spaces go, unless escaped with a backslash (one not itself escaped).
+  while (line.endsWith(" ") && !/(^|[^\\])(\\\\)*\\ $/.test(line)) line = line.slice(0, -1);
   const negate = line.startsWith("!");
   if (negate) line = line.slice(1);
   const dirOnly = line.endsWith("/") && !line.endsWith("\\/");
@@ -93,14 +93,12 @@ function globToRegex(glob) {
       out += "[^/]*";
     } else if (c === "?") {
       out += "[^/]";
-    } else if (c === "[" && glob.indexOf("]", i + 2) > 0) {
-      const close = glob.indexOf("]", i + 2);
-      let body = glob.slice(i + 1, close);
-      if (body[0] === "!") body = `^${body.slice(1)}`;
-      const negated = body[0] === "^";
-      out += `(?!/)[${negated ? "^" : ""}${(negated ? body.slice(1) : body).replace(/[[\]\\]/g, "\\$&")}]`;
-      i = close;
-    } else if (c === "\\" && i + 1 < glob.length) {
+    } else if (c === "[") {
+      const [regex, next] = bracket(glob, i);
+      out += regex;
+      i = next;
+    } else if (c === "\\") {
+      if (i + 1 === glob.length) throw new SyntaxError("a trailing backslash"); // git matches nothing with it
       out += escape(glob[++i]);
     } else {
       out += escape(c);
@@ -110,3 +108,46 @@ function globToRegex(glob) {
 }
 
 const escape = (c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+const POSIX_CLASSES = {
+  alnum: "a-zA-Z0-9", alpha: "a-zA-Z", blank: " \\t", cntrl: "\\x00-\\x1f\\x7f", digit: "0-9", graph: "!-~",
+  lower: "a-z", print: " -~", punct: "!-\\/:-@\\[-`{-~", space: " \\t\\n\\r\\f\\v", upper: "A-Z", xdigit: "0-9a-fA-F",
+};
+
+/**
+ * The class that starts at `glob[start]` ("["), as git's wildmatch reads one: `!` or `^` first
+ * negates it, a `]` first is a member, `\` escapes, `[:digit:]` and the other POSIX classes, and
+ * ranges. It never matches `/`. Gives the regex and the index of its closing `]`; a class that is
+ * not closed (or names an unknown POSIX class) throws: git matches nothing with it.
+ */
+function bracket(glob, start) {
+  const member = (c) => (/[\\\]\[^-]/.test(c) ? `\\${c}` : c);
+  let i = start + 1;
+  const negated = glob[i] === "!" || glob[i] === "^";
+  if (negated) i++;
+  let body = "";
+  let previous = null; // the last single member, which a following "-" makes a range's start
+  for (let first = true; i < glob.length && (first || glob[i] !== "]"); i++, first = false) {
+    const posix = glob.slice(i).match(/^\[:([a-z]+):\]/);
+    if (posix) {
+      if (!POSIX_CLASSES[posix[1]]) throw new SyntaxError(`an unknown class [:${posix[1]}:]`);
+      body += POSIX_CLASSES[posix[1]];
+      i += posix[0].length - 1;
+      previous = null;
+    } else if (glob[i] === "-" && previous !== null && glob[i + 1] !== undefined && glob[i + 1] !== "]") {
+      let end = glob[++i];
+      if (end === "\\") end = glob[++i];
+      if (end === undefined) break;
+      // A range backwards ([z-a]) adds nothing past its start, as in git.
+      if (end.codePointAt(0) >= previous.codePointAt(0)) body += `-${member(end)}`;
+      previous = null;
+    } else {
+      // A member as itself (after a backslash, too), escaped where the regex would read it otherwise.
+      if (glob[i] === "\\" && ++i === glob.length) break;
+      body += member(glob[i]);
+      previous = glob[i];
+    }
+  }
+  if (i >= glob.length) throw new SyntaxError("a [ that is not closed");
+  return [`(?!/)[${negated ? "^" : ""}${body}]`, i];
+}

@@ -93,10 +93,38 @@ test("a nested .gitignore applies to its own subtree, and wins over its parents"
   });
 });
 
-test("a pattern that cannot be matched ([z-a]) matches nothing, and the other lines still apply", () => {
+test("a pattern git cannot match (an unclosed [, a trailing backslash) matches nothing, and the other lines still apply", () => {
   const ignore = new GitIgnore();
-  ignore.add("", "*.log\n[z-a]*\n");
+  ignore.add("", "*.log\na[b\nfoo\\\n[[:nope:]]\n");
   assert.equal(ignore.ignoredBy("x.log"), "x.log");
-  assert.equal(ignore.ignoredBy("a.txt"), null);
+  for (const file of ["a[b", "foo\\", "n"]) assert.equal(ignore.ignoredBy(file), null, file);
   assert.equal(ignore.ruleCount, 1);
+});
+
+test("brackets and escapes as git's wildmatch reads them (each case checked against git check-ignore)", () => {
+  const cases = [
+    ["[!]a]x", "bx", true],
+    ["[!]a]x", "ax", false],
+    ["[[:digit:]]*.txt", "1a.txt", true],
+    ["[[:digit:]]*.txt", "a1.txt", false],
+    ["[\\]]z", "]z", true],
+    ["[\\!]y", "\\y", false],
+    ["[\\!]y", "!y", true],
+    ["[\\d]", "d", true],
+    ["[\\d]", "1", false],
+    ["a[b", "a[b", false],
+    ["foo\\", "foo\\", false],
+    ["a\\\\ ", "a\\", true],
+    ["[a-c]x", "bx", true],
+    ["[z-a]", "z", true],
+    ["[z-a]", "a", false],
+    ["[z-a]", "m", false],
+    ["[-z]x", "-x", true],
+    ["a[/]b", "a/b", false],
+  ];
+  for (const [pattern, file, ignored] of cases) {
+    const ignore = new GitIgnore();
+    ignore.add("", `${pattern}\n`);
+    assert.equal(ignore.ignoredBy(file) !== null, ignored, `${pattern} against ${file}`);
+  }
 });

@@ -355,7 +355,7 @@ test("huge diffs are capped with a note: long ones cut short, enormous ones not 
   });
 });
 
-test("a .gitignore line git cannot match is no rule; one inside an ignored folder is not read; all of them are capped together", async () => {
+test("a .gitignore range written backwards is read as git reads it; one inside an ignored folder is not read; all of them are capped together", async () => {
   await scenario(null, async (page) => {
     const bad = await importZip(page, asZip("range.zip", [{ name: ".gitignore", bytes: "*.log\n[z-a]*\n" }, { name: "a.txt", bytes: "a" }, { name: "x.log", bytes: "x" }]));
     assert.match(bad, /^Imported range\.zip: 2 files.*Skipped 1 file ignored by \.gitignore \(x\.log\)\.$/);
