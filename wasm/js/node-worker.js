@@ -63,7 +63,16 @@ function run(start) {
   };
   const fail = (error) => {
     if (error === EXIT || ending) return;
-    if (process.listenerCount("uncaughtException")) return process.emit("uncaughtException", error);
+    if (process.listenerCount("uncaughtException")) {
+      try {
+        return process.emit("uncaughtException", error);
+      } catch (thrown) {
+        // A handler that throws ends the run, with Node's exit code for it.
+        if (thrown === EXIT) return;
+        report(thrown);
+        return finish(7);
+      }
+    }
     report(error);
     finish(1);
   };

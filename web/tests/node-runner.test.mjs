@@ -140,11 +140,16 @@ test("platform work keeps the run going until it is done; a promise the code end
 
 test("exit listeners set the exit code; stdin's readable event, timer refresh and clearing by number work as in Node", async () => {
   const codes = await Promise.all(
-    ["process.on('exit', () => { process.exitCode = 9 })", "process.on('exit', () => process.exit(5)); process.exit(2)", "process.on('exit', () => { throw new Error('in exit') })"].map(
-      (code) => node(["-e", code]),
-    ),
+    [
+      "process.on('exit', () => { process.exitCode = 9 })",
+      "process.on('exit', () => process.exit(5)); process.exit(2)",
+      "process.on('exit', () => { throw new Error('in exit') })",
+      "process.on('uncaughtException', () => { throw new Error('handler broke') }); setTimeout(() => { throw new Error('first') }, 5)",
+      "process.on('uncaughtException', (e) => console.log('caught', e.message)); setTimeout(() => { throw new Error('first') }, 5)",
+    ].map((code) => node(["-e", code])),
   );
-  assert.deepEqual(codes.map((run) => run.exitCode), [9, 5, 1]);
+  assert.deepEqual(codes.map((run) => run.exitCode), [9, 5, 1, 7, 0]);
+  assert.equal(codes[4].stdout, "caught first\n");
   const readable = "let all = ''; process.stdin.on('readable', () => { let c; while ((c = process.stdin.read()) !== null) all += c }); process.stdin.on('end', () => console.log('got', all))";
   assert.equal((await node(["-e", readable], { stdin: "hello" })).stdout, "got hello\n");
   const timers = [
