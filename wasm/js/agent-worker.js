@@ -8,25 +8,36 @@ import init, { Agent } from "./openagent_wasm.js";
 import { endpoint } from "./rpc.js";
 
 const ready = init();
-let agent, files, deliver;
+let agent, files, fsGetters, deliver;
 let batch = [];
 
-// The names of a class's getters (but `fs`, which is an object) and of its methods (but `free`).
+// The names of a class's getters (but `fs`, which is an object) and of its methods (but `free`
+// and wasm-bindgen's own, which start with `__`).
 function members(proto) {
   const entries = Object.entries(Object.getOwnPropertyDescriptors(proto));
-  const names = (keep) => entries.filter(([name, d]) => keep(d) && !["fs", "constructor", "free"].includes(name)).map(([name]) => name);
+  const ours = (name) => !["fs", "constructor", "free"].includes(name) && !name.startsWith("__");
+  const names = (keep) => entries.filter(([name, d]) => keep(d) && ours(name)).map(([name]) => name);
   return [names((d) => d.get), names((d) => typeof d.value === "function")];
 }
 
 const read = (target, names) => Object.fromEntries(names.map((name) => [name, target[name]]));
 const [GETTERS, METHODS] = members(Agent.prototype);
-const mirror = () => read(agent, GETTERS);
+const mirror = () => ({ agent: read(agent, GETTERS), fs: read(files, fsGetters) });
 
 function flush() {
   if (!batch.length) return;
   const events = batch;
   batch = [];
   deliver(events, mirror());
+}
+
+/**
+ * The agent's files for a shell command written on the page: a MemoryFs cannot cross to it, so
+ * its methods do, each answering there with a Promise; `workingDirectory` as it is now.
+ */
+function filesFor(fs) {
+  const [, methods] = members(Object.getPrototypeOf(fs));
+  return { workingDirectory: fs.workingDirectory, ...Object.fromEntries(methods.map((name) => [name, (...args) => fs[name](...args)])) };
 }
 
 const ops = {
@@ -38,10 +49,17 @@ const ops = {
     if (options?.constructor === Object && (onEvent == null || typeof onEvent === "function")) {
       options.onEvent = (event) => batch.push(event) === 1 && queueMicrotask(flush);
     }
+    const commands = options?.commands;
+    if (commands?.constructor === Object) {
+      for (const [name, command] of Object.entries(commands)) {
+        if (command?.remote) commands[name] = (call) => command({ ...call, fs: filesFor(call.fs) });
+      }
+    }
     agent = new Agent(options);
     files = agent.fs;
     const [getters, methods] = members(Object.getPrototypeOf(files));
-    return { methods: METHODS, getters: mirror(), fs: { methods, getters: read(files, getters) } };
+    fsGetters = getters;
+    return { methods: METHODS, getters: mirror(), fs: { methods } };
   },
   async call(member, args) {
     const [target, name] = member.startsWith("fs.") ? [files, member.slice(3)] : [agent, member];

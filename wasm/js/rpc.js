@@ -7,13 +7,26 @@
 // which need the agent's files at hand) is made again on the other side, `import(url)[name](...args)`.
 // Both sides run the same `endpoint`, so a callback option of any name or depth works either way.
 
-// Message kinds: [CALL, id, function id, args], [RESULT, id, ok, value], [ABORT, signal id].
+// Message kinds: [CALL, id, function id, args], [RESULT, id, ok, value], [ABORT, signal id],
+// [RELEASE, signal id] (the sender's signal is gone: no abort can come).
 const CALL = 0;
 const RESULT = 1;
 const ABORT = 2;
+const RELEASE = 3;
 // The key that marks an encoded value; its value says what it was (a function, error, signal,
-// Headers or Response).
+// Headers or Response, or "o": a plain object that has this key itself, so it is data).
 const TAG = "__openagent";
+
+/** A plain object: made by `{}` (or with no prototype), not by a class. */
+const isPlain = (value) => value !== null && typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+
+/** A copy of `error` that can be cloned: its name, message, `kind` and `status`. */
+const plainError = (error) =>
+  Object.assign(new Error(String(error?.message ?? error)), {
+    name: String(error?.name ?? "Error"),
+    ...(typeof error?.kind === "string" && { kind: error.kind }),
+    ...(typeof error?.status === "number" && { status: error.status }),
+  });
 
 /** `object` with `f` applied to each value. */
 const map = (object, f) => Object.fromEntries(Object.entries(object).map(([key, value]) => [key, f(value)]));
@@ -25,9 +38,14 @@ const map = (object, f) => Object.fromEntries(Object.entries(object).map(([key, 
  * every later one, with `error`.
  */
 export function endpoint(port, root, beforeSend) {
-  // Functions the other side may call, by id; and the controllers of signals it sent, by its id.
+  // Functions the other side may call, by id; and the controllers of signals it sent, by its id,
+  // kept until the signal aborts or the other side lets it go (an abort must still reach a
+  // response body that streams after its call was answered).
   const local = new Map([[0, root]]);
   const signals = new Map();
+  // Ends the abort listeners this side put on its own signals, which would keep it alive.
+  const closing = new AbortController();
+  const released = new FinalizationRegistry((id) => closing.signal.aborted || port.postMessage([RELEASE, id]));
   const pending = new Map();
   let next = 1;
   let closed = null;
@@ -61,28 +79,32 @@ export function endpoint(port, root, beforeSend) {
       return { [TAG]: "f", id: next++ };
     }
     if (Array.isArray(value)) return value.map(encode);
-    if (value?.constructor === Object) return map(value, encode);
+    if (isPlain(value)) return Object.hasOwn(value, TAG) ? { [TAG]: "o", value: map(value, encode) } : map(value, encode);
     if (value instanceof Error) return { [TAG]: "e", fields: encode({ ...value, name: value.name, message: value.message }) };
     if (value instanceof AbortSignal) {
       const id = next++;
-      value.addEventListener("abort", () => port.postMessage([ABORT, id]));
+      value.addEventListener("abort", () => port.postMessage([ABORT, id]), { once: true, signal: closing.signal });
+      released.register(value, id);
       return { [TAG]: "s", id, aborted: value.aborted };
     }
     if (value instanceof Headers) return { [TAG]: "h", entries: [...value] };
     if (value instanceof Response) {
       if (value.body) transfer.push(value.body);
-      const { status, statusText, headers, body } = value;
-      return { [TAG]: "r", body, init: { status, statusText, headers: [...headers] } };
+      const { status, statusText, headers, body, type } = value;
+      return { [TAG]: "r", body, type, init: { status, statusText, headers: [...headers] } };
     }
     return value;
   }
 
   function decode(value) {
     if (Array.isArray(value)) return value.map(decode);
-    if (value?.constructor !== Object) return value;
+    if (!isPlain(value)) return value;
     switch (value[TAG]) {
+      case "o":
+        return map(value.value, decode);
       case "f":
-        return (...args) => call(value.id, args);
+        // Marked, so a side can tell a function of the other side's from one of its own.
+        return Object.assign((...args) => call(value.id, args), { remote: true });
       case "m": {
         let made;
         return async (...args) => {
@@ -100,14 +122,25 @@ export function endpoint(port, root, beforeSend) {
       }
       case "h":
         return new Headers(value.entries);
-      case "r":
-        return new Response(value.body, value.init);
+      case "r": {
+        // A status no constructed Response may have (0: an opaque answer to a no-cors request,
+        // which tells a missing CORS header apart) is set on it afterwards, with its type.
+        const { status } = value.init;
+        const response = new Response(value.body, { ...value.init, status: status >= 200 && status <= 599 ? status : 200 });
+        if (response.status !== status) Object.defineProperty(response, "status", { value: status });
+        if (value.type && response.type !== value.type) Object.defineProperty(response, "type", { value: value.type });
+        return response;
+      }
     }
     return map(value, decode);
   }
 
   port.onmessage = async ({ data: [kind, id, a, b] }) => {
-    if (kind === ABORT) return signals.get(id)?.abort();
+    if (kind === ABORT) {
+      signals.get(id)?.abort();
+      return signals.delete(id);
+    }
+    if (kind === RELEASE) return signals.delete(id);
     if (kind === RESULT) {
       const [resolve, reject] = pending.get(id) ?? [];
       pending.delete(id);
@@ -123,7 +156,8 @@ export function endpoint(port, root, beforeSend) {
     } catch (error) {
       answer = [RESULT, id, false, error];
     }
-    post(answer, (error) => post([RESULT, id, false, error]));
+    // An answer that cannot be cloned is refused with why; an error that cannot, with its copy.
+    post(answer, (cloneError) => post([RESULT, id, false, plainError(answer[2] ? cloneError : answer[3])]));
   };
 
   return {
@@ -132,6 +166,10 @@ export function endpoint(port, root, beforeSend) {
       closed = error;
       for (const [, reject] of pending.values()) reject(error);
       pending.clear();
+      // What the other side was doing here stops with it: a fetch still streaming its body.
+      for (const controller of signals.values()) controller.abort();
+      signals.clear();
+      closing.abort();
     },
   };
 }

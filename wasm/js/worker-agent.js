@@ -12,10 +12,13 @@
 // `sessionId`, `model`, `provider`, `fs.workingDirectory`) stay synchronous, brought up to date
 // with every batch of events and every answer. Function options (`onApproval`, `hooks`, a tool's
 // `execute`, `getApiKey`, `fetch`, any other) run on the page, called from the worker; errors
-// keep their name, message, `kind` and `status`. `onEvent` and `events()` see every event, in
+// keep their name, message, `kind` and `status`. A shell command written on the page (`commands`)
+// gets the agent's files as an `fs` whose methods answer with Promises (await them, which works
+// with the page's own Agent too). `onEvent` and `events()` see every event, in
 // order, all of a task's before `submit()` settles. `terminate()` ends the worker: the calls
-// still waiting reject with an AgentError of kind "closed", as later calls do, and the
-// `events()` iterators end. `init()` is not needed: the worker loads the module itself.
+// still waiting reject with an AgentError of kind "closed", as later calls do, the page's fetches
+// it was making are aborted, and the `events()` iterators end; a worker that crashes does the same
+// with kind "crashed". `init()` is not needed: the worker loads the module itself.
 
 import { endpoint } from "./rpc.js";
 
@@ -28,8 +31,11 @@ function open() {
 
 const agentError = (message, kind) => Object.assign(new Error(message), { kind });
 
-/** A worker and the wire to it; a worker that cannot start rejects what waits on it. */
-function start() {
+/**
+ * A worker and the wire to it; a worker that fails (cannot start, or crashes) rejects what waits
+ * on it, and `onCrash` hears of it.
+ */
+function start(onCrash) {
   // Written out so that bundlers (Vite, webpack) see the worker and bundle it too.
   const worker = new Worker(new URL("./agent-worker.js", import.meta.url), { type: "module" });
   const rpc = endpoint(worker);
@@ -37,6 +43,7 @@ function start() {
     e.preventDefault();
     worker.terminate();
     rpc.close(agentError(`the agent's worker failed: ${e.message || "agent-worker.js could not be loaded"}`, "crashed"));
+    onCrash?.();
   };
   return [worker, rpc];
 }
@@ -55,8 +62,8 @@ export class WorkerAgent {
   /** A new agent in a worker of its own: rejects as `new Agent(options)` throws. */
   static async create(options) {
     const agent = new WorkerAgent();
-    const [worker, rpc] = start();
-    // Only this of the options is kept on the page (not the files or snapshot they may carry).
+    // Only this of the options is kept on the page (not the files or snapshot they may carry);
+    // read before the worker starts, so that a getter that throws leaves none behind.
     const onEvent = options?.onEvent;
     // The agent's getters as the worker last reported them.
     let getters;
@@ -80,6 +87,12 @@ export class WorkerAgent {
         if (event.kind === "session_end") push(null);
       }
     };
+    // After the worker ends (terminated, or crashed): the agent is closed and its events end.
+    const end = () => {
+      getters = { ...getters, agent: { ...getters?.agent, state: "closed" } };
+      push(null);
+    };
+    const [worker, rpc] = start(end);
     const call = async (member, args) => {
       const answer = await rpc.call(0, ["call", member, args]);
       getters = answer.getters;
@@ -93,16 +106,21 @@ export class WorkerAgent {
       throw error;
     }
     getters = info.getters;
-    for (const name in getters) Object.defineProperty(agent, name, { get: () => getters[name] });
+    for (const name in getters.agent) Object.defineProperty(agent, name, { get: () => getters.agent[name] });
     for (const name of info.methods) agent[name] = (...args) => call(name, args);
-    agent.fs = { ...info.fs.getters };
+    agent.fs = {};
+    for (const name in getters.fs) Object.defineProperty(agent.fs, name, { get: () => getters.fs[name], enumerable: true });
     for (const name of info.fs.methods) agent.fs[name] = (...args) => call(`fs.${name}`, args);
 
     agent.events = () => {
       let at = link;
+      let waiting = false;
       return {
         async next() {
-          const step = await at.promise;
+          // As the Agent's own stream: one call at a time, or two would get the same event.
+          if (waiting) throw new Error("events(): call next() again only after the previous call settled");
+          waiting = true;
+          const step = await at.promise.finally(() => (waiting = false));
           at = step ? step[1] : at;
           return step ? { value: step[0], done: false } : { done: true };
         },
@@ -119,8 +137,7 @@ export class WorkerAgent {
     agent.terminate = () => {
       worker.terminate();
       rpc.close(agentError("the agent's worker was terminated", "closed"));
-      getters = { ...getters, state: "closed" };
-      push(null);
+      end();
     };
     return agent;
   }

@@ -457,3 +457,61 @@ test("the playground runs its agent in a worker (not with ?worker=off); a file u
     assert.deepEqual(workers, ["/pkg/agent-worker.js"], "with ?worker=off no worker was started");
   });
 });
+
+test("a worker that crashes mid-task: the task rejects, the agent is closed, its events end, the page's fetch is aborted", async () => {
+  await holding(async (hold) => {
+    const browser = hold(await openBrowser(), (browser) => browser.close());
+    const { page } = browser;
+    // The real worker, which then throws from a timer: an uncaught error ends a worker.
+    await page.route("**/pkg/agent-worker.js", (route) =>
+      route.fulfill({ contentType: "text/javascript", body: 'import "./agent-worker.js?real"; setTimeout(() => { throw new Error("boom"); }, 1500);' }),
+    );
+    await page.goto(new URL("worker-test", playground.url).href);
+    const seen = await page.evaluate(async () => {
+      const { WorkerAgent } = await import("/pkg/worker-agent.js");
+      let fetchSignal;
+      // A server that never answers, on the page: the task waits on it when the worker dies.
+      const fetch = (url, init) => ((fetchSignal = init.signal), new Promise(() => {}));
+      const agent = await WorkerAgent.create({ provider: "openai-compatible", model: "m", apiKey: "k", baseUrl: "http://127.0.0.1:9/v1", fetch, maxRetries: 0 });
+      const events = agent.events();
+      const submitted = agent.submit("wait").then(() => "resolved", (e) => e.kind);
+      const first = await events.next();
+      const task = await submitted;
+      const rest = [];
+      for (;;) {
+        const step = await Promise.race([events.next(), new Promise((r) => setTimeout(() => r("pending"), 2000))]);
+        if (step === "pending" || step.done) {
+          rest.push(step === "pending" ? "still pending" : "ended");
+          break;
+        }
+      }
+      return { first: first.value.kind, task, state: agent.state, events: rest[0], fetchAborted: fetchSignal?.aborted };
+    });
+    assert.deepEqual(seen, { first: "session_start", task: "crashed", state: "closed", events: "ended", fetchAborted: true });
+  });
+});
+
+test("through the proxy: a page command gets the agent's files, fs.workingDirectory follows a restore, one next() at a time", async () => {
+  const script = [{ reply: { tool_calls: [call("shell", { command: "show notes.md" })] } }, { reply: { text: "Shown." } }];
+  const seen = await inPage(
+    script,
+    `async (baseUrl) => {
+      const { WorkerAgent } = await import("/pkg/worker-agent.js");
+      const outputs = [];
+      const commands = { show: async ({ argv, fs }) => ({ stdout: await fs.readText(argv[1]) + fs.workingDirectory }) };
+      const agent = await WorkerAgent.create({ ...${OPTIONS}, files: { "notes.md": "# Hi\\n" }, commands, onEvent: (e) => e.kind === "tool_call_end" && outputs.push(e.data.output) });
+      await agent.submit("Show the notes");
+      const snapshot = await agent.fs.snapshot();
+      await agent.fs.restore({ ...snapshot, working_directory: "/project" });
+      const events = agent.events();
+      events.next(); // waits for an event that comes only with a next task
+      const twice = await events.next().then(() => "resolved", (e) => e.message);
+      const answer = { output: outputs[0], workingDirectory: agent.fs.workingDirectory, twice };
+      agent.terminate();
+      return answer;
+    }`,
+  );
+  assert.match(seen.output, /^# Hi\n\/workspace/);
+  assert.equal(seen.workingDirectory, "/project");
+  assert.match(seen.twice, /call next\(\) again only after the previous call settled/);
+});
