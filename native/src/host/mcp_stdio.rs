@@ -38,6 +38,8 @@ pub struct StdioTransport {
     stdin: Mutex<Option<std::sync::mpsc::Sender<String>>>,
     lines: futures::lock::Mutex<UnboundedReceiver<String>>,
     stderr: Arc<Mutex<String>>,
+    /// Set when the server's stderr reached its end: all of it is in `stderr`.
+    stderr_read: Arc<AtomicBool>,
     child: Mutex<Option<Child>>,
     /// Set when the server sent a line past [`MAX_MESSAGE`]: it is stopped, and says why.
     oversized: Arc<AtomicBool>,
@@ -101,8 +103,10 @@ impl StdioTransport {
                 .map_err(|e| McpError::Transport(format!("MCP server {name}: {e}")))?;
         }
         let stderr = Arc::new(Mutex::new(String::new()));
+        let stderr_read = Arc::new(AtomicBool::new(stderr_pipe.is_none()));
         if let Some(mut pipe) = stderr_pipe {
             let tail = stderr.clone();
+            let read = stderr_read.clone();
             let _ = thread::Builder::new().name("openagent-mcp-stderr".into()).spawn(move || {
                 let mut buf = [0u8; 4096];
                 while let Ok(n @ 1..) = pipe.read(&mut buf) {
@@ -114,6 +118,7 @@ impl StdioTransport {
                         tail.drain(..cut);
                     }
                 }
+                read.store(true, Ordering::SeqCst);
             });
         }
         let stdin = child.stdin.take().map(|pipe| writer(pipe, name)).transpose()?;
@@ -122,6 +127,7 @@ impl StdioTransport {
             stdin: Mutex::new(stdin),
             lines: futures::lock::Mutex::new(rx),
             stderr,
+            stderr_read,
             child: Mutex::new(Some(child)),
             oversized,
         })
@@ -156,6 +162,14 @@ impl StdioTransport {
             Some(status) => format!("exited ({status})"),
             None => "closed its output".to_owned(),
         };
+        // Its last words may still be in the pipe: the reader thread has the moment it needs to
+        // reach their end (not longer: a process it left behind may hold stderr open).
+        for _ in 0..20 {
+            if self.stderr_read.load(Ordering::SeqCst) {
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
         let stderr = self.stderr_tail();
         let stderr = if stderr.is_empty() { String::new() } else { format!("; its stderr ends with: {stderr}") };
         McpError::Transport(format!("MCP server {} {how}{stderr}", self.name))
