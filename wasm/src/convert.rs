@@ -19,13 +19,22 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 
 /// A JS value as JSON; `what` names it in the error (`"the snapshot"`, `"tool parameters"`).
 pub fn to_json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
-    json_of(value).map_err(|e| error(&format!("{what} is not JSON data: {e}")))
+    json_of(value, 0).map_err(|e| error(&format!("{what} is not JSON data: {e}")))
 }
+
+/// The fields of the JS object `value` as JSON, but those named in `skip`: what `to_json` reads an
+/// object into, without copying the object first (a copy would call its getters unguarded).
+pub fn fields_json(value: &JsValue, skip: &[&str], what: &str) -> Result<Value, JsValue> {
+    object_json(value, skip, 0).map(Value::Object).map_err(|e| error(&format!("{what} is not JSON data: {e}")))
+}
+
+/// Deeper than this is no options object a person writes: a reference to itself, most likely.
+const MAX_DEPTH: usize = 128;
 
 /// Reads a JS value as JSON by hand. (A serde deserializer would do it too, but it brings serde's
 /// deserialisation errors, and with them the float formatter, into the bundle.)
 /// `undefined` reads as `null`; whole numbers up to 2^53 read as integers.
-fn json_of(value: &JsValue) -> Result<Value, String> {
+fn json_of(value: &JsValue, depth: usize) -> Result<Value, String> {
     const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
     if value.is_null() || value.is_undefined() {
         return Ok(Value::Null);
@@ -42,21 +51,33 @@ fn json_of(value: &JsValue) -> Result<Value, String> {
     if let Some(text) = value.as_string() {
         return Ok(Value::String(text));
     }
+    if depth == MAX_DEPTH {
+        return Err(format!("it is nested more than {MAX_DEPTH} deep (does it hold itself?)"));
+    }
     if js_sys::Array::is_array(value) {
         let items: &js_sys::Array = value.unchecked_ref();
-        return items.iter().map(|item| json_of(&item)).collect::<Result<_, _>>().map(Value::Array);
+        return items.iter().map(|item| json_of(&item, depth + 1)).collect::<Result<_, _>>().map(Value::Array);
     }
     if value.is_object() {
-        let mut map = Map::new();
-        for entry in js_sys::Object::entries(value.unchecked_ref()).iter() {
-            let entry: js_sys::Array = entry.unchecked_into();
-            let key = entry.get(0).as_string().unwrap_or_default();
-            let item = json_of(&entry.get(1)).map_err(|e| format!("`{key}`: {e}"))?;
-            map.insert(key, item);
-        }
-        return Ok(Value::Object(map));
+        return object_json(value, &[], depth + 1).map(Value::Object);
     }
     Err(format!("a {} has no JSON form", value.js_typeof().as_string().unwrap_or_default()))
+}
+
+/// An object's own enumerable fields, each read through `Reflect.get`: a getter that throws is an
+/// error naming its field, not an exception through the module.
+fn object_json(value: &JsValue, skip: &[&str], depth: usize) -> Result<Map<String, Value>, String> {
+    let mut map = Map::new();
+    for key in js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if skip.contains(&key.as_str()) {
+            continue;
+        }
+        let item = js_sys::Reflect::get(value, &key.as_str().into())
+            .map_err(|e| format!("`{key}`: reading it threw: {}", crate::fetch::describe(&e)))?;
+        map.insert(key.clone(), json_of(&item, depth).map_err(|e| format!("`{key}`: {e}"))?);
+    }
+    Ok(map)
 }
 
 /// A JS `Error` with `message`.

@@ -113,13 +113,10 @@ pub fn parse(js: &JsValue) -> Result<(AgentOptions, Callbacks), JsValue> {
             Some(s) => Some(s.dyn_into().map_err(|_| invalid("`signal` must be an AbortSignal"))?),
         },
     };
-    let data = js_sys::Object::assign(&js_sys::Object::new(), js.unchecked_ref());
-    // The snapshot is read on its own: it can be large, and it may come as JSON text.
-    for name in CALLBACKS.iter().chain(&["snapshot"]) {
-        js_sys::Reflect::delete_property(&data, &(*name).into())?;
-    }
-    // Through JSON, so that every field is seen and a misspelt one does not pass silently.
-    let data = crate::convert::to_json(&data.into(), "the options")?;
+    // Through JSON, so that every field is seen and a misspelt one does not pass silently. The
+    // snapshot is read on its own: it can be large, and it may come as JSON text.
+    let skip: Vec<&str> = CALLBACKS.iter().copied().chain(["snapshot"]).collect();
+    let data = crate::convert::fields_json(js, &skip, "the options")?;
     let mut options = AgentOptions::from_json(&data).map_err(|e| invalid(&e))?;
     if let Some(snapshot) = property(js, "snapshot") {
         options.snapshot = Some(crate::snapshot::read(&snapshot).map_err(|e| invalid(&format!("snapshot: {e}")))?);
