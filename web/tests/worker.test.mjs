@@ -462,17 +462,26 @@ test("a worker that crashes mid-task: the task rejects, the agent is closed, its
   await holding(async (hold) => {
     const browser = hold(await openBrowser(), (browser) => browser.close());
     const { page } = browser;
-    // The real worker, which then throws from a timer: an uncaught error ends a worker.
-    await page.route("**/pkg/agent-worker.js", (route) =>
-      route.fulfill({ contentType: "text/javascript", body: 'import "./agent-worker.js?real"; setTimeout(() => { throw new Error("boom"); }, 1500);' }),
-    );
+    // The real worker, which throws from a timer once it is sent "crash now" (an uncaught error
+    // ends a worker): the page's fetch sends it, so the task is waiting on that fetch.
+    const stub = `import "./agent-worker.js?real";
+      const take = self.onmessage;
+      self.onmessage = (message) => {
+        take(message);
+        if (JSON.stringify(message.data).includes("crash now")) setTimeout(() => { throw new Error("boom"); });
+      };`;
+    await page.route("**/pkg/agent-worker.js", (route) => route.fulfill({ contentType: "text/javascript", body: stub }));
     await page.goto(new URL("worker-test", playground.url).href);
     const seen = await page.evaluate(async () => {
       const { WorkerAgent } = await import("/pkg/worker-agent.js");
-      let fetchSignal;
+      let fetchSignal, agent;
       // A server that never answers, on the page: the task waits on it when the worker dies.
-      const fetch = (url, init) => ((fetchSignal = init.signal), new Promise(() => {}));
-      const agent = await WorkerAgent.create({ provider: "openai-compatible", model: "m", apiKey: "k", baseUrl: "http://127.0.0.1:9/v1", fetch, maxRetries: 0 });
+      const fetch = (url, init) => {
+        fetchSignal = init.signal;
+        agent.fs.write("/tmp/trigger", "crash now").catch(() => {});
+        return new Promise(() => {});
+      };
+      agent = await WorkerAgent.create({ provider: "openai-compatible", model: "m", apiKey: "k", baseUrl: "http://127.0.0.1:9/v1", fetch, maxRetries: 0 });
       const events = agent.events();
       const submitted = agent.submit("wait").then(() => "resolved", (e) => e.kind);
       const first = await events.next();
