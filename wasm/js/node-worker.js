@@ -38,7 +38,8 @@ function run(start) {
     const room = start.maxOutputBytes + 1 - sent;
     if (exiting || room <= 0) return;
     const all = typeof chunk === "string" ? chunk : Buffer.from(chunk);
-    const data = all.length > room ? all.slice(0, room) : all;
+    // Bytes cut are copied: a view would carry its whole buffer across.
+    const data = all.length <= room ? all : typeof all === "string" ? all.slice(0, room) : new Uint8Array(all.subarray(0, room));
     sent += data.length;
     post({ type: "out", fd, data });
   };

@@ -104,6 +104,8 @@ test("messages the script posts itself cannot hang the run; one long write is cu
   const long = await node(["-e", "console.log('x'.repeat(5e6))"], { options: { maxOutputBytes: 1000 } });
   assert.deepEqual([long.stdout, long.exitCode], ["x".repeat(1000), 0]);
   assert.match(long.stderr, /output cut at 1000 bytes/);
+  const bytes = await node(["-e", "process.stdout.write(Buffer.alloc(5e6, 120))"], { options: { maxOutputBytes: 1000 } });
+  assert.deepEqual([bytes.stdout, bytes.exitCode], ["x".repeat(1000), 0]);
   const exact = await node(["-e", "console.log('123456789'); console.log('123456789'); console.log('lost')"], { options: { maxOutputBytes: 20 } });
   assert.equal(exact.stdout, "123456789\n123456789\n");
   assert.match(exact.stderr, /output cut at 20 bytes/, "output dropped right at the cap is said too");
