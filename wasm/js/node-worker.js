@@ -127,15 +127,10 @@ function run(start) {
     clearInterval: clearTracked,
     clearImmediate: clearTracked,
   });
-  if (start.allowNetwork && self.fetch) {
-    const fetch = self.fetch;
-    self.fetch = (...args) => (pending++, fetch(...args).finally(() => (pending--, check())));
-  } else {
-    lockDown();
-  }
-  // Platform work a script can wait on that no timer shows (a response's body, Web Crypto, a
-  // blob's bytes, compiling WebAssembly, reading a stream) keeps the run going while it runs, as
-  // Node's handles keep a process alive: `await (await fetch(url)).text()` ended the run half-way.
+  // Platform work a script can wait on that no timer shows (a fetch and its response's body, Web
+  // Crypto, a blob's bytes, compiling WebAssembly, reading a stream) keeps the run going while it
+  // runs, as Node's handles keep a process alive: `await (await fetch(url)).text()` ended the run
+  // half-way when only the fetch was counted.
   const counted = (owner, names) => {
     for (const name of names) {
       const original = owner?.[name];
@@ -147,6 +142,8 @@ function run(start) {
       };
     }
   };
+  if (start.allowNetwork) counted(self, ["fetch"]);
+  else lockDown();
   counted(self.Response?.prototype, ["text", "json", "arrayBuffer", "blob", "formData", "bytes"]);
   counted(self.Blob?.prototype, ["text", "arrayBuffer", "bytes"]);
   const subtle = ["encrypt", "decrypt", "sign", "verify", "digest", "generateKey", "deriveKey", "deriveBits", "importKey", "exportKey", "wrapKey", "unwrapKey"];
