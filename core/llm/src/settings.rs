@@ -172,9 +172,13 @@ impl ProviderSettings {
 
     /// [`client`](Self::client) with `key` on its requests: for a host that gives the key itself.
     pub fn client_with_key(&self, key: ApiKey, http: Rc<dyn HttpClient>, browser: bool) -> Rc<dyn LlmClient> {
-        let config =
-            ProviderConfig { api_key: key, base_url: self.base_url.clone(), default_headers: self.headers.clone(), browser };
-        self.kind.client(config, http)
+        self.kind.client(self.config(key, browser), http)
+    }
+
+    /// What the provider's codec is built from, with `key` on its requests: for a host that builds
+    /// the codec itself (the browser package builds each from a module of its own).
+    pub fn config(&self, key: ApiKey, browser: bool) -> ProviderConfig {
+        ProviderConfig { api_key: key, base_url: self.base_url.clone(), default_headers: self.headers.clone(), browser }
     }
 }
 

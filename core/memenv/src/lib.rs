@@ -25,6 +25,8 @@ mod shell;
 mod snapshot;
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -82,9 +84,23 @@ pub struct MemoryEnvironment {
     working_dir: Rc<RefCell<String>>,
 }
 
+/// How an environment reaches the built-in shell: [`builtin_shell`], or a host's way to it (the
+/// browser package fetches it, from a module of its own, when the first command runs). It runs
+/// `command` as `exec_command` does.
+pub type Shell = for<'a> fn(&'a MemoryEnvironment, &'a str, &'a ExecOptions) -> ShellRun<'a>;
+
+/// One command's run in the built-in shell.
+pub type ShellRun<'a> = Pin<Box<dyn Future<Output = Result<ExecResult, EnvError>> + 'a>>;
+
+/// The built-in shell.
+pub fn builtin_shell<'a>(env: &'a MemoryEnvironment, command: &'a str, options: &'a ExecOptions) -> ShellRun<'a> {
+    Box::pin(shell::run(env, command, options))
+}
+
 struct Inner {
     tree: RefCell<Tree>,
     runtime: Rc<dyn Runtime>,
+    shell: Shell,
     runner: RefCell<Option<Rc<dyn CommandRunner>>>,
     /// The host's commands, by name, in the order they were added.
     commands: RefCell<Vec<(String, Rc<dyn HostCommand>)>>,
@@ -94,11 +110,17 @@ impl MemoryEnvironment {
     /// An empty filesystem with the working directory `/workspace` and `/tmp`; `runtime` gives the clock
     /// for modification times and the timer for `sleep`.
     pub fn new(runtime: Rc<dyn Runtime>) -> Self {
+        Self::with_shell(runtime, builtin_shell)
+    }
+
+    /// [`new`](Self::new), with the built-in shell reached through `shell`: a host that names
+    /// [`builtin_shell`] only where it loads it keeps the shell out of its own code until then.
+    pub fn with_shell(runtime: Rc<dyn Runtime>, shell: Shell) -> Self {
         let mut tree = Tree::new(runtime.now_ms());
         // Cannot fail: the root is an empty directory.
         let _ = tree.mkdir(DEFAULT_WORKING_DIRECTORY, runtime.now_ms(), true);
         let _ = tree.mkdir(SCRATCH_DIRECTORY, runtime.now_ms(), true);
-        let inner = Inner { tree: RefCell::new(tree), runtime, runner: RefCell::new(None), commands: RefCell::default() };
+        let inner = Inner { tree: RefCell::new(tree), runtime, shell, runner: RefCell::new(None), commands: RefCell::default() };
         Self { inner: Rc::new(inner), working_dir: Rc::new(RefCell::new(DEFAULT_WORKING_DIRECTORY.to_owned())) }
     }
 
@@ -295,7 +317,7 @@ impl ExecutionEnvironment for MemoryEnvironment {
         let runner = self.inner.runner.borrow().clone();
         match runner {
             Some(runner) => runner.run(command, options).await,
-            None => shell::run(self, command, options).await,
+            None => (self.inner.shell)(self, command, options).await,
         }
     }
 
@@ -473,6 +495,24 @@ mod tests {
         async fn run(&self, command: &str, _: &ExecOptions) -> Result<ExecResult, EnvError> {
             Ok(ExecResult { stdout: format!("host ran {command}"), ..ExecResult::default() })
         }
+    }
+
+    #[test]
+    fn a_host_reaches_the_shell_through_its_entry_and_views_share_it() {
+        // As the browser package does: its own way in, which then runs the built-in shell.
+        fn counted<'a>(env: &'a MemoryEnvironment, command: &'a str, options: &'a ExecOptions) -> ShellRun<'a> {
+            Box::pin(async move {
+                let mut result = builtin_shell(env, command, options).await?;
+                result.stdout.insert_str(0, "[entry] ");
+                Ok(result)
+            })
+        }
+        let env = MemoryEnvironment::with_shell(Rc::new(openagent_core::runtime::VirtualRuntime::new(|_| {})), counted);
+        env.mkdir_p("sub").unwrap();
+        let result = block_on(env.exec_command("echo hi > a.txt; cat a.txt", &ExecOptions::default())).unwrap();
+        assert_eq!(result.stdout, "[entry] hi\n");
+        let view = env.view("sub").unwrap();
+        assert_eq!(block_on(view.exec_command("pwd", &ExecOptions::default())).unwrap().stdout, "[entry] /workspace/sub\n");
     }
 
     #[test]
