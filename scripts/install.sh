@@ -91,6 +91,21 @@ install_npm_tool() {
     npm install --prefix "$TOOLS_DIR" --no-audit --no-fund --loglevel=error "$name@$version" </dev/null
 }
 
+# wasm-split-cli (from Dioxus), which splits the package's codecs and shell into modules of their
+# own (scripts/build-wasm); pinned, as its output is part of the package.
+WASM_SPLIT_VERSION="0.8.0-alpha.3"
+install_wasm_split() {
+    local have
+    have="$(cargo install --list | sed -n 's/^wasm-split-cli v\([^:]*\):$/\1/p')"
+    if [[ "$have" == "$WASM_SPLIT_VERSION" ]] && command -v wasm-split-cli >/dev/null; then
+        echo "wasm-split-cli $have"
+        return 0
+    fi
+    can_install "wasm-split-cli $WASM_SPLIT_VERSION (found: ${have:-none})" || return 1
+    echo "installing wasm-split-cli $WASM_SPLIT_VERSION (found: ${have:-none}); this compiles it, a few minutes"
+    cargo install wasm-split-cli --version "=$WASM_SPLIT_VERSION" --locked --force || return 1
+}
+
 WASM_OPT="$TOOLS_DIR/node_modules/.bin/wasm-opt"
 install_wasm_opt() { install_npm_tool binaryen "$BINARYEN_VERSION" "$WASM_OPT"; }
 

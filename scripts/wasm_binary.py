@@ -1,6 +1,6 @@
 """The few pieces of the WebAssembly binary format the build scripts read and write
-(scripts/order-functions, scripts/wasm-size-report): sections, the import count, the code
-section's bodies and the `name` section's function names."""
+(scripts/order-functions, scripts/wasm-size-report, scripts/finish-glue): sections, the imports,
+the code section's bodies and the `name` section's function names."""
 
 
 def leb(data, i):
@@ -47,18 +47,17 @@ def is_name_section(kind, payload):
     return kind == 0 and payload[:5] == b"\x04name"
 
 
-def imported_functions(payload):
-    """How many functions an import section imports: they come first in the function index space."""
+def imports(payload):
+    """Each import of an import section as (module, name, kind, descriptor), the descriptor's bytes
+    starting with the kind's."""
     count, i = leb(payload, 0)
-    functions = 0
     for _ in range(count):
-        _, i = name_of(payload, i)
-        _, i = name_of(payload, i)
-        kind = payload[i]
+        module, i = name_of(payload, i)
+        name, i = name_of(payload, i)
+        start, kind = i, payload[i]
         i += 1
         if kind == 0:  # function: type index
             _, i = leb(payload, i)
-            functions += 1
         elif kind == 1:  # table: reftype, limits
             flags, i = leb(payload, i + 1)
             _, i = leb(payload, i)
@@ -73,7 +72,22 @@ def imported_functions(payload):
             i += 2
         elif kind == 4:  # tag
             _, i = leb(payload, i + 1)
-    return functions
+        yield module, name, kind, payload[start:i]
+
+
+def import_section(entries):
+    """An import section of (module, name, descriptor) entries."""
+    out = bytearray(uleb(len(entries)))
+    for module, name, descriptor in entries:
+        for text in (module.encode(), name.encode()):
+            out += uleb(len(text)) + text
+        out += descriptor
+    return section(2, bytes(out))
+
+
+def imported_functions(payload):
+    """How many functions an import section imports: they come first in the function index space."""
+    return sum(1 for _, _, kind, _ in imports(payload) if kind == 0)
 
 
 def bodies(payload):
@@ -109,3 +123,17 @@ def name_section(names):
         name = names[index].encode()
         entries += uleb(index) + uleb(len(name)) + name
     return section(0, uleb(4) + b"name" + section(1, bytes(entries)))
+
+
+def copy_section(kind, source, target):
+    """Gives the module at `target` the section `kind` of the one at `source`, in place of its own
+    (which must be there, and be the only one)."""
+    (payload,) = [payload for k, payload in sections(open(source, "rb").read()) if k == kind]
+    data = open(target, "rb").read()
+    out, replaced = bytearray(data[:8]), 0
+    for k, own in sections(data):
+        replaced += k == kind
+        out += section(k, payload if k == kind else own)
+    if replaced != 1:
+        raise SystemExit(f"{target} has {replaced} sections of kind {kind}, not one")
+    open(target, "wb").write(out)

@@ -14,11 +14,11 @@ use openagent_memenv::MemoryEnvironment;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::client::AgentClient;
 use crate::convert::{error, error_of_kind, to_js};
 use crate::events::{async_iterable, Dispatcher, EventStream};
 use crate::fetch::{FetchClient, READ_TIMEOUT_MS};
 use crate::fs::MemoryFs;
-use crate::key::KeyedClient;
 use crate::options::{self, Files};
 use crate::runtime::BrowserRuntime;
 
@@ -79,10 +79,7 @@ impl Agent {
         }
         let read_timeout_ms = options.read_timeout_ms.unwrap_or(READ_TIMEOUT_MS);
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient::new(callbacks.fetch, read_timeout_ms));
-        let client: Rc<dyn LlmClient> = match callbacks.get_api_key {
-            Some(get_key) => Rc::new(KeyedClient::new(settings.clone(), get_key, http.clone())),
-            None => settings.client(http.clone(), true),
-        };
+        let client: Rc<dyn LlmClient> = Rc::new(AgentClient::new(settings.clone(), callbacks.get_api_key, http.clone()));
         let retries = RetryPolicy {
             max_retries: options.max_retries.unwrap_or(RetryPolicy::default().max_retries),
             ..RetryPolicy::default()
@@ -307,7 +304,7 @@ impl Agent {
 /// The agent's files: the `files` option's, or the snapshot's, in the working directory.
 fn environment(options: &options::AgentOptions, runtime: Rc<BrowserRuntime>) -> Result<MemoryEnvironment, JsValue> {
     let invalid = |why: String| error(&format!("invalid Agent options: {why}"));
-    let env = MemoryEnvironment::new(runtime);
+    let env = crate::split::memory_environment(runtime);
     let env = match &options.working_directory {
         Some(dir) => env.with_working_directory(dir).map_err(|e| invalid(format!("workingDirectory: {e}")))?,
         None => env,

@@ -35,7 +35,7 @@ impl MemoryFs {
     /// (`new Agent({ files: fs.snapshot() })`).
     #[wasm_bindgen(constructor)]
     pub fn new() -> MemoryFs {
-        Self::from_env(MemoryEnvironment::new(std::rc::Rc::new(crate::runtime::BrowserRuntime)))
+        Self::from_env(crate::split::memory_environment(std::rc::Rc::new(crate::runtime::BrowserRuntime)))
     }
 
     /// Writes a file whole (text as UTF-8), creating its directories.

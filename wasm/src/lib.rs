@@ -33,6 +33,7 @@
 pub mod agent;
 pub mod approval;
 mod blobs;
+mod client;
 pub mod commands;
 pub mod convert;
 pub mod crash;
@@ -41,11 +42,11 @@ pub mod fetch;
 pub mod fs;
 pub mod hooks;
 pub mod input;
-mod key;
 pub mod mcp;
 pub mod options;
 pub mod runtime;
 pub mod snapshot;
+mod split;
 pub mod tools;
 mod typings;
 

@@ -197,7 +197,7 @@ impl AgentOptions {
     }
 
     /// The provider, with the key from `apiKey`; with `getApiKey`, a key the page gives before each
-    /// call (`KeySource::Host`: see `KeyedClient`).
+    /// call (`KeySource::Host`: see `AgentClient`).
     pub fn settings(&self, has_key_callback: bool) -> Result<ProviderSettings, JsValue> {
         let kind = ProviderKind::parse(&self.provider).map_err(|e| invalid(&e.to_string()))?;
         let vars = |name: &str| self.api_key.clone().filter(|_| kind.spec().key_variables.contains(&name));

@@ -38,6 +38,6 @@ pub fn restore_files(env: &MemoryEnvironment, snapshot: &SessionSnapshot) -> Res
 /// Reads `value` as [`read`] does and checks its files on a scratch filesystem.
 pub fn check(value: &JsValue) -> Result<(), JsValue> {
     let snapshot = read(value).map_err(|e| crate::convert::error(&e))?;
-    let scratch = MemoryEnvironment::new(Rc::new(BrowserRuntime));
+    let scratch = crate::split::memory_environment(Rc::new(BrowserRuntime));
     restore_files(&scratch, &snapshot).map_err(|e| crate::convert::error(&format!("the session snapshot: {e}")))
 }
