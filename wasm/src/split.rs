@@ -19,6 +19,7 @@ use openagent_core::llm::{ApiKey, LlmClient, LlmError};
 use openagent_core::runtime::Runtime;
 use openagent_core::setup::ProviderSettings;
 use openagent_memenv::MemoryEnvironment;
+use wasm_bindgen::prelude::*;
 
 /// The codec of `settings`, with `key` on its requests: from its module, fetched on the first call
 /// and again on the next when that fails (an error of kind `network`, which the session retries).
@@ -35,6 +36,20 @@ pub fn prefetch(settings: &ProviderSettings) {
     modules::prefetch(settings);
     #[cfg(not(openagent_split))]
     let _ = settings;
+}
+
+/// Where the package's split modules are fetched from: the URL of the folder that holds them
+/// (relative to the page), for a page that serves them elsewhere than beside the glue (a
+/// bundler's assets, a CDN). Modules already loaded stay. A build that was not split has none.
+#[wasm_bindgen(js_name = modulesFrom)]
+pub fn modules_from(url: &str) -> Result<(), JsValue> {
+    #[cfg(openagent_split)]
+    return modules::set_modules_from(url);
+    #[cfg(not(openagent_split))]
+    {
+        let _ = url;
+        Ok(())
+    }
 }
 
 /// An empty in-memory environment whose shell is in its module, fetched on the first command
@@ -69,19 +84,20 @@ mod modules {
 
     #[wasm_bindgen(module = "/src/split.js")]
     extern "C" {
-        /// Fetches and instantiates the package's `openagent_wasm_<name>.wasm` with this module's
-        /// `exports`, once; a failed load is tried again by the next call.
+        /// Fetches and instantiates the package's `openagent_wasm_<name>-<build>.wasm` with this
+        /// module's `exports`, once; a failed load is tried again by the next call.
         #[wasm_bindgen(js_name = loadModule)]
         fn load_module(name: &str, exports: JsValue) -> Promise;
+
+        #[wasm_bindgen(js_name = modulesFrom, catch)]
+        pub fn set_modules_from(url: &str) -> Result<(), JsValue>;
     }
 
     /// `name`'s module, or why it could not be loaded.
     async fn load(name: &str) -> Result<(), String> {
         match JsFuture::from(load_module(name, wasm_bindgen::exports())).await {
             Ok(_) => Ok(()),
-            Err(error) => {
-                Err(format!("the package's {name} module (openagent_wasm_{name}.wasm) could not be loaded: {}", describe(&error)))
-            }
+            Err(error) => Err(format!("the package's {name} module could not be loaded: {}", describe(&error))),
         }
     }
 

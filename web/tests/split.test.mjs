@@ -3,30 +3,53 @@
 // module, beside only the split modules it names, so it sees what a page without the others gets.
 
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const PKG = fileURLToPath(new URL("../../wasm/pkg/", import.meta.url));
-const SPLIT = existsSync(PKG) ? readdirSync(PKG).filter((name) => /^openagent_wasm_(?!bg\.)\w+\.wasm$/.test(name)) : [];
+const SPLIT = existsSync(PKG) ? readdirSync(PKG).filter((name) => /^openagent_wasm_\w+-[0-9a-f]{10}\.wasm$/.test(name)) : [];
+/** The file of the split module `name` (as `chat`), which is named for its build. */
+const fileOf = (name) => SPLIT.find((file) => file.startsWith(`openagent_wasm_${name}-`));
 const skip = SPLIT.length ? false : "wasm/pkg has no split modules: build it with scripts/build-wasm, with wasm-split-cli on PATH";
 if (skip) console.log(`# skipped: ${skip}`);
 
 const dirs = [];
-after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const servers = [];
+after(() => {
+  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  servers.forEach((server) => server.closeAllConnections() || server.close());
+});
 
 /** A fresh copy of the package with the split modules `names` (as `chat`), and its glue, initialised. */
 async function packageWith(...names) {
   const dir = mkdtempSync(join(tmpdir(), "openagent-split-"));
   dirs.push(dir);
-  for (const file of ["openagent_wasm.js", "openagent_wasm_bg.wasm", ...names.map((name) => `openagent_wasm_${name}.wasm`)]) {
+  for (const file of ["openagent_wasm.js", "openagent_wasm_bg.wasm", ...names.map(fileOf)]) {
     copyFileSync(join(PKG, file), join(dir, file));
   }
+  // Built without esbuild, the glue's snippets (split.js among them) are files of their own.
+  if (existsSync(join(PKG, "snippets"))) cpSync(join(PKG, "snippets"), join(dir, "snippets"), { recursive: true });
   const glue = await import(join(dir, "openagent_wasm.js"));
-  glue.initSync({ module: (await import("node:fs")).readFileSync(join(dir, "openagent_wasm_bg.wasm")) });
-  return { glue, add: (name) => copyFileSync(join(PKG, `openagent_wasm_${name}.wasm`), join(dir, `openagent_wasm_${name}.wasm`)) };
+  glue.initSync({ module: readFileSync(join(dir, "openagent_wasm_bg.wasm")) });
+  return { dir, glue, add: (name) => copyFileSync(join(PKG, fileOf(name)), join(dir, fileOf(name))) };
+}
+
+/** Serves `dir` on 127.0.0.1, holding back the body of any file `stall` matches; stops after the tests. */
+async function serve(dir, stall = () => false) {
+  const server = createServer((request, response) => {
+    const file = join(dir, decodeURIComponent(new URL(request.url, "http://x").pathname));
+    if (!existsSync(file)) return response.writeHead(404).end();
+    response.writeHead(200, { "content-type": "application/wasm" });
+    if (stall(file)) return response.write(readFileSync(file).subarray(0, 100));
+    response.end(readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${server.address().port}/`, server };
 }
 
 const sse = (events) =>
@@ -62,11 +85,13 @@ test("each provider's first call needs only its own codec's module", { skip }, a
 });
 
 test("a codec's module that cannot be loaded is a network error naming it; the next call loads it", { skip }, async () => {
-  const { glue, add } = await packageWith();
+  const { dir, glue, add } = await packageWith();
+  // Another build's module, as a server holds after a new release: a page asks for its own build's.
+  copyFileSync(join(PKG, fileOf("chat")), join(dir, "openagent_wasm_chat-0123456789.wasm"));
   const agent = new glue.Agent({ ...options, provider: "openai-compatible", fetch: shellOnce("echo unused") });
   await assert.rejects(agent.submit("hi"), (error) => {
     assert.equal(error.kind, "network");
-    assert.match(error.message, /the package's chat module \(openagent_wasm_chat\.wasm\) could not be loaded: .*ENOENT/);
+    assert.match(error.message, /the package's chat module could not be loaded: ENOENT.*openagent_wasm_chat-(?!0123456789)[0-9a-f]{10}\.wasm/);
     return true;
   });
   assert.equal(agent.state, "idle");
@@ -75,9 +100,32 @@ test("a codec's module that cannot be loaded is a network error naming it; the n
   const outcome = await agent.submit("again");
   assert.equal(outcome.resultText, "done");
   const results = agent.snapshot().state.history.flatMap((turn) => (turn.type === "tool_results" ? turn.results : []));
-  assert.match(JSON.stringify(results), /openagent_wasm_shell\.wasm\) could not be loaded/);
+  assert.match(JSON.stringify(results), /the package's shell module could not be loaded: ENOENT.*openagent_wasm_shell-[0-9a-f]{10}\.wasm/);
   add("shell");
   const agent2 = new glue.Agent({ ...options, provider: "openai-compatible", fetch: shellOnce("mkdir -p d && echo split | tr a-z A-Z > d/out.txt") });
   assert.equal((await agent2.submit("go")).resultText, "done");
   assert.equal(agent2.fs.readText("d/out.txt"), "SPLIT\n");
+});
+
+test("modulesFrom fetches the modules from elsewhere; one that stalls fails at 30 s and is fetched again", { skip, timeout: 60_000 }, async () => {
+  const { dir, glue } = await packageWith();
+  const elsewhere = mkdtempSync(join(tmpdir(), "openagent-split-cdn-"));
+  dirs.push(elsewhere);
+  for (const name of ["chat", "shell"]) copyFileSync(join(PKG, fileOf(name)), join(elsewhere, fileOf(name)));
+  let stalling = true;
+  const { url } = await serve(elsewhere, (file) => stalling && file.includes("openagent_wasm_chat-"));
+  glue.modulesFrom(url.slice(0, -1)); // the folder, with or without its slash
+  assert.throws(() => glue.modulesFrom("http://[::1"), TypeError);
+  const agent = new glue.Agent({ ...options, provider: "openai-compatible", fetch: shellOnce("echo from elsewhere > e.txt") });
+  const started = Date.now();
+  await assert.rejects(agent.submit("hi"), (error) => {
+    assert.equal(error.kind, "network");
+    assert.match(error.message, /chat module could not be loaded: http:\/\/127\.0\.0\.1:\d+\/openagent_wasm_chat-[0-9a-f]{10}\.wasm did not arrive within 30 s/);
+    return true;
+  });
+  assert.ok(Date.now() - started >= 29_000);
+  stalling = false;
+  assert.equal((await agent.submit("again")).resultText, "done");
+  assert.equal(agent.fs.readText("e.txt"), "from elsewhere\n");
+  assert.ok(!existsSync(join(dir, fileOf("chat"))), "nothing was read from beside the glue");
 });
