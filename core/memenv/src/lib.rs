@@ -337,6 +337,14 @@ impl ExecutionEnvironment for MemoryEnvironment {
         self.working_dir()
     }
 
+    /// A builtin's name or a host command's; with a command runner, the runner's to say.
+    fn has_command(&self, name: &str) -> Option<bool> {
+        if self.inner.runner.borrow().is_some() {
+            return None;
+        }
+        Some(shell::is_builtin(name) || self.inner.commands.borrow().iter().any(|(added, _)| added == name))
+    }
+
     /// Always `memory`: the files are in memory whatever the host runs on.
     fn platform(&self) -> String {
         "memory".into()

@@ -208,6 +208,13 @@ pub trait ExecutionEnvironment {
     /// The absolute directory relative paths are resolved against.
     fn working_directory(&self) -> String;
 
+    /// Whether a command of this name can run here: `Some(false)` when the environment knows it
+    /// cannot (an in-memory shell without `git`), so that a caller need not run it to find out;
+    /// `None` when only running it would tell (a real shell's `PATH`).
+    fn has_command(&self, _name: &str) -> Option<bool> {
+        None
+    }
+
     /// `linux`, `darwin`, `windows`, `wasm`, ...
     fn platform(&self) -> String;
 

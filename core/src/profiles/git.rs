@@ -21,6 +21,9 @@ pub(crate) struct GitSnapshot {
 
 impl GitSnapshot {
     pub async fn take(env: &dyn ExecutionEnvironment) -> Option<Self> {
+        if env.has_command("git") == Some(false) {
+            return None;
+        }
         // One call gives the root and the branch, and fails outside a repository.
         let head = run(env, "git rev-parse --show-toplevel --abbrev-ref HEAD").await?;
         let mut lines = head.lines().map(str::trim);

@@ -369,6 +369,30 @@ fn git_snapshot_is_skipped_without_git_and_trimmed_when_status_fails() {
 }
 
 #[test]
+fn the_built_in_shell_is_not_asked_for_a_git_it_does_not_have() {
+    // The browser package fetches the shell with its first command: a prompt must not be one.
+    thread_local!(static RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+    fn counted<'a>(env: &'a MemoryEnvironment, command: &'a str, options: &'a ExecOptions) -> openagent_memenv::ShellRun<'a> {
+        RUNS.with(|runs| runs.set(runs.get() + 1));
+        openagent_memenv::builtin_shell(env, command, options)
+    }
+    let env = MemoryEnvironment::with_shell(Rc::new(openagent_core::runtime::VirtualRuntime::new(|_| {})), counted);
+    assert!(!prompt(&AnthropicProfile::new("claude-sonnet-4-5"), &env, None).contains("<git>"));
+    assert_eq!(RUNS.with(|runs| runs.get()), 0);
+    // A host's `git` is a command like any other: asked.
+    struct HostGit;
+    #[async_trait(?Send)]
+    impl openagent_memenv::HostCommand for HostGit {
+        async fn run(&self, _: openagent_memenv::HostCall<'_>) -> openagent_memenv::HostOutput {
+            openagent_memenv::HostOutput { stdout: Vec::new(), stderr: b"not a repository".to_vec(), exit_code: 128 }
+        }
+    }
+    env.add_host_command("git", Rc::new(HostGit)).unwrap();
+    let _ = prompt(&AnthropicProfile::new("claude-sonnet-4-5"), &env, None);
+    assert!(RUNS.with(|runs| runs.get()) > 0);
+}
+
+#[test]
 fn only_the_family_instruction_files_are_loaded() {
     let cases: [(Rc<dyn ProviderProfile>, &[&str]); 4] = [
         (Rc::new(OpenAiProfile::new("gpt-5")), &["/repo/AGENTS.md", "/repo/.codex/instructions.md"]),
