@@ -137,3 +137,64 @@ def copy_section(kind, source, target):
     if replaced != 1:
         raise SystemExit(f"{target} has {replaced} sections of kind {kind}, not one")
     open(target, "wb").write(out)
+
+
+def _const_expr_end(data, i):
+    """The offset after a constant expression (i32/i64.const, global.get, ... end) at `i`."""
+    while data[i] != 0x0B:
+        op, i = data[i], i + 1
+        if op in (0x41, 0x42, 0x23):  # i32.const, i64.const (LEB128 of either sign), global.get
+            while data[i] & 0x80:
+                i += 1
+            i += 1
+        elif op not in (0x6A, 0x6B, 0x6C, 0x7C, 0x7D, 0x7E):  # the extended-const arithmetic
+            raise ValueError(f"constant expression opcode 0x{op:02x}")
+    return i + 1
+
+
+def _segments(kind, payload):
+    """Each segment of a data (11) or element (9) section as its bytes, and whether all are active
+    (placed by an offset, so their order does not matter when none overlaps another)."""
+    count, i = leb(payload, 0)
+    out, active = [], True
+    for _ in range(count):
+        start = i
+        flags, i = leb(payload, i)
+        if kind == 11:
+            active &= flags != 1
+            if flags == 2:
+                _, i = leb(payload, i)
+            if flags != 1:
+                i = _const_expr_end(payload, i)
+            size, i = leb(payload, i)
+            i += size
+        else:
+            active &= not flags & 1
+            if flags & 2 and not flags & 1:
+                _, i = leb(payload, i)  # table index
+            if not flags & 1:
+                i = _const_expr_end(payload, i)
+            if flags & 3:
+                i += 1  # element kind or reference type
+            n, i = leb(payload, i)
+            for _ in range(n):
+                if flags & 4:
+                    i = _const_expr_end(payload, i)
+                else:
+                    _, i = leb(payload, i)
+        out.append(payload[start:i])
+    return out, active
+
+
+def sort_segments(path):
+    """Puts the module's active data and element segments in the order of their bytes: the same
+    module whatever order a tool wrote them in (wasm-split-cli's varies from run to run)."""
+    data = open(path, "rb").read()
+    out = bytearray(data[:8])
+    for kind, payload in sections(data):
+        if kind in (9, 11):
+            segments, active = _segments(kind, payload)
+            if active:
+                payload = uleb(len(segments)) + b"".join(sorted(segments))
+        out += section(kind, payload)
+    open(path, "wb").write(out)

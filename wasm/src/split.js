@@ -10,13 +10,14 @@ const FILES = {};
 // Where they are: beside the glue (which scripts/finish-glue writes in too, as this file's path
 // to it), unless the page says otherwise (`modulesFrom`).
 const GLUE = "./";
-// A fetch that stalls would hold every agent waiting on its module.
-const LOAD_TIMEOUT_MS = 30_000;
+// A fetch that stalls would hold every agent waiting on its module: one silent this long fails.
+const SILENCE_MS = 30_000;
 
 let from;
 const loads = new Map();
 
 export function modulesFrom(url) {
+  if (typeof url !== "string" && !(url instanceof URL)) throw new TypeError(`modulesFrom: a URL or a string, not ${typeof url}`);
   const base = new URL(url, globalThis.location?.href);
   if (!base.pathname.endsWith("/")) base.pathname += "/";
   from = base;
@@ -51,12 +52,32 @@ async function bytesOf(url) {
     const fs = "node:fs/promises";
     return (await import(fs)).readFile(url);
   }
-  const signal = AbortSignal.timeout(LOAD_TIMEOUT_MS);
-  try {
-    const response = await fetch(url, { signal });
+  // The timer starts again with every chunk, so a slow download goes on, and it settles the load
+  // whether or not this fetch heeds the abort.
+  const controller = new AbortController();
+  let timer, silent;
+  const quiet = new Promise((_, reject) => (silent = () => reject(new Error(`${url} sent nothing for ${SILENCE_MS / 1000} s`))));
+  const wait = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => (silent(), controller.abort()), SILENCE_MS);
+  };
+  const download = (async () => {
+    const response = await fetch(url, { signal: controller.signal });
     if (!response.ok) throw new Error(`${url} answered ${response.status} ${response.statusText}`.trim());
-    return await response.arrayBuffer();
-  } catch (error) {
-    throw signal.aborted ? new Error(`${url} did not arrive within ${LOAD_TIMEOUT_MS / 1000} s`) : error;
+    const chunks = [];
+    for (const reader = response.body.getReader(); ; ) {
+      const { done, value } = await reader.read();
+      if (done) return new Blob(chunks).arrayBuffer();
+      chunks.push(value);
+      wait();
+    }
+  })();
+  wait();
+  try {
+    return await Promise.race([download, quiet]);
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+    download.catch(() => {});
   }
 }

@@ -42,9 +42,9 @@ pub fn prefetch(settings: &ProviderSettings) {
 /// (relative to the page), for a page that serves them elsewhere than beside the glue (a
 /// bundler's assets, a CDN). Modules already loaded stay. A build that was not split has none.
 #[wasm_bindgen(js_name = modulesFrom)]
-pub fn modules_from(url: &str) -> Result<(), JsValue> {
+pub fn modules_from(#[wasm_bindgen(unchecked_param_type = "string | URL")] url: JsValue) -> Result<(), JsValue> {
     #[cfg(openagent_split)]
-    return modules::set_modules_from(url);
+    return modules::set_modules_from(&url);
     #[cfg(not(openagent_split))]
     {
         let _ = url;
@@ -90,7 +90,7 @@ mod modules {
         fn load_module(name: &str, exports: JsValue) -> Promise;
 
         #[wasm_bindgen(js_name = modulesFrom, catch)]
-        pub fn set_modules_from(url: &str) -> Result<(), JsValue>;
+        pub fn set_modules_from(url: &JsValue) -> Result<(), JsValue>;
     }
 
     /// `name`'s module, or why it could not be loaded.

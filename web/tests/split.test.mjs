@@ -40,7 +40,9 @@ async function packageWith(...names) {
 
 /** Serves `dir` on 127.0.0.1, holding back the body of any file `stall` matches; stops after the tests. */
 async function serve(dir, stall = () => false) {
+  const asked = [];
   const server = createServer((request, response) => {
+    asked.push(new URL(request.url, "http://x").pathname.slice(1));
     const file = join(dir, decodeURIComponent(new URL(request.url, "http://x").pathname));
     if (!existsSync(file)) return response.writeHead(404).end();
     response.writeHead(200, { "content-type": "application/wasm" });
@@ -49,7 +51,7 @@ async function serve(dir, stall = () => false) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
-  return { url: `http://127.0.0.1:${server.address().port}/`, server };
+  return { url: `http://127.0.0.1:${server.address().port}/`, asked };
 }
 
 const sse = (events) =>
@@ -84,6 +86,23 @@ test("each provider's first call needs only its own codec's module", { skip }, a
   }
 });
 
+test("the shell's module is fetched by the first command, not before", { skip }, async () => {
+  const { glue } = await packageWith();
+  const elsewhere = mkdtempSync(join(tmpdir(), "openagent-split-cdn-"));
+  dirs.push(elsewhere);
+  for (const name of ["chat", "shell"]) copyFileSync(join(PKG, fileOf(name)), join(elsewhere, fileOf(name)));
+  const { url, asked } = await serve(elsewhere);
+  glue.modulesFrom(url);
+  const answer = async () => sse([{ id: "1", choices: [{ index: 0, delta: { content: "done" }, finish_reason: "stop" }] }]);
+  const agent = new glue.Agent({ ...options, provider: "openai-compatible", fetch: answer });
+  assert.equal((await agent.submit("hi")).resultText, "done");
+  assert.deepEqual(asked, [fileOf("chat")]);
+  const runs = new glue.Agent({ ...options, provider: "openai-compatible", fetch: shellOnce("echo ran > r.txt") });
+  assert.equal((await runs.submit("go")).resultText, "done");
+  assert.equal(runs.fs.readText("r.txt"), "ran\n");
+  assert.deepEqual(asked, [fileOf("chat"), fileOf("shell")]);
+});
+
 test("a codec's module that cannot be loaded is a network error naming it; the next call loads it", { skip }, async () => {
   const { dir, glue, add } = await packageWith();
   // Another build's module, as a server holds after a new release: a page asks for its own build's.
@@ -107,20 +126,21 @@ test("a codec's module that cannot be loaded is a network error naming it; the n
   assert.equal(agent2.fs.readText("d/out.txt"), "SPLIT\n");
 });
 
-test("modulesFrom fetches the modules from elsewhere; one that stalls fails at 30 s and is fetched again", { skip, timeout: 60_000 }, async () => {
+test("modulesFrom fetches the modules from elsewhere; one silent for 30 s fails and is fetched again", { skip, timeout: 60_000 }, async () => {
   const { dir, glue } = await packageWith();
   const elsewhere = mkdtempSync(join(tmpdir(), "openagent-split-cdn-"));
   dirs.push(elsewhere);
   for (const name of ["chat", "shell"]) copyFileSync(join(PKG, fileOf(name)), join(elsewhere, fileOf(name)));
   let stalling = true;
   const { url } = await serve(elsewhere, (file) => stalling && file.includes("openagent_wasm_chat-"));
-  glue.modulesFrom(url.slice(0, -1)); // the folder, with or without its slash
   assert.throws(() => glue.modulesFrom("http://[::1"), TypeError);
+  assert.throws(() => glue.modulesFrom(42), /modulesFrom: a URL or a string, not number/);
+  glue.modulesFrom(new URL(url.slice(0, -1))); // the folder, with or without its slash, as a URL or a string
   const agent = new glue.Agent({ ...options, provider: "openai-compatible", fetch: shellOnce("echo from elsewhere > e.txt") });
   const started = Date.now();
   await assert.rejects(agent.submit("hi"), (error) => {
     assert.equal(error.kind, "network");
-    assert.match(error.message, /chat module could not be loaded: http:\/\/127\.0\.0\.1:\d+\/openagent_wasm_chat-[0-9a-f]{10}\.wasm did not arrive within 30 s/);
+    assert.match(error.message, /chat module could not be loaded: http:\/\/127\.0\.0\.1:\d+\/openagent_wasm_chat-[0-9a-f]{10}\.wasm sent nothing for 30 s/);
     return true;
   });
   assert.ok(Date.now() - started >= 29_000);
