@@ -1,5 +1,6 @@
 //! The agent's model client. Its codec is built on the first model call, from a module of its own
-//! in the package (`split`), so a page fetches only the codec of the provider it uses. The key is
+//! in the package (`split`, fetched from the client's making), so a page fetches only the codec of
+//! the provider it uses. The key is
 //! the settings' own, or asked of the page for each call (`getApiKey`), so it can live in a vault
 //! or be renewed while an agent runs; the codec is rebuilt only when the key changes.
 

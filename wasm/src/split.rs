@@ -1,6 +1,6 @@
 //! What the package's main module leaves to modules of its own, fetched when first needed: each
-//! provider's codec, on an agent's first model call (a page fetches only its provider's), and the
-//! built-in shell, on the first command.
+//! provider's codec, when an agent is made, for its first model call (a page fetches only its
+//! provider's), and the built-in shell, by the first command.
 //!
 //! `scripts/build-wasm` builds with `--cfg openagent_split` and splits the module with
 //! wasm-split-cli (from Dioxus). Its contract is a pair of names per split point: the main module
