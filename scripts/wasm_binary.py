@@ -1,6 +1,7 @@
 """The few pieces of the WebAssembly binary format the build scripts read and write
-(scripts/order-functions, scripts/wasm-size-report, scripts/finish-glue): sections, the imports,
-the code section's bodies and the `name` section's function names."""
+(scripts/order-functions, scripts/wasm-size-report, scripts/finish-glue, scripts/build-wasm):
+sections, the imports, the code section's bodies, the `name` section's function names, and the
+rewrites of a split module."""
 
 
 def leb(data, i):
@@ -75,14 +76,14 @@ def imports(payload):
         yield module, name, kind, payload[start:i]
 
 
-def import_section(entries):
-    """An import section of (module, name, descriptor) entries."""
+def import_payload(entries):
+    """The payload of an import section of (module, name, descriptor) entries."""
     out = bytearray(uleb(len(entries)))
     for module, name, descriptor in entries:
         for text in (module.encode(), name.encode()):
             out += uleb(len(text)) + text
         out += descriptor
-    return section(2, bytes(out))
+    return bytes(out)
 
 
 def imported_functions(payload):
@@ -125,18 +126,30 @@ def name_section(names):
     return section(0, uleb(4) + b"name" + section(1, bytes(entries)))
 
 
+def rewrite(path, change):
+    """Writes the module at `path` again, each section's payload as `change(kind, payload)` gives it."""
+    data = open(path, "rb").read()
+    out = bytearray(data[:8])
+    for kind, payload in sections(data):
+        out += section(kind, change(kind, payload))
+    open(path, "wb").write(out)
+
+
 def copy_section(kind, source, target):
     """Gives the module at `target` the section `kind` of the one at `source`, in place of its own
-    (which must be there, and be the only one)."""
+    (which must be there, and be the only one). `kind` may be given as text, as build-wasm does."""
+    kind = int(kind)
     (payload,) = [payload for k, payload in sections(open(source, "rb").read()) if k == kind]
-    data = open(target, "rb").read()
-    out, replaced = bytearray(data[:8]), 0
-    for k, own in sections(data):
-        replaced += k == kind
-        out += section(k, payload if k == kind else own)
-    if replaced != 1:
-        raise SystemExit(f"{target} has {replaced} sections of kind {kind}, not one")
-    open(target, "wb").write(out)
+    replaced = [k for k, _ in sections(open(target, "rb").read()) if k == kind]
+    if len(replaced) != 1:
+        raise SystemExit(f"{target} has {len(replaced)} sections of kind {kind}, not one")
+    rewrite(target, lambda k, own: payload if k == kind else own)
+
+
+def no_code(path):
+    """Fails unless the module at `path` defines no function."""
+    if any(kind == 10 and leb(payload, 0)[0] for kind, payload in sections(open(path, "rb").read())):
+        raise SystemExit(f"{path} defines functions")
 
 
 def _const_expr_end(data, i):
@@ -189,12 +202,11 @@ def _segments(kind, payload):
 def sort_segments(path):
     """Puts the module's active data and element segments in the order of their bytes: the same
     module whatever order a tool wrote them in (wasm-split-cli's varies from run to run)."""
-    data = open(path, "rb").read()
-    out = bytearray(data[:8])
-    for kind, payload in sections(data):
-        if kind in (9, 11):
-            segments, active = _segments(kind, payload)
-            if active:
-                payload = uleb(len(segments)) + b"".join(sorted(segments))
-        out += section(kind, payload)
-    open(path, "wb").write(out)
+
+    def sort(kind, payload):
+        if kind not in (9, 11):
+            return payload
+        segments, active = _segments(kind, payload)
+        return uleb(len(segments)) + b"".join(sorted(segments)) if active else payload
+
+    rewrite(path, sort)

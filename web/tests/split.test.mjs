@@ -38,12 +38,19 @@ async function packageWith(...names) {
   return { dir, glue, add: (name) => copyFileSync(join(PKG, fileOf(name)), join(dir, fileOf(name))) };
 }
 
-/** Serves `dir` on 127.0.0.1, holding back the body of any file `stall` matches; stops after the tests. */
-async function serve(dir, stall = () => false) {
+/**
+ * Serves the chat and shell modules from a folder of their own on 127.0.0.1, holding back the
+ * body of any file `stall` matches; it stops after the tests. `asked` lists the files requested.
+ */
+async function serveModules(stall = () => false) {
+  const dir = mkdtempSync(join(tmpdir(), "openagent-split-cdn-"));
+  dirs.push(dir);
+  for (const name of ["chat", "shell"]) copyFileSync(join(PKG, fileOf(name)), join(dir, fileOf(name)));
   const asked = [];
   const server = createServer((request, response) => {
-    asked.push(new URL(request.url, "http://x").pathname.slice(1));
-    const file = join(dir, decodeURIComponent(new URL(request.url, "http://x").pathname));
+    const path = new URL(request.url, "http://x").pathname;
+    asked.push(path.slice(1));
+    const file = join(dir, decodeURIComponent(path));
     if (!existsSync(file)) return response.writeHead(404).end();
     response.writeHead(200, { "content-type": "application/wasm" });
     if (stall(file)) return response.write(readFileSync(file).subarray(0, 100));
@@ -88,10 +95,7 @@ test("each provider's first call needs only its own codec's module", { skip }, a
 
 test("the shell's module is fetched by the first command, not before", { skip }, async () => {
   const { glue } = await packageWith();
-  const elsewhere = mkdtempSync(join(tmpdir(), "openagent-split-cdn-"));
-  dirs.push(elsewhere);
-  for (const name of ["chat", "shell"]) copyFileSync(join(PKG, fileOf(name)), join(elsewhere, fileOf(name)));
-  const { url, asked } = await serve(elsewhere);
+  const { url, asked } = await serveModules();
   glue.modulesFrom(url);
   const answer = async () => sse([{ id: "1", choices: [{ index: 0, delta: { content: "done" }, finish_reason: "stop" }] }]);
   const agent = new glue.Agent({ ...options, provider: "openai-compatible", fetch: answer });
@@ -128,11 +132,8 @@ test("a codec's module that cannot be loaded is a network error naming it; the n
 
 test("modulesFrom fetches the modules from elsewhere; one silent for 30 s fails and is fetched again", { skip, timeout: 60_000 }, async () => {
   const { dir, glue } = await packageWith();
-  const elsewhere = mkdtempSync(join(tmpdir(), "openagent-split-cdn-"));
-  dirs.push(elsewhere);
-  for (const name of ["chat", "shell"]) copyFileSync(join(PKG, fileOf(name)), join(elsewhere, fileOf(name)));
   let stalling = true;
-  const { url } = await serve(elsewhere, (file) => stalling && file.includes("openagent_wasm_chat-"));
+  const { url } = await serveModules((file) => stalling && file.includes("openagent_wasm_chat-"));
   assert.throws(() => glue.modulesFrom("http://[::1"), TypeError);
   assert.throws(() => glue.modulesFrom(42), /modulesFrom: a URL or a string, not number/);
   glue.modulesFrom(new URL(url.slice(0, -1))); // the folder, with or without its slash, as a URL or a string
