@@ -1,6 +1,7 @@
 //! What supervising a shell command costs: `true` run through `LocalEnvironment::exec_command`,
 //! from the call to its result (spawning `/bin/bash`, watching it, collecting its output and
-//! making sure nothing it started is left), beside spawning and reaping `/bin/true` directly,
+//! making sure nothing it started is left), in a PID namespace of its own where the kernel allows
+//! it and with the /proc scan it falls back to, beside spawning and reaping `/bin/true` directly,
 //! the floor any process start pays on this machine.
 //!
 //! `cargo bench -p openagent-native --bench shell_supervision`
@@ -9,23 +10,30 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use openagent_core::env::{ExecOptions, ExecutionEnvironment};
-use openagent_native::{LocalEnvironment, NativeRuntime};
+use openagent_native::{LocalEnvironment, NativeRuntime, Supervision};
 
 const RUNS: usize = 200;
 
 fn main() {
     let dir = std::env::temp_dir().join(format!("openagent-shell-supervision-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
-    let env = LocalEnvironment::new(&dir).expect("the environment");
     let runtime = NativeRuntime::new();
     let options = ExecOptions { timeout_ms: 10_000, ..ExecOptions::default() };
-
-    let mut supervised = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        let started = Instant::now();
-        let result = runtime.block_on(env.exec_command("true", &options)).expect("true runs");
-        supervised.push(started.elapsed());
-        assert_eq!(result.exit_code, 0);
+    let mut kinds = vec![Supervision::Scan];
+    if Supervision::detect() == Supervision::Namespace {
+        kinds.insert(0, Supervision::Namespace);
+    }
+    let mut supervised = Vec::new();
+    for kind in kinds {
+        let env = LocalEnvironment::new(&dir).expect("the environment").with_supervision(kind);
+        let mut samples = Vec::with_capacity(RUNS);
+        for _ in 0..RUNS {
+            let started = Instant::now();
+            let result = runtime.block_on(env.exec_command("true", &options)).expect("true runs");
+            samples.push(started.elapsed());
+            assert_eq!(result.exit_code, 0);
+        }
+        supervised.push((kind, samples));
     }
     let mut bare = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
@@ -36,7 +44,9 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
 
     println!("shell_supervision: `true` through LocalEnvironment, spawn to result ({RUNS} runs)");
-    print_figures("exec_command(\"true\")", &mut supervised);
+    for (kind, samples) in &mut supervised {
+        print_figures(&format!("exec_command, {kind:?}"), samples);
+    }
     print_figures("spawn + reap /bin/true", &mut bare);
 }
 

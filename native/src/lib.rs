@@ -36,5 +36,5 @@ pub use cli::{agents, resume, run, serve, sessions, tui};
 pub use host::agent_secrets;
 pub use host::default_client::default_client;
 pub use host::http::{NativeHttpClient, NativeHttpConfig};
-pub use host::local_env::{secret_values, EnvPass, EnvPolicy, LocalEnvironment};
+pub use host::local_env::{secret_values, EnvPass, EnvPolicy, LocalEnvironment, Supervision};
 pub use host::runtime::NativeRuntime;

@@ -18,7 +18,7 @@ use openagent_core::tools::{ReadFileTool, ToolContext, ToolExecutor};
 use openagent_native::{EnvPass, EnvPolicy, LocalEnvironment};
 use serde_json::json;
 
-use openagent_tests::processes::{wait_until_gone, wait_until_group_gone, TempDir};
+use openagent_tests::processes::{assert_no_survivor, sleepers, TempDir};
 
 fn exec(env: &LocalEnvironment, command: &str, timeout_ms: u64) -> ExecResult {
     block_on(env.exec_command(command, &ExecOptions { timeout_ms, ..ExecOptions::default() })).unwrap()
@@ -235,57 +235,54 @@ fn commands_get_core_variables_and_what_is_passed_never_a_secret_by_pattern() {
     assert!(!clean.contains("OPENAGENT_TEST_PLAIN") && !clean.contains("HOME="), "{clean}");
 }
 
+// Inside its PID namespace a command's pids are its own (`$$` is 2): the processes are found by
+// their unique sleep durations instead.
+
 #[test]
 fn a_timeout_kills_the_whole_group_and_keeps_partial_output() {
     let dir = TempDir::new();
     let started = Instant::now();
-    let result = exec(&dir.env(), "echo $$; sleep 30 & echo $!; sleep 30", 1_000);
+    let result = exec(&dir.env(), "echo started; sleep 30.201 & sleep 30.202", 1_000);
     let elapsed = started.elapsed();
     assert!(result.timed_out && result.exit_code == 124, "{result:?}");
     assert!(elapsed < Duration::from_millis(3_500), "{elapsed:?}");
     assert!(result.duration_ms >= 1_000);
-    let mut lines = result.stdout.lines();
-    // The shell leads the command's process group, so its pid is the group's id.
-    let group: i32 = lines.next().unwrap().parse().unwrap();
-    let background: i32 = lines.next().unwrap().parse().unwrap();
-    assert!(wait_until_gone(background, Duration::from_millis(500)), "background sleep {background} survived");
-    assert!(wait_until_group_gone(group, Duration::from_millis(500)), "a process of group {group} survived");
+    assert_eq!(result.stdout, "started\n", "{result:?}");
+    assert_no_survivor("30.201");
+    assert_no_survivor("30.202");
 }
 
 #[test]
 fn a_command_that_ignores_sigterm_is_killed_after_the_grace_period() {
     let dir = TempDir::new();
     let started = Instant::now();
-    let result = exec(&dir.env(), "trap '' TERM; echo $$; sleep 30", 500);
+    let result = exec(&dir.env(), "trap '' TERM; sleep 30.203", 500);
     assert!(result.timed_out);
     let elapsed = started.elapsed();
     assert!(elapsed >= Duration::from_millis(2_400) && elapsed < Duration::from_secs(5), "{elapsed:?}");
-    let shell: i32 = result.stdout.trim().parse().unwrap();
-    assert!(wait_until_gone(shell, Duration::from_millis(500)));
+    assert_no_survivor("30.203");
 }
 
 #[test]
 fn dropping_the_future_kills_the_command() {
     let dir = TempDir::new();
     let env = dir.env();
-    let pid = Rc::new(RefCell::new(String::new()));
-    let sink = pid.clone();
-    let options = ExecOptions {
-        timeout_ms: 60_000,
-        on_output: Some(Rc::new(move |text: &str| sink.borrow_mut().push_str(text))),
-        ..ExecOptions::default()
-    };
+    let options = ExecOptions { timeout_ms: 60_000, ..ExecOptions::default() };
     {
-        let mut future = pin!(env.exec_command("echo $$; exec sleep 30", &options));
+        let mut future = pin!(env.exec_command("exec sleep 30.204", &options));
         let mut cx = Context::from_waker(futures::task::noop_waker_ref());
         let until = Instant::now() + Duration::from_secs(5);
-        while pid.borrow().is_empty() && Instant::now() < until {
+        while sleepers("30.204").is_empty() && Instant::now() < until {
             assert!(matches!(future.as_mut().poll(&mut cx), Poll::Pending));
             std::thread::sleep(Duration::from_millis(10));
         }
+        assert_eq!(sleepers("30.204").len(), 1, "the command started");
     }
-    let pid: i32 = pid.borrow().trim().parse().unwrap();
-    assert!(wait_until_gone(pid, Duration::from_secs(3)), "sleep {pid} survived the dropped future");
+    let until = Instant::now() + Duration::from_secs(3);
+    while !sleepers("30.204").is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_no_survivor("30.204");
 }
 
 /// A working directory `work/` beside an `outside/` holding `victim.txt`, with `work/link`

@@ -14,11 +14,14 @@ use openagent_core::{CoreProfile, Session, SessionStatus};
 use openagent_native::NativeRuntime;
 use serde_json::{json, Value};
 
-use openagent_tests::processes::{wait_until_gone, wait_until_group_gone, TempDir};
+use openagent_tests::processes::{assert_no_survivor, sleepers, TempDir};
 
-/// Prints the shell's pid (the id of the command's process group), then a background child's,
-/// then sleeps: a command that only a kill ends early.
-const COMMAND: &str = "echo $$; sleep 30 & echo $!; sleep 30";
+/// A background sleep and a foreground one, each of a duration no other test uses (inside its
+/// PID namespace a command's pids are its own, so the processes are found by these): a command
+/// that only a kill ends early. It prints a line first, so a test knows it runs.
+fn command(background: &str, foreground: &str) -> String {
+    format!("echo started; sleep {background} & sleep {foreground}")
+}
 
 /// A session whose model calls `shell` with `arguments`, then says it is done.
 fn session(dir: &TempDir, arguments: Value) -> (Rc<NativeRuntime>, Session) {
@@ -31,22 +34,20 @@ fn session(dir: &TempDir, arguments: Value) -> (Rc<NativeRuntime>, Session) {
     (runtime, session)
 }
 
-/// The shell's and the background child's pids, from the command's first two lines.
-fn pids(output: &str) -> (i32, i32) {
-    let mut lines = output.lines().map(|line| line.trim().parse().unwrap_or_else(|_| panic!("not a pid: {output}")));
-    (lines.next().expect("the shell's pid"), lines.next().expect("the child's pid"))
-}
-
-fn assert_all_gone(group: i32, child: i32, within: Duration) {
-    assert!(wait_until_gone(group, within), "the shell {group} survived");
-    assert!(wait_until_gone(child, within), "the background child {child} survived");
-    assert!(wait_until_group_gone(group, within), "a process of group {group} survived");
+fn assert_all_gone(durations: [&str; 2], within: Duration) {
+    let until = Instant::now() + within;
+    while durations.iter().any(|seconds| !sleepers(seconds).is_empty()) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for seconds in durations {
+        assert_no_survivor(seconds);
+    }
 }
 
 #[test]
 fn the_default_timeout_kills_sleep_30_and_its_process_group_within_12_5_s() {
     let dir = TempDir::new();
-    let (runtime, session) = session(&dir, json!({ "command": COMMAND }));
+    let (runtime, session) = session(&dir, json!({ "command": command("30.301", "30.302") }));
     assert_eq!(session.config().default_command_timeout_ms, None, "not set: 10 s");
     let mut events = session.events();
     let started = Instant::now();
@@ -61,24 +62,29 @@ fn the_default_timeout_kills_sleep_30_and_its_process_group_within_12_5_s() {
         .expect("the shell call ended with an output");
     assert!(output.contains("Exit code: 124"), "{output}");
     assert!(output.contains("[ERROR: Command timed out after 10000ms."), "{output}");
-    let (group, child) = pids(&output);
-    assert_all_gone(group, child, Duration::from_millis(500));
+    assert!(output.contains("started"), "{output}");
+    assert_all_gone(["30.301", "30.302"], Duration::from_millis(500));
 }
 
 #[test]
 fn aborting_the_session_mid_command_kills_the_command_and_its_children_promptly() {
     let dir = TempDir::new();
-    let (runtime, session) = session(&dir, json!({ "command": COMMAND, "timeout_ms": 60_000 }));
+    let (runtime, session) = session(&dir, json!({ "command": command("30.303", "30.304"), "timeout_ms": 60_000 }));
     let mut events = session.events();
-    // Aborts once the command has printed both pids, so it is surely running.
+    // Aborts once the command has printed its line and both sleeps run.
     let abort_while_running = async {
         let mut printed = String::new();
-        while printed.lines().count() < 2 {
+        while printed.lines().count() < 1 {
             match events.next().await.map(|event| event.data) {
                 Some(EventData::ToolCallOutputDelta { delta, .. }) => printed.push_str(&delta),
                 Some(_) => {}
                 None => break,
             }
+        }
+        // The sleeps start on their own, whatever the session's executor does meanwhile.
+        let until = Instant::now() + Duration::from_secs(5);
+        while (sleepers("30.303").is_empty() || sleepers("30.304").is_empty()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
         }
         session.abort();
         (printed, Instant::now())
@@ -86,8 +92,8 @@ fn aborting_the_session_mid_command_kills_the_command_and_its_children_promptly(
     let (stop, (printed, aborted)) = runtime.block_on(join(session.submit("sleep"), abort_while_running));
     assert_eq!(stop, Ok(StopReason::Aborted));
     assert_eq!(session.status(), SessionStatus::Closed);
-    let (group, child) = pids(&printed);
+    assert_eq!(printed, "started\n");
     // SIGTERM at once; the 2 s grace before SIGKILL is not needed by `sleep`.
-    assert_all_gone(group, child, Duration::from_secs(2));
+    assert_all_gone(["30.303", "30.304"], Duration::from_secs(2));
     assert!(aborted.elapsed() < Duration::from_secs(2), "{:?} after the abort", aborted.elapsed());
 }

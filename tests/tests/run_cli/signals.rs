@@ -3,8 +3,9 @@
 //! agent still ending its command and the daemon it started (the shell's parent-death signal,
 //! the watchdog), the watchdog leaving with the agent, `openagent serve` stopping its sessions
 //! and their commands on SIGTERM, and the same signals as a real terminal sends them: Ctrl-C
-//! typed, and the terminal hung up (output then goes to /dev/null). Each command writes its pid
-//! to a file so the test can see that process gone.
+//! typed, and the terminal hung up (output then goes to /dev/null). Commands run in PID
+//! namespaces of their own, so a pid they print is not the host's: the test finds each command's
+//! process from outside, by its command line and working directory.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -19,13 +20,12 @@ use crate::{call, serve, ANSWER, TASK};
 use openagent_tests::cli::{eventually, Pipe, Running, Sandbox};
 use openagent_tests::processes::running;
 
-/// Writes the pid of the process that then sleeps (bash runs the last command in its own
-/// process), so that pid is the command's.
-const SLEEPER: &str = "echo $$ > sleeper.pid; sleep 30";
+/// A command that only a kill ends early.
+const SLEEPER: &str = "sleep 30";
 
 /// [`SLEEPER`] after starting a daemon the way servers detach: a double fork (the subshell
-/// exits), a session of its own, and its pid written.
-const DAEMON_AND_SLEEPER: &str = "(setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' &); echo $$ > sleeper.pid; sleep 30";
+/// exits) and a session of its own.
+const DAEMON_AND_SLEEPER: &str = "(setsid sh -c 'exec sleep 31' &); sleep 30";
 
 pub(super) fn sleeper_call() -> Step {
     shell_call(SLEEPER)
@@ -35,20 +35,28 @@ fn shell_call(command: &str) -> Step {
     call("toolu_sleeper", "shell", json!({"command": command}))
 }
 
-/// The pid the command wrote, once it has.
+/// The pid of [`SLEEPER`]'s sleep, once it runs.
 pub(super) fn sleeper_pid(sandbox: &Sandbox) -> i32 {
-    written_pid(sandbox, "sleeper.pid")
+    pid_running(sandbox, &["sleep", "30"])
 }
 
-/// The pid in the working directory's file `name`, once it is there.
-fn written_pid(sandbox: &Sandbox, name: &str) -> i32 {
-    let file = sandbox.cwd().join(name);
-    eventually("the command wrote its pid", || read_pid(&file).is_some());
-    read_pid(&file).expect("a pid")
+/// The host's pid of the process in the sandbox's working directory whose arguments are
+/// `args`, once there is one.
+fn pid_running(sandbox: &Sandbox, args: &[&str]) -> i32 {
+    let cwd = sandbox.cwd().canonicalize().expect("the working directory");
+    let cmdline: Vec<u8> = args.iter().flat_map(|arg| arg.bytes().chain([0])).collect();
+    let find = || find_process(&cwd, &cmdline);
+    eventually("the command runs", || find().is_some());
+    find().expect("a pid")
 }
 
-fn read_pid(file: &Path) -> Option<i32> {
-    std::fs::read_to_string(file).ok()?.trim().parse().ok()
+fn find_process(cwd: &Path, cmdline: &[u8]) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid = entry.file_name().to_str()?.parse().ok()?;
+        let ours = std::fs::read(entry.path().join("cmdline")).ok()? == cmdline
+            && std::fs::read_link(entry.path().join("cwd")).ok()? == cwd;
+        ours.then_some(pid)
+    })
 }
 
 /// Fails when `pid` still runs after a moment, killing it first so no test leaves it behind.
@@ -90,7 +98,7 @@ fn sighup_mid_command_writes_run_finished_and_kills_the_command() {
 #[test]
 fn under_nohup_a_hang_up_is_ignored_and_the_run_completes() {
     let sandbox = Sandbox::new();
-    let server = serve([shell_call("echo $$ > sleeper.pid; sleep 1; echo slept"), Step::reply(Reply::text(ANSWER))]);
+    let server = serve([shell_call("sleep 1; echo slept"), Step::reply(Reply::text(ANSWER))]);
     let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
     // SAFETY: signal(2) is async-signal-safe and touches no memory of ours.
     unsafe {
@@ -100,7 +108,7 @@ fn under_nohup_a_hang_up_is_ignored_and_the_run_completes() {
         })
     };
     let running = Running::start(command);
-    sleeper_pid(&sandbox);
+    pid_running(&sandbox, &["sleep", "1"]);
     running.signal(libc::SIGHUP);
     let run = running.finish();
     assert_eq!(run.code, Some(0), "{run:?}");
@@ -123,29 +131,39 @@ fn a_second_sigint_still_writes_exactly_one_run_finished() {
     assert_eq!(run.run_finished()["exit_reason"], "interrupted", "{run:?}");
 }
 
-/// The shell dies with the agent's thread; the daemon, in a session of its own and orphaned to
+/// In its namespace, the command dies with the agent's thread (parent-death signals all the way
+/// down); scanned, the shell dies so, and the daemon, in a session of its own and orphaned to
 /// PID 1 when the agent dies, is found by the watchdog.
 #[test]
 fn sigkill_of_the_agent_mid_command_kills_the_command_and_its_daemon() {
-    let sandbox = Sandbox::new();
-    let server = serve([shell_call(DAEMON_AND_SLEEPER)]);
-    let (running, pid) = run_with_a_command(&sandbox, &server);
-    let daemon = written_pid(&sandbox, "daemon.pid");
-    running.signal(libc::SIGKILL);
-    let run = running.finish();
-    assert_eq!(run.code, None, "killed: {run:?}");
-    assert_gone(pid, Duration::from_secs(3));
-    assert_gone(daemon, Duration::from_secs(3));
+    for supervision in ["namespace", "scan"] {
+        let sandbox = Sandbox::new();
+        let server = serve([shell_call(DAEMON_AND_SLEEPER)]);
+        let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
+        command.env("OPENAGENT_SUPERVISION", supervision);
+        let mut running = Running::start(command);
+        running.wait_for_line(Pipe::Stdout, |line| line.contains(r#""type":"tool_exec_started""#));
+        let pid = sleeper_pid(&sandbox);
+        let daemon = pid_running(&sandbox, &["sleep", "31"]);
+        running.signal(libc::SIGKILL);
+        let run = running.finish();
+        assert_eq!(run.code, None, "{supervision}: killed: {run:?}");
+        assert_gone(pid, Duration::from_secs(3));
+        assert_gone(daemon, Duration::from_secs(3));
+    }
 }
 
-/// The watchdog starts with the first command, out of the agent's session, carrying no marker and
-/// holding nothing but its pipe, and leaves soon after the agent does.
+/// Where commands are scanned for (no namespaces), the watchdog starts with the first command,
+/// out of the agent's session, carrying no marker and holding nothing but its pipe, and leaves
+/// soon after the agent does.
 #[test]
 fn the_watchdog_holds_nothing_of_the_agent_and_leaves_with_it() {
     let sandbox = Sandbox::new();
     let waits = "while [ ! -e go ]; do sleep 0.02; done";
     let server = serve([shell_call(waits), Step::reply(Reply::text(ANSWER))]);
-    let mut running = Running::start(sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]));
+    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
+    command.env("OPENAGENT_SUPERVISION", "scan");
+    let mut running = Running::start(command);
     running.wait_for_line(Pipe::Stdout, |line| line.contains(r#""type":"tool_exec_started""#));
     let agent = running.pid();
     eventually("the agent has a watchdog", || watchdog_of(agent).is_some());

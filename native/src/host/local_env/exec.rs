@@ -2,14 +2,19 @@
 //! supervised by a worker thread so the async caller never blocks; output and the exit come back
 //! over a channel.
 //!
-//! Supervision owns every process the command starts, not only its group: the agent is a child
-//! subreaper (Linux), so a process orphaned by a double fork or `setsid` is reparented to it
-//! instead of to PID 1, and [`descendants`] finds such processes by the session they share with
-//! the shell, by their ancestry, or by a marker variable the command's processes inherit. When
-//! the shell exits, times out or is cancelled, they are all ended (SIGTERM, then SIGKILL after
-//! [`GRACE`]), and output stops being collected soon after whoever still holds the pipes.
+//! Supervision owns every process the command starts, not only its group. On Linux each command
+//! runs in a PID namespace of its own ([`namespace`]), which nothing it starts can leave and the
+//! kernel empties when the command ends. Where namespaces cannot be made (and as a second line
+//! everywhere) the agent is a child subreaper, so a process orphaned by a double fork or `setsid`
+//! is reparented to it instead of to PID 1, and [`descendants`] finds such processes by the
+//! session they share with the shell, by their ancestry, or by a marker variable the command's
+//! processes inherit. When the shell exits, times out or is cancelled, they are all ended
+//! (SIGTERM, then SIGKILL after [`GRACE`]), and output stops being collected soon after whoever
+//! still holds the pipes.
 
 mod descendants;
+#[cfg(target_os = "linux")]
+mod namespace;
 mod output;
 #[cfg(target_os = "linux")]
 mod watchdog;
@@ -28,6 +33,41 @@ use futures::StreamExt;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
 use descendants::Descendants;
+
+/// How a command's processes are held to the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Supervision {
+    /// A PID namespace per command (Linux): what the command starts ends with it, by construction.
+    Namespace,
+    /// The command's session, group and descendants, and orphans by the marker they inherit,
+    /// found by scanning /proc: where namespaces cannot be made.
+    Scan,
+}
+
+/// The variable that chooses the scan over namespaces: `OPENAGENT_SUPERVISION=scan`, for a
+/// command that must see the host's pids or gain privileges (`sudo`), which a user namespace
+/// does not allow.
+const SUPERVISION_VAR: &str = "OPENAGENT_SUPERVISION";
+
+impl Supervision {
+    /// What this machine allows, unless [`SUPERVISION_VAR`] asks for the scan: on Linux, probed
+    /// once per process by running `/bin/true` the way commands run.
+    pub fn detect() -> Self {
+        static DETECTED: std::sync::OnceLock<Supervision> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            match std::env::var(SUPERVISION_VAR).as_deref() {
+                Ok("scan") => return Self::Scan,
+                Ok("" | "auto") | Err(_) => {}
+                Ok(other) => eprintln!("openagent: {SUPERVISION_VAR}={other:?} is not `scan` or `auto`; using auto"),
+            }
+            #[cfg(target_os = "linux")]
+            if namespace::probe() {
+                return Self::Namespace;
+            }
+            Self::Scan
+        })
+    }
+}
 
 /// The exit code of a command killed by its timeout, as coreutils' `timeout` reports it.
 const TIMEOUT_EXIT_CODE: i32 = 124;
@@ -79,21 +119,30 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Runs `command` in `dir` with exactly `vars`; `input`, when given, is written to its stdin
-/// (which is closed after it; otherwise stdin is `/dev/null`).
+/// Runs `command` in `dir` with exactly `vars`, supervised as `supervision` says; `input`, when
+/// given, is written to its stdin (which is closed after it; otherwise stdin is `/dev/null`).
 pub(crate) async fn run(
     command: &str,
     dir: &Path,
     vars: Vec<(OsString, OsString)>,
     options: &ExecOptions,
     input: Option<Vec<u8>>,
+    supervision: Supervision,
 ) -> Result<ExecResult, EnvError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let started = Instant::now();
     let marker = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     descendants::become_subreaper();
+    // The namespace dies with the agent (parent-death signals all the way down); a scanned
+    // command's detached processes need the watchdog for that.
     #[cfg(target_os = "linux")]
-    watchdog::start();
+    let namespaces = match supervision {
+        Supervision::Namespace => Some(namespace::Namespaces::new()),
+        Supervision::Scan => {
+            watchdog::start();
+            None
+        }
+    };
     let mut shell = Command::new("/bin/bash");
     shell
         .arg("-c")
@@ -107,8 +156,17 @@ pub(crate) async fn run(
         .stderr(Stdio::piped());
     let parent = std::process::id() as libc::pid_t;
     // SAFETY: between fork and exec the closure calls only async-signal-safe functions
-    // (setsid, prctl, getppid) and allocates nothing.
-    unsafe { shell.pre_exec(move || leader_of_its_own(parent)) };
+    // (setsid, prctl, getppid; `enter`'s system calls) and allocates nothing.
+    unsafe {
+        shell.pre_exec(move || {
+            leader_of_its_own(parent)?;
+            #[cfg(target_os = "linux")]
+            if let Some(namespaces) = &namespaces {
+                namespaces.enter()?;
+            }
+            Ok(())
+        })
+    };
 
     let (tx, mut rx) = unbounded();
     let (spawned_tx, spawned) = mpsc::channel();
@@ -143,7 +201,8 @@ pub(crate) async fn run(
             let closed = read_output(stdout, stderr, &tx);
             let mut command = Descendants::new(pid, marker);
             let _registration = crate::host::signals::supervise(command.killer());
-            let (code, timed_out) = watch(&mut child, &mut command, deadline, &watch_cancelled);
+            let contained = supervision == Supervision::Namespace;
+            let (code, timed_out) = watch(&mut child, &mut command, contained, deadline, &watch_cancelled);
             // The pipes close once every process holding them is gone; a holder supervision could
             // not find gets a short grace, not the caller's patience.
             let until = Instant::now() + LATE_OUTPUT;
@@ -159,10 +218,14 @@ pub(crate) async fn run(
     // The spawn takes a fork and an exec: waiting for it here is as short as spawning here.
     let pid = match spawned.recv() {
         Ok(Ok(pid)) => pid,
-        Ok(Err(err)) => return Err(EnvError::Io(format!("could not start /bin/bash: {err}"))),
+        Ok(Err(err)) if supervision == Supervision::Scan => {
+            return Err(EnvError::Io(format!("could not start /bin/bash: {err}")))
+        }
+        Ok(Err(err)) => return Err(EnvError::Io(format!("could not start /bin/bash in a PID namespace of its own: {err}"))),
         Err(_) => return Err(EnvError::Io("the thread that starts the command ended before it did".into())),
     };
-    // The shell leads its own session and group, so both ids are its pid.
+    // The shell (or, in a namespace, its supervisor) leads its own session and group, so both
+    // ids are its pid.
     let guard = CancelOnDrop { pgid: pid, cancelled, finished };
 
     let mut result = ExecResult::default();
@@ -244,14 +307,24 @@ fn read_output(stdout: Option<ChildStdout>, stderr: Option<ChildStderr>, tx: &Un
 
 /// Waits for the shell to exit, the deadline to pass or the caller to cancel, and leaves no
 /// process of the command behind: background jobs and daemons would otherwise hold the pipes
-/// open and outlive the command. Returns the exit code and whether the timeout fired.
-fn watch(child: &mut Child, command: &mut Descendants, deadline: Option<Instant>, cancelled: &AtomicBool) -> (i32, bool) {
+/// open and outlive the command. Returns the exit code and whether the timeout fired. A
+/// `contained` command (in its namespace) has nothing left once its supervisor has exited, and
+/// none of its orphans come to the agent: it is not scanned for then.
+fn watch(
+    child: &mut Child,
+    command: &mut Descendants,
+    contained: bool,
+    deadline: Option<Instant>,
+    cancelled: &AtomicBool,
+) -> (i32, bool) {
     let mut pause = FIRST_POLL;
     let mut scanned = Instant::now();
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
-                terminate(None, command);
+                if !contained {
+                    terminate(None, command);
+                }
                 return (exit_code(status), false);
             }
             // Nobody reads this result: the future that wanted it was dropped.
@@ -264,7 +337,7 @@ fn watch(child: &mut Child, command: &mut Descendants, deadline: Option<Instant>
                 return (TIMEOUT_EXIT_CODE, true);
             }
             Ok(None) => {
-                if scanned.elapsed() >= SCAN_EVERY {
+                if !contained && scanned.elapsed() >= SCAN_EVERY {
                     command.scan();
                     scanned = Instant::now();
                 }
@@ -290,7 +363,7 @@ fn terminate(mut shell: Option<&mut Child>, command: &mut Descendants) {
         if shell.as_mut().is_some_and(|child| matches!(child.try_wait(), Ok(Some(_)))) {
             shell = None;
         }
-        if shell.is_none() && command.scan().is_empty() {
+        if shell.is_none() && !command.any_left() {
             return;
         }
         thread::sleep(POLL);
@@ -301,7 +374,7 @@ fn terminate(mut shell: Option<&mut Child>, command: &mut Descendants) {
     }
     // A process killed is a zombie until its parent, often the agent now, reaps it.
     let until = Instant::now() + GRACE;
-    while !command.scan().is_empty() && Instant::now() < until {
+    while command.any_left() && Instant::now() < until {
         thread::sleep(POLL);
     }
 }

@@ -18,6 +18,7 @@ use std::time::UNIX_EPOCH;
 use async_trait::async_trait;
 use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
 
+pub use self::exec::Supervision;
 pub(crate) use self::vars::is_secret;
 pub use self::vars::{secret_values, EnvPass, EnvPolicy};
 
@@ -40,6 +41,8 @@ pub struct LocalEnvironment {
     root: PathBuf,
     policy: EnvPolicy,
     pass: EnvPass,
+    /// How commands are supervised; probed at the first command when not chosen.
+    supervision: Option<Supervision>,
 }
 
 impl LocalEnvironment {
@@ -54,7 +57,7 @@ impl LocalEnvironment {
         match fs::metadata(&dir) {
             Ok(meta) if meta.is_dir() => {
                 let root = fs::canonicalize(&dir).map_err(|err| io_error(err, &shown))?;
-                Ok(Self { working_dir: dir, root, policy: EnvPolicy::default(), pass: EnvPass::default() })
+                Ok(Self { working_dir: dir, root, policy: EnvPolicy::default(), pass: EnvPass::default(), supervision: None })
             }
             Ok(_) => Err(EnvError::NotADirectory(shown)),
             Err(err) => Err(io_error(err, &shown)),
@@ -71,6 +74,18 @@ impl LocalEnvironment {
     pub fn with_env_pass(mut self, pass: EnvPass) -> Self {
         self.pass = pass;
         self
+    }
+
+    /// How commands are held to themselves, instead of the best this machine allows
+    /// ([`Supervision::detect`]): tests choose [`Supervision::Scan`] to exercise the fallback.
+    pub fn with_supervision(mut self, supervision: Supervision) -> Self {
+        self.supervision = Some(supervision);
+        self
+    }
+
+    /// How this environment's commands are supervised.
+    pub fn supervision(&self) -> Supervision {
+        self.supervision.unwrap_or_else(Supervision::detect)
     }
 
     fn resolve(&self, path: &str) -> Result<PathBuf, EnvError> {
@@ -238,7 +253,7 @@ impl ExecutionEnvironment for LocalEnvironment {
             return Err(EnvError::NotADirectory(show(&dir)));
         }
         let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
-        exec::run(command, &dir, vars, options, None).await
+        exec::run(command, &dir, vars, options, None, self.supervision()).await
     }
 
     async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
@@ -252,7 +267,8 @@ impl ExecutionEnvironment for LocalEnvironment {
     fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
         // A subagent's directory is inside this one, so that scoping cannot widen the boundary.
         let dir = self.resolve_inside(working_dir, true)?;
-        Ok(Rc::new(Self::new(dir)?.with_env_policy(self.policy).with_env_pass(self.pass.clone())))
+        let scoped = Self { supervision: self.supervision, ..Self::new(dir)?.with_env_policy(self.policy) };
+        Ok(Rc::new(scoped.with_env_pass(self.pass.clone())))
     }
 
     fn working_directory(&self) -> String {

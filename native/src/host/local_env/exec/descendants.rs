@@ -34,6 +34,11 @@ pub(super) struct Descendants {
     /// Processes seen as the command's while they ran: once dead, an orphan that left the session
     /// can no longer be recognised, but must still be reaped.
     known: HashSet<libc::pid_t>,
+    /// Whether the last scan met an orphan of the agent in the middle of `execve`, which shows
+    /// no environment yet: it may be the command's, and is looked at again by the next scan.
+    unsettled: bool,
+    /// The signal last sent, and to whom: a process found later (one that settled) gets it too.
+    signalled: Option<(libc::c_int, HashSet<libc::pid_t>)>,
 }
 
 struct Process {
@@ -47,11 +52,11 @@ struct Process {
 impl Descendants {
     pub(super) fn new(shell: libc::pid_t, marker: String) -> Self {
         let needle = format!("\0{}={marker}\0", super::MARKER).into_bytes();
-        Self { shell, needle, agent: std::process::id() as libc::pid_t, known: HashSet::new() }
+        Self { shell, needle, agent: std::process::id() as libc::pid_t, known: HashSet::new(), unsettled: false, signalled: None }
     }
 
     /// Sends `signal` to the shell's group and every running process of the command; whether
-    /// any was there to get it.
+    /// any was there to get it (or may be: an orphan not yet known to be the command's).
     pub(super) fn signal(&mut self, signal: libc::c_int) -> bool {
         // SAFETY: kill has no memory effects; a negative pid addresses the whole process group.
         let group = unsafe { libc::kill(-self.shell, signal) } == 0;
@@ -60,7 +65,24 @@ impl Descendants {
             // SAFETY: as above, for one process.
             unsafe { libc::kill(*pid, signal) };
         }
-        group || !running.is_empty()
+        let any = group || !running.is_empty() || self.unsettled;
+        self.signalled = Some((signal, running.into_iter().collect()));
+        any
+    }
+
+    /// Whether the command may still have a process: a running one, or an orphan that could not
+    /// yet be told apart. One found since the last [`Self::signal`] gets that signal now.
+    pub(super) fn any_left(&mut self) -> bool {
+        let running = self.scan();
+        if let Some((signal, sent)) = &mut self.signalled {
+            for pid in &running {
+                if sent.insert(*pid) {
+                    // SAFETY: kill has no memory effects.
+                    unsafe { libc::kill(*pid, *signal) };
+                }
+            }
+        }
+        !running.is_empty() || self.unsettled
     }
 
     /// The command's running processes. Its dead ones whose parent is now the agent are reaped
@@ -69,12 +91,19 @@ impl Descendants {
         let all = processes();
         let mut members: HashSet<libc::pid_t> =
             all.iter().filter(|p| p.session == self.shell || p.pgrp == self.shell).map(|p| p.pid).collect();
-        let orphans: Vec<_> = all
-            .iter()
-            .filter(|p| p.ppid == self.agent && !p.zombie && !members.contains(&p.pid) && self.carries_marker(p.pid))
-            .map(|p| p.pid)
-            .collect();
-        members.extend(orphans);
+        self.unsettled = false;
+        for process in &all {
+            if process.ppid != self.agent || process.zombie || members.contains(&process.pid) {
+                continue;
+            }
+            match self.carries_marker(process.pid) {
+                Some(true) => {
+                    members.insert(process.pid);
+                }
+                Some(false) => {}
+                None => self.unsettled = true,
+            }
+        }
         // Below a member is a member, however far down and whatever its session.
         loop {
             let before = members.len();
@@ -100,12 +129,18 @@ impl Descendants {
         running
     }
 
-    fn carries_marker(&self, pid: libc::pid_t) -> bool {
-        let Some(environ) = settled_environ(pid) else { return false };
+    /// Whether `pid` inherited the command's marker; `None` while it cannot be told (it is in
+    /// the middle of `execve`).
+    fn carries_marker(&self, pid: libc::pid_t) -> Option<bool> {
+        let environ = match settled_environ(pid) {
+            Environ::Settled(environ) => environ,
+            Environ::Unreadable => return Some(false),
+            Environ::Changing => return None,
+        };
         let mut padded = Vec::with_capacity(environ.len() + 1);
         padded.push(0);
         padded.extend_from_slice(&environ);
-        padded.windows(self.needle.len()).any(|window| window == self.needle)
+        Some(padded.windows(self.needle.len()).any(|window| window == self.needle))
     }
 
     /// Something that signals the whole command from another thread (the agent leaving on a
@@ -113,25 +148,38 @@ impl Descendants {
     pub(super) fn killer(&self) -> crate::host::signals::Killer {
         let (shell, needle, agent) = (self.shell, self.needle.clone(), self.agent);
         Box::new(move |signal| {
-            Descendants { shell, needle: needle.clone(), agent, known: HashSet::new() }.signal(signal);
+            Descendants { shell, needle: needle.clone(), agent, known: HashSet::new(), unsettled: false, signalled: None }
+                .signal(signal);
         })
     }
 }
 
-/// A process's environment once it has one. A process in the middle of `execve` (`setsid`
-/// becoming `sleep` just as the shell exits) shows an empty environment and an empty command
-/// line for a moment; it is looked at again rather than taken for one that cleared its
-/// environment, which still has a command line.
-fn settled_environ(pid: libc::pid_t) -> Option<Vec<u8>> {
-    const TRIES: u32 = 50;
+/// What /proc shows of a process's environment.
+enum Environ {
+    Settled(Vec<u8>),
+    /// Gone, or not ours to read (another user's).
+    Unreadable,
+    /// In the middle of `execve` (`setsid` becoming `sleep` just as the shell exits): for a
+    /// moment it shows an empty environment and an empty command line, and under load that moment
+    /// can outlast any fixed wait. A process that cleared its environment still has a command line.
+    Changing,
+}
+
+/// A process's environment, looked at a few times while it is changing.
+fn settled_environ(pid: libc::pid_t) -> Environ {
+    const TRIES: u32 = 5;
     for _ in 0..TRIES {
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-        if !environ.is_empty() || !std::fs::read(format!("/proc/{pid}/cmdline")).ok()?.is_empty() {
-            return Some(environ);
+        let (Ok(environ), Ok(cmdline)) =
+            (std::fs::read(format!("/proc/{pid}/environ")), std::fs::read(format!("/proc/{pid}/cmdline")))
+        else {
+            return Environ::Unreadable;
+        };
+        if !environ.is_empty() || !cmdline.is_empty() {
+            return Environ::Settled(environ);
         }
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
-    None
+    Environ::Changing
 }
 
 /// Every process /proc shows; none where it cannot be read.

@@ -1,0 +1,213 @@
+//! A PID namespace per command (Linux): nothing a command starts can outlive it, by construction.
+//!
+//! Between fork and exec, the process `Command` forked (the *supervisor*, whose pid the agent
+//! waits for) leaves for new PID and mount namespaces, and a new user namespace when the agent is
+//! not root (so any user can make the other two), then forks the namespace's first process, its
+//! *init*. The init mounts a `/proc` of the namespace (so `ps`, `pgrep` and `kill` inside agree on
+//! pids) and forks the shell, which `Command` then execs. However a process of the command
+//! detaches (`setsid`, a double fork, a cleared environment), it stays in the namespace, and the
+//! kernel kills every process in it when its init exits. The init exits when the shell has: it
+//! sends SIGTERM to what is left, gives it [`GRACE`] to go, and exits, which SIGKILLs the rest.
+//!
+//! ```text
+//! agent ─ supervisor (waits, mirrors the exit) ─┬─ init (pid 1: reaps, ends the rest) ─ bash (pid 2) ─ …
+//!                                                 └─ the new PID namespace ─────────────────────────┘
+//! ```
+//!
+//! The supervisor and the init are copies of the agent that never exec: a copy of a multithreaded
+//! process may make only async-signal-safe calls, so both make system calls alone, on buffers
+//! prepared before the fork. They hold no descriptor (each closes all of its own), so only the
+//! command's processes hold its pipes, and `Command` learns of the exec through its own
+//! close-on-exec pipe as before. They ignore SIGTERM, SIGINT, SIGHUP and SIGQUIT: a signal to the
+//! command's group reaches the shell and its jobs, which end, and the supervisor follows; SIGKILL
+//! of the supervisor (supervision's last resort, or the agent dying: its parent-death signal)
+//! kills the init (its own parent-death signal), and with it the namespace.
+//!
+//! Where the kernel refuses (no user namespaces for this user, a seccomp filter), commands run
+//! as before, and [`super::descendants`] finds what they leave behind by scanning /proc.
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+
+use super::GRACE;
+
+/// What the supervisor needs between fork and exec, prepared before the fork: it cannot
+/// allocate there.
+pub(super) struct Namespaces {
+    flags: libc::c_int,
+    /// `<uid> <uid> 1`: the agent's user is itself in the new user namespace (empty for root,
+    /// which needs no user namespace).
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+}
+
+impl Namespaces {
+    pub(super) fn new() -> Self {
+        // SAFETY: getuid, geteuid and getgid cannot fail and touch no memory.
+        let (uid, euid, gid) = unsafe { (libc::getuid(), libc::geteuid(), libc::getgid()) };
+        let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS;
+        let (mut uid_map, mut gid_map) = (Vec::new(), Vec::new());
+        if euid != 0 {
+            flags |= libc::CLONE_NEWUSER;
+            uid_map = format!("{uid} {uid} 1\n").into_bytes();
+            gid_map = format!("{gid} {gid} 1\n").into_bytes();
+        }
+        Self { flags, uid_map, gid_map }
+    }
+
+    /// Run in the forked child, before exec: makes the namespaces and the init, and returns only
+    /// in the shell (pid 2), for `Command` to exec it. An error (the namespaces refused, a fork
+    /// failed) is returned before anything was forked, so `Command::spawn` reports it.
+    ///
+    /// # Safety
+    /// Only between fork and exec: it never returns in the supervisor and the init, which exit.
+    pub(super) unsafe fn enter(&self) -> std::io::Result<()> {
+        if libc::unshare(self.flags) == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if !self.uid_map.is_empty() {
+            write_file(c"/proc/self/uid_map", &self.uid_map)?;
+            // Unprivileged, a group map may be written only once setgroups(2) is refused.
+            write_file(c"/proc/self/setgroups", b"deny")?;
+            write_file(c"/proc/self/gid_map", &self.gid_map)?;
+        }
+        match fork()? {
+            0 => init(),
+            pid => supervise(pid),
+        }
+    }
+}
+
+/// The supervisor: waits for the init and exits as it did.
+unsafe fn supervise(init: libc::pid_t) -> ! {
+    name(c"openagent-cmd");
+    ignore_stop_signals();
+    close_all();
+    let code = loop {
+        let mut status = 0;
+        if libc::waitpid(init, &mut status, 0) == init {
+            break exit_code(status);
+        }
+        if *libc::__errno_location() != libc::EINTR {
+            break 127;
+        }
+    };
+    libc::_exit(code)
+}
+
+/// The init, pid 1 of the namespace: returns in the shell it forks, and otherwise reaps every
+/// process reparented to it until the shell exits, then ends the rest and exits as the shell did.
+unsafe fn init() -> std::io::Result<()> {
+    // Dies with the supervisor, and takes the namespace with it. (Were the supervisor killed in
+    // the moment before this, the init would run on until its shell exits.)
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+    // The namespace's own /proc, private to it. Without it (a /proc the kernel will not let a
+    // user namespace mount again) commands still run; only pids in /proc are the host's.
+    let none = std::ptr::null();
+    if libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) == 0 {
+        let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null());
+    }
+    let shell = fork()?;
+    if shell == 0 {
+        return Ok(());
+    }
+    name(c"openagent-init");
+    close_all();
+    let mut status = 0;
+    loop {
+        let mut reaped = 0;
+        let pid = libc::waitpid(-1, &mut reaped, 0);
+        if pid == shell {
+            status = reaped;
+            break;
+        }
+        if pid == -1 && *libc::__errno_location() != libc::EINTR {
+            break;
+        }
+    }
+    // What the shell left behind gets SIGTERM and the grace period; the init's exit SIGKILLs
+    // whatever is still there then.
+    if libc::kill(-1, libc::SIGTERM) == 0 {
+        let deadline = now_ms() + GRACE.as_millis() as i64;
+        while now_ms() < deadline {
+            let pid = libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG);
+            if pid == -1 && *libc::__errno_location() == libc::ECHILD {
+                break;
+            }
+            if pid <= 0 {
+                let pause = libc::timespec { tv_sec: 0, tv_nsec: 2_000_000 };
+                libc::nanosleep(&pause, std::ptr::null_mut());
+            }
+        }
+    }
+    libc::_exit(exit_code(status))
+}
+
+/// fork(2) as a bare system call: the C library's fork would run the handlers libraries
+/// registered with pthread_atfork, which need not be safe in a copy of a multithreaded process.
+unsafe fn fork() -> std::io::Result<libc::pid_t> {
+    match libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_ulong, 0, 0, 0, 0) {
+        -1 => Err(std::io::Error::last_os_error()),
+        pid => Ok(pid as libc::pid_t),
+    }
+}
+
+/// A shell's exit code for a wait status: the code, or 128 + the signal.
+fn exit_code(status: libc::c_int) -> libc::c_int {
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        127
+    }
+}
+
+unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> std::io::Result<()> {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+    let error = std::io::Error::last_os_error();
+    libc::close(fd);
+    if written != bytes.len() as isize {
+        return Err(error);
+    }
+    Ok(())
+}
+
+unsafe fn ignore_stop_signals() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
+        libc::signal(signal, libc::SIG_IGN);
+    }
+}
+
+/// Closes every descriptor: the command's pipes are its processes' to hold, and `Command`'s
+/// report pipe is the shell's to close at exec.
+unsafe fn close_all() {
+    libc::syscall(libc::SYS_close_range, 0 as libc::c_uint, libc::c_uint::MAX, 0 as libc::c_uint);
+}
+
+/// How the process shows in `ps` (its command line is still the agent's).
+unsafe fn name(name: &std::ffi::CStr) {
+    libc::prctl(libc::PR_SET_NAME, name.as_ptr() as libc::c_ulong, 0, 0, 0);
+}
+
+fn now_ms() -> i64 {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes only the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+}
+
+/// Whether a command can be run in namespaces here: `/bin/true` run the way commands are.
+pub(super) fn probe() -> bool {
+    let namespaces = Namespaces::new();
+    let mut probe = Command::new("/bin/true");
+    probe.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    // SAFETY: `enter` makes only async-signal-safe system calls on memory prepared before the fork.
+    unsafe { probe.pre_exec(move || namespaces.enter()) };
+    probe.status().is_ok_and(|status| status.success())
+}
