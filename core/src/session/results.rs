@@ -232,7 +232,9 @@ impl Session {
                 (outcome, None, summary)
             }
             StopReason::NoResult => {
-                let summary = format!("No valid result was submitted within {} attempts.", state.misses);
+                // Seed 001's words, which its monitoring greps for ("did not call submit_result").
+                let summary =
+                    format!("Agent did not call submit_result tool with a valid result within {} attempts.", state.misses);
                 let outcome = AgentOutcome::new(OutcomeStatus::Failure, summary.clone()).with_evidence(
                     EvidenceKind::StopReason,
                     "the result attempts ran out",

@@ -145,7 +145,7 @@ fn run_agent_without_a_valid_submission_exits_1_with_no_result() {
     let done = run.run_finished();
     assert_eq!((&done["exit_reason"], &done["ok"]), (&json!("no_result"), &json!(false)), "{done}");
     assert_eq!((&done["outcome"]["status"], &done["result_data"]), (&json!("failure"), &Value::Null), "{done}");
-    assert_eq!(done["outcome"]["summary"], "No valid result was submitted within 3 attempts.");
+    assert_eq!(done["outcome"]["summary"], "Agent did not call submit_result tool with a valid result within 3 attempts.");
     assert_eq!(done["error"], done["outcome"]["summary"], "a failed run says why");
     assert_eq!(server.requests().len(), 3);
 }

@@ -140,7 +140,7 @@ fn answers_without_a_submission_are_reminded_then_fail() {
     let result = r.result();
     assert_eq!(result.outcome.status, OutcomeStatus::Failure);
     assert_eq!(result.result_data, None);
-    assert_eq!(result.result_text, "No valid result was submitted within 3 attempts.");
+    assert_eq!(result.result_text, "Agent did not call submit_result tool with a valid result within 3 attempts.");
     assert_eq!(result.outcome.evidence[0].kind, EvidenceKind::StopReason);
 }
 
