@@ -98,6 +98,31 @@ impl LlmError {
         self.retry_after = Some(seconds);
         self
     }
+
+    /// The context window a `context_length` error states, in tokens: llama.cpp's `n_ctx` field
+    /// or its "available context size (4096 tokens)", OpenAI's and vLLM's "maximum context length
+    /// is 8192 tokens", Anthropic's "210000 tokens > 200000 maximum", Gemini's "the maximum
+    /// number of tokens allowed (1048576)". `None` for other errors, or when it states none.
+    pub fn stated_context_window(&self) -> Option<u64> {
+        if self.kind != ErrorKind::ContextLength {
+            return None;
+        }
+        let raw = self.raw.as_ref();
+        let n_ctx = raw.and_then(|raw| raw["error"]["n_ctx"].as_u64().or_else(|| raw["n_ctx"].as_u64()));
+        let text = self.message.as_str();
+        n_ctx
+            .or_else(|| {
+                ["maximum context length is ", "available context size (", "tokens allowed ("]
+                    .iter()
+                    .find_map(|marker| leading_number(&text[text.find(marker)? + marker.len()..]))
+            })
+            .or_else(|| {
+                let before = &text[..text.find(" maximum")?];
+                let start = before.rfind(|c: char| !c.is_ascii_digit()).map_or(0, |at| at + 1);
+                leading_number(&before[start..])
+            })
+            .filter(|&window| window > 0)
+    }
 }
 
 /// What a codec read from a provider's error answer.
@@ -214,6 +239,11 @@ pub fn rate_limit_info(headers: &[(String, String)]) -> Option<super::types::Rat
     (info != super::types::RateLimitInfo::default()).then_some(info)
 }
 
+/// The number `text` starts with, if it does.
+fn leading_number(text: &str) -> Option<u64> {
+    text[..text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len())].parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -244,6 +274,27 @@ mod tests {
             let e = error_from_http("p", status, &[], ErrorDetails::default());
             assert_eq!((e.kind, e.retryable), (kind, retryable), "status {status}");
         }
+    }
+
+    #[test]
+    fn the_window_a_context_length_error_states_is_read_from_each_providers_words() {
+        let stated = |message: &str, raw: Option<Value>| {
+            let mut error = LlmError::new(ErrorKind::ContextLength, message);
+            error.raw = raw;
+            error.stated_context_window()
+        };
+        let openai = "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.";
+        assert_eq!(stated(openai, None), Some(8192));
+        assert_eq!(stated("prompt is too long: 210000 tokens > 200000 maximum", None), Some(200_000));
+        let gemini = "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).";
+        assert_eq!(stated(gemini, None), Some(1_048_576));
+        let llama = "request (6020 tokens) exceeds the available context size (4096 tokens), try increasing it";
+        assert_eq!(stated(llama, None), Some(4096));
+        let body = serde_json::json!({"error": {"message": "the request exceeds the available context size", "n_ctx": 2048}});
+        assert_eq!(stated("the request exceeds the available context size", Some(body)), Some(2048));
+        assert_eq!(stated("too long", None), None);
+        assert_eq!(stated("maximum context length is 0 tokens", None), None);
+        assert_eq!(LlmError::new(ErrorKind::Server, openai).stated_context_window(), None);
     }
 
     #[test]

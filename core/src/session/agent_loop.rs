@@ -110,6 +110,7 @@ impl Session {
                     // Spec appendix B: the request did not fit. Compact once and call again.
                     Some(Err(error)) if error.kind == ErrorKind::ContextLength && !overflowed => {
                         overflowed = true;
+                        self.believe_stated_window(&error);
                         match self.guard(self.compact_history(CompactionReason::Overflow)).await {
                             None => break self.cancelled().unwrap_or(StopReason::Aborted),
                             Some(Ok(summarized)) if summarized > 0 => continue,

@@ -8,6 +8,12 @@
 //!   quarter of the window by default), cut only before a user, steering or assistant turn, never
 //!   between a tool call and its result. Kept turns are not touched, so reasoning signatures
 //!   replay as they came.
+//! - **The window** is the configured one, else the model's; once the provider states another in
+//!   a `context_length` error ("maximum context length is 8192 tokens"), that one, for the rest
+//!   of the session.
+//! - **Kept tool outputs** are shortened (head and tail) when the kept turns alone pass their
+//!   share: one huge output in the last exchange would otherwise leave the request as long as
+//!   before.
 //! - **The summary** is written by the same model from a plain-text transcript of the older turns
 //!   (bounded to fit the window, long tool outputs shortened): the request carries no tool calls
 //!   or reasoning parts, so it is valid whatever the provider.
@@ -48,6 +54,25 @@ impl Session {
         config.context_window.unwrap_or_else(|| self.inner.profile.context_window_size()) as u64
     }
 
+    /// Takes the window a `context_length` error states as the session's, when it is smaller
+    /// than the one in force (or none was known), and says so; whether it did.
+    pub(super) fn believe_stated_window(&self, error: &LlmError) -> bool {
+        let Some(stated) = error.stated_context_window() else { return false };
+        let mut state = self.inner.state.borrow_mut();
+        let current = self.context_window(&state.config);
+        if current != 0 && stated >= current {
+            return false;
+        }
+        state.config.context_window = Some(stated.min(usize::MAX as u64) as usize);
+        drop(state);
+        let message = format!(
+            "The provider states a context window of {stated} tokens for this model (the session assumed {current}); \
+             the session uses {stated} from now on."
+        );
+        self.emit(EventData::Warning { message });
+        true
+    }
+
     /// Whether the next request's estimate passed the threshold.
     pub(super) fn needs_compaction(&self, config: &SessionConfig) -> bool {
         let window = self.context_window(config);
@@ -73,12 +98,17 @@ impl Session {
 
         let keep = config.compaction_keep_recent_tokens.map_or(window / 4, |t| t as u64);
         let (cut, request) = {
-            let state = self.inner.state.borrow();
+            let mut state = self.inner.state.borrow_mut();
             let cut = cut_point(&state.history, keep);
             if cut == 0 || matches!(&state.history[..cut], [Turn::Summary { .. }]) {
+                // Nothing to summarise, but the kept turns may still be too long to send.
+                let shortened = shorten_outputs(&mut state.history[cut..], keep);
+                if shortened > 0 {
+                    self.inner.cache.borrow_mut().rebuild(&state.history);
+                }
                 drop(state);
                 end(0, None);
-                return Ok(0);
+                return Ok(shortened);
             }
             let request = self.summary_request(&state.history[..cut], window, &config);
             (cut, request)
@@ -112,6 +142,7 @@ impl Session {
             }
             let turn = Turn::Summary { content: summary, summarized_turns: cut, timestamp: self.now() };
             state.history.splice(..cut, [turn]);
+            shorten_outputs(&mut state.history[1..], keep);
             state.compactions += 1;
             self.inner.cache.borrow_mut().rebuild(&state.history);
         }
@@ -157,6 +188,41 @@ pub(super) fn cut_point(history: &[Turn], keep_tokens: u64) -> usize {
         }
     }
     0
+}
+
+/// The fewest characters a shortened tool output keeps: its head and tail still say what it was.
+const SHORTENED_OUTPUT_CHARS: usize = 1_000;
+
+/// Shortens the longest tool outputs of `turns` until the turns fit `keep_tokens` (or each is
+/// down to [`SHORTENED_OUTPUT_CHARS`]). Returns how many it shortened.
+fn shorten_outputs(turns: &mut [Turn], keep_tokens: u64) -> usize {
+    let total: usize = turns.iter().map(Turn::approx_chars).sum();
+    let mut excess = total.saturating_sub(keep_tokens.saturating_mul(4).min(usize::MAX as u64) as usize);
+    let mut outputs = Vec::new();
+    for (at, turn) in turns.iter().enumerate() {
+        if let Turn::ToolResults { results, .. } = turn {
+            for (index, result) in results.iter().enumerate() {
+                outputs.push((result.content.len(), at, index));
+            }
+        }
+    }
+    outputs.sort_unstable_by(|a, b| b.cmp(a));
+    let mut shortened = 0;
+    for (len, at, index) in outputs {
+        if excess == 0 || len <= SHORTENED_OUTPUT_CHARS {
+            break;
+        }
+        let Turn::ToolResults { results, .. } = &mut turns[at] else { continue };
+        let content = &mut results[index].content;
+        let target = len.saturating_sub(excess).max(SHORTENED_OUTPUT_CHARS);
+        let short = truncate_output(content, target, TruncationMode::HeadTail).into_owned();
+        excess = excess.saturating_sub(len.saturating_sub(short.len()));
+        if short.len() < len {
+            *content = short.into();
+            shortened += 1;
+        }
+    }
+    shortened
 }
 
 /// The turns as plain text, long parts shortened.
@@ -227,6 +293,21 @@ mod tests {
                 Turn::Assistant { message: Message::assistant(content), usage: Usage::default(), response_id: None, timestamp: 0 }
             }
         }
+    }
+
+    #[test]
+    fn the_longest_kept_outputs_are_shortened_until_the_turns_fit() {
+        let mut turns: Vec<Turn> = ["call", "results", "call", "results"].iter().map(|k| turn_of(k, 400)).collect();
+        turns[3] = turn_of("results", 200_000);
+        assert_eq!(shorten_outputs(&mut turns, 2_048), 1, "only the huge one");
+        let total: usize = turns.iter().map(Turn::approx_chars).sum();
+        assert!(total <= 2_048 * 4 + 400, "{total} characters kept");
+        assert!(matches!(&turns[1], Turn::ToolResults { results, .. } if results[0].content.len() == 400));
+        assert_eq!(shorten_outputs(&mut turns, 100_000), 0, "what fits is not touched");
+        // Never below the floor, however small the share.
+        let mut turns = vec![turn_of("results", 50_000)];
+        assert_eq!(shorten_outputs(&mut turns, 1), 1);
+        assert!(turns[0].approx_chars() >= SHORTENED_OUTPUT_CHARS, "{}", turns[0].approx_chars());
     }
 
     #[test]

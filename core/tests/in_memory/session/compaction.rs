@@ -451,3 +451,32 @@ fn a_window_as_large_as_can_be_does_not_overflow_the_arithmetic() {
     block_on(session.compact()).unwrap();
     assert!(matches!(session.history()[0], Turn::Summary { .. }));
 }
+
+/// A model whose window the session does not know (it assumes 128k tokens) answers a long
+/// request with the window it has: the session believes it, and compacts to fit it, shortening
+/// the huge tool output the recent turns hold (before, it kept a quarter of 128k tokens, and the
+/// retried request was as long as the one refused).
+#[test]
+fn the_window_a_context_length_error_states_is_believed_and_the_history_compacted_to_fit() {
+    let stated = "This model's maximum context length is 8192 tokens. However, your messages resulted in 50100 tokens.";
+    let client = Rc::new(ScriptedClient::new([
+        ScriptStep::tool_call("big", json!({})),
+        ScriptStep::fail(ErrorKind::ContextLength, stated),
+        ScriptStep::text("the summary"),
+        ScriptStep::text("done"),
+    ]));
+    let session = session_with(client.clone(), 128_000, SessionConfig::default(), 200_000);
+    let mut events = session.events();
+    assert_eq!(block_on(session.submit("read the big thing")).unwrap(), StopReason::Completed);
+    assert_eq!(client.calls(), 4);
+    let retried = client.requests().pop().unwrap();
+    let tokens = request_tokens(&retried);
+    assert!(tokens <= 8_192 / 2, "the retried request is ~{tokens} tokens, over its share of the stated 8192");
+    assert_eq!(session.config().context_window, Some(8_192), "believed for the rest of the session");
+    let events = drain(&mut events);
+    let warned = events.iter().any(|e| matches!(e, EventData::Warning { message } if message.contains("8192 tokens")));
+    assert!(warned, "the session says which window it now uses: {events:?}");
+    let ended =
+        events.iter().any(|e| matches!(e, EventData::CompactionEnd { reason: CompactionReason::Overflow, error: None, .. }));
+    assert!(ended, "{events:?}");
+}
