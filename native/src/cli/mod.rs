@@ -4,6 +4,7 @@
 //! below them imports them.
 
 pub mod agents;
+pub mod config_file;
 pub mod hooks;
 pub mod mcp;
 pub mod models;

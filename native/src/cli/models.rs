@@ -15,16 +15,16 @@ use std::path::Path;
 
 use openagent_core::llm::catalog::{Catalog, ModelInfo, Overrides};
 
+use crate::cli::config_file;
+
 pub const MODELS_FILE: &str = ".openagent/models.json";
 
 /// The built-in catalog with `cwd`'s `.openagent/models.json` over it (none: the built-in one).
 /// The error names the file, and for a wrong entry its line and key.
 pub fn load(cwd: &Path) -> Result<Catalog, String> {
     let file = cwd.join(MODELS_FILE);
-    let text = match std::fs::read_to_string(&file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Catalog::builtin().clone()),
-        Err(e) => return Err(format!("{}: cannot read it: {e}", file.display())),
+    let Some(text) = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))? else {
+        return Ok(Catalog::builtin().clone());
     };
     let overrides = parse(&text).map_err(|e| format!("{}:{e}", file.display()))?;
     Catalog::builtin().clone().with_overrides(overrides).map_err(|e| format!("{}: {e}", file.display()))
@@ -154,6 +154,7 @@ mod tests {
     fn a_directory_in_its_place_is_refused() {
         let dir = TempDir::new();
         std::fs::create_dir_all(dir.0.join(MODELS_FILE)).unwrap();
-        assert!(load(&dir.0).unwrap_err().contains("models.json: cannot read it"));
+        let error = load(&dir.0).unwrap_err();
+        assert!(error.contains("models.json: is a directory, not a regular file"), "{error}");
     }
 }

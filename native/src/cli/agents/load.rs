@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::config::AgentConfig;
 use super::error::{AgentError, Problem};
 use super::validate::validate;
+use crate::cli::config_file;
 
 /// Where agent configs live, relative to the working directory.
 pub const AGENTS_DIR: &str = ".openagent/agents";
@@ -39,14 +40,16 @@ pub fn load(cwd: &Path, id: &str) -> Result<AgentConfig, AgentError> {
     if !plain {
         return Err(AgentError::file(&file, format!("`{id}` is not an agent id: use the name of a directory in {AGENTS_DIR}")));
     }
-    if !file.is_file() {
-        let hint = format!(
-            "no agent `{id}` here: this file does not exist (`openagent agents list --cwd {}` shows the agents there)",
-            cwd.display()
-        );
-        return Err(AgentError::file(&file, hint));
+    match read(&file, id) {
+        Some(config) => config,
+        None => {
+            let hint = format!(
+                "no agent `{id}` here: this file does not exist (`openagent agents list --cwd {}` shows the agents there)",
+                cwd.display()
+            );
+            Err(AgentError::file(&file, hint))
+        }
     }
-    read(&file, id)
 }
 
 /// Every directory in `<cwd>/.openagent/agents`, sorted by name, each read and checked. No such
@@ -66,21 +69,22 @@ pub fn discover(cwd: &Path) -> io::Result<Vec<Found>> {
         }
         let id = entry.file_name().to_string_lossy().into_owned();
         let file = entry.path().join(CONFIG_FILE);
-        let config = if file.is_file() {
-            read(&file, &id)
-        } else {
+        let config = read(&file, &id).unwrap_or_else(|| {
             Err(AgentError::file(&file, format!("missing: each directory in {AGENTS_DIR} holds its agent's {CONFIG_FILE}")))
-        };
+        });
         found.push(Found { id, file, config });
     }
     found.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(found)
 }
 
-/// Reads `file`, the config of the directory `dir_name`.
-fn read(file: &Path, dir_name: &str) -> Result<AgentConfig, AgentError> {
-    let text = std::fs::read_to_string(file).map_err(|e| AgentError::file(file, format!("cannot read it: {e}")))?;
-    parse(&text, dir_name).map_err(|problems| AgentError { file: file.to_owned(), problems })
+/// Reads `file`, the config of the directory `dir_name`; `None` when there is no such file.
+fn read(file: &Path, dir_name: &str) -> Option<Result<AgentConfig, AgentError>> {
+    let text = match config_file::read(file) {
+        Ok(text) => text?,
+        Err(message) => return Some(Err(AgentError::file(file, message))),
+    };
+    Some(parse(&text, dir_name).map_err(|problems| AgentError { file: file.to_owned(), problems }))
 }
 
 /// Parses and checks the text of the config of the directory `dir_name`.
