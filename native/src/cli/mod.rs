@@ -5,6 +5,7 @@
 
 pub mod agents;
 pub mod config_file;
+pub mod config_problems;
 pub mod hooks;
 pub mod mcp;
 pub mod models;
