@@ -123,9 +123,11 @@ impl<T: DeserializeOwned> Read<T> {
         read
     }
 
-    /// Whether every problem was looked for (not stopped at [`MAX_FOUND`]).
-    pub fn complete(&self) -> bool {
-        self.found.len() < MAX_FOUND
+    /// What ends a report that shows [`MAX_SHOWN`] of its problems and leaves `hidden` out.
+    pub fn and_more(&self, hidden: usize) -> Option<String> {
+        // Stopped at MAX_FOUND: there may be more than counted.
+        let counted = if self.found.len() < MAX_FOUND { "" } else { " or more" };
+        (hidden > 0).then(|| format!("and {hidden}{counted} more problems: fix these to see the rest"))
     }
 
     /// `field` (a further check's, on the value without the wrong parts) in the file's terms;

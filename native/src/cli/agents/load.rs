@@ -145,9 +145,8 @@ pub fn parse(text: &str, dir_name: &str) -> Result<AgentConfig, Vec<Problem>> {
     problems.sort_by_key(|problem| problem.line);
     let more = problems.len().saturating_sub(MAX_SHOWN);
     problems.truncate(MAX_SHOWN);
-    if more > 0 {
-        let counted = if read.complete() { "" } else { " or more" };
-        problems.push(Problem::new("", None, format!("and {more}{counted} more problems: fix these to see the rest")));
+    if let Some(more) = read.and_more(more) {
+        problems.push(Problem::new("", None, more));
     }
     Err(problems)
 }
