@@ -1,6 +1,6 @@
 //! Every problem of a config file at once, not just the first. serde stops at the first wrong
 //! value, so the file's tree is read again with each wrong part taken out, until it reads whole
-//! or [`MAX_FOUND`] problems are found; a problem's line is then found in the text by walking to
+//! or enough problems are found; a problem's line is then found in the text by walking to
 //! its path there (the format's reader says where it stopped). What the tree without its wrong
 //! parts gives is checked further by the caller, whose problems about a part taken out are
 //! dropped (they would only repeat it) and whose list indices are mapped back to the file's.
@@ -13,8 +13,11 @@ use serde_json::Value;
 /// The most problems a file's report lists; the rest are counted.
 pub const MAX_SHOWN: usize = 20;
 
-/// How many problems are looked for, each costing one read of the tree.
+/// How many problems are looked for, each costing one read of the tree (and one of the text for
+/// its line): fewer in a larger file, down to one more than a report shows, so that a file near
+/// the size cap with its problems at the end still takes seconds, not minutes.
 const MAX_FOUND: usize = 100;
+const FOUND_BUDGET_BYTES: usize = 64 << 20;
 
 /// One step of a path: a key, or an index in a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,13 +73,17 @@ pub struct Read<T> {
     pub found: Vec<Found>,
     /// The parts taken out, in the file's terms.
     taken: Vec<Path>,
+    /// How many problems were looked for.
+    most: usize,
 }
 
 impl<T: DeserializeOwned> Read<T> {
-    /// Reads `tree` as a `T`, taking out each part serde refuses, and noting why.
-    pub fn from(mut tree: Value) -> Self {
-        let mut read = Read { value: None, found: Vec::new(), taken: Vec::new() };
-        while read.found.len() < MAX_FOUND {
+    /// Reads `tree` (of a text of `size` bytes) as a `T`, taking out each part serde refuses,
+    /// and noting why.
+    pub fn from(mut tree: Value, size: usize) -> Self {
+        let mut read = Read { value: None, found: Vec::new(), taken: Vec::new(), most: 0 };
+        read.most = (FOUND_BUDGET_BYTES / size.max(1)).clamp(MAX_SHOWN + 1, MAX_FOUND);
+        while read.found.len() < read.most {
             let error = match serde_path_to_error::deserialize::<_, T>(&tree) {
                 Ok(value) => {
                     read.value = Some(value);
@@ -125,9 +132,10 @@ impl<T: DeserializeOwned> Read<T> {
 
     /// What ends a report that shows [`MAX_SHOWN`] of its problems and leaves `hidden` out.
     pub fn and_more(&self, hidden: usize) -> Option<String> {
-        // Stopped at MAX_FOUND: there may be more than counted.
-        let counted = if self.found.len() < MAX_FOUND { "" } else { " or more" };
-        (hidden > 0).then(|| format!("and {hidden}{counted} more problems: fix these to see the rest"))
+        // Stopped looking: there may be more than counted.
+        let counted = if self.found.len() < self.most { "" } else { "at least " };
+        let problems = if hidden == 1 { "problem" } else { "problems" };
+        (hidden > 0).then(|| format!("and {counted}{hidden} more {problems}: fix these to see the rest"))
     }
 
     /// `field` (a further check's, on the value without the wrong parts) in the file's terms;

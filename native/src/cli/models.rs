@@ -114,7 +114,7 @@ fn parse(text: &str) -> Result<Overrides, Vec<String>> {
     // serde stops at the first problem: the others come from the tree read again without each
     // wrong part.
     let tree: Value = serde_json::from_str(text).map_err(|e| vec![e.to_string()])?;
-    let read = Read::<Overrides>::from(tree);
+    let read = Read::<Overrides>::from(tree, text.len());
     for found in read.found.iter().filter(|found| show(&found.path) != path && !found.path.is_empty()) {
         let stopped = stop_at(&mut serde_json::Deserializer::from_str(text), &found.path).err();
         problems.push((stopped.map_or(0, |e| e.line()), show(&found.path), found.message.clone()));

@@ -104,7 +104,7 @@ pub fn parse(text: &str, dir_name: &str) -> Result<AgentConfig, Vec<Problem>> {
     // serde stops at the first problem: the others come from the tree read again without each
     // wrong part. Text that is not even a tree has only the one.
     let Ok(tree) = yaml_serde::from_str::<serde_json::Value>(text) else { return Err(vec![first]) };
-    let read = Read::<AgentConfig>::from(tree);
+    let read = Read::<AgentConfig>::from(tree, text.len());
     let mut problems = vec![(first, None)];
     for found in &read.found {
         // An unknown key's path ends in the key, which the message names.
