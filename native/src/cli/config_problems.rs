@@ -83,7 +83,11 @@ impl<T: DeserializeOwned> Read<T> {
     pub fn from(mut tree: Value, size: usize) -> Self {
         let mut read = Read { value: None, found: Vec::new(), taken: Vec::new(), most: 0 };
         read.most = (FOUND_BUDGET_BYTES / size.max(1)).clamp(MAX_SHOWN + 1, MAX_FOUND);
-        while read.found.len() < read.most {
+        // Each read fixes a scalar, takes a part out or finds a problem; scalars are bounded too.
+        for _ in 0..read.most * 10 {
+            if read.found.len() >= read.most {
+                break;
+            }
             let error = match serde_path_to_error::deserialize::<_, T>(&tree) {
                 Ok(value) => {
                     read.value = Some(value);
@@ -100,6 +104,22 @@ impl<T: DeserializeOwned> Read<T> {
                 }
             }
             let message = error.into_inner().to_string();
+            // YAML's reader takes any scalar where a string is wanted (`3`, `true`, an empty
+            // value); the tree's does not, so it is given the scalar as the text reader would.
+            if message.ends_with("expected a string") {
+                if let Some(node) = node_mut(&mut tree, &path) {
+                    let text = match node {
+                        Value::Null => Some(String::new()),
+                        Value::Bool(value) => Some(value.to_string()),
+                        Value::Number(value) => Some(value.to_string()),
+                        _ => None,
+                    };
+                    if let Some(text) = text {
+                        *node = Value::String(text);
+                        continue;
+                    }
+                }
+            }
             let missing = message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next()).map(str::to_owned);
             let original = read.original(&path);
             // A field missing from a part something was taken out of (its wrong value, or a
@@ -172,25 +192,26 @@ impl<T: DeserializeOwned> Read<T> {
     }
 }
 
+/// The value at `path` in `tree`.
+fn node_mut<'a>(tree: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
+    let mut node = tree;
+    for step in path {
+        node = match step {
+            Step::Key(key) => node.get_mut(key.as_str())?,
+            Step::Index(index) => node.get_mut(*index)?,
+        };
+    }
+    Some(node)
+}
+
 /// Removes the value at `path` (not empty) from `tree`.
 fn take_out(tree: &mut Value, path: &[Step]) {
     let Some((last, parent)) = path.split_last() else { return };
-    let mut node = tree;
-    for step in parent {
-        let next = match step {
-            Step::Key(key) => node.get_mut(key.as_str()),
-            Step::Index(index) => node.get_mut(*index),
-        };
-        match next {
-            Some(next) => node = next,
-            None => return,
-        }
-    }
-    match (node, last) {
-        (Value::Object(map), Step::Key(key)) => {
+    match (node_mut(tree, parent), last) {
+        (Some(Value::Object(map)), Step::Key(key)) => {
             map.remove(key);
         }
-        (Value::Array(items), Step::Index(index)) if *index < items.len() => {
+        (Some(Value::Array(items)), Step::Index(index)) if *index < items.len() => {
             items.remove(*index);
         }
         _ => {}
@@ -214,10 +235,18 @@ fn here<E: de::Error>() -> E {
 impl<'de> DeserializeSeed<'de> for Walk<'_> {
     type Value = ();
 
+    // Through the deserializer even at the path's end: its error then carries the position.
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        match self.0.first() {
-            None => Err(here()),
-            Some(_) => deserializer.deserialize_any(self),
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Walk<'_> {
+    /// At the path's end, the walk stops; a scalar before it holds no more path.
+    fn scalar<E: de::Error>(&self) -> Result<(), E> {
+        match self.0.is_empty() {
+            true => Err(here()),
+            false => Ok(()),
         }
     }
 }
@@ -230,6 +259,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.scalar()?;
         let Some((Step::Key(wanted), rest)) = self.0.split_first() else { return Ok(()) };
         while let Some(key) = map.next_key_seed(Key { wanted, last: rest.is_empty() })? {
             match key {
@@ -241,6 +271,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.scalar()?;
         let Some((Step::Index(wanted), rest)) = self.0.split_first() else { return Ok(()) };
         for _ in 0..*wanted {
             if seq.next_element::<IgnoredAny>()?.is_none() {
@@ -250,24 +281,23 @@ impl<'de> Visitor<'de> for Walk<'_> {
         seq.next_element_seed(Walk(rest)).map(drop)
     }
 
-    // Scalars hold no path.
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.scalar()
     }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.scalar()
     }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.scalar()
     }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.scalar()
     }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.scalar()
     }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.scalar()
     }
 }
 

@@ -413,3 +413,13 @@ fn problems_past_twenty_are_counted() {
     assert_eq!(at(&problems[19]), ("extra_19", Some(25)));
     assert_eq!(problems[20].message, "and 5 more problems: fix these to see the rest");
 }
+
+/// What YAML reads as a string (`3`, `true`) is no problem beside a real one; a wrong list item
+/// has its own line.
+#[test]
+fn the_other_problems_are_only_real_ones() {
+    let text = with("instructions: 3\nmcp_servers: { x: { command: true } }\ntools:\n  - read_file\n  - [grep]\ncolour: blue\n");
+    let problems = parse(&text, "a").expect_err("refused");
+    let found: Vec<_> = problems.iter().map(at).collect();
+    assert_eq!(found, [("tools[1]", Some(10)), ("colour", Some(11))], "{problems:#?}");
+}
