@@ -24,6 +24,7 @@
 //! assert_eq!(get_latest_model("anthropic", Some("vision")).unwrap().id, "claude-opus-4-6");
 //! ```
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -134,10 +135,18 @@ impl Catalog {
     }
 
     /// This catalog with `overrides` laid over it: each changes the fields it gives of the model
-    /// its `id` names, or adds a model, listed first among its provider's. A new model needs a
-    /// provider and a context window; the error says which entry lacks them.
+    /// its `id` names, or adds a model, listed first among its provider's (the last added first).
+    /// A new model needs a provider and a context window; the error says which entry lacks them.
     pub fn with_overrides(mut self, overrides: Overrides) -> Result<Self, String> {
-        for (index, patch) in overrides.models.into_iter().enumerate() {
+        // The ids through an index and the new models placed in one sort at the end: a search
+        // of the list and an insertion into it for each entry made a file of n entries cost n²
+        // (40k entries took seconds, a million minutes).
+        let known = self.models.len();
+        let mut index = BTreeMap::new();
+        for (at, model) in self.models.iter().enumerate() {
+            index.entry(model.id.clone()).or_insert(at);
+        }
+        for (entry, patch) in overrides.models.into_iter().enumerate() {
             let prices = [
                 patch.input_cost_per_million,
                 patch.output_cost_per_million,
@@ -147,21 +156,50 @@ impl Catalog {
             // A negative price would make costs that go down as tokens go up.
             if prices.iter().flatten().any(|price| *price < 0.0) {
                 return Err(format!(
-                    "models[{index}]: `{}` has a price below 0; prices are dollars per million tokens",
+                    "models[{entry}]: `{}` has a price below 0; prices are dollars per million tokens",
                     patch.id
                 ));
             }
-            match self.models.iter_mut().find(|model| model.id == patch.id) {
-                Some(model) => patch.apply(model),
+            match index.get(&patch.id) {
+                Some(&at) => patch.apply(&mut self.models[at]),
                 None => {
-                    let model = patch.into_model().map_err(|e| format!("models[{index}]: {e}"))?;
-                    let at = self.models.iter().position(|m| m.provider == model.provider).unwrap_or(self.models.len());
-                    self.models.insert(at, model);
+                    let model = patch.into_model().map_err(|e| format!("models[{entry}]: {e}"))?;
+                    index.insert(model.id.clone(), self.models.len());
+                    self.models.push(model);
                 }
             }
         }
+        let added = self.models.len() - known;
+        if added > 0 {
+            self.models = placed(std::mem::take(&mut self.models), known);
+        }
         Ok(self)
     }
+}
+
+/// `models`, whose first `known` are the catalog's and the rest added in order, with each added
+/// model moved before the first known one of its provider, the last added first; those of a
+/// provider the catalog does not have go last, grouped by provider in the order they came.
+fn placed(models: Vec<ModelInfo>, known: usize) -> Vec<ModelInfo> {
+    let added = models.len() - known;
+    let mut anchors: BTreeMap<&str, usize> = BTreeMap::new();
+    for (at, model) in models[..known].iter().enumerate() {
+        anchors.entry(&model.provider).or_insert(at);
+    }
+    // An added model sorts before the known one it is placed at (`added` is past every `j`).
+    let mut keys = Vec::with_capacity(models.len());
+    for (at, model) in models.iter().enumerate() {
+        keys.push(match at.checked_sub(known) {
+            None => (at, added),
+            Some(j) => {
+                let next = known + anchors.len();
+                (*anchors.entry(&model.provider).or_insert(next), added - 1 - j)
+            }
+        });
+    }
+    let mut keyed: Vec<_> = keys.into_iter().zip(models).collect();
+    keyed.sort_unstable_by_key(|(key, _)| *key);
+    keyed.into_iter().map(|(_, model)| model).collect()
 }
 
 /// What a host lays over the catalog: `{"models": [{"id": ..., <any ModelInfo field>}, ...]}`.

@@ -78,6 +78,35 @@ fn overrides_change_the_fields_they_give_and_add_models() {
     assert_eq!(get_model_info("qwen3-coder"), None, "the built-in catalog is untouched");
 }
 
+/// Where added models go, as when each was inserted on its own: first among its provider's, the
+/// last added first; a provider the catalog lacks after all the others, in the order it came.
+#[test]
+fn added_models_go_first_among_their_providers_and_new_providers_last() {
+    let model = |id: &str, provider: &str| {
+        let mut entry = patch(id);
+        (entry.provider, entry.context_window) = (Some(provider.into()), Some(1000));
+        entry
+    };
+    let mut repriced = patch("local-a");
+    repriced.input_cost_per_million = Some(2.0);
+    let models = vec![
+        model("local-a", "local"),
+        model("gpt-x", "openai"),
+        model("mine-a", "mine"),
+        model("local-b", "local"),
+        model("gpt-y", "openai"),
+        repriced,
+    ];
+    let catalog = Catalog::builtin().clone().with_overrides(Overrides { models }).unwrap();
+    let ids: Vec<&str> = catalog.list(None).iter().map(|m| m.id.as_str()).collect();
+    let builtin = Catalog::builtin().list(None);
+    let first_openai = builtin.iter().position(|m| m.provider == "openai").unwrap();
+    assert_eq!(ids[first_openai..first_openai + 3], ["gpt-y", "gpt-x", builtin[first_openai].id.as_str()]);
+    assert_eq!(ids[ids.len() - 3..], ["local-b", "local-a", "mine-a"]);
+    assert_eq!(ids.len(), builtin.len() + 5);
+    assert_eq!(catalog.get("local-a").and_then(|m| m.input_cost_per_million), Some(2.0), "an added model can be corrected");
+}
+
 #[test]
 fn a_new_model_without_provider_or_window_is_refused_naming_its_entry() {
     let error = Catalog::builtin().clone().with_overrides(Overrides { models: vec![patch("gpt-5.2"), patch("mine")] });

@@ -135,6 +135,29 @@ fn tools_follow_pages_and_skip_a_broken_schema_and_a_name_taken_already() {
     assert!(long.starts_with("mcp__server__xxx") && long != tool_name("server", &"x".repeat(81)), "{long}");
 }
 
+/// A name that says nothing (empty, blank) or holds control characters would become
+/// `mcp__demo__` or a name the model cannot tell from another: skipped, the name shown escaped.
+#[test]
+fn tools_with_an_empty_blank_or_control_character_name_are_skipped_with_a_warning() {
+    const NAMES: [&str; 6] = ["", "  ", "line\nbreak", "bell\u{7}", "tab\there", "ok"];
+    let server = Scripted::new(|request| match request["method"].as_str() {
+        Some("tools/list") => {
+            result(request, json!({"tools": NAMES.map(|name| json!({"name": name, "inputSchema": {"type": "object"}}))}))
+        }
+        _ => demo(request),
+    });
+    let client = connect(&server).expect("connects");
+    let tools = block_on(client.tools()).expect("tools");
+    let names: Vec<&str> = tools.tools.iter().map(|t| t.definition.name.as_str()).collect();
+    assert_eq!(names, ["mcp__demo__ok"]);
+    let skipped =
+        |shown: &str| format!("MCP server demo: skipped tool \"{shown}\": its name is empty or holds control characters");
+    assert_eq!(
+        tools.warnings,
+        [skipped(""), skipped("  "), skipped("line\\nbreak"), skipped("bell\\u{7}"), skipped("tab\\there")]
+    );
+}
+
 #[test]
 fn a_call_answers_pings_and_re_lists_after_list_changed() {
     let server = Scripted::new(|request| match request["method"].as_str() {

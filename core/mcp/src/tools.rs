@@ -72,6 +72,16 @@ impl McpClient {
                 out.warnings.push(format!("MCP server {}: skipped a tool without a name", self.name()));
                 continue;
             };
+            // Such a name would register as `mcp__<server>__` or as one the model cannot tell
+            // apart from another, and printed as it is it would drive the terminal.
+            if name.trim().is_empty() || name.chars().any(char::is_control) {
+                out.warnings.push(format!(
+                    "MCP server {}: skipped tool \"{}\": its name is empty or holds control characters",
+                    self.name(),
+                    name.escape_debug()
+                ));
+                continue;
+            }
             let full = tool_name(self.name(), name);
             // Two names that differ only in characters providers refuse become one: the first keeps it.
             if out.tools.iter().any(|tool| tool.definition.name == full) {

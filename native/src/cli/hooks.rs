@@ -9,6 +9,7 @@ use std::rc::Rc;
 use openagent_core::hooks::HOOK_POINTS;
 use serde::{Deserialize, Serialize};
 
+use crate::cli::config_file;
 use crate::host::hooks::{CommandHooks, HookCommand};
 
 /// Where a directory's hooks are configured.
@@ -84,10 +85,10 @@ pub fn check(hooks: &HooksConfig) -> Result<(), (String, String)> {
 /// file.
 pub fn load(cwd: &Path, agent: &HooksConfig) -> Result<Option<Rc<CommandHooks>>, String> {
     let file = cwd.join(HOOKS_FILE);
-    let mut hooks = match std::fs::read_to_string(&file) {
-        Ok(text) => parse(&text).map_err(|e| format!("{}: {e}", file.display()))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => HooksConfig::new(),
-        Err(e) => return Err(format!("{}: cannot read it: {e}", file.display())),
+    let text = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut hooks = match text {
+        Some(text) => parse(&text).map_err(|e| format!("{}: {e}", file.display()))?,
+        None => HooksConfig::new(),
     };
     for (point, list) in agent {
         hooks.entry(point.clone()).or_default().extend(list.iter().cloned());

@@ -4,6 +4,8 @@
 //! below them imports them.
 
 pub mod agents;
+pub mod config_file;
+pub mod config_problems;
 pub mod hooks;
 pub mod mcp;
 pub mod models;

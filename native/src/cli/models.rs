@@ -15,18 +15,24 @@ use std::path::Path;
 
 use openagent_core::llm::catalog::{Catalog, ModelInfo, Overrides};
 
+use serde_json::Value;
+
+use crate::cli::config_file;
+use crate::cli::config_problems::{show, stop_at, Read, MAX_SHOWN};
+
 pub const MODELS_FILE: &str = ".openagent/models.json";
 
 /// The built-in catalog with `cwd`'s `.openagent/models.json` over it (none: the built-in one).
 /// The error names the file, and for a wrong entry its line and key.
 pub fn load(cwd: &Path) -> Result<Catalog, String> {
     let file = cwd.join(MODELS_FILE);
-    let text = match std::fs::read_to_string(&file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Catalog::builtin().clone()),
-        Err(e) => return Err(format!("{}: cannot read it: {e}", file.display())),
+    let Some(text) = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))? else {
+        return Ok(Catalog::builtin().clone());
     };
-    let overrides = parse(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+    let overrides = parse(&text).map_err(|problems| {
+        let lines: Vec<String> = problems.iter().map(|problem| format!("{}:{problem}", file.display())).collect();
+        lines.join("\n")
+    })?;
     Catalog::builtin().clone().with_overrides(overrides).map_err(|e| format!("{}: {e}", file.display()))
 }
 
@@ -84,23 +90,43 @@ pub fn dollars(amount: f64) -> String {
     }
 }
 
-/// `LINE: KEY: PROBLEM` when the text is not an override file; the key is the path to the value
-/// (`models[2].context_window`).
-fn parse(text: &str) -> Result<Overrides, String> {
+/// `LINE: KEY: PROBLEM` for each problem when the text is not an override file (the key is the
+/// path to the value, `models[2].context_window`), in the order of the file, [`MAX_SHOWN`] at
+/// most and then how many more. A syntax error is the only one: there is no tree to read on.
+fn parse(text: &str) -> Result<Overrides, Vec<String>> {
     let mut json = serde_json::Deserializer::from_str(text);
-    let overrides: Overrides = serde_path_to_error::deserialize(&mut json).map_err(|e| {
-        let (path, inner) = (e.path().to_string(), e.into_inner());
-        // serde_json puts ` at line L column C` after its message; the line leads here instead.
-        let message = inner.to_string();
-        let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
-        // A syntax error has no key to name (its path ends in `?`).
-        match inner.is_data() && path != "." {
-            true => format!("{}: {path}: {message}", inner.line()),
-            false => format!("{}: {message}", inner.line()),
+    let error = match serde_path_to_error::deserialize::<_, Overrides>(&mut json) {
+        Ok(overrides) => {
+            json.end().map_err(|e| vec![format!("{}: {e}", e.line())])?;
+            return Ok(overrides);
         }
-    })?;
-    json.end().map_err(|e| format!("{}: {e}", e.line()))?;
-    Ok(overrides)
+        Err(error) => error,
+    };
+    let (path, inner) = (error.path().to_string(), error.into_inner());
+    // serde_json puts ` at line L column C` after its message; the line leads here instead.
+    let message = inner.to_string();
+    let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
+    // A syntax error has no key to name (its path ends in `?`).
+    if !inner.is_data() || path == "." {
+        return Err(vec![format!("{}: {message}", inner.line())]);
+    }
+    let mut problems = vec![(inner.line(), path.clone(), message)];
+    // serde stops at the first problem: the others come from the tree read again without each
+    // wrong part.
+    let tree: Value = serde_json::from_str(text).map_err(|e| vec![e.to_string()])?;
+    let read = Read::<Overrides>::from(tree, text.len());
+    for found in read.found.iter().filter(|found| show(&found.path) != path && !found.path.is_empty()) {
+        let stopped = stop_at(&mut serde_json::Deserializer::from_str(text), &found.path).err();
+        problems.push((stopped.map_or(0, |e| e.line()), show(&found.path), found.message.clone()));
+    }
+    problems.sort_by_key(|(line, _, _)| *line);
+    let more = problems.len().saturating_sub(MAX_SHOWN);
+    let mut shown: Vec<String> =
+        problems.into_iter().take(MAX_SHOWN).map(|(line, path, message)| format!("{line}: {path}: {message}")).collect();
+    if let Some(more) = read.and_more(more) {
+        shown.push(format!(" {more}"));
+    }
+    Err(shown)
 }
 
 #[cfg(test)]
@@ -150,10 +176,31 @@ mod tests {
             .ends_with("models.json: models[0]: `mine` is not in the catalog, so it needs `provider` and `context_window`"));
     }
 
+    /// Three wrong entries: three lines, each with its line and key, in the order of the file.
+    #[test]
+    fn every_wrong_entry_is_reported_with_its_line() {
+        let (dir, catalog) = write(
+            "{\"models\": [\n  {\"id\": \"o3\", \"price\": 1},\n  {\"id\": \"o4\", \"context_window\": \"big\"},\n  {\"id\": \"o5\", \"supports_tools\": 1}\n]}",
+        );
+        let file = dir.0.join(MODELS_FILE).display().to_string();
+        let error = catalog.unwrap_err();
+        let lines: Vec<&str> = error.lines().map(|line| line.split(", expected").next().unwrap_or(line)).collect();
+        assert_eq!(
+            lines,
+            [
+                format!("{file}:2: models[0].price: unknown field `price`"),
+                format!("{file}:3: models[1].context_window: invalid type: string \"big\""),
+                format!("{file}:4: models[2].supports_tools: invalid type: integer `1`"),
+            ],
+            "{error}"
+        );
+    }
+
     #[test]
     fn a_directory_in_its_place_is_refused() {
         let dir = TempDir::new();
         std::fs::create_dir_all(dir.0.join(MODELS_FILE)).unwrap();
-        assert!(load(&dir.0).unwrap_err().contains("models.json: cannot read it"));
+        let error = load(&dir.0).unwrap_err();
+        assert!(error.contains("models.json: is a directory, not a regular file"), "{error}");
     }
 }

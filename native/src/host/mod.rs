@@ -10,6 +10,7 @@ pub mod http;
 pub mod http_server;
 pub mod local_env;
 pub mod mcp_stdio;
+pub mod regular_file;
 pub mod runtime;
 pub mod signals;
 pub mod url;

@@ -5,12 +5,14 @@
 //   bad-schema  lists a tool whose inputSchema does not compile, and a good one that works
 //   changing    on its first tools/call says its tools changed, and lists one more from then on
 //   endless     answers tools/call with a line that never ends
+//   bad-names   lists tools named "", "  ", "a\nb" and "\u001b[31mred", and a good one that works
 const mode = process.argv[2];
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const tools = [
   { name: "broken", inputSchema: { type: "object", properties: { x: { type: 42 } } } },
   { name: "works", description: "Says it works", inputSchema: { type: "object", properties: {} } },
 ];
+const badNames = ["", "  ", "a\nb", "\u001b[31mred"].map((name) => ({ name, inputSchema: { type: "object" } }));
 const added = { name: "added", description: "Came later", inputSchema: { type: "object", properties: {} } };
 let changed = false;
 let buffer = "";
@@ -33,6 +35,7 @@ function handle(message) {
       if (mode === "malformed") return process.stdout.write("{\"id\": " + message.id + ", \"result\": \n");
       return reply({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "0" } });
     case "tools/list":
+      if (mode === "bad-names") return reply({ tools: [...badNames, tools[1]] });
       return reply({ tools: mode === "bad-schema" ? tools : changed ? [tools[1], added] : [tools[1]] });
     case "tools/call":
       if (mode === "crash") {

@@ -193,6 +193,17 @@ fn a_tool_with_an_invalid_schema_is_skipped_and_the_others_work() {
     assert_eq!(call(&runtime, &tools, "mcp__hostile__works", json!({})).expect("works").text, "it works");
 }
 
+#[test]
+fn tools_with_empty_blank_or_control_character_names_are_skipped_naming_the_server() {
+    let Some((node, args)) = hostile("bad-names") else { return };
+    let runtime = Rc::new(NativeRuntime::new());
+    let (_client, tools) = stdio(&runtime, "hostile", &node.display().to_string(), &args, 10_000).expect("connects");
+    assert_eq!(names(&tools), ["mcp__hostile__works"]);
+    let skipped =
+        |shown: &str| format!("MCP server hostile: skipped tool \"{shown}\": its name is empty or holds control characters");
+    assert_eq!(tools.warnings, [skipped(""), skipped("  "), skipped("a\\nb"), skipped("\\u{1b}[31mred")]);
+}
+
 /// `.openagent/mcp.json` with server-everything over stdio and a server that cannot start.
 fn configured(sandbox: &Sandbox) -> Option<()> {
     let (node, script) = server("server-everything")?;

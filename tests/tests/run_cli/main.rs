@@ -6,12 +6,13 @@
 //! the agent configs (`agents list`, `run --agent`, structured results); `serve` the HTTP API of
 //! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
 //! continue, fork, after SIGKILL, over serve); `files` the file tools' guards (special files,
-//! the workspace boundary); `signals` how the CLI and serve end on each signal with a command
+//! the workspace boundary); `config_files` config files that are FIFOs, devices or too large; `signals` how the CLI and serve end on each signal with a command
 //! running; `approval` the approval policies (run, agent configs, the terminal's questions); `images` the images a task attaches as `@path`; `tui` the interactive screen in tmux (`tmux`). `support` says how the binary is found.
 
 mod agents;
 mod api;
 mod approval;
+mod config_files;
 mod files;
 mod hooks;
 mod images;

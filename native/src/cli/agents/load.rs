@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use super::config::AgentConfig;
 use super::error::{AgentError, Problem};
 use super::validate::validate;
+use crate::cli::config_file;
+use crate::cli::config_problems::{show, stop_at, Read, MAX_SHOWN};
 
 /// Where agent configs live, relative to the working directory.
 pub const AGENTS_DIR: &str = ".openagent/agents";
@@ -39,14 +41,16 @@ pub fn load(cwd: &Path, id: &str) -> Result<AgentConfig, AgentError> {
     if !plain {
         return Err(AgentError::file(&file, format!("`{id}` is not an agent id: use the name of a directory in {AGENTS_DIR}")));
     }
-    if !file.is_file() {
-        let hint = format!(
-            "no agent `{id}` here: this file does not exist (`openagent agents list --cwd {}` shows the agents there)",
-            cwd.display()
-        );
-        return Err(AgentError::file(&file, hint));
+    match read(&file, id) {
+        Some(config) => config,
+        None => {
+            let hint = format!(
+                "no agent `{id}` here: this file does not exist (`openagent agents list --cwd {}` shows the agents there)",
+                cwd.display()
+            );
+            Err(AgentError::file(&file, hint))
+        }
     }
-    read(&file, id)
 }
 
 /// Every directory in `<cwd>/.openagent/agents`, sorted by name, each read and checked. No such
@@ -66,40 +70,89 @@ pub fn discover(cwd: &Path) -> io::Result<Vec<Found>> {
         }
         let id = entry.file_name().to_string_lossy().into_owned();
         let file = entry.path().join(CONFIG_FILE);
-        let config = if file.is_file() {
-            read(&file, &id)
-        } else {
+        let config = read(&file, &id).unwrap_or_else(|| {
             Err(AgentError::file(&file, format!("missing: each directory in {AGENTS_DIR} holds its agent's {CONFIG_FILE}")))
-        };
+        });
         found.push(Found { id, file, config });
     }
     found.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(found)
 }
 
-/// Reads `file`, the config of the directory `dir_name`.
-fn read(file: &Path, dir_name: &str) -> Result<AgentConfig, AgentError> {
-    let text = std::fs::read_to_string(file).map_err(|e| AgentError::file(file, format!("cannot read it: {e}")))?;
-    parse(&text, dir_name).map_err(|problems| AgentError { file: file.to_owned(), problems })
+/// Reads `file`, the config of the directory `dir_name`; `None` when there is no such file.
+fn read(file: &Path, dir_name: &str) -> Option<Result<AgentConfig, AgentError>> {
+    let text = match config_file::read(file) {
+        Ok(text) => text?,
+        Err(message) => return Some(Err(AgentError::file(file, message))),
+    };
+    Some(parse(&text, dir_name).map_err(|problems| AgentError { file: file.to_owned(), problems }))
 }
 
-/// Parses and checks the text of the config of the directory `dir_name`.
+/// Parses and checks the text of the config of the directory `dir_name`: every problem, each
+/// with its line, up to [`MAX_SHOWN`] (then how many more).
 pub fn parse(text: &str, dir_name: &str) -> Result<AgentConfig, Vec<Problem>> {
     if text.trim().is_empty() {
         return Err(vec![Problem::new("", None, format!("the file is empty: {NEEDS}"))]);
     }
-    let config: AgentConfig = yaml_serde::from_str(text).map_err(|e| vec![yaml_problem(&e)])?;
-    let problems = validate(&config, dir_name, text);
-    if problems.is_empty() {
-        Ok(config)
-    } else {
-        Err(problems)
+    let first = match yaml_serde::from_str::<AgentConfig>(text) {
+        Ok(config) => {
+            let problems = validate(&config, dir_name, text);
+            return if problems.is_empty() { Ok(config) } else { Err(problems) };
+        }
+        Err(error) => yaml_problem(&error),
+    };
+    // serde stops at the first problem: the others come from the tree read again without each
+    // wrong part. Text that is not even a tree has only the one.
+    let Ok(tree) = yaml_serde::from_str::<serde_json::Value>(text) else { return Err(vec![first]) };
+    let read = Read::<AgentConfig>::from(tree, text.len());
+    let mut problems = vec![(first, None)];
+    for found in &read.found {
+        // An unknown key's path ends in the key, which the message names.
+        let unknown = found.message.starts_with("unknown field");
+        let field = show(&found.path[..found.path.len() - usize::from(unknown && !found.path.is_empty())]);
+        let problem = problem_of(&field, &found.message, None);
+        // The file as a whole is wrong: the text's own problem has said so.
+        if !problem.field.is_empty() {
+            problems.push((problem, Some(&found.path)));
+        }
     }
+    if let Some(config) = &read.value {
+        for mut problem in validate(config, dir_name, text) {
+            if let Some(field) = read.field(&problem.field) {
+                problem.field = field;
+                problems.push((problem, None));
+            }
+        }
+    }
+    // The first problem serde found in the text comes again from the tree, in other words.
+    let mut seen = Vec::new();
+    problems.retain(|(problem, _)| {
+        let key = if problem.field.is_empty() { &problem.message } else { &problem.field };
+        let new = !seen.contains(key);
+        seen.push(key.clone());
+        new
+    });
+    let mut problems: Vec<Problem> = problems
+        .into_iter()
+        .map(|(mut problem, path)| {
+            if let Some(path) = path {
+                let stopped = stop_at(yaml_serde::Deserializer::from_str(text), path).err();
+                problem.line = stopped.and_then(|e| e.location()).map(|at| at.line());
+            }
+            problem
+        })
+        .collect();
+    problems.sort_by_key(|problem| problem.line);
+    let more = problems.len().saturating_sub(MAX_SHOWN);
+    problems.truncate(MAX_SHOWN);
+    if let Some(more) = read.and_more(more) {
+        problems.push(Problem::new("", None, more));
+    }
+    Err(problems)
 }
 
 /// A `yaml_serde` error as a problem. Its text is `PATH: MESSAGE at line L column C`, the path
-/// left out at the top level; the line comes from its location. serde's messages about keys
-/// are reworded to name the key as the field and say what to do.
+/// left out at the top level; the line comes from its location.
 fn yaml_problem(error: &yaml_serde::Error) -> Problem {
     let line = error.location().map(|at| at.line());
     let text = error.to_string();
@@ -108,10 +161,15 @@ fn yaml_problem(error: &yaml_serde::Error) -> Problem {
         _ => text.as_str(),
     };
     // A path has no spaces; a message before its first ": " always has some ("invalid type").
-    let (path, message) = match text.split_once(": ") {
-        Some((path, message)) if !path.contains(' ') => (path, message),
-        _ => ("", text),
-    };
+    match text.split_once(": ") {
+        Some((path, message)) if !path.contains(' ') => problem_of(path, message, line),
+        _ => problem_of("", text, line),
+    }
+}
+
+/// serde's `message` about the value at `path` as a problem: its messages about keys are
+/// reworded to name the key as the field and say what to do.
+fn problem_of(path: &str, message: &str, line: Option<usize>) -> Problem {
     let field = |key: &str| if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") };
     let message = without_values(message)
         .replace("expected usize", "expected a whole number")

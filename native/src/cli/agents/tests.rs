@@ -366,3 +366,60 @@ fn a_bad_rule_pattern_is_refused_naming_the_rule_and_its_line() {
     assert_eq!(at(&p), ("permissions.rules[0].command", Some(9)), "{p:?}");
     assert!(p.message.contains("`command` applies to the `shell` tool only"), "{p:?}");
 }
+
+/// Four problems of four kinds (a check after serde's, an unknown key, an unknown mode, an unknown
+/// decision in a rule): all four, each with its line, in the order of the file.
+#[test]
+fn every_problem_is_reported_at_once_each_with_its_line() {
+    let text = "\
+schema: openagent.agent/1
+id: a
+name: A
+provider: openia
+colour: blue
+permissions:
+  mode: yolo
+  rules:
+    - { tool: read_file, decision: allow }
+    - { tool: shell, decision: maybe }
+    - { tool: grep, path: \"src**\", decision: allow }
+";
+    let problems = parse(text, "a").expect_err("refused");
+    let found: Vec<_> = problems.iter().map(at).collect();
+    assert_eq!(
+        found,
+        [
+            ("provider", Some(4)),
+            ("colour", Some(5)),
+            ("permissions.mode", Some(7)),
+            ("permissions.rules[1].decision", Some(10)),
+            ("permissions.rules[2].path", Some(11)),
+        ],
+        "{problems:#?}"
+    );
+    assert!(problems[0].message.contains("openia"), "{:?}", problems[0]);
+    assert!(problems[1].message.starts_with("is not a key of this format (the keys here are `schema`"), "{:?}", problems[1]);
+    assert!(problems[2].message.contains("unknown variant"), "{:?}", problems[2]);
+    assert!(problems[2].message.contains("read-only"), "{:?}", problems[2]);
+    assert!(problems[3].message.contains("unknown variant") && problems[3].message.contains("`allow`"), "{:?}", problems[3]);
+}
+
+/// Past twenty, the rest are counted.
+#[test]
+fn problems_past_twenty_are_counted() {
+    let keys: String = (0..25).map(|n| format!("extra_{n}: 1\n")).collect();
+    let problems = parse(&with(&keys), "a").expect_err("refused");
+    assert_eq!(problems.len(), 21, "{problems:#?}");
+    assert_eq!(at(&problems[19]), ("extra_19", Some(25)));
+    assert_eq!(problems[20].message, "and 5 more problems: fix these to see the rest");
+}
+
+/// What YAML reads as a string (`3`, `true`) is no problem beside a real one; a wrong list item
+/// has its own line.
+#[test]
+fn the_other_problems_are_only_real_ones() {
+    let text = with("instructions: 3\nmcp_servers: { x: { command: true } }\ntools:\n  - read_file\n  - [grep]\ncolour: blue\n");
+    let problems = parse(&text, "a").expect_err("refused");
+    let found: Vec<_> = problems.iter().map(at).collect();
+    assert_eq!(found, [("tools[1]", Some(10)), ("colour", Some(11))], "{problems:#?}");
+}

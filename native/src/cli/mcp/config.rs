@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cli::config_file;
+
 /// Where a directory's MCP servers are configured.
 pub const MCP_FILE: &str = ".openagent/mcp.json";
 
@@ -93,10 +95,10 @@ struct McpFile {
 /// `overrides` (an agent's `mcp_servers`) on top. The error names the file and the server.
 pub fn load(cwd: &Path, overrides: &BTreeMap<String, McpServerConfig>) -> Result<BTreeMap<String, McpServerConfig>, String> {
     let file = cwd.join(MCP_FILE);
-    let mut servers = match std::fs::read_to_string(&file) {
-        Ok(text) => parse(&text).map_err(|e| format!("{}: {e}", file.display()))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-        Err(e) => return Err(format!("{}: cannot read it: {e}", file.display())),
+    let text = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut servers = match text {
+        Some(text) => parse(&text).map_err(|e| format!("{}: {e}", file.display()))?,
+        None => BTreeMap::new(),
     };
     servers.extend(overrides.iter().map(|(name, server)| (name.clone(), server.clone())));
     Ok(servers)

@@ -6,43 +6,27 @@
 //! such as `/dev/zero` never ends, and a huge file would be loaded whole. Writes and deletes may not
 //! leave it: the path is resolved, every symlink on it included, before anything is changed.
 
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, FileType, Metadata, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use openagent_core::env::EnvError;
 
 use super::{io_error, show};
+use crate::host::regular_file::{self, ReadError};
 
 /// The most bytes one read returns (a whole file, or the lines asked for). Far more than a model
 /// can take in, and small enough that a read never grows the process by much.
 pub(super) const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
-/// What kind of non-regular file `meta` is, in words for an error.
-fn special_kind(meta: &Metadata) -> &'static str {
-    let kind = meta.file_type();
-    if kind.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    }
-}
-
-pub(super) fn not_regular(shown: &str, meta: &Metadata) -> EnvError {
+pub(super) fn not_regular(shown: &str, kind: FileType) -> EnvError {
     EnvError::InvalidPath {
         path: shown.to_owned(),
         reason: format!(
             "it is {}; only regular files are read, since reading this could block or never end. \
              Use the shell with a bound (`head -c 1000 {shown}`) if you need its data",
-            special_kind(meta)
+            regular_file::kind(kind)
         ),
     }
 }
@@ -55,45 +39,26 @@ fn too_big(shown: &str, what: &str) -> EnvError {
     ))
 }
 
-/// Opens `path` for reading if it is a regular file. `stat` first, so that a FIFO or a device is
-/// never opened; the open itself is non-blocking and checked again, in case the path was swapped
-/// for one in between. `/proc`-style files are regular files that claim size 0: they are read,
-/// bounded by the cap like any other.
-fn open_regular(path: &Path) -> Result<(File, Metadata), EnvError> {
-    let shown = show(path);
-    let meta = fs::metadata(path).map_err(|err| io_error(err, &shown))?;
-    if meta.is_dir() {
-        return Err(EnvError::IsADirectory(shown));
+/// The environment's error for a file that was not read.
+fn read_error(error: ReadError, shown: &str) -> EnvError {
+    match error {
+        ReadError::Io(err) => io_error(err, shown),
+        ReadError::NotRegular(kind) if kind.is_dir() => EnvError::IsADirectory(shown.to_owned()),
+        ReadError::NotRegular(kind) => not_regular(shown, kind),
+        ReadError::TooLarge(Some(len)) => too_big(shown, &format!("it has {len} bytes,")),
+        ReadError::TooLarge(None) => too_big(shown, "it has"),
     }
-    if !meta.is_file() {
-        return Err(not_regular(&shown, &meta));
-    }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|err| io_error(err, &shown))?;
-    let meta = file.metadata().map_err(|err| io_error(err, &shown))?;
-    if !meta.is_file() {
-        return Err(not_regular(&shown, &meta));
-    }
-    Ok((file, meta))
 }
 
-/// The whole file, refused past [`MAX_READ_BYTES`] (its size is checked before reading, and the
-/// read stops at the cap for files whose size says nothing).
+/// Opens `path` for reading if it is a regular file (`regular_file::open`). `/proc`-style files
+/// are regular files that claim size 0: they are read, bounded by the cap like any other.
+fn open_regular(path: &Path) -> Result<(File, Metadata), EnvError> {
+    regular_file::open(path).map_err(|error| read_error(error, &show(path)))
+}
+
+/// The whole file, refused past [`MAX_READ_BYTES`].
 pub(super) fn read_all(path: &Path) -> Result<Vec<u8>, EnvError> {
-    let shown = show(path);
-    let (file, meta) = open_regular(path)?;
-    if meta.len() > MAX_READ_BYTES {
-        return Err(too_big(&shown, &format!("it has {} bytes,", meta.len())));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes).map_err(|err| io_error(err, &shown))?;
-    if bytes.len() as u64 > MAX_READ_BYTES {
-        return Err(too_big(&shown, "it has"));
-    }
-    Ok(bytes)
+    regular_file::read_capped(path, MAX_READ_BYTES).map_err(|error| read_error(error, &show(path)))
 }
 
 /// Lines `offset..offset + limit` (1-based, endings kept), reading no further than they end: the

@@ -34,7 +34,7 @@ pub(super) fn files_under(root: &Path, keep: impl Fn(&Path, &Path) -> bool + Syn
         // A FIFO or a device named outright would block the search or never end; the walk
         // below only ever yields regular files.
         if !meta.is_file() {
-            return Err(not_regular(&show(root), &meta));
+            return Err(not_regular(&show(root), meta.file_type()));
         }
         let name = root.file_name().map_or(root, Path::new);
         return Ok(if keep(name, root) { vec![root.to_path_buf()] } else { Vec::new() });
