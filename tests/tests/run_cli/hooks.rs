@@ -166,8 +166,11 @@ fn an_agents_hooks_are_trusted_with_its_file_and_trust_list_and_revoke_say_what_
     assert!(error.starts_with(&format!("{} names hooks", file.display())), "{error}");
     assert!(!sandbox.cwd().join("ran").exists());
 
+    agent(&sandbox, "broken", "schema: openagent.agent/1\nid: broken\n");
     let trusted = sandbox.trust();
     assert!(trusted.stdout.contains("  hook user_prompt_submit: touch ran"), "{trusted:?}");
+    assert!(trusted.stderr.starts_with("warning: not trusted, as it does not load: "), "{trusted:?}");
+    assert!(trusted.stderr.contains("broken/agent.yml"), "{trusted:?}");
     let trust = |args: &[&str]| {
         let mut command = sandbox.bare(None, &[&["trust"], args].concat());
         command.arg("--data-dir").arg(sandbox.data_dir());

@@ -129,7 +129,14 @@ fn named(cwd: &Path) -> Result<Vec<Named>, String> {
     }
     let found = agents::discover(cwd).map_err(|e| e.to_string())?;
     for agent in found {
-        let Ok(config) = agent.config else { continue };
+        let config = match agent.config {
+            Ok(config) => config,
+            // It cannot run either: `openagent agents list` says what is wrong with it.
+            Err(error) => {
+                eprintln!("warning: not trusted, as it does not load: {error}");
+                continue;
+            }
+        };
         if config.hooks.is_empty() && config.mcp_servers.is_empty() {
             continue;
         }
