@@ -79,7 +79,8 @@ pub fn trust_command(cwd: &Path, data_dir: Option<&Path>) -> String {
     let mut command = format!("openagent trust --cwd {}", shell_word(cwd));
     if let Some(dir) = data_dir {
         command.push_str(" --data-dir ");
-        command.push_str(&shell_word(dir));
+        // Resolved, so a relative or `..` path reads as the directory it is.
+        command.push_str(&shell_word(&nearest_canonical(dir)));
     }
     command
 }
