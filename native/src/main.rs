@@ -42,6 +42,9 @@ enum Command {
     /// The MCP servers of a directory (.openagent/mcp.json, an agent's mcp_servers).
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Trust the hooks and MCP servers a directory's files name, as the files are now (printing what
+    /// they run); until then runs refuse them. `list` shows the trusted files, `revoke` forgets a directory's.
+    Trust(TrustFlags),
     /// The model catalog, with the directory's .openagent/models.json over it: windows, capabilities, prices.
     Models {
         /// Only this provider's models (openai, anthropic, gemini, or one a models.json adds).
@@ -96,6 +99,43 @@ enum McpCommand {
         /// One JSON array: name, endpoint, status, and the tools or the error of each server.
         #[arg(long)]
         json: bool,
+        /// Where the trust store is (`openagent trust`); default: as for `run`.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+}
+
+/// `openagent trust`: the directory's hooks and MCP servers may run, as its files are now.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct TrustFlags {
+    #[command(subcommand)]
+    command: Option<TrustCommand>,
+    /// The directory whose .openagent/hooks.json, .openagent/mcp.json and agents are trusted;
+    /// default: the current one.
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// Where the trust store is; default: as for `run`.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum TrustCommand {
+    /// Every trusted file, and whether it is still as it was trusted (trusted, changed, missing).
+    List {
+        /// Where the trust store is; default: as for `run`.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// Forget the trust of a directory's files: their hooks and MCP servers no longer run.
+    Revoke {
+        /// The directory; default: the current one.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Where the trust store is; default: as for `run`.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
     },
 }
 
@@ -324,16 +364,11 @@ fn main() -> ExitCode {
             };
             ExitCode::from(openagent_native::cli::models::list(&cwd, provider.as_deref(), json))
         }
-        Some(Command::Mcp(McpCommand::List { cwd, agent, json })) => {
-            let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {
-                Ok(cwd) => cwd,
-                Err(e) => {
-                    eprintln!("error: cannot read the current directory: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            ExitCode::from(openagent_native::cli::mcp::list::run(&cwd, agent.as_deref(), json))
-        }
+        Some(Command::Mcp(McpCommand::List { cwd, agent, json, data_dir: dir })) => match directory(cwd) {
+            Ok(cwd) => ExitCode::from(openagent_native::cli::mcp::list::run(&cwd, agent.as_deref(), json, &data_dir(dir))),
+            Err(code) => code,
+        },
+        Some(Command::Trust(flags)) => trust(flags),
         Some(Command::Serve(flags)) => serve(flags),
         Some(Command::Web { port }) => web(port),
         Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
@@ -428,6 +463,7 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         env_pass: flags.env_pass.clone(),
         approval: flags.approval,
         default_approval: ApprovalMode::FullAuto,
+        data_dir: Some(data_dir(flags.data_dir.clone())),
     }
 }
 
@@ -456,6 +492,30 @@ fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
         limits: limits(&flags),
         data_dir: data_dir(flags.data_dir),
     }
+}
+
+fn trust(flags: TrustFlags) -> ExitCode {
+    use openagent_native::cli::trust;
+    let code = match flags.command {
+        Some(TrustCommand::List { data_dir: dir }) => trust::list(&data_dir(dir.or(flags.data_dir))),
+        Some(TrustCommand::Revoke { cwd, data_dir: dir }) => match directory(cwd.or(flags.cwd)) {
+            Ok(cwd) => trust::revoke(&cwd, &data_dir(dir.or(flags.data_dir))),
+            Err(code) => return code,
+        },
+        None => match directory(flags.cwd) {
+            Ok(cwd) => trust::trust(&cwd, &data_dir(flags.data_dir)),
+            Err(code) => return code,
+        },
+    };
+    ExitCode::from(code)
+}
+
+/// `--cwd`, else the current directory; the exit code when that cannot be read.
+fn directory(cwd: Option<PathBuf>) -> Result<PathBuf, ExitCode> {
+    cwd.map_or_else(std::env::current_dir, Ok).map_err(|e| {
+        eprintln!("error: cannot read the current directory: {e}");
+        ExitCode::from(2)
+    })
 }
 
 /// `--data-dir`, else `$OPENAGENT_DATA_DIR`, else the platform's user data directory.

@@ -151,6 +151,14 @@ impl Sandbox {
         Running::start(command).finish()
     }
 
+    /// `openagent trust --cwd <work> --data-dir <data>`, to the end: the working directory's hooks
+    /// and MCP servers, as its files are now, may run. Asserts that it succeeded.
+    pub fn trust(&self) -> Finished {
+        let trusted = Running::start(self.openagent(None, &["trust"])).finish();
+        assert_eq!(trusted.code, Some(0), "{trusted:?}");
+        trusted
+    }
+
     /// `openagent run <task> --output json <extra>` against `server`, to the end.
     pub fn run_json(&self, server: &MockServer, task: &str, extra: &[&str]) -> Finished {
         let args = [&["run", task, "--output", "json"], extra].concat();

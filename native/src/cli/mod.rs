@@ -1,5 +1,5 @@
 //! The commands of `openagent`: `run` and the interactive session, `serve`, `sessions`,
-//! `agents`, `web`, and what they share (agent configs, resuming a stored session). They drive
+//! `agents`, `trust`, `web`, and what they share (agent configs, resuming a stored session). They drive
 //! the core through the host's plumbing (`crate::host`) and record into `crate::store`; nothing
 //! below them imports them.
 
@@ -13,5 +13,6 @@ pub mod resume;
 pub mod run;
 pub mod serve;
 pub mod sessions;
+pub mod trust;
 pub mod tui;
 pub mod web;

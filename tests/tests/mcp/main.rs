@@ -211,9 +211,14 @@ fn configured(sandbox: &Sandbox) -> Option<()> {
         "everything": {"command": node, "args": [script, "stdio"]},
         "gone": {"command": "/nonexistent/mcp-server"},
     }});
+    write_mcp_json(sandbox, &config);
+    sandbox.trust();
+    Some(())
+}
+
+fn write_mcp_json(sandbox: &Sandbox, config: &Value) {
     std::fs::create_dir_all(sandbox.cwd().join(".openagent")).expect("the directory");
     sandbox.write(".openagent/mcp.json", &config.to_string());
-    Some(())
 }
 
 #[test]
@@ -252,13 +257,13 @@ fn mcp_list_shows_each_server_with_its_status_and_tools() {
     if configured(&sandbox).is_none() {
         return;
     }
-    let list = openagent_tests::cli::Running::start(sandbox.bare(None, &["mcp", "list"])).finish();
+    let list = openagent_tests::cli::Running::start(sandbox.openagent(None, &["mcp", "list"])).finish();
     assert_eq!(list.code, Some(1), "one server failed: {list:?}");
     assert!(list.stdout.contains("everything  connected  (stdio: "), "{list:?}");
     assert!(list.stdout.contains("\n  mcp__everything__echo  Echoes back the input string\n"), "{list:?}");
     assert!(list.stdout.contains("gone  error  (stdio: /nonexistent/mcp-server): MCP server gone: cannot start"), "{list:?}");
     sandbox.write(".openagent/mcp.json", r#"{"mcpServers": {"x": {"url": "ftp://nope"}}}"#);
-    let broken = openagent_tests::cli::Running::start(sandbox.bare(None, &["mcp", "list"])).finish();
+    let broken = openagent_tests::cli::Running::start(sandbox.openagent(None, &["mcp", "list"])).finish();
     assert_eq!(broken.code, Some(2), "{broken:?}");
     assert!(broken.stderr.contains(".openagent/mcp.json: server `x` `url` is `ftp://nope`"), "{broken:?}");
 }
@@ -267,9 +272,8 @@ fn mcp_list_shows_each_server_with_its_status_and_tools() {
 fn a_changed_tool_list_reaches_the_model_in_its_next_request() {
     let Some((node, args)) = hostile("changing") else { return };
     let sandbox = Sandbox::new();
-    let config = json!({"mcpServers": {"hostile": {"command": node, "args": args}}});
-    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).expect("the directory");
-    sandbox.write(".openagent/mcp.json", &config.to_string());
+    write_mcp_json(&sandbox, &json!({"mcpServers": {"hostile": {"command": node, "args": args}}}));
+    sandbox.trust();
     let ask = ToolCall { name: "mcp__hostile__works".into(), arguments: json!({}), id: Some("toolu_works".into()) };
     let server = serve([Step::reply(Reply { tool_calls: vec![ask], ..Reply::default() }), Step::reply(Reply::text("Done."))]);
     let run = sandbox.run_json(&server, "use the tool", &[]);
@@ -297,4 +301,51 @@ fn the_interactive_session_offers_mcp_tools_too() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stderr.contains("warning: MCP server gone: cannot start"), "{run:?}");
     assert!(server.requests()[1].body.to_string().contains("Echo: typed"), "the answer reached the model");
+}
+
+/// `.openagent/mcp.json` with the hostile server in its well-behaved mode, started through a
+/// shell that leaves `started` behind: the proof that it was started.
+fn configured_hostile(sandbox: &Sandbox) -> Option<()> {
+    let (node, args) = hostile("changing")?;
+    let script = format!("touch started; exec {} {}", node.display(), args.join(" "));
+    write_mcp_json(sandbox, &json!({"mcpServers": {"hostile": {"command": "sh", "args": ["-c", script]}}}));
+    Some(())
+}
+
+#[test]
+fn an_untrusted_mcp_server_is_not_started_until_trusted_and_again_once_its_file_changes() {
+    let sandbox = Sandbox::new();
+    if configured_hostile(&sandbox).is_none() {
+        return;
+    }
+    let server = serve([Step::reply(Reply::text("Done."))]);
+    let run = sandbox.run_json(&server, "use the tool", &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let error = run.run_finished()["error"].as_str().expect("the error").to_owned();
+    let file = sandbox.cwd().join(".openagent/mcp.json");
+    assert!(error.starts_with(&format!("{} names hooks or MCP servers", file.display())), "{error}");
+    assert!(error.contains(&format!("`openagent trust --cwd {} --data-dir ", sandbox.cwd().display())), "{error}");
+    assert!(!sandbox.cwd().join("started").exists(), "the server was not started");
+
+    let list = openagent_tests::cli::Running::start(sandbox.openagent(None, &["mcp", "list"])).finish();
+    assert_eq!(list.code, Some(1), "{list:?}");
+    assert!(list.stdout.starts_with("hostile  untrusted  (stdio: sh -c touch started;"), "{list:?}");
+    assert!(list.stdout.contains("not started: ") && list.stdout.contains("openagent trust --cwd"), "{list:?}");
+    assert!(!sandbox.cwd().join("started").exists(), "mcp list did not start it either");
+
+    let trusted = sandbox.trust();
+    assert!(trusted.stdout.contains("  MCP server hostile: stdio: sh -c touch started;"), "{trusted:?}");
+    let run = sandbox.run_json(&server, "use the tool", &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(sandbox.cwd().join("started").exists(), "the trusted server was started");
+    let offered = server.requests()[0].body["tools"].to_string();
+    assert!(offered.contains("mcp__hostile__works"), "{offered}");
+
+    std::fs::remove_file(sandbox.cwd().join("started")).expect("clean up");
+    let changed = std::fs::read_to_string(&file).expect("the file").replace("touch started", "touch started ");
+    sandbox.write(".openagent/mcp.json", &changed);
+    let run = sandbox.run_json(&server, "use the tool", &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.run_finished()["error"].as_str().is_some_and(|e| e.contains("it changed since it was trusted")), "{run:?}");
+    assert!(!sandbox.cwd().join("started").exists());
 }

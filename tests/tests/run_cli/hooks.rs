@@ -1,7 +1,8 @@
 //! Hooks through the binary: `.openagent/hooks.json` and an agent's `hooks:` run real commands
 //! around a run's tool calls, its task and its end; a hook that blocks is read by the model, one
 //! that hangs is stopped and reported, and a broken configuration is refused before any model
-//! call.
+//! call. None of it runs before the user trusts the files (`openagent trust`), nor after a file
+//! changed.
 
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,7 @@ fn a_pre_tool_use_hook_blocks_a_command_and_the_model_reads_its_reason() {
     let sandbox = Sandbox::new();
     sandbox.write("guard.sh", "#!/bin/sh\ngrep -q 'rm ' && { echo 'deleting files needs a review' >&2; exit 2; }\nexit 0\n");
     hooks(&sandbox, json!({"pre_tool_use": [{"matcher": "shell", "command": "sh guard.sh"}]}));
+    sandbox.trust();
     sandbox.write("keep.txt", "kept");
     let server =
         serve([shell("toolu_1", "rm keep.txt"), shell("toolu_2", "echo hi > made.txt"), Step::reply(Reply::text(ANSWER))]);
@@ -49,6 +51,7 @@ fn a_blocked_task_never_reaches_the_model_and_the_run_ends_blocked() {
         &sandbox,
         json!({"user_prompt_submit": [{"command": "grep -q deploy && { echo 'no deploys on Friday' >&2; exit 2; }; exit 0"}]}),
     );
+    sandbox.trust();
     let server = serve([Step::reply(Reply::text(ANSWER))]);
     let run = sandbox.run_json(&server, "deploy the site", &[]);
     assert_eq!(run.code, Some(1), "{run:?}");
@@ -65,6 +68,7 @@ fn an_agents_hooks_run_after_the_directorys_and_session_end_runs_before_the_run_
     let config = "schema: openagent.agent/1\nid: logged\nname: Logged\nprovider: anthropic\nhooks:\n  post_tool_use:\n    \
                   - command: echo agent >> order\n  session_end:\n    - command: sleep 0.3; cat > ended.json\n";
     agent(&sandbox, "logged", config);
+    sandbox.trust();
     let server = serve([shell("toolu_1", "true"), Step::reply(Reply::text(ANSWER))]);
     let run = sandbox.run_json(&server, TASK, &["--agent", "logged"]);
     assert_eq!(run.code, Some(0), "{run:?}");
@@ -79,6 +83,7 @@ fn an_agents_hooks_run_after_the_directorys_and_session_end_runs_before_the_run_
 fn a_hook_that_hangs_is_stopped_at_its_timeout_reported_and_the_run_goes_on() {
     let sandbox = Sandbox::new();
     hooks(&sandbox, json!({"pre_tool_use": [{"command": "sleep 30", "timeout_ms": 500}]}));
+    sandbox.trust();
     let server = serve([shell("toolu_1", "echo hi > made.txt"), Step::reply(Reply::text(ANSWER))]);
     let started = Instant::now();
     let run = sandbox.run_json(&server, TASK, &[]);
@@ -112,4 +117,89 @@ fn a_broken_hooks_file_or_agent_hook_is_refused_before_any_model_call() {
     assert!(error.contains("agent.yml:5: hooks.session_end[0]"), "file, line and hook: {error}");
     assert!(error.contains("has a `matcher`, but session_end is not about a tool"), "{error}");
     assert!(server.requests().is_empty(), "the model was never called");
+}
+
+/// The error of a run that `openagent trust` must allow first.
+fn refused(run: &openagent_tests::cli::Finished) -> String {
+    assert_eq!(run.code, Some(2), "{run:?}");
+    run.run_finished()["error"].as_str().expect("the error").to_owned()
+}
+
+#[test]
+fn an_untrusted_hooks_file_is_refused_until_trusted_and_again_once_it_changes() {
+    let sandbox = Sandbox::new();
+    hooks(&sandbox, json!({"user_prompt_submit": [{"command": "touch ran"}]}));
+    let server = serve([Step::reply(Reply::text(ANSWER)), Step::reply(Reply::text(ANSWER))]);
+    let error = refused(&sandbox.run_json(&server, TASK, &[]));
+    let file = sandbox.cwd().join(".openagent/hooks.json");
+    assert!(error.starts_with(&format!("{} names hooks or MCP servers", file.display())), "{error}");
+    assert!(error.contains("it is not trusted yet: nothing of it ran"), "{error}");
+    let command = format!("openagent trust --cwd {} --data-dir {}", sandbox.cwd().display(), sandbox.data_dir().display());
+    assert!(error.ends_with(&format!("`{command}`")), "{error}");
+    assert!(!sandbox.cwd().join("ran").exists(), "the hook did not run");
+    assert!(server.requests().is_empty(), "the model was never called");
+
+    let trusted = sandbox.trust();
+    assert!(trusted.stdout.contains(&format!("trusted {} (sha256 ", file.display())), "{trusted:?}");
+    assert!(trusted.stdout.contains("\n  hook user_prompt_submit: touch ran\n"), "what it runs is shown: {trusted:?}");
+    let run = sandbox.run_json(&server, TASK, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(sandbox.cwd().join("ran").exists(), "the trusted hook ran");
+
+    // A model that rewrites the file makes it untrusted again.
+    hooks(&sandbox, json!({"user_prompt_submit": [{"command": "touch ran-again"}]}));
+    let error = refused(&sandbox.run_json(&server, TASK, &[]));
+    assert!(error.contains("it changed since it was trusted: nothing of it ran"), "{error}");
+    assert!(!sandbox.cwd().join("ran-again").exists());
+    assert_eq!(server.requests().len(), 1, "only the trusted run called the model");
+}
+
+#[test]
+fn an_agents_hooks_are_trusted_with_its_file_and_trust_list_and_revoke_say_what_is_trusted() {
+    let sandbox = Sandbox::new();
+    let config = "schema: openagent.agent/1\nid: logged\nname: Logged\nprovider: anthropic\nhooks:\n  user_prompt_submit:\n    \
+                  - command: touch ran\n";
+    agent(&sandbox, "logged", config);
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let file = sandbox.cwd().join(".openagent/agents/logged/agent.yml");
+    let error = refused(&sandbox.run_json(&server, TASK, &["--agent", "logged"]));
+    assert!(error.starts_with(&format!("{} names hooks", file.display())), "{error}");
+    assert!(!sandbox.cwd().join("ran").exists());
+
+    agent(&sandbox, "broken", "schema: openagent.agent/1\nid: broken\n");
+    let trusted = sandbox.trust();
+    assert!(trusted.stdout.contains("  hook user_prompt_submit: touch ran"), "{trusted:?}");
+    assert!(trusted.stderr.starts_with("warning: not trusted, as it does not load: "), "{trusted:?}");
+    assert!(trusted.stderr.contains("broken/agent.yml"), "{trusted:?}");
+    let trust = |args: &[&str]| {
+        let mut command = sandbox.bare(None, &[&["trust"], args].concat());
+        command.arg("--data-dir").arg(sandbox.data_dir());
+        openagent_tests::cli::Running::start(command).finish()
+    };
+    let list = trust(&["list"]);
+    assert!(list.stdout.starts_with(&format!("trusted  {}  (trusted 20", file.display())), "{list:?}");
+    std::fs::write(&file, format!("{config}      timeout_ms: 100\n")).unwrap();
+    assert!(trust(&["list"]).stdout.starts_with("changed  "), "the file changed");
+
+    let revoked = trust(&["revoke"]);
+    assert_eq!(revoked.stdout, format!("revoked {}\n", file.display()), "{revoked:?}");
+    assert!(trust(&["list"]).stdout.starts_with("nothing is trusted yet"));
+    refused(&sandbox.run_json(&server, TASK, &["--agent", "logged"]));
+    assert!(server.requests().is_empty() && !sandbox.cwd().join("ran").exists());
+}
+
+#[test]
+fn the_interactive_session_without_a_terminal_refuses_untrusted_hooks() {
+    let sandbox = Sandbox::new();
+    hooks(&sandbox, json!({"user_prompt_submit": [{"command": "touch ran"}]}));
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let mut session = openagent_tests::cli::Running::with_stdin(sandbox.openagent(Some(&server), &[]));
+    session.write("hello\n");
+    let run = session.finish();
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("hooks.json names hooks or MCP servers") && run.stderr.contains("openagent trust --cwd"),
+        "{run:?}"
+    );
+    assert!(!sandbox.cwd().join("ran").exists() && server.requests().is_empty());
 }

@@ -571,6 +571,7 @@ fn a_session_offers_the_mcp_servers_of_its_directory() {
     std::fs::create_dir_all(sandbox.cwd().join(".openagent")).expect("the directory");
     let config = json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}});
     sandbox.write(".openagent/mcp.json", &config.to_string());
+    sandbox.trust();
     let echo =
         openagent_tests::ToolCall { name: "mcp__everything__echo".into(), arguments: json!({"message": "over serve"}), id: None };
     let mock = serve([Step::reply(Reply { tool_calls: vec![echo], ..Reply::default() }), Step::reply(Reply::text(ANSWER))]);
@@ -594,6 +595,7 @@ fn a_sessions_hooks_refuse_a_command_and_see_the_session_end() {
         "session_end": [{"command": "cat > ended.json"}],
     }});
     sandbox.write(".openagent/hooks.json", &hooks.to_string());
+    sandbox.trust();
     let mock = serve([call("toolu_1", "shell", json!({"command": "touch made"})), Step::reply(Reply::text(ANSWER))]);
     let api = Serve::start(&sandbox, Some(&mock), &[]);
     let id = api.start_session(&json!({"task": TASK}));
@@ -607,4 +609,24 @@ fn a_sessions_hooks_refuse_a_command_and_see_the_session_end() {
     assert_eq!(aborted.status, 202, "{aborted:?}");
     let ended: Value = serde_json::from_str(&std::fs::read_to_string(sandbox.cwd().join("ended.json")).unwrap()).unwrap();
     assert_eq!((&ended["session_id"], &ended["reason"]), (&json!(id), &json!("aborted")), "{ended}");
+}
+
+/// serve starts no session on hooks the user has not trusted: the request is refused with the
+/// command that trusts them, and once they are trusted the same request starts one.
+#[test]
+fn a_session_on_untrusted_hooks_is_refused_with_the_command_that_trusts_them() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).unwrap();
+    sandbox.write(".openagent/hooks.json", &json!({"hooks": {"user_prompt_submit": [{"command": "touch ran"}]}}).to_string());
+    let mock = serve([Step::reply(Reply::text(ANSWER))]);
+    let api = Serve::start(&sandbox, Some(&mock), &[]);
+    let refused = api.call("POST", "/sessions", Some(&json!({"task": TASK})));
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let error = refused.json()["error"].to_string();
+    assert!(error.contains("hooks.json names hooks or MCP servers") && error.contains("openagent trust --cwd"), "{error}");
+    assert!(!sandbox.cwd().join("ran").exists() && mock.requests().is_empty());
+    sandbox.trust();
+    let id = api.start_session(&json!({"task": TASK}));
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+    assert!(sandbox.cwd().join("ran").exists(), "the trusted hook ran");
 }

@@ -1,5 +1,6 @@
 //! `openagent mcp list`: each configured server, whether it connects (or why not) and its tools.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -9,6 +10,7 @@ use serde_json::json;
 
 use super::{connect_all, load};
 use crate::cli::agents;
+use crate::cli::trust;
 use crate::host::http::NativeHttpClient;
 use crate::host::runtime::NativeRuntime;
 
@@ -21,15 +23,18 @@ macro_rules! say {
 }
 
 /// Prints the servers of `cwd` (with `agent`'s on top) and returns the exit code: 0 when every
-/// server connected, 1 when one did not, 2 when the configuration is broken.
-pub fn run(cwd: &Path, agent: Option<&str>, json: bool) -> u8 {
-    let overrides = match agent.map(|id| agents::load(cwd, id)).transpose() {
-        Ok(config) => config.map(|c| c.mcp_servers).unwrap_or_default(),
+/// server connected, 1 when one did not or is not trusted (and so was not started: the trust
+/// store is in `data_dir`), 2 when the configuration is broken.
+pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
+    let cwd = &cwd.canonicalize().unwrap_or_else(|_| cwd.to_owned());
+    let config = match agent.map(|id| agents::load(cwd, id)).transpose() {
+        Ok(config) => config,
         Err(error) => {
             eprintln!("error: {error}");
             return 2;
         }
     };
+    let overrides = config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default();
     let servers = match load(cwd, &overrides) {
         Ok(servers) => servers,
         Err(error) => {
@@ -41,8 +46,24 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool) -> u8 {
         say!("no MCP servers: configure them in {} or in an agent's mcp_servers", super::MCP_FILE);
         return 0;
     }
+    let files = match trust::statuses(Some(data_dir), cwd, &trust::project_files(cwd, config.as_ref())) {
+        Ok(files) => files,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return 2;
+        }
+    };
+    // Each server is its file's: the agent's when the agent names it, else mcp.json.
+    let untrusted = |name: &str| {
+        let file = match (&config, overrides.contains_key(name)) {
+            (Some(agent), true) => cwd.join(trust::agent_file(&agent.id)),
+            _ => cwd.join(super::MCP_FILE),
+        };
+        files.iter().find(|(at, status)| *at == file && *status != trust::Status::Trusted).cloned()
+    };
+    let (trusted, held): (BTreeMap<_, _>, BTreeMap<_, _>) = servers.into_iter().partition(|(name, _)| untrusted(name).is_none());
     let runtime = Rc::new(NativeRuntime::new());
-    let connected = runtime.block_on(connect_all(&servers, cwd, Rc::new(NativeHttpClient::new()), runtime.clone()));
+    let connected = runtime.block_on(connect_all(&trusted, cwd, Rc::new(NativeHttpClient::new()), runtime.clone()));
     let mut failed = false;
     let mut rows = Vec::new();
     for server in &connected {
@@ -84,6 +105,17 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool) -> u8 {
                 } else {
                     say!("{}  error  ({described}): {error}", server.name);
                 }
+            }
+        }
+    }
+    for (name, server) in &held {
+        failed = true;
+        let Some((file, status)) = untrusted(name) else { continue };
+        let why = trust::refusal(&file, status, cwd, Some(data_dir));
+        match json {
+            true => rows.push(json!({"name": name, "endpoint": server.describe(), "status": "untrusted", "error": why})),
+            false => {
+                say!("{name}  untrusted  ({}): not started: {why}", server.describe());
             }
         }
     }

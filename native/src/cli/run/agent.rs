@@ -19,6 +19,7 @@ use crate::cli::agents::{self, AgentConfig};
 use crate::cli::hooks;
 use crate::cli::mcp::{self, McpServer};
 use crate::cli::models;
+use crate::cli::trust;
 use crate::host::hooks::CommandHooks;
 use crate::host::http::NativeHttpClient;
 use crate::host::local_env::{secret_values, EnvPass, LocalEnvironment};
@@ -41,6 +42,9 @@ pub struct AgentOptions {
     pub approval: Option<ApprovalMode>,
     /// The mode when neither the flag nor the agent config gives one: the host's default.
     pub default_approval: ApprovalMode,
+    /// The user's data directory, whose trust store says which of the directory's hooks and MCP
+    /// servers may run (`openagent trust`); none: none of them.
+    pub data_dir: Option<PathBuf>,
 }
 
 /// What a run starts its sessions from, once the options are checked: the provider's settings
@@ -80,10 +84,14 @@ impl Launcher {
             .map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?
             .with_env_pass(EnvPass::new(&options.env_pass));
         let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
+        let servers = mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default())?;
+        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default())?;
+        // Checked once both files are loaded (so a broken one is named as broken) and before
+        // anything of them starts or a model server is asked anything.
+        trust::check(options.data_dir.as_deref(), &cwd, &trust::project_files(&cwd, config.as_ref()))?;
         let http = Rc::new(NativeHttpClient::new());
         let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
         let catalog = models::load(&cwd)?;
-        let servers = mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default())?;
         let mcp = match servers.is_empty() {
             true => Vec::new(),
             false => runtime.block_on(mcp::connect_all(&servers, &cwd, http.clone(), runtime.clone())),
@@ -96,7 +104,6 @@ impl Launcher {
         let mode = options.approval.or(permissions.mode).unwrap_or(options.default_approval);
         let policy = Policy { mode, rules: permissions.rules };
         let approver = Rc::new(CannotAsk);
-        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default())?;
         let env = Rc::new(env);
         Ok(Self { settings, model, cwd, config, mcp, policy, approver, hooks, catalog, server_window, env, http, runtime })
     }

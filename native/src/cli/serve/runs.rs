@@ -357,6 +357,8 @@ impl Runs {
             env_pass: self.defaults.env_pass.clone(),
             // The server's --approval is the default under the agent config's mode.
             default_approval: self.defaults.approval.unwrap_or(self.defaults.default_approval),
+            // The server's own: what a request says cannot make a directory's hooks trusted.
+            data_dir: Some(self.data_dir.clone()),
             ..run.agent.clone()
         };
         let mut agent = Launcher::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
