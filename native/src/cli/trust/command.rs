@@ -155,7 +155,7 @@ fn read(cwd: &Path, name: &str) -> Result<Option<(String, String)>, String> {
         return Ok(None);
     }
     let content = read_content(&path).ok_or_else(|| {
-        format!("{}: cannot be trusted: it is not a regular file of at most 4 MB that can be read", path.display())
+        format!("{}: cannot be trusted: it is not a regular file of at most 16 MiB that can be read", path.display())
     })?;
     let text =
         String::from_utf8(content.clone()).map_err(|_| format!("{}: cannot be trusted: it is not UTF-8", path.display()))?;

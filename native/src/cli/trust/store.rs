@@ -3,21 +3,19 @@
 //! nothing the model can write makes a file trusted.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::cli::config_file::MAX_CONFIG_BYTES;
+use crate::host::regular_file;
 
 /// The store's file in the data directory.
 pub const TRUST_FILE: &str = "trust.json";
 
 /// What the store's file holds.
 const SCHEMA: &str = "openagent.trust/1";
-
-/// Larger than any hooks.json, mcp.json or agent.yml a person writes; a file beyond it is not
-/// read for hashing (and so is not trusted).
-const MAX_HASHED: u64 = 4 << 20;
 
 /// One trusted file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -109,18 +107,10 @@ pub fn key(cwd: &Path, name: &Path) -> PathBuf {
 }
 
 /// The content at `path` (following symlinks, as the loaders do); `None` when it is not a
-/// regular file of at most [`MAX_HASHED`] bytes that can be read. Opened without blocking, so a
-/// FIFO put there is refused rather than waited on.
+/// regular file the config readers would read (the same reader, the same cap), so a FIFO put
+/// there is refused rather than waited on.
 pub fn read_content(path: &Path) -> Option<Vec<u8>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_HASHED {
-        return None;
-    }
-    let mut content = Vec::new();
-    file.take(MAX_HASHED + 1).read_to_end(&mut content).ok()?;
-    (content.len() as u64 <= MAX_HASHED).then_some(content)
+    regular_file::read_capped(path, MAX_CONFIG_BYTES).ok()
 }
 
 /// The hex SHA-256 of `content`.
