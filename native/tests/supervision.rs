@@ -130,8 +130,9 @@ fn namespaces_are_used_where_the_kernel_allows_them() {
     assert_eq!(Supervision::detect(), Supervision::Namespace);
     // Inside, the shell is pid 2 below the namespace's init, and /proc is the namespace's own:
     // `pgrep` and `$!` agree, and no process of the host shows.
-    let (result, _) =
-        exec_as(Supervision::Namespace, "echo $$; sleep 5.107 & pgrep -x sleep; echo $!; ls /proc | grep -c '^[0-9]'", 5_000);
+    // The background child is bash until it has exec'd sleep: pgrep waits for it.
+    let command = "echo $$; sleep 5.107 & until pgrep -x sleep; do :; done; echo $!; ls /proc | grep -c '^[0-9]'";
+    let (result, _) = exec_as(Supervision::Namespace, command, 5_000);
     let lines: Vec<&str> = result.stdout.lines().collect();
     assert_eq!(lines.len(), 4, "{result:?}");
     assert_eq!(lines[0], "2", "{result:?}");

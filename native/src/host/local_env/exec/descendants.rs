@@ -9,7 +9,8 @@
 //! session, but it needs a cgroup v2 subtree delegated to the user, which containers and most
 //! sessions without systemd do not give: this works for every user on every Linux.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 /// Makes the agent a child subreaper, once, so that orphans of its commands are reparented to
 /// it (and can be found and killed) instead of escaping to PID 1.
@@ -37,6 +38,9 @@ pub(super) struct Descendants {
     /// Whether the last scan met an orphan of the agent in the middle of `execve`, which shows
     /// no environment yet: it may be the command's, and is looked at again by the next scan.
     unsettled: bool,
+    /// When each such orphan was first seen so: one still without an environment after
+    /// [`SETTLED_AFTER`] cleared it (`env -i`), and is no longer waited for.
+    changing: HashMap<libc::pid_t, Instant>,
     /// The signal last sent, and to whom: a process found later (one that settled) gets it too.
     signalled: Option<(libc::c_int, HashSet<libc::pid_t>)>,
 }
@@ -52,7 +56,15 @@ struct Process {
 impl Descendants {
     pub(super) fn new(shell: libc::pid_t, marker: String) -> Self {
         let needle = format!("\0{}={marker}\0", super::MARKER).into_bytes();
-        Self { shell, needle, agent: std::process::id() as libc::pid_t, known: HashSet::new(), unsettled: false, signalled: None }
+        Self {
+            shell,
+            needle,
+            agent: std::process::id() as libc::pid_t,
+            known: HashSet::new(),
+            unsettled: false,
+            changing: HashMap::new(),
+            signalled: None,
+        }
     }
 
     /// Sends `signal` to the shell's group and every running process of the command; whether
@@ -131,11 +143,14 @@ impl Descendants {
 
     /// Whether `pid` inherited the command's marker; `None` while it cannot be told (it is in
     /// the middle of `execve`).
-    fn carries_marker(&self, pid: libc::pid_t) -> Option<bool> {
+    fn carries_marker(&mut self, pid: libc::pid_t) -> Option<bool> {
         let environ = match settled_environ(pid) {
             Environ::Settled(environ) => environ,
             Environ::Unreadable => return Some(false),
-            Environ::Changing => return None,
+            Environ::Empty => {
+                let first = *self.changing.entry(pid).or_insert_with(Instant::now);
+                return (first.elapsed() >= SETTLED_AFTER).then_some(false);
+            }
         };
         let mut padded = Vec::with_capacity(environ.len() + 1);
         padded.push(0);
@@ -148,38 +163,46 @@ impl Descendants {
     pub(super) fn killer(&self) -> crate::host::signals::Killer {
         let (shell, needle, agent) = (self.shell, self.needle.clone(), self.agent);
         Box::new(move |signal| {
-            Descendants { shell, needle: needle.clone(), agent, known: HashSet::new(), unsettled: false, signalled: None }
-                .signal(signal);
+            Descendants {
+                shell,
+                needle: needle.clone(),
+                agent,
+                known: HashSet::new(),
+                unsettled: false,
+                changing: HashMap::new(),
+                signalled: None,
+            }
+            .signal(signal);
         })
     }
 }
+
+/// How long an orphan may show an empty environment before it is taken to have cleared it.
+const SETTLED_AFTER: Duration = Duration::from_millis(500);
 
 /// What /proc shows of a process's environment.
 enum Environ {
     Settled(Vec<u8>),
     /// Gone, or not ours to read (another user's).
     Unreadable,
-    /// In the middle of `execve` (`setsid` becoming `sleep` just as the shell exits): for a
-    /// moment it shows an empty environment and an empty command line, and under load that moment
-    /// can outlast any fixed wait. A process that cleared its environment still has a command line.
-    Changing,
+    /// None: the process cleared its environment (`env -i`), or it is in the middle of `execve`
+    /// (`setsid` becoming `sleep` just as the shell exits), which shows an empty environment for
+    /// a moment, with or without its new command line (the kernel sets the arguments' end before
+    /// it lays out the environment). Under load that moment can outlast any fixed wait.
+    Empty,
 }
 
-/// A process's environment, looked at a few times while it is changing.
+/// A process's environment, looked at a few times while it is empty.
 fn settled_environ(pid: libc::pid_t) -> Environ {
-    const TRIES: u32 = 5;
+    const TRIES: u32 = 3;
     for _ in 0..TRIES {
-        let (Ok(environ), Ok(cmdline)) =
-            (std::fs::read(format!("/proc/{pid}/environ")), std::fs::read(format!("/proc/{pid}/cmdline")))
-        else {
-            return Environ::Unreadable;
-        };
-        if !environ.is_empty() || !cmdline.is_empty() {
-            return Environ::Settled(environ);
+        match std::fs::read(format!("/proc/{pid}/environ")) {
+            Ok(environ) if !environ.is_empty() => return Environ::Settled(environ),
+            Ok(_) => std::thread::sleep(Duration::from_millis(1)),
+            Err(_) => return Environ::Unreadable,
         }
-        std::thread::sleep(std::time::Duration::from_millis(1));
     }
-    Environ::Changing
+    Environ::Empty
 }
 
 /// Every process /proc shows; none where it cannot be read.
