@@ -3,13 +3,25 @@
 //! good, `/dev/zero` would grow it until the machine ran out of memory), and only up to a size
 //! that no real config comes near.
 
+use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use crate::host::regular_file::{self, ReadError};
 
 /// The most bytes a config file may hold: a catalog of 100,000 models takes under half of it.
 pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The SHA-256 of each config file's bytes as this process last read them, by the path it was
+/// read at: what the trust check hashes, so that a file swapped between its loading and the
+/// check cannot be loaded as one text and trusted as another.
+static LOADED: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
+
+/// The hash of what [`read`] last read at `file`, if it read it.
+pub fn loaded_hash(file: &Path) -> Option<String> {
+    LOADED.lock().unwrap_or_else(PoisonError::into_inner).get(file).cloned()
+}
 
 /// The text of the config file `file`, `None` when there is none. The error says what is wrong
 /// with the file and what to do, without its name (the caller leads with it).
@@ -32,5 +44,7 @@ pub fn read(file: &Path) -> Result<Option<String>, String> {
             ))
         }
     };
+    let hash = crate::cli::trust::sha256(&bytes);
+    LOADED.lock().unwrap_or_else(PoisonError::into_inner).insert(file.to_path_buf(), hash);
     String::from_utf8(bytes).map(Some).map_err(|_| "is not UTF-8 text: save it as UTF-8".to_owned())
 }

@@ -15,6 +15,7 @@ pub use command::{list, revoke, trust};
 pub use store::{content_hash, key, read_content, sha256, Entry, Status, TrustStore, TRUST_FILE};
 
 use crate::cli::agents::{AgentConfig, AGENTS_DIR, CONFIG_FILE};
+use crate::cli::config_file;
 use crate::cli::hooks::HOOKS_FILE;
 use crate::cli::mcp::MCP_FILE;
 
@@ -45,7 +46,9 @@ pub fn statuses(data_dir: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Resul
     let mut out = Vec::new();
     for file in files {
         let key = key(cwd, file);
-        let status = store.as_ref().map_or(Status::New, |store| store.status(&key, content_hash(&key).as_deref()));
+        // What was loaded is what must be trusted, not what the file holds by now.
+        let hash = config_file::loaded_hash(&key).or_else(|| content_hash(&key));
+        let status = store.as_ref().map_or(Status::New, |store| store.status(&key, hash.as_deref()));
         out.push((key, status));
     }
     Ok(out)
@@ -153,6 +156,31 @@ mod tests {
         assert!(error.contains("is inside the project"), "{error}");
         let error = check(None, &cwd, &files).unwrap_err();
         assert!(error.contains("it is not trusted yet: nothing of it ran"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file swapped for its trusted text between its loading and the check is judged by what
+    /// was loaded: before, the check read the file again and passed the hooks it had not loaded.
+    #[test]
+    fn what_was_loaded_is_what_is_checked_not_what_the_file_holds_by_then() {
+        let dir = std::env::temp_dir().join(format!("openagent-trust-swap-{}", std::process::id()));
+        let data = dir.join("data");
+        std::fs::create_dir_all(dir.join("work/.openagent")).unwrap();
+        let cwd = dir.join("work").canonicalize().unwrap();
+        let hooks = cwd.join(HOOKS_FILE);
+        std::fs::write(&hooks, "{\"trusted\": true}").unwrap();
+        let mut store = TrustStore::open(&data).unwrap();
+        let entry = Entry { sha256: content_hash(&hooks).unwrap(), trusted_at: "2026-12-01T00:00:00Z".into() };
+        store.files.insert(key(&cwd, Path::new(HOOKS_FILE)), entry);
+        store.save().unwrap();
+        let files = project_files(&cwd, None);
+        check(Some(&data), &cwd, &files).expect("the trusted text passes");
+
+        std::fs::write(&hooks, "{\"swapped\": true}").unwrap();
+        config_file::read(&hooks).unwrap();
+        std::fs::write(&hooks, "{\"trusted\": true}").unwrap();
+        let error = check(Some(&data), &cwd, &files).unwrap_err();
+        assert!(error.contains("changed"), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
