@@ -57,8 +57,9 @@ enum Command {
     /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory, which no path may
     /// leave: all of it or nothing.
     ApplyPatch {
-        /// The patch; read from stdin when absent or `-`.
-        patch: Option<String>,
+        /// The file holding the patch; stdin when absent or `-`.
+        #[arg(value_name = "FILE")]
+        patch: Option<PathBuf>,
     },
     /// What the session store holds: list the sessions, show one, its events or its result.
     Sessions {
@@ -336,16 +337,25 @@ fn main() -> ExitCode {
         }
         Some(Command::Serve(flags)) => serve(flags),
         Some(Command::Web { port }) => web(port),
-        Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
-            Ok(summary) => {
-                println!("{summary}");
-                ExitCode::SUCCESS
+        Some(Command::ApplyPatch { patch }) => {
+            let patch = match read_patch(patch) {
+                Ok(patch) => patch,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            };
+            match apply_patch(patch) {
+                Ok(summary) => {
+                    println!("{summary}");
+                    ExitCode::SUCCESS
+                }
+                Err(message) => {
+                    eprintln!("{message}");
+                    ExitCode::FAILURE
+                }
             }
-            Err(message) => {
-                eprintln!("{message}");
-                ExitCode::FAILURE
-            }
-        },
+        }
     }
 }
 
@@ -525,15 +535,29 @@ fn serve(flags: ServeFlags) -> ExitCode {
     }
 }
 
-fn apply_patch(patch: Option<String>) -> Result<String, String> {
-    let patch = match patch.filter(|patch| patch != "-") {
-        Some(patch) => patch,
-        None => {
-            let mut patch = String::new();
-            std::io::stdin().read_to_string(&mut patch).map_err(|err| format!("could not read the patch from stdin: {err}"))?;
-            patch
-        }
+/// The patch text of `openagent apply-patch [FILE]`: the file's, or stdin's for none or `-`.
+fn read_patch(file: Option<PathBuf>) -> Result<String, String> {
+    let Some(file) = file.filter(|file| file.as_os_str() != "-") else {
+        let mut patch = String::new();
+        std::io::stdin().read_to_string(&mut patch).map_err(|err| format!("could not read the patch from stdin: {err}"))?;
+        return Ok(patch);
     };
+    let shown = file.display();
+    match std::fs::read_to_string(&file) {
+        Ok(patch) => Ok(patch),
+        // The text itself given as the argument, as `apply-patch` once took it.
+        Err(_) if file.to_string_lossy().starts_with("*** Begin Patch") => {
+            Err("apply-patch takes the file holding the patch, not its text: give the patch on stdin, or save it to a file"
+                .into())
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::IsADirectory => {
+            Err(format!("cannot read the patch file {shown}: it is a directory; name the file holding the patch"))
+        }
+        Err(err) => Err(format!("cannot read the patch file {shown}: {err}")),
+    }
+}
+
+fn apply_patch(patch: String) -> Result<String, String> {
     let env = LocalEnvironment::new(".").map_err(|err| err.to_string())?;
     // apply_patch runs no commands, so the timeouts are never used.
     let ctx = ToolContext::new(&env, 0, 0);
