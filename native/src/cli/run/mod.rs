@@ -88,6 +88,9 @@ pub fn run(args: RunArgs) -> u8 {
     // invocation never truncates an events file from an earlier run.
     let prepared = fixed_run_id().and_then(|run_id| {
         let resumed = args.resume.as_ref().map(|from| load_resumed(from, &args.data_dir, &args.agent)).transpose()?;
+        if let Some(id) = &run_id {
+            untaken(id, &args.data_dir, resumed.as_ref())?;
+        }
         let agent = prepare_agent(&args.agent, resumed.as_ref(), &runtime)?;
         let input = mentions::with_mentioned_images(&args.task, &agent.cwd)?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
@@ -621,6 +624,26 @@ pub fn fixed_run_id() -> Result<Option<String>, String> {
     } else {
         Err(format!("OPENAGENT_RUN_ID {id:?} is not a valid run id: use letters, digits, '-', '_' and '.' (not first)"))
     }
+}
+
+/// Refuses a fixed run `id` that an earlier run has in `data_dir`, in the store or as artifacts:
+/// the run would record its answer over that one's. A run that resumes the session of that id
+/// is its next input, and may keep it. A store that cannot be read refuses nothing here: the run
+/// goes on without it, as ever, and says so.
+fn untaken(id: &str, data_dir: &Path, resumed: Option<&Resumed>) -> Result<(), String> {
+    if resumed.is_some_and(|resumed| resumed.id() == id) {
+        return Ok(());
+    }
+    let database = data_dir.join(crate::store::DATABASE);
+    let stored = database.is_file() && Store::open(data_dir).is_ok_and(|store| store.session(id).is_ok());
+    if !stored && !data_dir.join("runs").join(id).exists() {
+        return Ok(());
+    }
+    Err(format!(
+        "run id {id} (OPENAGENT_RUN_ID) is taken: {} already has a run of that id; give this run an id of its own (or \
+         unset OPENAGENT_RUN_ID for a new one), or add --resume {id} to continue that session",
+        data_dir.display()
+    ))
 }
 
 /// `r_20261122T054859Z_3fa9c1`: sortable by start time, its suffix random.
