@@ -302,9 +302,21 @@ fn main() -> ExitCode {
             }
             ExitCode::from(interactive(interactive_args(flags.session), Some(flags.task)))
         }
-        Some(Command::Run(flags)) => ExitCode::from(run::run(run_args(flags.task, flags.session, flags.report))),
+        Some(Command::Run(flags)) => {
+            let (output, stream) = (flags.report.output, flags.report.stream);
+            ExitCode::from(match run_args(flags.task, flags.session, flags.report) {
+                Ok(args) => run::run(args),
+                Err(message) => run::refuse_now(output, stream, message),
+            })
+        }
         Some(Command::Sandbox { command: SandboxCommand::Run(flags) }) => ExitCode::from(sandbox_run(flags)),
-        Some(Command::Sessions { command, data_dir: dir }) => ExitCode::from(sessions::run(command, &data_dir(dir))),
+        Some(Command::Sessions { command, data_dir: dir }) => match data_dir(dir) {
+            Ok(dir) => ExitCode::from(sessions::run(command, &dir)),
+            Err(message) => {
+                eprintln!("error: {message}");
+                ExitCode::from(2)
+            }
+        },
         Some(Command::Agents(AgentsCommand::List { cwd, json })) => {
             let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {
                 Ok(cwd) => cwd,
@@ -392,7 +404,11 @@ fn sandbox_run(flags: SandboxRunFlags) -> u8 {
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;
     }
-    let mut run = run_args(flags.task, flags.session, flags.report);
+    let (output, stream) = (flags.report.output, flags.report.stream);
+    let mut run = match run_args(flags.task, flags.session, flags.report) {
+        Ok(run) => run,
+        Err(message) => return run::refuse_now(output, stream, message),
+    };
     run.agent.cwd = Some(flags.dir);
     run_cli(SandboxArgs {
         run,
@@ -415,8 +431,8 @@ fn sandbox_run(_: SandboxRunFlags) -> u8 {
     2
 }
 
-fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> RunArgs {
-    RunArgs {
+fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> Result<RunArgs, String> {
+    Ok(RunArgs {
         resume: session.resume_from(),
         task,
         agent: agent_options(&session),
@@ -424,8 +440,8 @@ fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> RunArgs
         output: report.output,
         events: report.events,
         stream: report.stream,
-        data_dir: data_dir(session.data_dir),
-    }
+        data_dir: data_dir(session.data_dir)?,
+    })
 }
 
 fn agent_options(flags: &SessionFlags) -> AgentOptions {
@@ -452,32 +468,45 @@ fn limits(flags: &SessionFlags) -> LimitFlags {
 }
 
 /// The interactive session: the full screen on a terminal, plain lines otherwise.
-fn interactive(args: interactive::InteractiveArgs, task: Option<String>) -> u8 {
+fn interactive(args: Result<interactive::InteractiveArgs, String>, task: Option<String>) -> u8 {
+    let args = match args {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return 2;
+        }
+    };
     match openagent_native::tui::wanted() {
         true => openagent_native::tui::run(args, task),
         false => interactive::run(args, task),
     }
 }
 
-fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
-    interactive::InteractiveArgs {
+fn interactive_args(flags: SessionFlags) -> Result<interactive::InteractiveArgs, String> {
+    Ok(interactive::InteractiveArgs {
         resume: flags.resume_from(),
         agent: AgentOptions { default_approval: ApprovalMode::AutoEdit, ..agent_options(&flags) },
         limits: limits(&flags),
-        data_dir: data_dir(flags.data_dir),
-    }
+        data_dir: data_dir(flags.data_dir)?,
+    })
 }
 
-/// `--data-dir`, else `$OPENAGENT_DATA_DIR`, else the platform's user data directory.
-/// Made absolute, so the paths a run reports do not depend on where it was started.
-fn data_dir(flag: Option<PathBuf>) -> PathBuf {
+/// `--data-dir`, else `$OPENAGENT_DATA_DIR`, else the user's data directory (XDG's); made
+/// absolute, so the paths a run reports do not depend on where it was started. Without any of
+/// them there is none: the store and the tool output it keeps must not land in the project.
+fn data_dir(flag: Option<PathBuf>) -> Result<PathBuf, String> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    // XDG's rule: a relative XDG_DATA_HOME is ignored (it would be relative to the project).
+    let home = |name: &str| var(name).filter(|dir| dir.is_absolute());
     let dir = flag
         .or_else(|| var("OPENAGENT_DATA_DIR"))
-        .or_else(|| var("XDG_DATA_HOME").map(|dir| dir.join("openagent")))
-        .or_else(|| var("HOME").map(|home| home.join(".local/share/openagent")))
-        .unwrap_or_else(|| PathBuf::from(".openagent"));
-    std::path::absolute(&dir).unwrap_or(dir)
+        .or_else(|| home("XDG_DATA_HOME").map(|dir| dir.join("openagent")))
+        .or_else(|| home("HOME").map(|home| home.join(".local/share/openagent")))
+        .ok_or_else(|| {
+            let home = if var("HOME").is_some() { "HOME is not an absolute path" } else { "HOME is not set" };
+            format!("no data directory: {home}; set HOME, XDG_DATA_HOME or OPENAGENT_DATA_DIR, or give --data-dir DIR")
+        })?;
+    Ok(std::path::absolute(&dir).unwrap_or(dir))
 }
 
 fn web(port: u16) -> ExitCode {
@@ -510,7 +539,13 @@ fn serve(flags: ServeFlags) -> ExitCode {
     let options = serve::ServeOptions {
         port: flags.port,
         token: token.clone(),
-        data_dir: data_dir(flags.data_dir),
+        data_dir: match data_dir(flags.data_dir) {
+            Ok(dir) => dir,
+            Err(message) => {
+                eprintln!("openagent serve: {message}");
+                return ExitCode::from(2);
+            }
+        },
         cwd: flags.cwd,
         allowed_base_urls: flags.allow_base_url,
         env_pass: flags.env_pass,

@@ -266,3 +266,36 @@ fn a_fixed_run_id_already_in_the_store_is_refused_unless_the_run_resumes_it() {
     let inputs = kept.lines().filter(|line| line.contains(r#""kind":"user_input""#)).count();
     assert_eq!(inputs, 2, "the artifacts keep both runs' events: {kept}");
 }
+
+/// With no `HOME` (and no `XDG_DATA_HOME`, `OPENAGENT_DATA_DIR` or `--data-dir`) there is no data
+/// directory: the commands that need one say which to set, and nothing is written in the project
+/// (the store and the tool output went to `./.openagent/` there). `XDG_DATA_HOME` is enough.
+#[test]
+fn no_home_is_an_error_naming_the_directory_to_set_and_nothing_is_written_in_the_project() {
+    let sandbox = sandbox_with_notes();
+    let server = serve(read_notes_then_answer());
+    let homeless = |args: &[&str]| {
+        let mut command = sandbox.bare(Some(&server), args);
+        command.env_remove("HOME");
+        command
+    };
+    let said = "no data directory: HOME is not set; set HOME, XDG_DATA_HOME or OPENAGENT_DATA_DIR, or give --data-dir DIR";
+    for args in [&["run", TASK][..], &["run", TASK, "--output", "json"], &["sessions", "list"], &[]] {
+        let run = Running::with_stdin(homeless(args)).finish();
+        assert_eq!(run.code, Some(2), "{args:?}: {run:?}");
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+        let entries: Vec<_> =
+            std::fs::read_dir(sandbox.cwd()).expect("the project").map(|e| e.expect("an entry").file_name()).collect();
+        assert_eq!(entries, [NOTES], "{args:?}: nothing new in the project");
+    }
+    let json = Running::start(homeless(&["run", TASK, "--output", "json"])).finish();
+    assert_eq!(json.run_finished()["exit_reason"], "config_error", "{json:?}");
+    assert!(server.requests().is_empty(), "the model was never called");
+
+    let xdg = sandbox.path("xdg");
+    let mut command = homeless(&["run", TASK]);
+    command.env("XDG_DATA_HOME", &xdg).env("OPENAGENT_RUN_ID", "r_xdg");
+    let run = Running::start(command).finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(xdg.join("openagent/runs/r_xdg/result.json").is_file(), "{run:?}");
+}

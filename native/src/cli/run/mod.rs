@@ -214,6 +214,12 @@ pub fn refuse(mode: OutputMode, stream: bool, now_ms: u64, started_ms: u64, mess
     end.exit_code
 }
 
+/// [`refuse`], for a run refused before its clock started.
+pub fn refuse_now(mode: OutputMode, stream: bool, message: String) -> u8 {
+    let now = pinned_runtime().now_ms();
+    refuse(mode, stream, now, now, message)
+}
+
 /// What wakes a running session's driver; `T` is what comes from outside the session while it
 /// runs: a line typed in the terminal, a request over `openagent serve`'s API.
 pub enum Wake<T> {
