@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use openagent_core::approval::ApprovalMode;
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::agents;
+use openagent_native::cli::stdout::{Stdout, STDOUT_FAILED};
 use openagent_native::resume::ResumeFrom;
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, LimitFlags, OutputMode, RunArgs};
@@ -359,8 +360,9 @@ fn main() -> ExitCode {
             };
             match apply_patch(patch) {
                 Ok(summary) => {
-                    println!("{summary}");
-                    ExitCode::SUCCESS
+                    let mut out = Stdout::default();
+                    out.write(&(summary + "\n"));
+                    ExitCode::from(out.end(0))
                 }
                 Err(message) => {
                     eprintln!("{message}");
@@ -512,7 +514,11 @@ fn data_dir(flag: Option<PathBuf>) -> Result<PathBuf, String> {
 fn web(port: u16) -> ExitCode {
     match openagent_native::WebServer::start(openagent_native::WebRoots::from_checkout(), port) {
         Ok(server) => {
-            println!("OpenAgent playground: {}", server.url());
+            let mut out = Stdout::default();
+            out.write(&format!("OpenAgent playground: {}\n", server.url()));
+            if out.end(0) != 0 {
+                return ExitCode::from(STDOUT_FAILED);
+            }
             loop {
                 std::thread::park();
             }
@@ -556,11 +562,16 @@ fn serve(flags: ServeFlags) -> ExitCode {
     };
     match serve::Server::start(options) {
         Ok(server) => {
-            println!("OpenAgent API: {}", server.url());
+            let mut out = Stdout::default();
+            out.write(&format!("OpenAgent API: {}\n", server.url()));
             if generated {
-                println!("token: {token}");
+                out.write(&format!("token: {token}\n"));
             }
-            println!("Send \"Authorization: Bearer <token>\" with every request; GET /openapi.json describes the API.");
+            out.write("Send \"Authorization: Bearer <token>\" with every request; GET /openapi.json describes the API.\n");
+            // Without its URL and token nobody can use the server.
+            if out.end(0) != 0 {
+                return ExitCode::from(STDOUT_FAILED);
+            }
             ExitCode::from(server.serve_until_signalled())
         }
         Err(message) => {

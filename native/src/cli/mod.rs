@@ -11,5 +11,6 @@ pub mod resume;
 pub mod run;
 pub mod serve;
 pub mod sessions;
+pub mod stdout;
 pub mod tui;
 pub mod web;

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::approval::PendingAnswer;
 use super::projection::RunEnd;
+use crate::cli::stdout::Stdout;
 
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -42,6 +43,8 @@ pub struct Human {
     calls: HashMap<String, String>,
     /// The interactive session's open question, if any: the spinner keeps off its line.
     question: Option<PendingAnswer>,
+    /// The answer's way out, which says whether it failed.
+    pub(crate) stdout: Stdout,
 }
 
 impl Human {
@@ -52,7 +55,7 @@ impl Human {
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             && std::env::var("TERM").as_deref() != Ok("dumb");
         let spinner = stderr_tty.then(|| Rc::new(RefCell::new(Spinner::default())));
-        Self { color, spinner, mid_line: false, running: 0, calls: HashMap::new(), question: None }
+        Self { color, spinner, mid_line: false, running: 0, calls: HashMap::new(), question: None, stdout: Stdout::default() }
     }
 
     /// Draws no spinner while `question` is open: its frame would overwrite the prompt.
@@ -83,8 +86,7 @@ impl Human {
             EventData::TurnStart { .. } => self.wait("thinking"),
             EventData::AssistantTextDelta { delta } => {
                 self.clear_spinner();
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(delta.as_bytes()).and_then(|()| out.flush());
+                self.stdout.write(delta);
                 if let Some(last) = delta.chars().last() {
                     self.mid_line = last != '\n';
                 }
@@ -142,8 +144,7 @@ impl Human {
         if let Some(data) = &end.result_data {
             // The structured result is the run's answer: stdout, pretty, after any text.
             let pretty = serde_json::to_string_pretty(data).expect("a JSON value serialises");
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{pretty}").and_then(|()| out.flush());
+            self.stdout.write(&(pretty + "\n"));
         }
         let summary = summary(end);
         match &end.error {
@@ -206,7 +207,7 @@ impl Human {
     /// Ends the streamed text's line before anything else is written.
     fn end_line(&mut self) {
         if std::mem::take(&mut self.mid_line) {
-            println!();
+            self.stdout.write("\n");
         }
     }
 
