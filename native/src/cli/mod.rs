@@ -12,5 +12,6 @@ pub mod run;
 pub mod serve;
 pub mod sessions;
 pub mod stdout;
+pub mod terminal;
 pub mod tui;
 pub mod web;

@@ -12,6 +12,7 @@ use openagent_core::runtime::format_rfc3339;
 
 use crate::cli::run::{main_argument, new_run_id};
 use crate::cli::stdout::Stdout;
+use crate::cli::terminal::terminal_text;
 use crate::cli::{models, resume};
 use crate::store::{SessionFilter, SessionRecord, SessionResult, Spent, Status, Store, StoreError, StoredEvent};
 
@@ -295,9 +296,9 @@ fn word(value: &impl serde::Serialize) -> String {
 }
 
 /// `text` on one line (runs of whitespace, newlines included, become one space), cut to `max`
-/// characters with an ellipsis.
+/// characters with an ellipsis, its control characters shown, not sent to the terminal.
 fn one_line(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = terminal_text(text).split_whitespace().collect::<Vec<_>>().join(" ");
     match line.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
@@ -317,6 +318,7 @@ mod tests {
     fn one_line_joins_lines_and_cuts_on_a_character_boundary() {
         assert_eq!(one_line("read\n  the   notes\n", 60), "read the notes");
         assert_eq!(one_line("héllo wörld", 4), "héll…");
+        assert_eq!(one_line("\x1b[2Jdone\u{202e}", 60), "␛[2Jdone�");
     }
 
     #[test]

@@ -567,3 +567,28 @@ fn a_reader_that_goes_away_early_is_no_error() {
     let stderr = String::from_utf8_lossy(&ran.stderr);
     assert_eq!((ran.status.code(), stderr.as_ref()), (Some(0), ""), "{stderr}");
 }
+
+/// What the model says and what its tools touch reaches the terminal as text, never as control:
+/// NUL, an escape sequence (here one that retitles the terminal) and bidi overrides and isolates
+/// are shown as pictures in human mode, on stdout and on the tool lines of stderr. JSON mode keeps
+/// the text as it was, JSON-escaped.
+#[test]
+fn human_mode_shows_control_and_bidi_characters_as_text() {
+    let sandbox = sandbox_with_notes();
+    let hostile = "done\u{0}\x1b]0;owned\x07 \u{202e}txt.exe\u{202c} \u{2066}x\u{2069}\u{9b}2J\r\nline\ttab";
+    let steps = || {
+        vec![call("toolu_evil", "read_file", json!({"file_path": "\x1b[2Jnotes\u{202e}.txt"})), Step::reply(Reply::text(hostile))]
+    };
+    let human = sandbox.run(&serve(steps()), TASK, &[]);
+    assert_eq!(human.code, Some(0), "{human:?}");
+    for (pipe, text) in [("stdout", &human.stdout), ("stderr", &human.stderr)] {
+        let bad: Vec<char> = text.chars().filter(|c| c.is_control() && !matches!(c, '\n' | '\t')).collect();
+        let bidi: Vec<char> = text.chars().filter(|c| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')).collect();
+        assert_eq!((bad, bidi), (vec![], vec![]), "{pipe}: {text:?}");
+    }
+    assert!(human.stdout.starts_with("done␀␛]0;owned␇ ") && human.stdout.ends_with("line\ttab\n"), "{:?}", human.stdout);
+    assert!(human.stderr.contains("read_file ␛[2Jnotes"), "{:?}", human.stderr);
+
+    let json = sandbox.run_json(&serve(steps()), TASK, &[]);
+    assert_eq!(json.run_finished()["final_output"], hostile, "JSON mode keeps the text: {json:?}");
+}

@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::approval::PendingAnswer;
 use super::projection::RunEnd;
 use crate::cli::stdout::Stdout;
+use crate::cli::terminal::terminal_text;
 
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -86,7 +87,7 @@ impl Human {
             EventData::TurnStart { .. } => self.wait("thinking"),
             EventData::AssistantTextDelta { delta } => {
                 self.clear_spinner();
-                self.stdout.write(delta);
+                self.stdout.write(&terminal_text(delta));
                 if let Some(last) = delta.chars().last() {
                     self.mid_line = last != '\n';
                 }
@@ -144,7 +145,7 @@ impl Human {
         if let Some(data) = &end.result_data {
             // The structured result is the run's answer: stdout, pretty, after any text.
             let pretty = serde_json::to_string_pretty(data).expect("a JSON value serialises");
-            self.stdout.write(&(pretty + "\n"));
+            self.stdout.write(&(terminal_text(&pretty) + "\n"));
         }
         let summary = summary(end);
         match &end.error {
@@ -173,11 +174,19 @@ impl Human {
     /// adds the first line of its error.
     fn tool_line(&mut self, tool: &str, argument: &str, output: Option<&str>, error: Option<&str>, duration_ms: u64) {
         let (code, mark) = if error.is_some() { ("31", "✗") } else { ("32", "✓") };
-        let text = format!("{} {argument} {}", self.paint("1", tool), self.paint("2", &tool_detail(output, error, duration_ms)));
-        self.note(code, mark, &text);
+        let detail = tool_detail(output, error, duration_ms);
+        let (tool, argument, detail) = (terminal_text(tool), terminal_text(argument), terminal_text(&detail));
+        let text = format!("{} {argument} {}", self.paint("1", &tool), self.paint("2", &detail));
+        self.line(code, mark, &text);
     }
 
+    /// A line on stderr; `text` may come from the model, a tool or the provider.
     fn note(&mut self, code: &str, mark: &str, text: &str) {
+        self.line(code, mark, &terminal_text(text));
+    }
+
+    /// A line on stderr whose `text` is fit for the terminal already (painted, say).
+    fn line(&mut self, code: &str, mark: &str, text: &str) {
         self.end_line();
         self.clear_spinner();
         eprint_flush(&format!("{} {text}\n", self.paint(code, mark)));
@@ -185,7 +194,7 @@ impl Human {
 
     fn wait(&mut self, label: &str) {
         if let Some(spinner) = &self.spinner {
-            spinner.borrow_mut().waiting = Some((label.to_owned(), Instant::now()));
+            spinner.borrow_mut().waiting = Some((terminal_text(label).into_owned(), Instant::now()));
         }
     }
 
