@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use openagent_core::approval::ApprovalMode;
 use openagent_core::tools::{ApplyPatchTool, ToolContext, ToolExecutor};
 use openagent_native::agents;
+use openagent_native::cli::stdout::{Stdout, STDOUT_FAILED};
 use openagent_native::resume::ResumeFrom;
 use openagent_native::run::interactive;
 use openagent_native::run::{self, AgentOptions, LimitFlags, OutputMode, RunArgs};
@@ -60,8 +61,9 @@ enum Command {
     /// Apply a v4a patch (*** Begin Patch ... *** End Patch) in the current directory, which no path may
     /// leave: all of it or nothing.
     ApplyPatch {
-        /// The patch; read from stdin when absent or `-`.
-        patch: Option<String>,
+        /// The file holding the patch; stdin when absent or `-`.
+        #[arg(value_name = "FILE")]
+        patch: Option<PathBuf>,
     },
     /// What the session store holds: list the sessions, show one, its events or its result.
     Sessions {
@@ -341,9 +343,21 @@ fn main() -> ExitCode {
             }
             ExitCode::from(interactive(interactive_args(flags.session), Some(flags.task)))
         }
-        Some(Command::Run(flags)) => ExitCode::from(run::run(run_args(flags.task, flags.session, flags.report))),
+        Some(Command::Run(flags)) => {
+            let (output, stream) = (flags.report.output, flags.report.stream);
+            ExitCode::from(match run_args(flags.task, flags.session, flags.report) {
+                Ok(args) => run::run(args),
+                Err(message) => run::refuse_now(output, stream, message),
+            })
+        }
         Some(Command::Sandbox { command: SandboxCommand::Run(flags) }) => ExitCode::from(sandbox_run(flags)),
-        Some(Command::Sessions { command, data_dir: dir }) => ExitCode::from(sessions::run(command, &data_dir(dir))),
+        Some(Command::Sessions { command, data_dir: dir }) => match data_dir(dir) {
+            Ok(dir) => ExitCode::from(sessions::run(command, &dir)),
+            Err(message) => {
+                eprintln!("error: {message}");
+                ExitCode::from(2)
+            }
+        },
         Some(Command::Agents(AgentsCommand::List { cwd, json })) => {
             let cwd = match cwd.map_or_else(std::env::current_dir, Ok) {
                 Ok(cwd) => cwd,
@@ -364,23 +378,37 @@ fn main() -> ExitCode {
             };
             ExitCode::from(openagent_native::cli::models::list(&cwd, provider.as_deref(), json))
         }
-        Some(Command::Mcp(McpCommand::List { cwd, agent, json, data_dir: dir })) => match directory(cwd) {
-            Ok(cwd) => ExitCode::from(openagent_native::cli::mcp::list::run(&cwd, agent.as_deref(), json, &data_dir(dir))),
-            Err(code) => code,
+        Some(Command::Mcp(McpCommand::List { cwd, agent, json, data_dir: dir })) => match (directory(cwd), data_dir(dir)) {
+            (Ok(cwd), Ok(dir)) => ExitCode::from(openagent_native::cli::mcp::list::run(&cwd, agent.as_deref(), json, &dir)),
+            (Err(code), _) => code,
+            (_, Err(e)) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
         },
         Some(Command::Trust(flags)) => trust(flags),
         Some(Command::Serve(flags)) => serve(flags),
         Some(Command::Web { port }) => web(port),
-        Some(Command::ApplyPatch { patch }) => match apply_patch(patch) {
-            Ok(summary) => {
-                println!("{summary}");
-                ExitCode::SUCCESS
+        Some(Command::ApplyPatch { patch }) => {
+            let patch = match read_patch(patch) {
+                Ok(patch) => patch,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            };
+            match apply_patch(patch) {
+                Ok(summary) => {
+                    let mut out = Stdout::default();
+                    out.write(&(summary + "\n"));
+                    ExitCode::from(out.end(0))
+                }
+                Err(message) => {
+                    eprintln!("{message}");
+                    ExitCode::FAILURE
+                }
             }
-            Err(message) => {
-                eprintln!("{message}");
-                ExitCode::FAILURE
-            }
-        },
+        }
     }
 }
 
@@ -417,7 +445,11 @@ fn sandbox_run(flags: SandboxRunFlags) -> u8 {
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;
     }
-    let mut run = run_args(flags.task, flags.session, flags.report);
+    let (output, stream) = (flags.report.output, flags.report.stream);
+    let mut run = match run_args(flags.task, flags.session, flags.report) {
+        Ok(run) => run,
+        Err(message) => return run::refuse_now(output, stream, message),
+    };
     run.agent.cwd = Some(flags.dir);
     run_cli(SandboxArgs {
         run,
@@ -440,8 +472,8 @@ fn sandbox_run(_: SandboxRunFlags) -> u8 {
     2
 }
 
-fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> RunArgs {
-    RunArgs {
+fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> Result<RunArgs, String> {
+    Ok(RunArgs {
         resume: session.resume_from(),
         task,
         agent: agent_options(&session),
@@ -449,8 +481,8 @@ fn run_args(task: String, session: SessionFlags, report: OutputFlags) -> RunArgs
         output: report.output,
         events: report.events,
         stream: report.stream,
-        data_dir: data_dir(session.data_dir),
-    }
+        data_dir: data_dir(session.data_dir)?,
+    })
 }
 
 fn agent_options(flags: &SessionFlags) -> AgentOptions {
@@ -463,7 +495,8 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         env_pass: flags.env_pass.clone(),
         approval: flags.approval,
         default_approval: ApprovalMode::FullAuto,
-        data_dir: Some(data_dir(flags.data_dir.clone())),
+        // None (no data directory) trusts nothing; the run itself refuses to start without one.
+        data_dir: data_dir(flags.data_dir.clone()).ok(),
     }
 }
 
@@ -478,34 +511,49 @@ fn limits(flags: &SessionFlags) -> LimitFlags {
 }
 
 /// The interactive session: the full screen on a terminal, plain lines otherwise.
-fn interactive(args: interactive::InteractiveArgs, task: Option<String>) -> u8 {
+fn interactive(args: Result<interactive::InteractiveArgs, String>, task: Option<String>) -> u8 {
+    let args = match args {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return 2;
+        }
+    };
     match openagent_native::tui::wanted() {
         true => openagent_native::tui::run(args, task),
         false => interactive::run(args, task),
     }
 }
 
-fn interactive_args(flags: SessionFlags) -> interactive::InteractiveArgs {
-    interactive::InteractiveArgs {
+fn interactive_args(flags: SessionFlags) -> Result<interactive::InteractiveArgs, String> {
+    Ok(interactive::InteractiveArgs {
         resume: flags.resume_from(),
         agent: AgentOptions { default_approval: ApprovalMode::AutoEdit, ..agent_options(&flags) },
         limits: limits(&flags),
-        data_dir: data_dir(flags.data_dir),
-    }
+        data_dir: data_dir(flags.data_dir)?,
+    })
 }
 
 fn trust(flags: TrustFlags) -> ExitCode {
     use openagent_native::cli::trust;
-    let code = match flags.command {
-        Some(TrustCommand::List { data_dir: dir }) => trust::list(&data_dir(dir.or(flags.data_dir))),
-        Some(TrustCommand::Revoke { cwd, data_dir: dir }) => match directory(cwd.or(flags.cwd)) {
-            Ok(cwd) => trust::revoke(&cwd, &data_dir(dir.or(flags.data_dir))),
-            Err(code) => return code,
-        },
-        None => match directory(flags.cwd) {
-            Ok(cwd) => trust::trust(&cwd, &data_dir(flags.data_dir)),
-            Err(code) => return code,
-        },
+    let revoke = matches!(flags.command, Some(TrustCommand::Revoke { .. }));
+    let (cwd, dir) = match flags.command {
+        Some(TrustCommand::List { data_dir: dir }) => (None, dir.or(flags.data_dir)),
+        Some(TrustCommand::Revoke { cwd, data_dir: dir }) => (Some(cwd.or(flags.cwd)), dir.or(flags.data_dir)),
+        None => (Some(flags.cwd), flags.data_dir),
+    };
+    let dir = match data_dir(dir) {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = match (revoke, cwd.map(directory)) {
+        (_, None) => trust::list(&dir),
+        (_, Some(Err(code))) => return code,
+        (true, Some(Ok(cwd))) => trust::revoke(&cwd, &dir),
+        (false, Some(Ok(cwd))) => trust::trust(&cwd, &dir),
     };
     ExitCode::from(code)
 }
@@ -518,22 +566,32 @@ fn directory(cwd: Option<PathBuf>) -> Result<PathBuf, ExitCode> {
     })
 }
 
-/// `--data-dir`, else `$OPENAGENT_DATA_DIR`, else the platform's user data directory.
-/// Made absolute, so the paths a run reports do not depend on where it was started.
-fn data_dir(flag: Option<PathBuf>) -> PathBuf {
+/// `--data-dir`, else `$OPENAGENT_DATA_DIR`, else the user's data directory (XDG's); made
+/// absolute, so the paths a run reports do not depend on where it was started. Without any of
+/// them there is none: the store and the tool output it keeps must not land in the project.
+fn data_dir(flag: Option<PathBuf>) -> Result<PathBuf, String> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    // XDG's rule: a relative XDG_DATA_HOME is ignored (it would be relative to the project).
+    let home = |name: &str| var(name).filter(|dir| dir.is_absolute());
     let dir = flag
         .or_else(|| var("OPENAGENT_DATA_DIR"))
-        .or_else(|| var("XDG_DATA_HOME").map(|dir| dir.join("openagent")))
-        .or_else(|| var("HOME").map(|home| home.join(".local/share/openagent")))
-        .unwrap_or_else(|| PathBuf::from(".openagent"));
-    std::path::absolute(&dir).unwrap_or(dir)
+        .or_else(|| home("XDG_DATA_HOME").map(|dir| dir.join("openagent")))
+        .or_else(|| home("HOME").map(|home| home.join(".local/share/openagent")))
+        .ok_or_else(|| {
+            let home = if var("HOME").is_some() { "HOME is not an absolute path" } else { "HOME is not set" };
+            format!("no data directory: {home}; set HOME, XDG_DATA_HOME or OPENAGENT_DATA_DIR, or give --data-dir DIR")
+        })?;
+    Ok(std::path::absolute(&dir).unwrap_or(dir))
 }
 
 fn web(port: u16) -> ExitCode {
     match openagent_native::WebServer::start(openagent_native::WebRoots::from_checkout(), port) {
         Ok(server) => {
-            println!("OpenAgent playground: {}", server.url());
+            let mut out = Stdout::default();
+            out.write(&format!("OpenAgent playground: {}\n", server.url()));
+            if out.end(0) != 0 {
+                return ExitCode::from(STDOUT_FAILED);
+            }
             loop {
                 std::thread::park();
             }
@@ -560,7 +618,13 @@ fn serve(flags: ServeFlags) -> ExitCode {
     let options = serve::ServeOptions {
         port: flags.port,
         token: token.clone(),
-        data_dir: data_dir(flags.data_dir),
+        data_dir: match data_dir(flags.data_dir) {
+            Ok(dir) => dir,
+            Err(message) => {
+                eprintln!("openagent serve: {message}");
+                return ExitCode::from(2);
+            }
+        },
         cwd: flags.cwd,
         allowed_base_urls: flags.allow_base_url,
         env_pass: flags.env_pass,
@@ -571,11 +635,16 @@ fn serve(flags: ServeFlags) -> ExitCode {
     };
     match serve::Server::start(options) {
         Ok(server) => {
-            println!("OpenAgent API: {}", server.url());
+            let mut out = Stdout::default();
+            out.write(&format!("OpenAgent API: {}\n", server.url()));
             if generated {
-                println!("token: {token}");
+                out.write(&format!("token: {token}\n"));
             }
-            println!("Send \"Authorization: Bearer <token>\" with every request; GET /openapi.json describes the API.");
+            out.write("Send \"Authorization: Bearer <token>\" with every request; GET /openapi.json describes the API.\n");
+            // Without its URL and token nobody can use the server.
+            if out.end(0) != 0 {
+                return ExitCode::from(STDOUT_FAILED);
+            }
             ExitCode::from(server.serve_until_signalled())
         }
         Err(message) => {
@@ -585,15 +654,29 @@ fn serve(flags: ServeFlags) -> ExitCode {
     }
 }
 
-fn apply_patch(patch: Option<String>) -> Result<String, String> {
-    let patch = match patch.filter(|patch| patch != "-") {
-        Some(patch) => patch,
-        None => {
-            let mut patch = String::new();
-            std::io::stdin().read_to_string(&mut patch).map_err(|err| format!("could not read the patch from stdin: {err}"))?;
-            patch
-        }
+/// The patch text of `openagent apply-patch [FILE]`: the file's, or stdin's for none or `-`.
+fn read_patch(file: Option<PathBuf>) -> Result<String, String> {
+    let Some(file) = file.filter(|file| file.as_os_str() != "-") else {
+        let mut patch = String::new();
+        std::io::stdin().read_to_string(&mut patch).map_err(|err| format!("could not read the patch from stdin: {err}"))?;
+        return Ok(patch);
     };
+    let shown = file.display();
+    match std::fs::read_to_string(&file) {
+        Ok(patch) => Ok(patch),
+        // The text itself given as the argument, as `apply-patch` once took it.
+        Err(_) if file.to_string_lossy().starts_with("*** Begin Patch") => {
+            Err("apply-patch takes the file holding the patch, not its text: give the patch on stdin, or save it to a file"
+                .into())
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::IsADirectory => {
+            Err(format!("cannot read the patch file {shown}: it is a directory; name the file holding the patch"))
+        }
+        Err(err) => Err(format!("cannot read the patch file {shown}: {err}")),
+    }
+}
+
+fn apply_patch(patch: String) -> Result<String, String> {
     let env = LocalEnvironment::new(".").map_err(|err| err.to_string())?;
     // apply_patch runs no commands, so the timeouts are never used.
     let ctx = ToolContext::new(&env, 0, 0);

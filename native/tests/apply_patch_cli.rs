@@ -69,11 +69,12 @@ const ADD_UPDATE_DELETE: &str = "*** Begin Patch
 *** End Patch";
 
 #[test]
-fn applies_adds_updates_and_deletes_from_an_argument() {
+fn applies_adds_updates_and_deletes_from_the_file_it_names() {
     let dir = TempDir::new();
     dir.write("keep.txt", "one\ntwo\nthree\n");
     dir.write("old.txt", "bye\n");
-    let output = dir.run(&["apply-patch", ADD_UPDATE_DELETE], "");
+    dir.write("fix.patch", ADD_UPDATE_DELETE);
+    let output = dir.run(&["apply-patch", "fix.patch"], "");
     assert!(output.status.success(), "{}", text(&output.stderr));
     let summary = text(&output.stdout);
     assert!(summary.starts_with("Success.") && summary.contains("A src/new.txt"), "{summary}");
@@ -94,12 +95,32 @@ fn reads_the_patch_from_stdin() {
     }
 }
 
+/// A patch file that is not there is named, and so is the way to give the text itself; a
+/// directory is not a patch either.
+#[test]
+fn a_patch_file_that_cannot_be_read_is_an_error_naming_it() {
+    let dir = TempDir::new();
+    dir.write("keep.txt", "one\ntwo\nthree\n");
+    for (argument, said) in [
+        ("missing.patch", "cannot read the patch file missing.patch: No such file or directory"),
+        (".", "cannot read the patch file .: it is a directory"),
+        (ADD_UPDATE_DELETE, "give the patch on stdin"),
+    ] {
+        let output = dir.run(&["apply-patch", argument], "");
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{argument}: {stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(said) && stderr.lines().count() == 1, "{argument}: {stderr}");
+        assert!(output.stdout.is_empty(), "{argument}");
+    }
+    assert_eq!(dir.read("keep.txt").as_deref(), Some("one\ntwo\nthree\n"));
+}
+
 #[test]
 fn a_failing_hunk_exits_non_zero_and_changes_nothing() {
     let dir = TempDir::new();
     dir.write("keep.txt", "one\nchanged\nthree\n");
     dir.write("old.txt", "bye\n");
-    let output = dir.run(&["apply-patch", ADD_UPDATE_DELETE], "");
+    let output = dir.run(&["apply-patch"], ADD_UPDATE_DELETE);
     assert_eq!(output.status.code(), Some(1));
     let stderr = text(&output.stderr);
     assert!(stderr.contains("keep.txt") && stderr.contains("No file was changed"), "{stderr}");
@@ -114,7 +135,7 @@ fn usage_errors_exit_2() {
     let dir = TempDir::new();
     assert_eq!(dir.run(&[], "").status.code(), Some(2));
     assert_eq!(dir.run(&["apply-patch", "a", "b"], "").status.code(), Some(2));
-    let garbage = dir.run(&["apply-patch", "not a patch"], "");
+    let garbage = dir.run(&["apply-patch"], "not a patch");
     assert_eq!(garbage.status.code(), Some(1));
     assert!(!garbage.stderr.is_empty());
 }
@@ -149,7 +170,7 @@ fn paths_outside_the_working_directory_are_refused_and_nothing_is_written() {
     ];
     for (section, shown) in hostile {
         let patch = format!("*** Begin Patch\n{inside}{section}\n*** End Patch");
-        let output = run_in(&work, &["apply-patch", &patch], "");
+        let output = run_in(&work, &["apply-patch"], &patch);
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{section}: {stderr}");
         assert!(stderr.contains(shown), "{section}: {stderr}");
@@ -173,7 +194,7 @@ fn a_failure_on_a_later_file_undoes_the_earlier_ones() {
     dir.write("old.txt", "bye\n");
     let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n-two\n+TWO\n*** Delete File: old.txt\n\
                  *** Add File: d/inner.txt\n+x\n*** Add File: d\n+y\n*** End Patch";
-    let output = dir.run(&["apply-patch", patch], "");
+    let output = dir.run(&["apply-patch"], patch);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("could not write d:") && stderr.contains("were undone, so no file was changed"), "{stderr}");
@@ -188,7 +209,7 @@ fn a_file_too_big_to_read_whole_can_still_be_deleted() {
     dir.write("huge.log", "x\n");
     // Sparse, past the 16 MiB a read returns, so the patch cannot read it whole.
     std::fs::File::options().write(true).open(dir.0.join("huge.log")).unwrap().set_len(20 << 20).unwrap();
-    let output = dir.run(&["apply-patch", "*** Begin Patch\n*** Delete File: huge.log\n*** End Patch"], "");
+    let output = dir.run(&["apply-patch"], "*** Begin Patch\n*** Delete File: huge.log\n*** End Patch");
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(!dir.0.join("huge.log").exists());
 }
@@ -197,7 +218,7 @@ fn a_file_too_big_to_read_whole_can_still_be_deleted() {
 fn add_file_over_an_existing_file_says_it_replaced_it() {
     let dir = TempDir::new();
     dir.write("exists.txt", "old\n");
-    let output = dir.run(&["apply-patch", "*** Begin Patch\n*** Add File: exists.txt\n+new\n*** End Patch"], "");
+    let output = dir.run(&["apply-patch"], "*** Begin Patch\n*** Add File: exists.txt\n+new\n*** End Patch");
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("A exists.txt (replaced the existing file)"), "{}", text(&output.stdout));
     assert_eq!(dir.read("exists.txt").as_deref(), Some("new\n"));

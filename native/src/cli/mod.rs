@@ -13,6 +13,8 @@ pub mod resume;
 pub mod run;
 pub mod serve;
 pub mod sessions;
+pub mod stdout;
+pub mod terminal;
 pub mod trust;
 pub mod tui;
 pub mod web;

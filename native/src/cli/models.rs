@@ -10,7 +10,6 @@
 //! ]}
 //! ```
 
-use std::io::Write;
 use std::path::Path;
 
 use openagent_core::llm::catalog::{Catalog, ModelInfo, Overrides};
@@ -55,9 +54,9 @@ pub fn list(cwd: &Path, provider: Option<&str>, json: bool) -> u8 {
         true => format!("{}\n", serde_json::json!({"prices_as_of": catalog.prices_as_of, "models": models})),
         false => table(&models, &catalog.prices_as_of),
     };
-    // A reader that stops early (`| head`) is no error.
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    0
+    let mut out = crate::cli::stdout::Stdout::default();
+    out.write(&text);
+    out.end(0)
 }
 
 fn table(models: &[&ModelInfo], prices_as_of: &str) -> String {

@@ -3,7 +3,6 @@
 //! (seed 003's `{result_text, result_data}`), or `fork` it. A session is named by its id or any
 //! unique prefix of it.
 
-use std::io::Write;
 use std::path::Path;
 
 use openagent_core::session::{AgentOutcome, EventData, SessionEvent};
@@ -12,6 +11,8 @@ use serde_json::{json, Value};
 use openagent_core::runtime::format_rfc3339;
 
 use crate::cli::run::{main_argument, new_run_id};
+use crate::cli::stdout::Stdout;
+use crate::cli::terminal::terminal_text;
 use crate::cli::{models, resume};
 use crate::store::{SessionFilter, SessionRecord, SessionResult, Spent, Status, Store, StoreError, StoredEvent};
 
@@ -69,7 +70,7 @@ pub enum SessionsCommand {
 /// Runs `command` on the store in `data_dir`; returns the exit code: 0, 1 when the store fails
 /// or the session has no result (yet), 2 for a session that is not there.
 pub fn run(command: SessionsCommand, data_dir: &Path) -> u8 {
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::default();
     let done = Store::open(data_dir).and_then(|mut store| match command {
         SessionsCommand::List { limit, status, subagents, json } => {
             let filter = SessionFilter {
@@ -95,7 +96,7 @@ pub fn run(command: SessionsCommand, data_dir: &Path) -> u8 {
         }
     });
     match done {
-        Ok(()) => 0,
+        Ok(()) => out.end(0),
         Err(error) => {
             eprintln!("error: {}", resume::explain(&error));
             if resume::names_no_session(&error) {
@@ -107,7 +108,7 @@ pub fn run(command: SessionsCommand, data_dir: &Path) -> u8 {
     }
 }
 
-fn list(store: &Store, filter: &SessionFilter, json: bool, out: &mut impl Write) -> Result<(), StoreError> {
+fn list(store: &Store, filter: &SessionFilter, json: bool, out: &mut Stdout) -> Result<(), StoreError> {
     let sessions = store.sessions(filter)?;
     if json {
         print(out, &serde_json::to_string(&sessions).expect("sessions serialise"));
@@ -172,7 +173,7 @@ impl Shown {
     }
 }
 
-fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> Result<(), StoreError> {
+fn show(store: &Store, id: &str, json: bool, out: &mut Stdout) -> Result<(), StoreError> {
     if json {
         print(out, &session_json(store, id)?.to_string());
         return Ok(());
@@ -214,7 +215,7 @@ fn cost(spent: &Spent) -> String {
     spent.cost_usd.map_or_else(|| "-".into(), models::dollars)
 }
 
-fn events(store: &Store, id: &str, json: bool, subagents: bool, out: &mut impl Write) -> Result<(), StoreError> {
+fn events(store: &Store, id: &str, json: bool, subagents: bool, out: &mut Stdout) -> Result<(), StoreError> {
     let events = if subagents { store.events_with_subagents(id)? } else { store.events_after(id, 0, None)? };
     for event in &events {
         if json {
@@ -295,18 +296,18 @@ fn word(value: &impl serde::Serialize) -> String {
 }
 
 /// `text` on one line (runs of whitespace, newlines included, become one space), cut to `max`
-/// characters with an ellipsis.
+/// characters with an ellipsis, its control characters shown, not sent to the terminal.
 fn one_line(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = terminal_text(text).split_whitespace().collect::<Vec<_>>().join(" ");
     match line.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
     }
 }
 
-/// One line on stdout. A closed stdout (`| head`) ends nothing worth reporting.
-fn print(out: &mut impl Write, line: &str) {
-    let _ = writeln!(out, "{line}");
+/// One line on stdout; [`Stdout::end`] says at the end whether they all got there.
+fn print(out: &mut Stdout, line: &str) {
+    out.write(&format!("{line}\n"));
 }
 
 #[cfg(test)]
@@ -317,6 +318,7 @@ mod tests {
     fn one_line_joins_lines_and_cuts_on_a_character_boundary() {
         assert_eq!(one_line("read\n  the   notes\n", 60), "read the notes");
         assert_eq!(one_line("héllo wörld", 4), "héll…");
+        assert_eq!(one_line("\x1b[2Jdone\u{202e}", 60), "␛[2Jdone�");
     }
 
     #[test]

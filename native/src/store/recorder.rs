@@ -64,6 +64,11 @@ impl Recorder {
         Ok(Self { store, data_dir: data_dir.to_owned(), root: session, seqs, queue: VecDeque::new(), failed_at: None })
     }
 
+    /// The host's session, as stored.
+    pub fn session_id(&self) -> &str {
+        &self.root.id
+    }
+
     /// Writes not in the database yet: waiting for it to take them.
     pub fn backlog(&self) -> usize {
         self.queue.len()

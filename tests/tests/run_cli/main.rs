@@ -157,6 +157,8 @@ fn run_json_mode_is_stable_for_fixed_mock_inputs() {
     let args = ["run", TASK, "--output", "json", "--stream"];
     let pinned = [("OPENAGENT_PIN_CLOCK", "1767225600000"), ("OPENAGENT_RUN_ID", "r_stable")];
     let first = sandbox.run_with_env(&server, &args, &pinned);
+    // A fresh data directory, as a CI job has: the run id is taken in the one the first run used.
+    std::fs::remove_dir_all(sandbox.data_dir()).expect("the first run's data directory");
     let second = sandbox.run_with_env(&server, &args, &pinned);
     assert_eq!(first.code, Some(0), "{first:?}");
     assert_eq!(first.stdout, second.stdout, "the same inputs give the same bytes");

@@ -505,3 +505,90 @@ fn a_compatible_server_s_listed_window_is_the_run_s_window() {
     assert_eq!(context_warnings(&[]).len(), 1, "a task of ~90 tokens fills 64 at once");
     assert_eq!(context_warnings(&["--context-window", "1000000"]), Vec::<String>::new());
 }
+
+/// `openagent <args>` with its stdout on `/dev/full`, to the end: its exit code and stderr.
+fn onto_a_full_disk(mut command: std::process::Command) -> (Option<i32>, String) {
+    let full = std::fs::File::options().write(true).open("/dev/full").expect("/dev/full");
+    let ran = command.stdin(std::process::Stdio::null()).stdout(full).output().expect("openagent runs");
+    (ran.status.code(), String::from_utf8_lossy(&ran.stderr).into_owned())
+}
+
+/// A stdout that cannot be written (a full disk) is an error of its own, exit 5 with one line on
+/// stderr, in both output modes: human mode panicked (exit 101) and JSON mode exited 0 with the
+/// answer lost. The run is still finished in the store, which keeps its result.
+#[test]
+fn a_stdout_that_cannot_be_written_exits_5_and_the_store_still_has_the_result() {
+    let sandbox = sandbox_with_notes();
+    for output in ["human", "json"] {
+        let id = format!("r_full_{output}");
+        let server = serve(read_notes_then_answer());
+        let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", output]);
+        command.env("OPENAGENT_RUN_ID", &id);
+        let (code, stderr) = onto_a_full_disk(command);
+        assert_eq!(code, Some(5), "{output}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{output}: {stderr}");
+        let said: Vec<_> = stderr.lines().filter(|line| line.starts_with("error: could not write to stdout")).collect();
+        assert_eq!(said.len(), 1, "{output}: {stderr}");
+        assert!(said[0].contains(&format!("openagent sessions result {id}")), "{output}: {stderr}");
+        let result = sandbox.sessions(&["result", &id]);
+        assert!(result.stdout.contains(ANSWER), "{output}: {result:?}");
+        assert!(sandbox.sessions(&["show", &id]).stdout.contains("finished (completed)"), "{output}");
+    }
+    for args in [&["sessions", "list"][..], &["models"], &["agents", "list"]] {
+        let mut command = sandbox.bare(None, args);
+        match args[0] {
+            "sessions" => command.arg("--data-dir").arg(sandbox.data_dir()),
+            _ => command.arg("--cwd").arg(sandbox.cwd()),
+        };
+        if args[0] == "agents" {
+            std::fs::create_dir_all(sandbox.cwd().join(".openagent/agents/a")).expect("an agent's folder");
+            std::fs::write(sandbox.cwd().join(".openagent/agents/a/agent.yml"), "name: a\n").expect("an agent");
+        }
+        let (code, stderr) = onto_a_full_disk(command);
+        assert_eq!((code, stderr.contains("panicked")), (Some(5), false), "{args:?}: {stderr}");
+        assert!(stderr.contains("error: could not write to stdout"), "{args:?}: {stderr}");
+    }
+}
+
+/// A reader that stops early (`openagent sessions list | head -1`) took what it wanted: no panic,
+/// no error.
+#[test]
+fn a_reader_that_goes_away_early_is_no_error() {
+    let sandbox = sandbox_with_notes();
+    let server = serve([read_notes_then_answer(), read_notes_then_answer()].concat());
+    for id in ["r_one", "r_two"] {
+        assert_eq!(sandbox.run_with_env(&server, &["run", TASK], &[("OPENAGENT_RUN_ID", id)]).code, Some(0));
+    }
+    let mut command = sandbox.bare(None, &["sessions", "list"]);
+    command.arg("--data-dir").arg(sandbox.data_dir());
+    let mut child = command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().expect("starts");
+    drop(child.stdout.take());
+    let ran = child.wait_with_output().expect("it ends");
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!((ran.status.code(), stderr.as_ref()), (Some(0), ""), "{stderr}");
+}
+
+/// What the model says and what its tools touch reaches the terminal as text, never as control:
+/// NUL, an escape sequence (here one that retitles the terminal) and bidi overrides and isolates
+/// are shown as pictures in human mode, on stdout and on the tool lines of stderr. JSON mode keeps
+/// the text as it was, JSON-escaped.
+#[test]
+fn human_mode_shows_control_and_bidi_characters_as_text() {
+    let sandbox = sandbox_with_notes();
+    let hostile = "done\u{0}\x1b]0;owned\x07 \u{202e}txt.exe\u{202c} \u{2066}x\u{2069}\u{9b}2J\r\nline\ttab";
+    let steps = || {
+        vec![call("toolu_evil", "read_file", json!({"file_path": "\x1b[2Jnotes\u{202e}.txt"})), Step::reply(Reply::text(hostile))]
+    };
+    let human = sandbox.run(&serve(steps()), TASK, &[]);
+    assert_eq!(human.code, Some(0), "{human:?}");
+    for (pipe, text) in [("stdout", &human.stdout), ("stderr", &human.stderr)] {
+        let bad: Vec<char> = text.chars().filter(|c| c.is_control() && !matches!(c, '\n' | '\t')).collect();
+        let bidi: Vec<char> = text.chars().filter(|c| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')).collect();
+        assert_eq!((bad, bidi), (vec![], vec![]), "{pipe}: {text:?}");
+    }
+    assert!(human.stdout.starts_with("done␀␛]0;owned␇ ") && human.stdout.ends_with("line\ttab\n"), "{:?}", human.stdout);
+    assert!(human.stderr.contains("read_file ␛[2Jnotes"), "{:?}", human.stderr);
+
+    let json = sandbox.run_json(&serve(steps()), TASK, &[]);
+    assert_eq!(json.run_finished()["final_output"], hostile, "JSON mode keeps the text: {json:?}");
+}

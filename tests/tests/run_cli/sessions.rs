@@ -233,3 +233,69 @@ fn a_database_locked_for_a_while_loses_no_event_and_the_run_reads_as_finished() 
     let show = sandbox.sessions(&["show", "r_locked"]).stdout;
     assert!(show.contains("finished") && !show.contains("interrupted"), "{show}");
 }
+
+/// A fixed `OPENAGENT_RUN_ID` names one run: a second run under it is refused before the model is
+/// called, in either output, and the first run's answer stays in the store and in its
+/// `result.json` alike. Resuming that session under the same id is a run that continues it.
+#[test]
+fn a_fixed_run_id_already_in_the_store_is_refused_unless_the_run_resumes_it() {
+    let sandbox = sandbox_with_notes();
+    let fixed = [("OPENAGENT_RUN_ID", "r_fixed_1")];
+    let first = sandbox.run_with_env(&serve([Step::reply(Reply::text("the first answer"))]), &["run", TASK], &fixed);
+    assert_eq!(first.code, Some(0), "{first:?}");
+
+    let server = serve([Step::reply(Reply::text("the second answer"))]);
+    for output in ["human", "json"] {
+        let again = sandbox.run_with_env(&server, &["run", "another task", "--output", output], &fixed);
+        assert_eq!(again.code, Some(2), "{output}: {again:?}");
+        let data = sandbox.data_dir();
+        let said = format!("run id r_fixed_1 (OPENAGENT_RUN_ID) is taken: {} already has a run of that id", data.display());
+        assert!(again.stderr.contains(&said) && again.stderr.contains("--resume r_fixed_1"), "{output}: {}", again.stderr);
+    }
+    assert!(server.requests().is_empty(), "the model was never called");
+    let result = read_json(&sandbox.data_dir().join("runs/r_fixed_1/result.json"));
+    assert_eq!(result["final_output"], "the first answer", "{result}");
+    assert_eq!(sessions_json(&sandbox, &["result", "r_fixed_1"])["result_text"], "the first answer");
+
+    let resumed = sandbox.run_with_env(&server, &["run", "--resume", "r_fixed_1", "another task"], &fixed);
+    assert_eq!(resumed.code, Some(0), "{resumed:?}");
+    assert_eq!(sessions_json(&sandbox, &["result", "r_fixed_1"])["result_text"], "the second answer");
+    let result = read_json(&sandbox.data_dir().join("runs/r_fixed_1/result.json"));
+    assert_eq!(result["final_output"], "the second answer", "{result}");
+    let kept = std::fs::read_to_string(sandbox.data_dir().join("runs/r_fixed_1/events.jsonl")).expect("the run's events");
+    let inputs = kept.lines().filter(|line| line.contains(r#""kind":"user_input""#)).count();
+    assert_eq!(inputs, 2, "the artifacts keep both runs' events: {kept}");
+}
+
+/// With no `HOME` (and no `XDG_DATA_HOME`, `OPENAGENT_DATA_DIR` or `--data-dir`) there is no data
+/// directory: the commands that need one say which to set, and nothing is written in the project
+/// (the store and the tool output went to `./.openagent/` there). `XDG_DATA_HOME` is enough.
+#[test]
+fn no_home_is_an_error_naming_the_directory_to_set_and_nothing_is_written_in_the_project() {
+    let sandbox = sandbox_with_notes();
+    let server = serve(read_notes_then_answer());
+    let homeless = |args: &[&str]| {
+        let mut command = sandbox.bare(Some(&server), args);
+        command.env_remove("HOME");
+        command
+    };
+    let said = "no data directory: HOME is not set; set HOME, XDG_DATA_HOME or OPENAGENT_DATA_DIR, or give --data-dir DIR";
+    for args in [&["run", TASK][..], &["run", TASK, "--output", "json"], &["sessions", "list"], &[]] {
+        let run = Running::with_stdin(homeless(args)).finish();
+        assert_eq!(run.code, Some(2), "{args:?}: {run:?}");
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+        let entries: Vec<_> =
+            std::fs::read_dir(sandbox.cwd()).expect("the project").map(|e| e.expect("an entry").file_name()).collect();
+        assert_eq!(entries, [NOTES], "{args:?}: nothing new in the project");
+    }
+    let json = Running::start(homeless(&["run", TASK, "--output", "json"])).finish();
+    assert_eq!(json.run_finished()["exit_reason"], "config_error", "{json:?}");
+    assert!(server.requests().is_empty(), "the model was never called");
+
+    let xdg = sandbox.path("xdg");
+    let mut command = homeless(&["run", TASK]);
+    command.env("XDG_DATA_HOME", &xdg).env("OPENAGENT_RUN_ID", "r_xdg");
+    let run = Running::start(command).finish();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(xdg.join("openagent/runs/r_xdg/result.json").is_file(), "{run:?}");
+}

@@ -1,7 +1,6 @@
 //! `openagent agents list [--cwd DIR] [--json]`: every agent config of a directory, each checked.
 //! Exit 0 when all load, 1 when any is broken, 2 when the directory cannot be read.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -24,8 +23,8 @@ pub fn run(cwd: &Path, json: bool) -> u8 {
     } else {
         found.iter().map(|agent| human(agent, cwd)).collect()
     };
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    let mut out = crate::cli::stdout::Stdout::default();
+    out.write(&text);
 
     let broken = found.iter().filter(|agent| agent.config.is_err()).count();
     if !json {
@@ -34,7 +33,7 @@ pub fn run(cwd: &Path, json: bool) -> u8 {
             n => eprintln!("{n} agent{}, {broken} broken", if n == 1 { "" } else { "s" }),
         }
     }
-    u8::from(broken > 0)
+    out.end(u8::from(broken > 0))
 }
 
 /// `id  name · provider model · tools · result`, or the id and one indented line per problem.

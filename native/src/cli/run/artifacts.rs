@@ -136,14 +136,22 @@ pub struct Artifacts {
 }
 
 impl Artifacts {
-    /// Creates `<data_dir>/runs/<run_id>/` and writes `config.json`.
+    /// Creates `<data_dir>/runs/<run_id>/` and writes `config.json`. The directory must be new,
+    /// so that a run never writes over another's artifacts (two runs given the same fixed id at
+    /// once), unless the run resumes the session of its own id: then its events go on after
+    /// that run's.
     pub fn create(data_dir: &Path, run_id: &str, config: &RunConfig) -> io::Result<Self> {
         let dir = data_dir.join("runs").join(run_id);
-        fs::create_dir_all(&dir).map_err(|e| annotate(e, &dir))?;
+        let resumes_itself = config.resumed_from.as_deref() == Some(run_id);
+        fs::create_dir_all(data_dir.join("runs")).map_err(|e| annotate(e, &dir))?;
+        match fs::create_dir(&dir) {
+            Err(e) if !(resumes_itself && e.kind() == io::ErrorKind::AlreadyExists) => return Err(annotate(e, &dir)),
+            _ => {}
+        }
         write_json(&dir.join("config.json"), &config.record(run_id))?;
         let path = dir.join("events.jsonl");
-        let events = BufWriter::new(File::create(&path).map_err(|e| annotate(e, &path))?);
-        Ok(Self { dir, events })
+        let file = File::options().create(true).append(true).open(&path).map_err(|e| annotate(e, &path))?;
+        Ok(Self { dir, events: BufWriter::new(file) })
     }
 
     pub fn dir(&self) -> &Path {

@@ -14,6 +14,8 @@ use serde_json::Value;
 
 use super::approval::PendingAnswer;
 use super::projection::RunEnd;
+use crate::cli::stdout::Stdout;
+use crate::cli::terminal::terminal_text;
 
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -42,6 +44,8 @@ pub struct Human {
     calls: HashMap<String, String>,
     /// The interactive session's open question, if any: the spinner keeps off its line.
     question: Option<PendingAnswer>,
+    /// The answer's way out, which says whether it failed.
+    pub(crate) stdout: Stdout,
 }
 
 impl Human {
@@ -52,7 +56,7 @@ impl Human {
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             && std::env::var("TERM").as_deref() != Ok("dumb");
         let spinner = stderr_tty.then(|| Rc::new(RefCell::new(Spinner::default())));
-        Self { color, spinner, mid_line: false, running: 0, calls: HashMap::new(), question: None }
+        Self { color, spinner, mid_line: false, running: 0, calls: HashMap::new(), question: None, stdout: Stdout::default() }
     }
 
     /// Draws no spinner while `question` is open: its frame would overwrite the prompt.
@@ -83,8 +87,7 @@ impl Human {
             EventData::TurnStart { .. } => self.wait("thinking"),
             EventData::AssistantTextDelta { delta } => {
                 self.clear_spinner();
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(delta.as_bytes()).and_then(|()| out.flush());
+                self.stdout.write(&terminal_text(delta));
                 if let Some(last) = delta.chars().last() {
                     self.mid_line = last != '\n';
                 }
@@ -142,8 +145,7 @@ impl Human {
         if let Some(data) = &end.result_data {
             // The structured result is the run's answer: stdout, pretty, after any text.
             let pretty = serde_json::to_string_pretty(data).expect("a JSON value serialises");
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{pretty}").and_then(|()| out.flush());
+            self.stdout.write(&(terminal_text(&pretty) + "\n"));
         }
         let summary = summary(end);
         match &end.error {
@@ -172,11 +174,19 @@ impl Human {
     /// adds the first line of its error.
     fn tool_line(&mut self, tool: &str, argument: &str, output: Option<&str>, error: Option<&str>, duration_ms: u64) {
         let (code, mark) = if error.is_some() { ("31", "✗") } else { ("32", "✓") };
-        let text = format!("{} {argument} {}", self.paint("1", tool), self.paint("2", &tool_detail(output, error, duration_ms)));
-        self.note(code, mark, &text);
+        let detail = tool_detail(output, error, duration_ms);
+        let (tool, argument, detail) = (terminal_text(tool), terminal_text(argument), terminal_text(&detail));
+        let text = format!("{} {argument} {}", self.paint("1", &tool), self.paint("2", &detail));
+        self.line(code, mark, &text);
     }
 
+    /// A line on stderr; `text` may come from the model, a tool or the provider.
     fn note(&mut self, code: &str, mark: &str, text: &str) {
+        self.line(code, mark, &terminal_text(text));
+    }
+
+    /// A line on stderr whose `text` is fit for the terminal already (painted, say).
+    fn line(&mut self, code: &str, mark: &str, text: &str) {
         self.end_line();
         self.clear_spinner();
         eprint_flush(&format!("{} {text}\n", self.paint(code, mark)));
@@ -184,7 +194,7 @@ impl Human {
 
     fn wait(&mut self, label: &str) {
         if let Some(spinner) = &self.spinner {
-            spinner.borrow_mut().waiting = Some((label.to_owned(), Instant::now()));
+            spinner.borrow_mut().waiting = Some((terminal_text(label).into_owned(), Instant::now()));
         }
     }
 
@@ -206,7 +216,7 @@ impl Human {
     /// Ends the streamed text's line before anything else is written.
     fn end_line(&mut self) {
         if std::mem::take(&mut self.mid_line) {
-            println!();
+            self.stdout.write("\n");
         }
     }
 

@@ -209,7 +209,10 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     let _ = runtime.block_on(drive(&session, ended, &runtime, quiet, |wake: Wake<()>| report.wake_on(wake, &session)));
     // An input interrupted just before quitting may have commands still ending.
     crate::host::signals::end_commands(super::COMMANDS_END_WITHIN);
-    0
+    match &report.output {
+        Output::Human(human) => human.stdout.end(0),
+        _ => 0,
+    }
 }
 
 /// The next task; none when the person quits (Ctrl-D, or Ctrl-C twice in a row).

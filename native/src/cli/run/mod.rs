@@ -37,6 +37,7 @@ pub(crate) use human::{first_line, main_argument, summary, tool_detail};
 pub use projection::{Projector, RunEnd, RunInfo};
 
 use crate::cli::resume::{self, ResumeFrom, Resumed};
+use crate::cli::stdout::{Stdout, STDOUT_FAILED};
 use crate::host::runtime::NativeRuntime;
 use crate::store::{Recorder, SessionInfo, Store};
 
@@ -88,6 +89,9 @@ pub fn run(args: RunArgs) -> u8 {
     // invocation never truncates an events file from an earlier run.
     let prepared = fixed_run_id().and_then(|run_id| {
         let resumed = args.resume.as_ref().map(|from| load_resumed(from, &args.data_dir, &args.agent)).transpose()?;
+        if let Some(id) = &run_id {
+            untaken(id, &args.data_dir, resumed.as_ref())?;
+        }
         let agent = prepare_agent(&args.agent, resumed.as_ref(), &runtime)?;
         let input = mentions::with_mentioned_images(&args.task, &agent.cwd)?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
@@ -209,6 +213,12 @@ pub fn refuse(mode: OutputMode, stream: bool, now_ms: u64, started_ms: u64, mess
     };
     output.pre_run_failure(&ts, &end);
     end.exit_code
+}
+
+/// [`refuse`], for a run refused before its clock started.
+pub fn refuse_now(mode: OutputMode, stream: bool, message: String) -> u8 {
+    let now = pinned_runtime().now_ms();
+    refuse(mode, stream, now, now, message)
 }
 
 /// What wakes a running session's driver; `T` is what comes from outside the session while it
@@ -497,16 +507,24 @@ impl Report {
     }
 
     /// Writes the result artifact, how the session ended to the store, and the output's end
-    /// (`run_finished`); gives the exit code.
+    /// (`run_finished`); gives the exit code, [`STDOUT_FAILED`] when the output did not all reach
+    /// stdout, whatever the run's own.
     pub fn finish(mut self, ts: &str, end: RunEnd) -> u8 {
         if let Some(artifacts) = self.artifacts.as_mut() {
             if let Err(e) = artifacts.finish(&self.run_id, &end) {
                 eprintln!("warning: could not write the run's result: {e}");
             }
         }
+        let stored = self.store.as_ref().map(|store| store.session_id().to_owned());
         self.finish_store(&end.exit_reason, ts);
         self.output.finish(ts, &end);
-        end.exit_code
+        let Some(error) = self.output.failed() else { return end.exit_code };
+        let kept = match stored {
+            Some(id) => format!("the session store keeps its result: `openagent sessions result {id}`"),
+            None => "its output is lost".to_owned(),
+        };
+        eprintln!("error: could not write to stdout ({error}); the run ended {} and {kept}", end.exit_reason);
+        STDOUT_FAILED
     }
 }
 
@@ -516,6 +534,7 @@ pub(crate) enum Output {
     Json {
         projector: Option<Projector>,
         stream: bool,
+        stdout: Stdout,
     },
     /// Nothing on stdout: `openagent serve`'s sessions are read over HTTP.
     Silent,
@@ -525,12 +544,12 @@ impl Output {
     fn new(mode: OutputMode, stream: bool) -> Self {
         match mode {
             OutputMode::Human => Self::Human(Human::detect()),
-            OutputMode::Json => Self::Json { projector: None, stream },
+            OutputMode::Json => Self::Json { projector: None, stream, stdout: Stdout::default() },
         }
     }
 
     fn start(&mut self, run_id: &str, info: RunInfo) {
-        if let Self::Json { projector, stream } = self {
+        if let Self::Json { projector, stream, .. } = self {
             *projector = Some(Projector::new(run_id, info, *stream));
         }
     }
@@ -538,12 +557,12 @@ impl Output {
     fn event(&mut self, event: &SessionEvent) {
         match self {
             Self::Human(human) => human.event(event),
-            Self::Json { projector: Some(projector), .. } => {
+            Self::Json { projector: Some(projector), stdout, .. } => {
                 // stdout is JSON only; a warning (a hook that failed, say) still reaches a person.
                 if let EventData::Warning { message } = &event.data {
                     eprintln!("warning: {message}");
                 }
-                projector.project(event).iter().for_each(|line| print_line(line))
+                projector.project(event).iter().for_each(|line| stdout.write(&format!("{line}\n")))
             }
             Self::Json { projector: None, .. } | Self::Silent => {}
         }
@@ -560,9 +579,9 @@ impl Output {
             Self::Human(human) => human.finish(end),
             // A JSON run always has its projector by now: one that could not start goes
             // through `pre_run_failure` instead.
-            Self::Json { projector, .. } => {
+            Self::Json { projector, stdout, .. } => {
                 if let Some(line) = projector.as_mut().and_then(|projector| projector.finish(ts, end)) {
-                    print_line(&line);
+                    stdout.write(&(line + "\n"));
                 }
             }
             Self::Silent => {}
@@ -572,8 +591,8 @@ impl Output {
     fn pre_run_failure(&mut self, ts: &str, end: &RunEnd) {
         match self {
             Self::Human(human) => human.fatal(end.error.as_deref().unwrap_or("the run could not start")),
-            Self::Json { .. } => {
-                print_line(&Projector::pre_run_failure(ts, end));
+            Self::Json { stdout, .. } => {
+                stdout.write(&(Projector::pre_run_failure(ts, end) + "\n"));
                 eprintln!("error: {}", end.error.as_deref().unwrap_or("the run could not start"));
             }
             Self::Silent => {}
@@ -581,11 +600,16 @@ impl Output {
     }
 }
 
-/// One JSONL line on stdout, flushed. A closed stdout (the reader went away) is not an error
-/// worth dying for: the run goes on and its artifacts are still written.
-fn print_line(line: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+impl Output {
+    /// The first write to stdout that failed, if one did: the run goes on and is recorded all
+    /// the same, and its exit code says so at the end.
+    pub(crate) fn failed(&self) -> Option<&std::io::Error> {
+        match self {
+            Self::Human(human) => human.stdout.failed(),
+            Self::Json { stdout, .. } => stdout.failed(),
+            Self::Silent => None,
+        }
+    }
 }
 
 /// Opens `path` for the internal events without truncating it yet: the run truncates it when
@@ -621,6 +645,26 @@ pub fn fixed_run_id() -> Result<Option<String>, String> {
     } else {
         Err(format!("OPENAGENT_RUN_ID {id:?} is not a valid run id: use letters, digits, '-', '_' and '.' (not first)"))
     }
+}
+
+/// Refuses a fixed run `id` that an earlier run has in `data_dir`, in the store or as artifacts:
+/// the run would record its answer over that one's. A run that resumes the session of that id
+/// is its next input, and may keep it. A store that cannot be read refuses nothing here: the run
+/// goes on without it, as ever, and says so.
+fn untaken(id: &str, data_dir: &Path, resumed: Option<&Resumed>) -> Result<(), String> {
+    if resumed.is_some_and(|resumed| resumed.id() == id) {
+        return Ok(());
+    }
+    let database = data_dir.join(crate::store::DATABASE);
+    let stored = database.is_file() && Store::open(data_dir).is_ok_and(|store| store.session(id).is_ok());
+    if !stored && !data_dir.join("runs").join(id).exists() {
+        return Ok(());
+    }
+    Err(format!(
+        "run id {id} (OPENAGENT_RUN_ID) is taken: {} already has a run of that id; give this run an id of its own (or \
+         unset OPENAGENT_RUN_ID for a new one), or add --resume {id} to continue that session",
+        data_dir.display()
+    ))
 }
 
 /// `r_20261122T054859Z_3fa9c1`: sortable by start time, its suffix random.

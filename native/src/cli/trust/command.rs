@@ -10,6 +10,8 @@ use super::{agent_file, open_outside};
 use crate::cli::agents;
 use crate::cli::hooks::{self, HooksConfig, HOOKS_FILE};
 use crate::cli::mcp::{self, McpServerConfig, MCP_FILE};
+use crate::cli::stdout::Stdout;
+use crate::cli::terminal::terminal_text;
 use crate::host::runtime::system_now_ms;
 
 /// A file to trust: its path in the directory, its hash, and a line for each thing it runs.
@@ -34,23 +36,25 @@ pub fn trust(cwd: &Path, data_dir: &Path) -> u8 {
         }
         Ok((cwd, named))
     });
+    let mut out = Stdout::default();
     match result {
         Ok((cwd, named)) if named.is_empty() => {
-            println!(
-                "nothing to trust in {}: it has no {HOOKS_FILE}, no {MCP_FILE} and no agent with hooks or mcp_servers",
-                cwd.display()
-            );
-            0
+            let path = cwd.display();
+            out.write(&format!(
+                "nothing to trust in {path}: it has no {HOOKS_FILE}, no {MCP_FILE} and no agent with hooks or mcp_servers\n"
+            ));
+            out.end(0)
         }
         Ok((cwd, named)) => {
             for one in named {
-                println!("trusted {} (sha256 {})", key(&cwd, &one.file).display(), &one.sha256[..12]);
+                out.write(&format!("trusted {} (sha256 {})\n", key(&cwd, &one.file).display(), &one.sha256[..12]));
+                // What the file runs, as text: escapes in it must not hide a command from the user.
                 for line in one.runs {
-                    println!("  {line}");
+                    out.write(&format!("  {}\n", terminal_text(&line)));
                 }
             }
-            println!("These run from now on in this directory; a change to one of the files needs `openagent trust` again.");
-            0
+            out.write("These run from now on in this directory; a change to one of the files needs `openagent trust` again.\n");
+            out.end(0)
         }
         Err(message) => {
             eprintln!("error: {message}");
@@ -68,8 +72,9 @@ pub fn list(data_dir: &Path) -> u8 {
             return 2;
         }
     };
+    let mut out = Stdout::default();
     if store.files.is_empty() {
-        println!("nothing is trusted yet: `openagent trust` in a directory trusts its hooks and MCP servers");
+        out.write("nothing is trusted yet: `openagent trust` in a directory trusts its hooks and MCP servers\n");
     }
     for (file, entry) in &store.files {
         let now = match file.exists() {
@@ -79,9 +84,9 @@ pub fn list(data_dir: &Path) -> u8 {
                 _ => "changed",
             },
         };
-        println!("{now}  {}  (trusted {})", file.display(), entry.trusted_at);
+        out.write(&format!("{now}  {}  (trusted {})\n", terminal_text(&file.display().to_string()), entry.trusted_at));
     }
-    0
+    out.end(0)
 }
 
 /// Forgets every trusted file of `cwd`.
@@ -97,16 +102,17 @@ pub fn revoke(cwd: &Path, data_dir: &Path) -> u8 {
         }
         Ok((cwd, gone))
     });
+    let mut out = Stdout::default();
     match result {
         Ok((cwd, gone)) if gone.is_empty() => {
-            println!("nothing in {} was trusted", cwd.display());
-            0
+            out.write(&format!("nothing in {} was trusted\n", cwd.display()));
+            out.end(0)
         }
         Ok((_, gone)) => {
             for file in gone {
-                println!("revoked {}", file.display());
+                out.write(&format!("revoked {}\n", terminal_text(&file.display().to_string())));
             }
-            0
+            out.end(0)
         }
         Err(message) => {
             eprintln!("error: {message}");

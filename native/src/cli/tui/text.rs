@@ -5,6 +5,8 @@
 use crossterm::style::{Attribute, Color, ContentStyle, Stylize};
 use unicode_width::UnicodeWidthChar;
 
+use crate::cli::terminal::{is_terminal_control, picture};
+
 /// One run of text in one style.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
@@ -151,17 +153,16 @@ impl Line {
     }
 }
 
-/// `text` with each control character as its visible picture (ESC as `␛`), a tab as four spaces.
+/// `text` with each control character (bidi ones too) as its visible picture (ESC as `␛`), a
+/// tab as four spaces. A line has no newline, so one is shown too.
 fn visible(text: String) -> String {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(is_terminal_control) {
         return text;
     }
     text.chars()
         .flat_map(|c| match c {
             '\t' => vec![' '; 4],
-            '\u{0}'..='\u{1f}' => vec![char::from_u32(0x2400 + c as u32).unwrap_or('?')],
-            '\u{7f}' => vec!['\u{2421}'],
-            c if c.is_control() => vec!['\u{fffd}'],
+            c if is_terminal_control(c) => vec![picture(c)],
             c => vec![c],
         })
         .collect()
@@ -175,7 +176,7 @@ pub fn width(text: &str) -> usize {
 fn char_width(c: char) -> usize {
     match c {
         '\t' => 4,
-        c if c.is_control() => 1,
+        c if is_terminal_control(c) => 1,
         c => c.width().unwrap_or(0),
     }
 }
@@ -208,6 +209,20 @@ pub fn fg(color: Color) -> ContentStyle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bidi overrides, embeddings and isolates would make the screen read in another order than
+    /// the text: they are shown, as are the C1 controls, and each takes its one column.
+    #[test]
+    fn bidi_controls_and_c1_controls_are_shown_not_sent() {
+        let line = Line::plain("a\u{202e}b\u{2066}c\u{2069}\u{9b}2J\x1b[0m");
+        let shown = line.text();
+        assert!(
+            !shown.chars().any(|c| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')),
+            "{shown:?}"
+        );
+        assert_eq!(line.width(), shown.chars().count(), "{shown:?}");
+        assert!(shown.starts_with('a') && shown.contains("␛[0m"), "{shown:?}");
+    }
 
     #[test]
     fn wrapping_breaks_after_spaces_and_hangs_the_indent() {
