@@ -26,8 +26,10 @@
 //! Writes to the agent's own configuration and git's (a `.openagent`, `.git` or `.mcp.json`
 //! anywhere on the resolved path) ask every time in every mode below `full-auto`, whatever the
 //! rules say: an allow does not vouch for them, nor does an earlier "always"; a deny still
-//! denies.
+//! denies. And an allow with a command does not vouch for git told to write a file or run a
+//! program (`--output`, `-c`, `-C`, `--git-dir`, ..., see `git.rs`).
 
+mod git;
 #[cfg(test)]
 mod tests;
 
@@ -153,8 +155,9 @@ impl Rule {
     }
 
     /// Whether the rule applies to `call`. An `allow` with a command pattern never matches a
-    /// command that chains or redirects (`git status; rm -rf ~`): the pattern vouches for one
-    /// command, not for what follows it. An `allow` with a path pattern
+    /// command that chains or redirects (`git status; rm -rf ~`), nor git with an option that
+    /// writes a file or runs a program (`git log --output=FILE`): the pattern vouches for one
+    /// command, not for what follows it or what it is told to run. An `allow` with a path pattern
     /// matches when every path of the call matches it; a `deny` or an `ask`, when any does.
     fn matches(&self, call: &CallFacts) -> bool {
         if !glob_match(&self.tool, &call.tool, false) {
@@ -163,7 +166,7 @@ impl Rule {
         let allow = self.decision == Permission::Allow;
         if let Some(pattern) = &self.command {
             let Some(command) = &call.command else { return false };
-            if allow && command.bytes().any(|b| b";&|`$><\n(".contains(&b)) {
+            if allow && (command.bytes().any(|b| b";&|`$><\n(".contains(&b)) || git::writes_or_runs(command)) {
                 return false;
             }
             return if is_glob(pattern) {

@@ -350,3 +350,46 @@ fn a_protected_write_is_asked_every_time_and_denied_when_no_one_can_be_asked() {
     assert!(!decide(&gate).allowed, "an always does not cover the next one");
     assert_eq!(approver.asked.borrow().len(), 2);
 }
+
+#[test]
+fn git_options_that_write_files_or_run_programs_are_not_vouched_for_by_an_allow() {
+    let policy = Policy {
+        mode: ApprovalMode::AutoEdit,
+        rules: vec![
+            rule("shell", Some("git log*"), None, Permission::Allow),
+            rule("shell", Some("git status"), None, Permission::Allow),
+            rule("shell", Some("git diff"), None, Permission::Allow),
+            rule("shell", Some("git ls-files"), None, Permission::Allow),
+            rule("shell", Some("git format-patch"), None, Permission::Allow),
+            rule("shell", Some("git grep"), None, Permission::Allow),
+        ],
+    };
+    for command in [
+        "git log --output=/tmp/x",
+        "git log --out=x",
+        "git log '--output'=x",
+        "git log --outp\\ut=x",
+        "git log *",
+        "git log {--output=x,}",
+        "git diff --output x",
+        "git -c core.fsmonitor=x status",
+        "git -c core.pager=x status",
+        "git --config-env=core.pager=X status",
+        "git -C ../other status",
+        "git --git-dir=evil status",
+        "git --work-tree=. status",
+        "git --bare status",
+        "git --exec-path=/tmp status",
+        "git format-patch -o /tmp HEAD~1",
+        "git format-patch --output-directory=/tmp HEAD~1",
+        "git grep -Ovim x",
+        "git grep --open-files-in-pager=vim x",
+    ] {
+        assert_eq!(decide(&policy, "shell", shell(command)), (Permission::Ask, "mode"), "{command}");
+    }
+    for command in ["git log --oneline -n 5", "git log -c", "git ls-files -o", "git grep -o x", "git status -s"] {
+        assert_eq!(decide(&policy, "shell", shell(command)), (Permission::Allow, "rule"), "{command}");
+    }
+    let deny = Policy { mode: ApprovalMode::FullAuto, rules: vec![rule("shell", Some("git *"), None, Permission::Deny)] };
+    assert_eq!(decide(&deny, "shell", shell("git -c a=b log")).0, Permission::Deny, "a deny still matches");
+}
