@@ -467,6 +467,9 @@ pub struct ApprovalRequest {
     pub reason: String,
     /// The rule that [`Approval::AllowAlways`] adds to the session.
     pub always: Rule,
+    /// A write to the agent's configuration or git's: asked every time, whatever the rules, so
+    /// that only an answer (or `full-auto`) lets it through.
+    pub protected: bool,
 }
 
 /// The host's answer to an [`ApprovalRequest`].
@@ -557,6 +560,7 @@ impl Gate {
             arguments: arguments.clone(),
             reason,
             always: call.always_rule(),
+            protected,
         };
         on_ask(&request);
         let (allowed, reason) = match approver.approve(&request).await {
