@@ -84,6 +84,24 @@ fn detects_binary_files_lists_directories_and_scopes() {
 }
 
 #[test]
+fn canonical_paths_follow_links_fold_dots_and_resolve_a_missing_tail_through_what_exists() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    let root = std::fs::canonicalize(&dir.0).unwrap().display().to_string();
+    std::fs::create_dir_all(dir.0.join("secrets")).unwrap();
+    std::fs::write(dir.0.join("secrets/key"), "k").unwrap();
+    symlink("secrets", dir.0.join("alias")).unwrap();
+    symlink("nowhere", dir.0.join("gone")).unwrap();
+    let canonical = |path: &str| block_on(env.canonical_path(path));
+    assert_eq!(canonical(".").unwrap(), root);
+    assert_eq!(canonical("docs/../alias/key").unwrap(), format!("{root}/secrets/key"));
+    assert_eq!(canonical("alias/new/file").unwrap(), format!("{root}/secrets/new/file"), "not there yet");
+    assert_eq!(canonical("alias/new/..").unwrap(), format!("{root}/secrets"), "`..` folded by name, then the link");
+    let reason = canonical("gone/x").unwrap_err().to_string();
+    assert!(reason.contains("symlink to a missing target"), "{reason}");
+}
+
+#[test]
 fn grep_honours_gitignore_and_skips_binary_files() {
     let dir = TempDir::new();
     let env = dir.env();

@@ -329,6 +329,12 @@ impl ExecutionEnvironment for MemoryEnvironment {
         search::glob(&self.inner.tree.borrow(), &self.working_dir(), pattern, path)
     }
 
+    /// The tree has no symlinks: the path as every operation here resolves it, `..` above `/`
+    /// and paths too deep refused.
+    async fn canonical_path(&self, path: &str) -> Result<String, EnvError> {
+        self.resolve(path)
+    }
+
     fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
         Ok(Rc::new(self.view(working_dir)?))
     }

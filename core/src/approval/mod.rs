@@ -13,7 +13,23 @@
 //! always, which allows calls like this one for the rest of the session. Without an approver,
 //! `ask` is a deny. Tools other than the file tools and the shell (the host's own, MCP tools,
 //! subagent tools) are allowed unless a rule says otherwise.
+//!
+//! A path glob matches the file a path reaches, not how the call writes it: the environment
+//! resolves it ([`ExecutionEnvironment::canonical_path`]: `..` folded, symlinks followed, an
+//! absolute path inside the working directory made relative), so `docs/../secrets/key` and a
+//! link `alias -> secrets` are both `secrets/...`. An `allow` needs every path of a call to
+//! match; a `deny` or an `ask`, any one. A path that cannot be resolved (a dangling link, a loop)
+//! or lies outside the working directory matches every deny rule and no allow: what cannot be
+//! told is refused. `grep` and `glob` are refused when their root holds what a deny rule names,
+//! rather than search it; the reason says which rule and to narrow the path.
+//!
+//! Writes to the agent's own configuration and git's (a `.openagent`, `.git` or `.mcp.json`
+//! anywhere on the resolved path) ask every time in every mode below `full-auto`, whatever the
+//! rules say: an allow does not vouch for them, nor does an earlier "always"; a deny still
+//! denies. And an allow with a command does not vouch for git told to write a file or run a
+//! program (`--output`, `-c`, `-C`, `--git-dir`, ..., see `git.rs`).
 
+mod git;
 #[cfg(test)]
 mod tests;
 
@@ -25,6 +41,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::env::{lexical_path, ExecutionEnvironment};
 pub use crate::glob::glob_match;
 
 /// How the tools of MCP servers are named (`mcp__<server>__<tool>`): what they do is the server's
@@ -138,15 +155,18 @@ impl Rule {
     }
 
     /// Whether the rule applies to `call`. An `allow` with a command pattern never matches a
-    /// command that chains or redirects (`git status; rm -rf ~`): the pattern vouches for one
-    /// command, not for what follows it.
+    /// command that chains or redirects (`git status; rm -rf ~`), nor git with an option that
+    /// writes a file or runs a program (`git log --output=FILE`): the pattern vouches for one
+    /// command, not for what follows it or what it is told to run. An `allow` with a path pattern
+    /// matches when every path of the call matches it; a `deny` or an `ask`, when any does.
     fn matches(&self, call: &CallFacts) -> bool {
         if !glob_match(&self.tool, &call.tool, false) {
             return false;
         }
+        let allow = self.decision == Permission::Allow;
         if let Some(pattern) = &self.command {
             let Some(command) = &call.command else { return false };
-            if self.decision == Permission::Allow && command.bytes().any(|b| b";&|`$><\n(".contains(&b)) {
+            if allow && (command.bytes().any(|b| b";&|`$><\n(".contains(&b)) || git::writes_or_runs(command)) {
                 return false;
             }
             return if is_glob(pattern) {
@@ -156,10 +176,47 @@ impl Rule {
             };
         }
         if let Some(pattern) = &self.path {
-            return !call.paths.is_empty() && call.paths.iter().all(|path| glob_match(pattern, path, true));
+            let (mut any, mut all) = (false, !call.paths.is_empty());
+            for path in &call.paths {
+                let hit = path_hit(self.decision, pattern, path, call.searches());
+                any |= hit;
+                all &= hit;
+            }
+            return if allow { all } else { any };
         }
         true
     }
+}
+
+/// Whether one path of a call matches a rule's `pattern`. An absolute path is one not known to be
+/// inside the working directory (outside it, or not resolved): it matches every deny rule and
+/// never an allow, so that what cannot be told is refused. A search's root matches a deny rule
+/// that names paths under it, since the search would read them.
+fn path_hit(decision: Permission, pattern: &str, path: &str, search: bool) -> bool {
+    let deny = decision == Permission::Deny;
+    if path.starts_with('/') {
+        return deny || (decision == Permission::Ask && glob_match(pattern, path, true));
+    }
+    glob_match(pattern, path, true) || (deny && search && may_hold(pattern, path))
+}
+
+/// Whether a search under `dir` (relative, `.` for the working directory) can reach a path that
+/// `pattern` matches: `dir`'s names match the pattern's first names, or reach its `**`.
+fn may_hold(pattern: &str, dir: &str) -> bool {
+    if pattern.starts_with('/') {
+        return false;
+    }
+    let mut names = pattern.split('/');
+    if dir != "." {
+        for name in dir.split('/') {
+            match names.next() {
+                Some("**") => return true,
+                Some(head) if glob_match(head, name, true) => {}
+                _ => return false,
+            }
+        }
+    }
+    names.next().is_some()
 }
 
 /// A mode and ordered rules: the first rule that matches a call decides it, else the mode.
@@ -179,17 +236,39 @@ impl Policy {
         Ok(())
     }
 
-    /// What the policy says of the call `tool` with `arguments`, in `working_dir`, and why.
+    /// What the policy says of the call `tool` with `arguments`, in `working_dir`, and why. Its
+    /// paths are folded by name, as in an environment without symlinks; a session resolves them
+    /// through its environment.
     pub fn decide(&self, tool: &str, arguments: &Value, working_dir: &str) -> Verdict {
-        let call = CallFacts::new(tool, arguments, working_dir);
+        let call = CallFacts::lexical(tool, arguments, working_dir);
         self.decide_facts(&call)
     }
 
     fn decide_facts(&self, call: &CallFacts) -> Verdict {
+        let verdict = self.by_rules_and_mode(call);
+        match &call.protected {
+            Some(path) if self.mode != ApprovalMode::FullAuto && verdict.permission != Permission::Deny => {
+                let reason = [
+                    "`",
+                    path,
+                    "` holds the agent's own configuration or git's, which can make later runs run programs: \
+                     writing it asks every time outside full-auto, whatever the rules say",
+                ]
+                .concat();
+                Verdict { permission: Permission::Ask, source: "protection", reason: Some(reason) }
+            }
+            _ => verdict,
+        }
+    }
+
+    fn by_rules_and_mode(&self, call: &CallFacts) -> Verdict {
         if let Some((index, rule)) = self.rules.iter().enumerate().find(|(_, rule)| rule.matches(call)) {
             let number = (index + 1).to_string();
-            let reason =
+            let mut reason =
                 ["rule ", &number, " of the approval policy (", &rule.describe(), ": ", word(rule.decision), ")"].concat();
+            if let (Permission::Deny, Some(pattern)) = (rule.decision, &rule.path) {
+                note_why(&mut reason, pattern, call);
+            }
             return Verdict { permission: rule.decision, source: "rule", reason: Some(reason) };
         }
         let mode = self.mode;
@@ -208,6 +287,24 @@ impl Policy {
         } else {
             Verdict { permission: Permission::Allow, source: "mode", reason: None }
         }
+    }
+}
+
+/// Adds to a deny's `reason` why a path the rule's glob does not name still matched it: the path
+/// could not be placed inside the working directory, or a search under it would reach the glob.
+fn note_why(reason: &mut String, pattern: &str, call: &CallFacts) {
+    for path in &call.paths {
+        if glob_match(pattern, path, true) {
+            continue;
+        }
+        let note = if path.starts_with('/') {
+            ["; `", path, "` is outside the working directory or cannot be resolved, and such a path matches every deny rule"]
+                .concat()
+        } else {
+            ["; a search under `", path, "` would reach `", pattern, "`: search a narrower path that leaves it out"].concat()
+        };
+        reason.push_str(&note);
+        return;
     }
 }
 
@@ -231,38 +328,98 @@ pub struct Verdict {
     pub reason: Option<String>,
 }
 
-/// What rules look at in a call: its tool, its command, its paths relative to the working directory.
-struct CallFacts {
+/// What rules look at in a call: its tool, its command, its paths.
+pub(crate) struct CallFacts {
     tool: String,
     command: Option<String>,
+    /// The files the call reaches, relative to the working directory when inside it; absolute
+    /// when outside it or when they cannot be resolved (see [`path_hit`]).
     paths: Vec<String>,
+    /// The first path a writing tool would change in the agent's configuration or git's.
+    protected: Option<String>,
 }
 
+/// The names the agent's own configuration (agents, hooks, MCP servers, models, permissions) and
+/// git's (its config, hooks, and a `.git` file pointing elsewhere) live under, anywhere on a path:
+/// writing them can make the next run, or the next `git status`, run a program. Compared ignoring
+/// ASCII case, as a case-insensitive filesystem would open them.
+const PROTECTED: [&str; 3] = [".openagent", ".git", ".mcp.json"];
+
 impl CallFacts {
-    fn new(tool: &str, arguments: &Value, working_dir: &str) -> Self {
+    /// The facts of a call with its paths resolved by `env`, symlinks and all: what they reach.
+    pub(crate) async fn resolved(tool: &str, arguments: &Value, env: &dyn ExecutionEnvironment) -> Self {
+        let mut call = Self::written(tool, arguments);
+        let root = match env.canonical_path(".").await {
+            Ok(root) => root,
+            Err(_) => env.working_directory(),
+        };
+        let mut reached = Vec::new();
+        for path in &call.paths {
+            reached.push(env.canonical_path(path).await.ok());
+        }
+        call.place(reached, &root);
+        call
+    }
+
+    /// The facts of a call with its paths folded by name against `working_dir`.
+    fn lexical(tool: &str, arguments: &Value, working_dir: &str) -> Self {
+        let mut call = Self::written(tool, arguments);
+        let mut reached = Vec::new();
+        for path in &call.paths {
+            reached.push(Some(lexical_path(working_dir, path)));
+        }
+        call.place(reached, working_dir);
+        call
+    }
+
+    /// The facts with the paths as the call writes them. A patch's are read by the parser that
+    /// applies it, so that its `cd DIR &&` and every file of it, `Move to` included, are seen.
+    fn written(tool: &str, arguments: &Value) -> Self {
         let text = |key: &str| arguments.get(key).and_then(Value::as_str);
         let command = (tool == SHELL_TOOL).then(|| text("command").unwrap_or("").trim().to_owned());
         // Plain loops and pushes: iterator adapters would each be code of their own in the bundle.
         let mut paths = Vec::new();
-        let mut add = |path: &str| paths.push(relative(path.trim(), working_dir));
         if let Some(path) = text("file_path").or_else(|| text("path")) {
-            add(path);
+            paths.push(path.to_owned());
         } else if let Some(list) = arguments.get("paths").and_then(Value::as_array) {
             for path in list {
-                add(path.as_str().unwrap_or(""));
+                paths.push(path.as_str().unwrap_or("").to_owned());
             }
         } else if let Some(patch) = text("patch") {
-            for line in patch.lines() {
-                for head in ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "] {
-                    if let Some(path) = line.trim().strip_prefix(head) {
-                        add(path);
-                    }
+            // A patch that does not parse changes nothing: the tool refuses it.
+            for op in openagent_apply_patch::parse(patch).unwrap_or_default() {
+                for path in op.paths().into_iter().flatten() {
+                    paths.push(path.to_owned());
                 }
             }
         } else if FILE_TOOLS.contains(&tool) {
-            add("."); // list_dir, grep and glob default to the working directory
+            paths.push(".".into()); // list_dir, grep and glob default to the working directory
         }
-        Self { tool: tool.to_owned(), command, paths }
+        Self { tool: tool.to_owned(), command, paths, protected: None }
+    }
+
+    /// Replaces each path by what it reaches (`None`: it cannot be resolved), relative to `root`,
+    /// and notes a write to a protected name, or one whose target cannot be told.
+    fn place(&mut self, reached: Vec<Option<String>>, root: &str) {
+        let writes = EDIT_TOOLS.contains(&self.tool.as_str());
+        for (path, reached) in self.paths.iter_mut().zip(reached) {
+            let shown = match &reached {
+                Some(abs) => relative(abs, root),
+                None => lexical_path(root, path),
+            };
+            let protected = match &reached {
+                Some(abs) => abs.split('/').any(|name| PROTECTED.iter().any(|p| name.eq_ignore_ascii_case(p))),
+                None => true,
+            };
+            if writes && protected && self.protected.is_none() {
+                self.protected = Some(shown.clone());
+            }
+            *path = shown;
+        }
+    }
+
+    fn searches(&self) -> bool {
+        self.tool == "grep" || self.tool == "glob"
     }
 
     /// The rule "always" adds for this call: the command's first word (and its subcommand), the
@@ -289,20 +446,15 @@ impl CallFacts {
     }
 }
 
-/// `path` relative to `working_dir` when it is inside it, without a leading `./`.
-fn relative(path: &str, working_dir: &str) -> String {
-    let dir = working_dir.trim_end_matches('/');
-    let inside = path
-        .strip_prefix(dir)
-        .filter(|_| !dir.is_empty())
-        .and_then(|rest| rest.strip_prefix('/').or((rest.is_empty()).then_some(".")));
-    let path = inside.unwrap_or(path);
-    let path = path.strip_prefix("./").unwrap_or(path);
-    if path.is_empty() {
-        ".".into()
-    } else {
-        path.to_owned()
-    }
+/// The absolute, normal `path` relative to `root` when it is inside it (`.` for `root` itself),
+/// else as it is.
+fn relative(path: &str, root: &str) -> String {
+    let inside = match path.strip_prefix(root.trim_end_matches('/')) {
+        Some("") | Some("/") => Some("."),
+        Some(rest) => rest.strip_prefix('/'),
+        None => None,
+    };
+    inside.unwrap_or(path).to_owned()
 }
 
 /// A call the policy asks about, as the host's [`Approver`] gets it.
@@ -315,6 +467,9 @@ pub struct ApprovalRequest {
     pub reason: String,
     /// The rule that [`Approval::AllowAlways`] adds to the session.
     pub always: Rule,
+    /// A write to the agent's configuration or git's: asked every time, whatever the rules, so
+    /// that only an answer (or `full-auto`) lets it through.
+    pub protected: bool,
 }
 
 /// The host's answer to an [`ApprovalRequest`].
@@ -371,17 +526,9 @@ impl Gate {
         Self { policy, approver, ..Self::default() }
     }
 
-    /// Decides `tool`'s call, asking the approver when the policy says `ask`; `on_ask` is told
-    /// just before it is asked.
-    pub async fn decide(
-        &self,
-        call_id: &str,
-        tool: &str,
-        arguments: &Value,
-        working_dir: &str,
-        on_ask: impl Fn(&ApprovalRequest),
-    ) -> Decided {
-        let call = CallFacts::new(tool, arguments, working_dir);
+    /// Decides the call, asking the approver when the policy says `ask`; `on_ask` is told just
+    /// before it is asked. A write to a protected path is asked every time: no "always" covers it.
+    pub async fn decide(&self, call_id: &str, arguments: &Value, call: CallFacts, on_ask: impl Fn(&ApprovalRequest)) -> Decided {
         let verdict = self.policy.decide_facts(&call);
         let reason = match verdict.permission {
             Permission::Allow => return Decided { allowed: true, source: verdict.source, reason: verdict.reason },
@@ -398,7 +545,8 @@ impl Gate {
         })
         .await;
         let _turn = Turn(self);
-        if let Some(rule) = self.always.borrow().iter().find(|rule| rule.matches(&call)) {
+        let protected = call.protected.is_some();
+        if let Some(rule) = self.always.borrow().iter().find(|rule| !protected && rule.matches(&call)) {
             let reason = ["allowed always for ", &rule.describe(), " earlier in this session"].concat();
             return Decided { allowed: true, source: "approver", reason: Some(reason) };
         }
@@ -408,14 +556,16 @@ impl Gate {
         };
         let request = ApprovalRequest {
             call_id: call_id.to_owned(),
-            tool_name: tool.to_owned(),
+            tool_name: call.tool.clone(),
             arguments: arguments.clone(),
             reason,
             always: call.always_rule(),
+            protected,
         };
         on_ask(&request);
         let (allowed, reason) = match approver.approve(&request).await {
             Approval::Allow => (true, None),
+            Approval::AllowAlways if protected => (true, Some("allowed this once: writes to this path ask every time".into())),
             Approval::AllowAlways => {
                 let reason = ["allowed always for ", &request.always.describe()].concat();
                 self.always.borrow_mut().push(request.always);

@@ -102,7 +102,7 @@ fn an_allowed_prefix_does_not_vouch_for_a_chained_command() {
 }
 
 #[test]
-fn every_path_of_a_call_must_match_a_path_rule() {
+fn an_allow_needs_every_path_of_a_call_and_a_deny_any_one() {
     let policy = Policy { mode: ApprovalMode::ReadOnly, rules: vec![rule("*", None, Some("docs/**"), Permission::Allow)] };
     let patch = "*** Begin Patch\n*** Update File: docs/a.md\n*** Move to: src/a.md\n*** End Patch";
     assert_eq!(decide(&policy, "apply_patch", json!({"patch": patch})).0, Permission::Ask);
@@ -115,8 +115,11 @@ fn every_path_of_a_call_must_match_a_path_rule() {
     );
     let strict =
         Policy { mode: ApprovalMode::FullAuto, rules: vec![rule("read_many_files", None, Some("docs/**"), Permission::Deny)] };
-    assert_eq!(decide(&strict, "read_many_files", json!({"paths": ["docs/a", "x"]})).0, Permission::Allow);
-    assert_eq!(decide(&strict, "read_many_files", json!({"paths": ["docs/a", "docs/b"]})).0, Permission::Deny);
+    assert_eq!(decide(&strict, "read_many_files", json!({"paths": ["x", "docs/a"]})).0, Permission::Deny, "one is enough");
+    assert_eq!(decide(&strict, "read_many_files", json!({"paths": ["x", "y"]})).0, Permission::Allow);
+    let patch = "*** Begin Patch\n*** Update File: x\n*** Move to: docs/a\n@@\n-a\n+b\n*** End Patch";
+    let write = Policy { rules: vec![rule("apply_patch", None, Some("docs/**"), Permission::Deny)], ..strict.clone() };
+    assert_eq!(decide(&write, "apply_patch", json!({"patch": patch})).0, Permission::Deny, "its Move to");
     assert_eq!(decide(&strict, "shell", shell("cat docs/a")).0, Permission::Allow, "a path rule never matches the shell");
 }
 
@@ -160,7 +163,9 @@ fn always_allows_calls_like_the_approved_one_for_the_rest_of_the_session() {
         asked: RefCell::default(),
     });
     let gate = Gate::new(Policy { mode: ApprovalMode::AutoEdit, rules: vec![] }, Some(approver.clone()));
-    let decide = |command: &str| block_on(gate.decide("c", "shell", &shell(command), "/work", |_| {}));
+    let decide = |command: &str| {
+        block_on(gate.decide("c", &shell(command), CallFacts::lexical("shell", &shell(command), "/work"), |_| {}))
+    };
     let first = decide("cargo test --lib");
     assert!(first.allowed);
     assert_eq!(first.reason.as_deref(), Some("allowed always for shell `cargo test`"));
@@ -177,18 +182,23 @@ fn always_allows_calls_like_the_approved_one_for_the_rest_of_the_session() {
 
 #[test]
 fn always_for_a_file_covers_its_directory() {
-    let facts = CallFacts::new("write_file", &json!({"file_path": "/w/src/a/b.rs"}), "/w");
+    let facts = CallFacts::lexical("write_file", &json!({"file_path": "/w/src/a/b.rs"}), "/w");
     assert_eq!(facts.always_rule().path.as_deref(), Some("src/a/**"));
-    let facts = CallFacts::new("write_file", &json!({"file_path": "b.rs"}), "/w");
+    let facts = CallFacts::lexical("write_file", &json!({"file_path": "b.rs"}), "/w");
     assert_eq!(facts.always_rule().path.as_deref(), Some("b.rs"));
-    let facts = CallFacts::new("shell", &shell("ls -la"), "/w");
+    let facts = CallFacts::lexical("shell", &shell("ls -la"), "/w");
     assert_eq!(facts.always_rule().command.as_deref(), Some("ls"));
 }
 
 #[test]
 fn without_an_approver_ask_is_a_deny_that_says_so() {
     let gate = Gate::new(Policy { mode: ApprovalMode::ReadOnly, rules: vec![] }, None);
-    let decided = block_on(gate.decide("c", "edit_file", &json!({"file_path": "a"}), "/", |_| panic!("no one to ask")));
+    let decided = block_on(gate.decide(
+        "c",
+        &json!({"file_path": "a"}),
+        CallFacts::lexical("edit_file", &json!({"file_path": "a"}), "/"),
+        |_| panic!("no one to ask"),
+    ));
     assert!(!decided.allowed);
     assert_eq!(
         decided.reason.as_deref(),
@@ -223,10 +233,163 @@ fn parallel_calls_ask_one_at_a_time_and_the_second_sees_the_first_always() {
     let approver = Rc::new(Slow(RefCell::new(0)));
     let gate = Gate::new(Policy { mode: ApprovalMode::AutoEdit, rules: vec![] }, Some(approver.clone()));
     let (a, b) = block_on(futures::future::join(
-        gate.decide("a", "shell", &shell("ls -l"), "/", |_| {}),
-        gate.decide("b", "shell", &shell("ls -a"), "/", |_| {}),
+        gate.decide("a", &shell("ls -l"), CallFacts::lexical("shell", &shell("ls -l"), "/"), |_| {}),
+        gate.decide("b", &shell("ls -a"), CallFacts::lexical("shell", &shell("ls -a"), "/"), |_| {}),
     ));
     assert!(a.allowed && b.allowed);
     assert_eq!(*approver.0.borrow(), 1, "the second call waited for its turn, then the first's always covered it");
     assert_eq!(b.reason.as_deref(), Some("allowed always for shell `ls` earlier in this session"));
+}
+
+#[test]
+fn a_path_rule_matches_the_file_a_path_names_not_how_it_is_written() {
+    let deny = Policy { mode: ApprovalMode::FullAuto, rules: vec![rule("*_file", None, Some("secrets/**"), Permission::Deny)] };
+    for path in ["docs/../secrets/key", "./docs/./../secrets/key", "/work/docs/../secrets/key", "secrets//key"] {
+        assert_eq!(decide(&deny, "read_file", json!({"file_path": path})), (Permission::Deny, "rule"), "{path}");
+    }
+    let patch = "cd secrets && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: key\n+x\n*** End Patch\nEOF";
+    let deny_patch = Policy { rules: vec![rule("apply_patch", None, Some("secrets/**"), Permission::Deny)], ..deny };
+    assert_eq!(decide(&deny_patch, "apply_patch", json!({"patch": patch})).0, Permission::Deny, "the heredoc's cd");
+    let docs = Policy { mode: ApprovalMode::ReadOnly, rules: vec![rule("write_file", None, Some("docs/**"), Permission::Allow)] };
+    assert_eq!(decide(&docs, "write_file", json!({"file_path": "docs/a.md"})).0, Permission::Allow);
+    assert_eq!(decide(&docs, "write_file", json!({"file_path": "docs/../x"})), (Permission::Ask, "mode"));
+    assert_eq!(decide(&docs, "write_file", json!({"file_path": "docs/../../work/x"})), (Permission::Ask, "mode"));
+}
+
+#[test]
+fn a_path_outside_the_working_directory_matches_deny_rules_and_no_allow() {
+    let policy = Policy {
+        mode: ApprovalMode::ReadOnly,
+        rules: vec![
+            rule("read_file", None, Some("secrets/**"), Permission::Deny),
+            rule("*", None, Some("**"), Permission::Allow),
+        ],
+    };
+    let verdict = policy.decide("read_file", &json!({"file_path": "../elsewhere/key"}), "/work");
+    assert_eq!(verdict.permission, Permission::Deny);
+    assert_eq!(
+        verdict.reason.as_deref(),
+        Some(
+            "rule 1 of the approval policy (read_file `secrets/**`: deny); `/elsewhere/key` is outside the working \
+             directory or cannot be resolved, and such a path matches every deny rule"
+        )
+    );
+    assert_eq!(decide(&policy, "write_file", json!({"file_path": "/tmp/x"})), (Permission::Ask, "mode"), "`**` is not /tmp");
+    assert_eq!(decide(&policy, "write_file", json!({"file_path": "src/x"})), (Permission::Allow, "rule"));
+}
+
+#[test]
+fn a_search_whose_root_holds_a_denied_path_is_refused_naming_the_rule() {
+    let policy = Policy {
+        mode: ApprovalMode::FullAuto,
+        rules: vec![
+            rule("*", None, Some("secrets/**"), Permission::Deny),
+            rule("grep", None, Some("**/*.key"), Permission::Deny),
+        ],
+    };
+    for (tool, args) in [
+        ("grep", json!({"pattern": "x"})),
+        ("grep", json!({"pattern": "x", "path": "."})),
+        ("grep", json!({"pattern": "x", "path": "/work"})),
+        ("glob", json!({"pattern": "**/*"})),
+        ("glob", json!({"pattern": "*", "path": "secrets/deep"})),
+    ] {
+        assert_eq!(decide(&policy, tool, args.clone()), (Permission::Deny, "rule"), "{tool} {args}");
+    }
+    let reason = policy.decide("grep", &json!({"pattern": "x"}), "/work").reason.unwrap();
+    assert_eq!(
+        reason,
+        "rule 1 of the approval policy (* `secrets/**`: deny); a search under `.` would reach `secrets/**`: search a \
+         narrower path that leaves it out"
+    );
+    assert_eq!(decide(&policy, "glob", json!({"pattern": "*", "path": "src"})), (Permission::Allow, "mode"));
+    let reason = policy.decide("grep", &json!({"pattern": "x", "path": "src"}), "/work").reason.unwrap();
+    assert!(reason.starts_with("rule 2 of the approval policy (grep `**/*.key`: deny)"), "{reason}");
+    assert_eq!(decide(&policy, "list_dir", json!({})), (Permission::Allow, "mode"), "a listing reads no file");
+}
+
+#[test]
+fn writes_to_the_agents_own_configuration_ask_below_full_auto_whatever_the_rules() {
+    let auto_edit = Policy { mode: ApprovalMode::AutoEdit, rules: vec![rule("write_file", None, Some("**"), Permission::Allow)] };
+    let patch = "*** Begin Patch\n*** Update File: src/a\n*** Move to: .openagent/agents/a/agent.yml\n@@\n-a\n+b\n*** End Patch";
+    for (tool, args) in [
+        ("write_file", json!({"file_path": ".openagent/hooks.json"})),
+        ("write_file", json!({"file_path": "docs/../.openagent/mcp.json"})),
+        ("write_file", json!({"file_path": "/work/.OpenAgent/models.json"})),
+        ("edit_file", json!({"file_path": ".openagent/agents/a/agent.yml"})),
+        ("apply_patch", json!({"patch": patch})),
+        ("write_file", json!({"file_path": ".mcp.json"})),
+        ("write_file", json!({"file_path": ".git/config"})),
+        ("write_file", json!({"file_path": "sub/.git/hooks/pre-commit"})),
+        ("write_file", json!({"file_path": ".git"})),
+    ] {
+        assert_eq!(decide(&auto_edit, tool, args.clone()), (Permission::Ask, "protection"), "{tool} {args}");
+    }
+    let reason = auto_edit.decide("write_file", &json!({"file_path": ".openagent/hooks.json"}), "/work").reason.unwrap();
+    assert!(reason.starts_with("`.openagent/hooks.json` holds the agent's own configuration"), "{reason}");
+    assert_eq!(decide(&auto_edit, "read_file", json!({"file_path": ".openagent/hooks.json"})).0, Permission::Allow);
+    assert_eq!(decide(&auto_edit, "write_file", json!({"file_path": "openagent/x"})).0, Permission::Allow);
+    let deny = Policy { rules: vec![rule("*_file", None, Some(".openagent/**"), Permission::Deny)], ..auto_edit.clone() };
+    assert_eq!(decide(&deny, "write_file", json!({"file_path": ".openagent/hooks.json"})), (Permission::Deny, "rule"));
+    let full = Policy { mode: ApprovalMode::FullAuto, ..auto_edit };
+    assert_eq!(decide(&full, "write_file", json!({"file_path": ".openagent/hooks.json"})).0, Permission::Allow);
+}
+
+#[test]
+fn a_protected_write_is_asked_every_time_and_denied_when_no_one_can_be_asked() {
+    let policy = Policy { mode: ApprovalMode::AutoEdit, rules: vec![] };
+    let args = json!({"file_path": ".openagent/hooks.json", "content": "{}"});
+    let decide = |gate: &Gate| block_on(gate.decide("c", &args, CallFacts::lexical("write_file", &args, "/w"), |_| {}));
+    let alone = decide(&Gate::new(policy.clone(), None));
+    assert!(!alone.allowed);
+    assert!(alone.reason.as_deref().is_some_and(|r| r.contains("agent's own configuration") && r.ends_with("asked here")));
+    let approver =
+        Rc::new(Scripted { answers: RefCell::new(vec![Approval::AllowAlways, Approval::Deny(None)]), asked: RefCell::default() });
+    let gate = Gate::new(policy, Some(approver.clone()));
+    assert!(decide(&gate).allowed);
+    assert!(!decide(&gate).allowed, "an always does not cover the next one");
+    assert_eq!(approver.asked.borrow().len(), 2);
+}
+
+#[test]
+fn git_options_that_write_files_or_run_programs_are_not_vouched_for_by_an_allow() {
+    let policy = Policy {
+        mode: ApprovalMode::AutoEdit,
+        rules: vec![
+            rule("shell", Some("git log*"), None, Permission::Allow),
+            rule("shell", Some("git status"), None, Permission::Allow),
+            rule("shell", Some("git diff"), None, Permission::Allow),
+            rule("shell", Some("git ls-files"), None, Permission::Allow),
+            rule("shell", Some("git format-patch"), None, Permission::Allow),
+            rule("shell", Some("git grep"), None, Permission::Allow),
+        ],
+    };
+    for command in [
+        "git log --output=/tmp/x",
+        "git log --out=x",
+        "git log '--output'=x",
+        "git log --outp\\ut=x",
+        "git log *",
+        "git log {--output=x,}",
+        "git diff --output x",
+        "git -c core.fsmonitor=x status",
+        "git -c core.pager=x status",
+        "git --config-env=core.pager=X status",
+        "git -C ../other status",
+        "git --git-dir=evil status",
+        "git --work-tree=. status",
+        "git --bare status",
+        "git --exec-path=/tmp status",
+        "git format-patch -o /tmp HEAD~1",
+        "git format-patch --output-directory=/tmp HEAD~1",
+        "git grep -Ovim x",
+        "git grep --open-files-in-pager=vim x",
+    ] {
+        assert_eq!(decide(&policy, "shell", shell(command)), (Permission::Ask, "mode"), "{command}");
+    }
+    for command in ["git log --oneline -n 5", "git log -c", "git ls-files -o", "git grep -o x", "git status -s"] {
+        assert_eq!(decide(&policy, "shell", shell(command)), (Permission::Allow, "rule"), "{command}");
+    }
+    let deny = Policy { mode: ApprovalMode::FullAuto, rules: vec![rule("shell", Some("git *"), None, Permission::Deny)] };
+    assert_eq!(decide(&deny, "shell", shell("git -c a=b log")).0, Permission::Deny, "a deny still matches");
 }

@@ -16,8 +16,10 @@ use crate::runtime::EpochMillis;
 use crate::sorted_map::SortedMap;
 
 mod lines;
+mod paths;
 
 pub use lines::line_start;
+pub use paths::lexical_path;
 
 /// What went wrong in an environment operation. Messages are shown to the model, so they say
 /// what to do next where that is clear.
@@ -207,6 +209,15 @@ pub trait ExecutionEnvironment {
 
     /// The absolute directory relative paths are resolved against.
     fn working_directory(&self) -> String;
+
+    /// The file `path` names, as an absolute path: `.` and `..` folded, then every symlink on it
+    /// resolved, a path that does not exist yet through its longest existing ancestor. The
+    /// approval policy matches its rules against this, so that `docs/../secrets/key` and a link
+    /// into `secrets/` are seen as what they reach. An error when it cannot be resolved (a dangling
+    /// link, a loop). The default, a lexical fold, is right for environments without symlinks.
+    async fn canonical_path(&self, path: &str) -> Result<String, EnvError> {
+        Ok(lexical_path(&self.working_directory(), path))
+    }
 
     /// Whether a command of this name can run here: `Some(false)` when the environment knows it
     /// cannot (an in-memory shell without `git`), so that a caller need not run it to find out;

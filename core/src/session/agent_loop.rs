@@ -16,7 +16,7 @@ use super::loop_detection::{self, detect_loop, signature};
 use super::truncation::truncate_tool_output;
 use super::{repair, repeats, results, state, Session, SessionConfig, SessionError, SessionStatus, StopReason, Turn};
 use crate::abort::AbortSignal;
-use crate::approval::ApprovalRequest;
+use crate::approval::{ApprovalRequest, CallFacts};
 use crate::hooks::HookEvent;
 use crate::join::join_all;
 use crate::llm::{
@@ -464,7 +464,7 @@ impl Session {
                 };
             }
         }
-        let working_dir = self.inner.env.working_directory();
+        let facts = CallFacts::resolved(&call.name, &call.arguments, &*self.inner.env).await;
         let on_ask = |request: &ApprovalRequest| {
             self.emit(EventData::ApprovalRequested {
                 call_id: call.id.clone(),
@@ -473,7 +473,7 @@ impl Session {
                 always: request.always.describe(),
             })
         };
-        let decided = self.inner.gate.decide(&call.id, &call.name, &call.arguments, &working_dir, on_ask).await;
+        let decided = self.inner.gate.decide(&call.id, &call.arguments, facts, on_ask).await;
         if !decided.allowed {
             let reason = decided.reason.unwrap_or_default();
             decision(Decision::Deny, Some(reason.clone()), decided.source);

@@ -147,3 +147,35 @@ fn a_running_calls_spinner_keeps_off_an_open_question() {
     terminal.type_bytes(b"\x04");
     assert_eq!(terminal.exit_code(), Some(0));
 }
+
+/// In `auto-edit` the model cannot rewrite what governs it: its hooks, or its own agent.yml to
+/// `mode: full-auto`. `run` cannot ask, so both writes are denied, with no rule suggested.
+#[test]
+fn run_in_auto_edit_denies_writes_to_the_agents_own_configuration() {
+    let sandbox = Sandbox::new();
+    let config =
+        "schema: openagent.agent/1\nid: a\nname: A\nprovider: anthropic\npermissions:\n  mode: auto-edit\n  rules:\n    \
+                  - { tool: write_file, path: \"**\", decision: allow }\n";
+    agent(&sandbox, "a", config);
+    let yml = sandbox.cwd().join(".openagent/agents/a/agent.yml");
+    let hooks = json!({"file_path": ".openagent/hooks.json", "content": "{\"pre_tool_use\": \"touch pwned\"}"});
+    let promote = json!({"file_path": ".openagent/agents/a/agent.yml", "content": config.replace("auto-edit", "full-auto")});
+    let server = serve([
+        call("toolu_1", "write_file", hooks),
+        call("toolu_2", "write_file", promote),
+        call("toolu_3", "write_file", json!({"file_path": "notes.md", "content": "ok"})),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let run = sandbox.run_json(&server, TASK, &["--agent", "a"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let decisions = run.data_of("tool_decision");
+    for decision in &decisions[..2] {
+        assert_eq!(decision["decision"], "deny", "{decision}");
+        let reason = decision["reason"].as_str().expect("a reason");
+        assert!(reason.contains("the agent's own configuration") && reason.contains("cannot ask anyone"), "{reason}");
+        assert!(!reason.contains("allow it with a rule"), "no rule lets it through: {reason}");
+    }
+    assert_eq!(decisions[2]["decision"], "allow");
+    assert!(!sandbox.cwd().join(".openagent/hooks.json").exists());
+    assert_eq!(std::fs::read_to_string(yml).unwrap(), config, "agent.yml is as it was");
+}

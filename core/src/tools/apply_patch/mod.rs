@@ -38,7 +38,7 @@ use serde_json::Value;
 
 use super::args::required_str;
 use super::{schema, ToolContext, ToolError, ToolExecutor, ToolOutput};
-use crate::env::{EnvError, ExecutionEnvironment};
+use crate::env::{lexical_path, EnvError, ExecutionEnvironment};
 use crate::llm::ToolDefinition;
 
 pub fn definition() -> ToolDefinition {
@@ -77,7 +77,7 @@ impl ToolExecutor for ApplyPatchTool {
         // Every file the patch touches is read once, up front, so that planning needs no I/O.
         let mut files = Files { cwd: ctx.env.working_directory(), entries: Vec::new() };
         for path in ops.iter().flat_map(Op::paths).flatten() {
-            let key = key(&files.cwd, path);
+            let key = lexical_path(&files.cwd, path);
             if !files.entries.iter().any(|entry| entry.key == key) {
                 let now = ctx.env.read_file(path, None, None).await;
                 let original = original(&now, path, ctx.env).await;
@@ -134,7 +134,7 @@ struct Files {
 
 impl Files {
     fn read(&self, path: &str) -> Result<&str, EnvError> {
-        let key = key(&self.cwd, path);
+        let key = lexical_path(&self.cwd, path);
         match self.entries.iter().find(|entry| entry.key == key).map(|entry| &entry.now) {
             Some(Ok(content)) => Ok(content),
             Some(Err(error)) => Err(error.clone()),
@@ -143,7 +143,7 @@ impl Files {
     }
 
     fn set(&mut self, path: &str, state: Result<String, EnvError>) {
-        let key = key(&self.cwd, path);
+        let key = lexical_path(&self.cwd, path);
         match self.entries.iter_mut().find(|entry| entry.key == key) {
             Some(entry) => {
                 entry.now = state;
@@ -237,7 +237,7 @@ fn plan(ops: &[Op<'_>], files: &mut Files) -> Result<Vec<String>, ToolError> {
                 files.check_writable(target)?;
                 files.set(path, Err(EnvError::NotFound(path.clone())));
                 files.set(target, Ok(content));
-                if key(&files.cwd, target) != key(&files.cwd, path) {
+                if lexical_path(&files.cwd, target) != lexical_path(&files.cwd, path) {
                     summary.push(format!("M {target} (moved from {path})"));
                 } else {
                     summary.push(format!("M {path}"));
@@ -317,20 +317,4 @@ fn hunk_error(path: &str, chunks: &[Chunk<'_>], error: ChunkError) -> ToolError 
 /// An error from before any change was made.
 fn unchanged(message: String) -> ToolError {
     ToolError::new(format!("apply_patch: {message} No file was changed."))
-}
-
-/// `path` absolute and lexically normal, so that `./a.rs` and `a.rs` are one file in [`Files`].
-fn key(cwd: &str, path: &str) -> String {
-    let base = if path.starts_with('/') { "" } else { cwd };
-    let mut names: Vec<&str> = Vec::new();
-    for name in base.split('/').chain(path.split('/')) {
-        match name {
-            "" | "." => {}
-            ".." => {
-                names.pop();
-            }
-            _ => names.push(name),
-        }
-    }
-    names.join("/")
 }

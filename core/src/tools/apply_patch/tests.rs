@@ -19,9 +19,3 @@ fn the_definition_registers() {
     assert_eq!(tool.definition.parameters["required"], json!(["patch"]));
     assert!(tool.schema().is_valid(&json!({"patch": "x"})));
 }
-
-#[test]
-fn key_normalises_paths() {
-    assert_eq!(key("/workspace", "./src/../a.rs"), "workspace/a.rs");
-    assert_eq!(key("/workspace", "/tmp//b"), "tmp/b");
-}

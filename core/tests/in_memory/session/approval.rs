@@ -131,3 +131,42 @@ fn without_an_approver_ask_is_denied_and_reported() {
     assert_eq!(decided[0].2.as_deref(), Some("the auto-edit approval mode asks before commands, and no one can be asked here"));
     assert_eq!(decided[1].0, Decision::Allow, "auto-edit allows file edits");
 }
+
+fn read(path: &str) -> ScriptStep {
+    ScriptStep::tool_call("read_file", json!({"file_path": path}))
+}
+
+#[test]
+fn a_deny_rule_holds_for_the_file_a_path_reaches_through_dot_dot() {
+    let rules = vec![Rule { tool: "*_file".into(), command: None, path: Some("secrets/**".into()), decision: Permission::Deny }];
+    let policy = Policy { mode: ApprovalMode::FullAuto, rules };
+    let (session, env) = session(vec![read("docs/../secrets/key"), ScriptStep::text("done")], policy, None);
+    block_on(env.write_file("secrets/key", "hunter2")).unwrap();
+    run(&session);
+    let results = Turn::tool_results(&session.history());
+    assert!(results[0].is_error && !results[0].content.contains("hunter2"), "{:?}", results[0]);
+}
+
+#[test]
+fn an_allow_for_a_folder_does_not_cover_a_path_that_leaves_it() {
+    let rules =
+        vec![Rule { tool: "write_file".into(), command: None, path: Some("docs/**".into()), decision: Permission::Allow }];
+    let policy = Policy { mode: ApprovalMode::ReadOnly, rules };
+    let (session, env) = session(vec![write("docs/../x"), write("docs/a"), ScriptStep::text("done")], policy, None);
+    let decided = decisions(&run(&session));
+    assert_eq!(decided[0].0, Decision::Deny, "{decided:?}");
+    assert!(block_on(env.read_file("x", None, None)).is_err(), "nothing landed outside docs/");
+    assert_eq!(decided[1].0, Decision::Allow);
+}
+
+#[test]
+fn in_auto_edit_the_agents_own_configuration_is_not_written_without_asking() {
+    let policy = Policy { mode: ApprovalMode::AutoEdit, rules: vec![] };
+    let steps = vec![write(".openagent/hooks.json"), write(".openagent/agents/a/agent.yml"), ScriptStep::text("done")];
+    let (session, env) = session(steps, policy, None);
+    let decided = decisions(&run(&session));
+    assert_eq!(decided[0].0, Decision::Deny, "{decided:?}");
+    assert_eq!(decided[1].0, Decision::Deny, "{decided:?}");
+    assert!(decided[0].2.as_deref().is_some_and(|reason| reason.contains("the agent's own configuration")), "{decided:?}");
+    assert!(block_on(env.read_file(".openagent/hooks.json", None, None)).is_err());
+}

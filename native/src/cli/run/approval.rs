@@ -19,11 +19,15 @@ pub struct CannotAsk;
 #[async_trait(?Send)]
 impl Approver for CannotAsk {
     async fn approve(&self, request: &ApprovalRequest) -> Approval {
-        Approval::Deny(Some(format!(
-            "{}; this run cannot ask anyone, so it is denied. Run with `--approval full-auto` (or `auto-edit` for file \
-             edits), or allow it with a rule in `permissions:` of the agent config",
-            request.reason
-        )))
+        // No rule lets a protected write through, so none is suggested for it.
+        let how = match request.protected {
+            true => "Make this change yourself, or run with `--approval full-auto` if the task is to make it",
+            false => {
+                "Run with `--approval full-auto` (or `auto-edit` for file edits), or allow it with a rule in \
+                 `permissions:` of the agent config"
+            }
+        };
+        Approval::Deny(Some(format!("{}; this run cannot ask anyone, so it is denied. {how}", request.reason)))
     }
 }
 

@@ -113,6 +113,25 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<bool> {
 /// `root` (the working directory, resolved). With `follow_last` false the last name is kept as
 /// it is, so that deleting a symlink deletes the link, not what it points to.
 pub(super) fn confine(root: &Path, abs: &Path, follow_last: bool) -> Result<PathBuf, EnvError> {
+    let real = real_path(abs, follow_last, root)?;
+    if real.starts_with(root) {
+        return Ok(real);
+    }
+    let via = if real == abs { String::new() } else { format!(" (it resolves to {})", show(&real)) };
+    Err(EnvError::InvalidPath {
+        path: show(abs),
+        reason: format!(
+            "it is outside the working directory {}{via}; files are only written, moved and deleted inside it",
+            show(root)
+        ),
+    })
+}
+
+/// `abs` (lexically normal) with every symlink on it resolved (the last one too when
+/// `follow_last`); a path that does not exist yet is resolved through its longest existing
+/// ancestor. An error for a dangling symlink on the way, whose target cannot be told, or a loop;
+/// `root` is named in the error as where to write instead.
+pub(super) fn real_path(abs: &Path, follow_last: bool, root: &Path) -> Result<PathBuf, EnvError> {
     let shown = show(abs);
     let (start, last) = match (follow_last, abs.parent(), abs.file_name()) {
         (false, Some(parent), Some(name)) => (parent, Some(name)),
@@ -129,7 +148,7 @@ pub(super) fn confine(root: &Path, abs: &Path, follow_last: bool) -> Result<Path
                 return Err(EnvError::InvalidPath {
                     path: shown,
                     reason: format!(
-                        "{} is a symlink to a missing target; write to a path inside the working directory {} instead",
+                        "{} is a symlink to a missing target, or one of a loop; use a path inside the working directory {} instead",
                         show(existing),
                         show(root)
                     ),
@@ -146,17 +165,7 @@ pub(super) fn confine(root: &Path, abs: &Path, follow_last: bool) -> Result<Path
     };
     real.extend(missing.iter().rev());
     real.extend(last);
-    if real.starts_with(root) {
-        return Ok(real);
-    }
-    let via = if real == abs { String::new() } else { format!(" (it resolves to {})", show(&real)) };
-    Err(EnvError::InvalidPath {
-        path: shown,
-        reason: format!(
-            "it is outside the working directory {}{via}; files are only written, moved and deleted inside it",
-            show(root)
-        ),
-    })
+    Ok(real)
 }
 
 /// Writes `content` to `path` whole or not at all: into a new file beside it, renamed over it once

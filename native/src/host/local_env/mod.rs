@@ -264,6 +264,12 @@ impl ExecutionEnvironment for LocalEnvironment {
         search::glob(&self.working_dir, &self.resolve(path)?, pattern)
     }
 
+    /// Through the real filesystem, as reads and writes reach it: `..` folded by name first (as
+    /// every operation here does), then the symlinks followed.
+    async fn canonical_path(&self, path: &str) -> Result<String, EnvError> {
+        files::real_path(&self.resolve(path)?, true, &self.root).map(|real| show(&real))
+    }
+
     fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
         // A subagent's directory is inside this one, so that scoping cannot widen the boundary.
         let dir = self.resolve_inside(working_dir, true)?;
