@@ -55,7 +55,11 @@ struct Process {
 
 impl Descendants {
     pub(super) fn new(shell: libc::pid_t, marker: String) -> Self {
-        let needle = format!("\0{}={marker}\0", super::MARKER).into_bytes();
+        Self::looking_for(shell, format!("\0{}={marker}\0", super::MARKER).into_bytes())
+    }
+
+    /// The processes of `shell`'s command, found by `needle`, before any scan.
+    fn looking_for(shell: libc::pid_t, needle: Vec<u8>) -> Self {
         Self {
             shell,
             needle,
@@ -161,18 +165,9 @@ impl Descendants {
     /// Something that signals the whole command from another thread (the agent leaving on a
     /// signal), however far its own supervision got.
     pub(super) fn killer(&self) -> crate::host::signals::Killer {
-        let (shell, needle, agent) = (self.shell, self.needle.clone(), self.agent);
+        let (shell, needle) = (self.shell, self.needle.clone());
         Box::new(move |signal| {
-            Descendants {
-                shell,
-                needle: needle.clone(),
-                agent,
-                known: HashSet::new(),
-                unsettled: false,
-                changing: HashMap::new(),
-                signalled: None,
-            }
-            .signal(signal);
+            Descendants::looking_for(shell, needle.clone()).signal(signal);
         })
     }
 }
