@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use openagent_core::tools::{RegisteredTool, ToolContext};
 use openagent_core::Runtime;
+use openagent_host::mcp_stdio::StdioTransport;
+use openagent_host::{LocalEnvironment, NativeRuntime};
 use openagent_mcp::{McpClient, McpOptions};
-use openagent_native::host::mcp_stdio::StdioTransport;
-use openagent_native::{LocalEnvironment, NativeRuntime};
 use serde_json::{json, Value};
 
 const CALLS: usize = 500;

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use futures::stream::{self, StreamExt};
 use openagent_core::setup::{profile, ProviderSettings};
 use openagent_core::Session;
-use openagent_native::run::{drive, Wake};
-use openagent_native::sandbox::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
-use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use openagent_host::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use openagent_runner::run::{drive, Wake};
+use openagent_sandbox_host::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
 use openagent_tests::{MockServer, Reply, Script, Step};
 use serde_json::json;
 

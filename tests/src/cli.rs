@@ -2,9 +2,9 @@
 //! a data directory of its own, a provider pointed at a mock), and the process's output read
 //! back as `openagent.run_event.v1` records.
 //!
-//! The binary belongs to `openagent-native`, so cargo gives this crate no `CARGO_BIN_EXE_openagent`
-//! (and `native` may not depend on this crate: DESIGN.md's direction is `tests -> {core, native}`).
-//! [`binary`] therefore asks cargo for it, once per test process: `cargo build -p openagent-native
+//! The binary belongs to `openagent-cli`, so cargo gives this crate no `CARGO_BIN_EXE_openagent`
+//! (and the native crates may not depend on this crate: DESIGN.md's direction is `tests -> {core, native}`).
+//! [`binary`] therefore asks cargo for it, once per test process: `cargo build -p openagent-cli
 //! --bin openagent` in the profile these tests were built in, which is a no-op taking a fraction
 //! of a second when the binary is fresh (`cargo test --workspace` has already built it for the
 //! native crate's own CLI tests) and rebuilds it when it is stale. `OPENAGENT_BIN=/path/to/openagent`
@@ -54,7 +54,7 @@ pub fn binary() -> &'static Path {
 /// Builds `openagent` with the cargo running these tests and returns the executable cargo reports.
 fn build() -> PathBuf {
     let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cargo.args(["build", "--quiet", "--message-format=json", "-p", "openagent-native", "--bin", "openagent"]);
+    cargo.args(["build", "--quiet", "--message-format=json", "-p", "openagent-cli", "--bin", "openagent"]);
     cargo.arg("--profile").arg(test_profile()).current_dir(env!("CARGO_MANIFEST_DIR"));
     // Cargo describes this crate to its tests in these variables. Build scripts (ring's, for one)
     // declare some of them as inputs, so a nested cargo that inherited them would see changed
@@ -69,7 +69,7 @@ fn build() -> PathBuf {
         }
     }
     let output = cargo.stderr(Stdio::inherit()).output().expect("cargo runs");
-    assert!(output.status.success(), "`cargo build -p openagent-native --bin openagent` failed (its errors are above)");
+    assert!(output.status.success(), "`cargo build -p openagent-cli --bin openagent` failed (its errors are above)");
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

@@ -55,7 +55,7 @@
 //! - [`cli`]: the real `openagent` binary in a sandbox of its own, its output read back as
 //!   `openagent.run_event.v1` records.
 //! - [`processes`]: temporary directories for `LocalEnvironment`, and checks that processes are
-//!   gone (openagent-native's own integration tests use it too, as a dev-dependency).
+//!   gone (openagent-host's own integration tests use it too, as a dev-dependency).
 
 pub mod anthropic;
 mod api;

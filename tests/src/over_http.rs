@@ -11,7 +11,7 @@ use openagent_core::llm::openai_chat::OpenAiChat;
 use openagent_core::llm::openai_responses::OpenAiResponses;
 use openagent_core::llm::{ApiKey, HttpLlmClient, LlmClient, ProviderConfig};
 use openagent_core::session::{Events, SessionEvent};
-use openagent_native::NativeHttpClient;
+use openagent_host::NativeHttpClient;
 use serde_json::Value;
 
 use crate::{Api, MockServer, RecordedRequest, Script, Step};

@@ -12,8 +12,8 @@ use openagent_core::session::{EventData, Events, StopReason};
 use openagent_core::{
     AnthropicProfile, ExecutionEnvironment, GeminiProfile, OpenAiProfile, ProviderProfile, Session, SessionConfig, SessionEvent,
 };
+use openagent_host::NativeRuntime;
 use openagent_memenv::MemoryEnvironment;
-use openagent_native::NativeRuntime;
 use serde_json::{json, Value};
 
 use crate::over_http::{drain, model, serve};

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use openagent_native::LocalEnvironment;
+use openagent_host::LocalEnvironment;
 
 /// A fresh directory under the system's temp dir, removed when dropped.
 pub struct TempDir(pub PathBuf);

@@ -11,7 +11,7 @@ use std::thread;
 use std::time::Duration;
 
 use openagent_core::llm::http::{find_header, redacted_headers};
-use openagent_native::host::http_server::{self, Answer, BadRequest, Limits, Request, Responder, Serving};
+use openagent_http_server::{self as http_server, Answer, BadRequest, Limits, Request, Responder, Serving};
 use serde_json::{json, Value};
 
 use crate::api::{route, Api, Route, ROUTES};

@@ -17,8 +17,8 @@ use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::{SessionError, StopReason};
 use openagent_core::tools::ToolRegistry;
 use openagent_core::{CoreProfile, Session};
+use openagent_host::NativeHttpClient;
 use openagent_memenv::MemoryEnvironment;
-use openagent_native::NativeHttpClient;
 use openagent_tests::{Api, MockServer, Reply, Step};
 
 use openagent_tests::over_http::{assert_no_key_in, drain, key_sent, serve, KEY};

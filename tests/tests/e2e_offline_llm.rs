@@ -18,8 +18,8 @@ use openagent_core::llm::{ErrorKind, HttpLlmClient, LlmClient, ProviderConfig};
 use openagent_core::session::{EventData, StopReason, Turn};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, GeneralProfile, Session, SessionConfig, SessionError, SessionStatus};
+use openagent_host::{NativeHttpClient, NativeHttpConfig, NativeRuntime};
 use openagent_memenv::MemoryEnvironment;
-use openagent_native::{NativeHttpClient, NativeHttpConfig, NativeRuntime};
 
 fn server() -> Option<String> {
     match std::env::var("OPENAGENT_E2E_LLM_URL") {

@@ -14,8 +14,8 @@ use openagent_core::runtime::{Runtime, VirtualRuntime};
 use openagent_core::session::{EventData, SessionError, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, Session, SessionStatus};
+use openagent_host::{NativeHttpClient, NativeHttpConfig};
 use openagent_memenv::MemoryEnvironment;
-use openagent_native::{NativeHttpClient, NativeHttpConfig};
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
 

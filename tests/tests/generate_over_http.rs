@@ -15,7 +15,7 @@ use openagent_core::llm::runtime::{Runtime, VirtualRuntime};
 use openagent_core::llm::{
     generate, generate_object, stream, Generate, LlmClient, StreamEvent, Tool, ToolDefinition, ToolHandler,
 };
-use openagent_native::NativeRuntime;
+use openagent_host::NativeRuntime;
 use openagent_tests::over_http::{model, serve, was_streamed, APIS};
 use openagent_tests::{Api, MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};

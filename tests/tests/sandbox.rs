@@ -1,4 +1,4 @@
-//! The sandboxed host (`openagent-native`'s `sandbox` feature) with the real guest
+//! The sandboxed host (`openagent-sandbox-host`, the tests' `sandbox` feature) with the real guest
 //! (`openagent-sandbox-guest` built for wasm32-wasip1) against the mock LLM server: what the
 //! agent inside can reach and what it cannot, the caps, and that its events are a native run's.
 //!
@@ -16,10 +16,10 @@ use openagent_core::approval::ApprovalMode;
 use openagent_core::session::{EventData, SessionEvent};
 use openagent_core::setup::{profile, ProviderSettings};
 use openagent_core::{Session, SessionConfig};
-use openagent_native::run::{drive, AgentOptions, LimitFlags, OutputMode, Projector, RunArgs, RunInfo, Wake};
-use openagent_native::sandbox::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};
-use openagent_native::store::{SessionFilter, Status, Store};
-use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use openagent_host::{LocalEnvironment, NativeHttpClient, NativeRuntime};
+use openagent_runner::run::{drive, AgentOptions, LimitFlags, OutputMode, Projector, RunArgs, RunInfo, Wake};
+use openagent_sandbox_host::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};
+use openagent_store::{SessionFilter, Status, Store};
 use openagent_tests::over_http::{serve, KEY};
 use openagent_tests::{MockServer, Reply, Step, ToolCall};
 use serde_json::{json, Value};

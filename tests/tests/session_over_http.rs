@@ -11,8 +11,8 @@ use openagent_core::llm::SharedText;
 use openagent_core::session::{EventData, SessionEvent, StopReason};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_core::{CoreProfile, ExecutionEnvironment, Session, SessionStatus};
+use openagent_host::NativeRuntime;
 use openagent_memenv::MemoryEnvironment;
-use openagent_native::NativeRuntime;
 use openagent_tests::{Api, MockServer, Reply, Step};
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! The module-level default client (spec 2.5): one [`Client`] per thread that code without a
 //! client of its own reaches for. The core cannot read an environment (a browser has none), so
 //! the host sets it, or names how to make it on first use: natively,
-//! `openagent_native::default_client` builds it from the process environment.
+//! `openagent_host::default_client` builds it from the process environment.
 //!
 //! ```
 //! use openagent_llm::{default_client, default_client_or_init, set_default_client, Client};

@@ -1,5 +1,5 @@
 //! The guest's side of the host imports, module `openagent` (the host's side is
-//! `openagent_native::sandbox`). Pointers and lengths are offsets into the guest's memory; the
+//! `openagent_sandbox_host`). Pointers and lengths are offsets into the guest's memory; the
 //! host bounds-checks every one.
 //!
 //! | import | meaning |

@@ -1,7 +1,7 @@
 //! # openagent-sandbox-guest
 //!
 //! The OpenAgent core as a WASI preview-1 guest: `openagent sandbox run` (the `sandbox` feature of
-//! openagent-native) runs this crate's binary inside wasmtime, with one preopened directory and
+//! openagent-sandbox-host) runs this crate's binary inside wasmtime, with one preopened directory and
 //! nothing else. The guest reaches the world only three ways:
 //!
 //! - **files**: [`WasiEnvironment`], the core's `ExecutionEnvironment` over the preopened
@@ -17,7 +17,7 @@
 //! [`ModelHead`]) live here so that both sides compile against one definition. Everything but the
 //! imports builds natively too, so the environment is unit-tested on the host.
 //!
-//! It must not depend on openagent-native: the guest is the core and memenv compiled for WASI,
+//! It must not depend on the native crates: the guest is the core and memenv compiled for WASI,
 //! and the host depends on it (for these types), not the other way round.
 
 pub mod abi;

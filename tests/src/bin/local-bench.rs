@@ -327,7 +327,7 @@ fn default_openagent() -> Result<PathBuf, String> {
     match beside.is_file() {
         true => Ok(beside),
         false => Err(format!(
-            "no openagent at {}: build it (cargo build -p openagent-native --bin openagent, with the same profile), or give --openagent PATH",
+            "no openagent at {}: build it (cargo build -p openagent-cli --bin openagent, with the same profile), or give --openagent PATH",
             beside.display()
         )),
     }

@@ -10,9 +10,9 @@ use std::rc::Rc;
 
 use openagent_core::tools::{ToolContext, ToolError, ToolOutput};
 use openagent_core::Runtime;
+use openagent_host::mcp_stdio::StdioTransport;
+use openagent_host::{LocalEnvironment, NativeHttpClient, NativeRuntime};
 use openagent_mcp::{HttpTransport, McpClient, McpError, McpOptions, McpTools};
-use openagent_native::host::mcp_stdio::StdioTransport;
-use openagent_native::{LocalEnvironment, NativeHttpClient, NativeRuntime};
 use openagent_tests::cli::Sandbox;
 use openagent_tests::mcp::{hostile, server, EverythingOverHttp};
 use openagent_tests::over_http::serve;

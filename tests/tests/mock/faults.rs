@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
 use openagent_core::llm::http::{HttpClient, HttpErrorKind, HttpRequest};
-use openagent_native::{NativeHttpClient, NativeHttpConfig};
+use openagent_host::{NativeHttpClient, NativeHttpConfig};
 use openagent_tests::{Api, MockServer, Reply, Script, Step};
 use serde_json::{json, Value};
 

@@ -1,4 +1,4 @@
-//! The mock LLM server driven over real HTTP through `openagent-native`'s client: each API's
+//! The mock LLM server driven over real HTTP through `openagent-host`'s client: each API's
 //! replies in its provider's shape, the faults, CORS, recording, and the `mock-llm` binary.
 
 mod binary;

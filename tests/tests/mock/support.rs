@@ -4,7 +4,7 @@ use futures::executor::block_on;
 use futures::StreamExt;
 use openagent_core::llm::http::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use openagent_core::llm::sse::{SseDecoder, SseEvent};
-use openagent_native::NativeHttpClient;
+use openagent_host::NativeHttpClient;
 use openagent_tests::{MockServer, Reply, Script, Step};
 use serde_json::{json, Value};
 

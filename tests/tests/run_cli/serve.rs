@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use std::os::unix::ffi::OsStrExt;
 use std::time::{Duration, Instant};
 
-use openagent_native::store::{SessionInfo, Store};
+use openagent_store::{SessionInfo, Store};
 use openagent_tests::{Api, Reply, Step};
 use serde_json::{json, Value};
 

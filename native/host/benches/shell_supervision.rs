@@ -1,0 +1,58 @@
+//! What supervising a shell command costs: `true` run through `LocalEnvironment::exec_command`,
+//! from the call to its result (spawning `/bin/bash`, watching it, collecting its output and
+//! making sure nothing it started is left), in a PID namespace of its own where the kernel allows
+//! it and with the /proc scan it falls back to, beside spawning and reaping `/bin/true` directly,
+//! the floor any process start pays on this machine.
+//!
+//! `cargo bench -p openagent-cli --bench shell_supervision`
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use openagent_core::env::{ExecOptions, ExecutionEnvironment};
+use openagent_host::{LocalEnvironment, NativeRuntime, Supervision};
+
+const RUNS: usize = 200;
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("openagent-shell-supervision-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let runtime = NativeRuntime::new();
+    let options = ExecOptions { timeout_ms: 10_000, ..ExecOptions::default() };
+    let mut kinds = vec![Supervision::Scan];
+    if Supervision::detect() == Supervision::Namespace {
+        kinds.insert(0, Supervision::Namespace);
+    }
+    let mut supervised = Vec::new();
+    for kind in kinds {
+        let env = LocalEnvironment::new(&dir).expect("the environment").with_supervision(kind);
+        let mut samples = Vec::with_capacity(RUNS);
+        for _ in 0..RUNS {
+            let started = Instant::now();
+            let result = runtime.block_on(env.exec_command("true", &options)).expect("true runs");
+            samples.push(started.elapsed());
+            assert_eq!(result.exit_code, 0);
+        }
+        supervised.push((kind, samples));
+    }
+    let mut bare = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let started = Instant::now();
+        Command::new("/bin/true").status().expect("/bin/true runs");
+        bare.push(started.elapsed());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    println!("shell_supervision: `true` through LocalEnvironment, spawn to result ({RUNS} runs)");
+    for (kind, samples) in &mut supervised {
+        print_figures(&format!("exec_command, {kind:?}"), samples);
+    }
+    print_figures("spawn + reap /bin/true", &mut bare);
+}
+
+fn print_figures(what: &str, samples: &mut [Duration]) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let pick = |q: f64| samples[((samples.len() - 1) as f64 * q) as usize];
+    println!("  {what:<26} median {:.2} ms  p90 {:.2} ms  min {:.2} ms", ms(pick(0.5)), ms(pick(0.9)), ms(samples[0]));
+}

@@ -1,0 +1,386 @@
+//! Running a command: `/bin/bash -c` as the leader of a session (and process group) of its own,
+//! supervised by a worker thread so the async caller never blocks; output and the exit come back
+//! over a channel.
+//!
+//! Supervision owns every process the command starts, not only its group. On Linux each command
+//! runs in a PID namespace of its own ([`namespace`]), which nothing it starts can leave and the
+//! kernel empties when the command ends. Where namespaces cannot be made (and as a second line
+//! everywhere) the agent is a child subreaper, so a process orphaned by a double fork or `setsid`
+//! is reparented to it instead of to PID 1, and [`descendants`] finds such processes by the
+//! session they share with the shell, by their ancestry, or by a marker variable the command's
+//! processes inherit. When the shell exits, times out or is cancelled, they are all ended
+//! (SIGTERM, then SIGKILL after [`GRACE`]), and output stops being collected soon after whoever
+//! still holds the pipes.
+
+mod descendants;
+#[cfg(target_os = "linux")]
+mod namespace;
+mod output;
+#[cfg(target_os = "linux")]
+mod watchdog;
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use futures::channel::mpsc::{unbounded, UnboundedSender};
+use futures::StreamExt;
+use openagent_core::env::{EnvError, ExecOptions, ExecResult};
+
+use descendants::Descendants;
+
+/// How a command's processes are held to the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Supervision {
+    /// A PID namespace per command (Linux): what the command starts ends with it, by construction.
+    Namespace,
+    /// The command's session, group and descendants, and orphans by the marker they inherit,
+    /// found by scanning /proc: where namespaces cannot be made.
+    Scan,
+}
+
+/// The variable that chooses the scan over namespaces: `OPENAGENT_SUPERVISION=scan`, for a
+/// command that must see the host's pids or gain privileges (`sudo`), which a user namespace
+/// does not allow.
+const SUPERVISION_VAR: &str = "OPENAGENT_SUPERVISION";
+
+impl Supervision {
+    /// What this machine allows, unless [`SUPERVISION_VAR`] asks for the scan: on Linux, probed
+    /// once per process by running `/bin/true` the way commands run.
+    pub fn detect() -> Self {
+        static DETECTED: std::sync::OnceLock<Supervision> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            match std::env::var(SUPERVISION_VAR).as_deref() {
+                Ok("scan") => return Self::Scan,
+                Ok("" | "auto") | Err(_) => {}
+                Ok(other) => eprintln!("openagent: {SUPERVISION_VAR}={other:?} is not `scan` or `auto`; using auto"),
+            }
+            #[cfg(target_os = "linux")]
+            if namespace::probe() {
+                return Self::Namespace;
+            }
+            Self::Scan
+        })
+    }
+}
+
+/// The exit code of a command killed by its timeout, as coreutils' `timeout` reports it.
+const TIMEOUT_EXIT_CODE: i32 = 124;
+
+/// How long a command's processes have after SIGTERM before SIGKILL (spec 5.4).
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
+
+/// How long output is still collected once every process found is gone. The pipes close at once
+/// then, unless a process supervision could not find (one that cleared its environment and left
+/// the command's session) holds them: its output is not waited for.
+const LATE_OUTPUT: Duration = Duration::from_millis(200);
+
+/// How often, at most, the worker checks for exit, timeout and cancellation. It starts at
+/// [`FIRST_POLL`] and doubles up to this, so a quick command is seen to end within a
+/// millisecond or two while a long one costs a wake-up per 10 ms.
+const POLL: Duration = Duration::from_millis(10);
+const FIRST_POLL: Duration = Duration::from_micros(250);
+
+/// How often a long command's processes are listed, so that one that leaves the command's
+/// session and then exits on its own is still known, and reaped, by the agent it was
+/// reparented to.
+const SCAN_EVERY: Duration = Duration::from_secs(1);
+
+/// The variable every process of a command inherits, naming the command; how supervision
+/// recognises a process that was orphaned and left the command's session.
+const MARKER: &str = "OPENAGENT_COMMAND_ID";
+
+enum Event {
+    Stdout(String),
+    Stderr(String),
+    Exit { code: i32, timed_out: bool },
+}
+
+/// Kills the command when the exec future is dropped before it ended: SIGTERM now, and the
+/// worker escalates to SIGKILL after the grace period.
+struct CancelOnDrop {
+    pgid: libc::pid_t,
+    cancelled: Arc<AtomicBool>,
+    finished: Arc<AtomicBool>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.finished.load(Ordering::SeqCst) {
+            self.cancelled.store(true, Ordering::SeqCst);
+            // SAFETY: kill has no memory effects; a negative pid addresses the whole process group.
+            unsafe { libc::kill(-self.pgid, libc::SIGTERM) };
+        }
+    }
+}
+
+/// Runs `command` in `dir` with exactly `vars`, supervised as `supervision` says; `input`, when
+/// given, is written to its stdin (which is closed after it; otherwise stdin is `/dev/null`).
+pub(crate) async fn run(
+    command: &str,
+    dir: &Path,
+    vars: Vec<(OsString, OsString)>,
+    options: &ExecOptions,
+    input: Option<Vec<u8>>,
+    supervision: Supervision,
+) -> Result<ExecResult, EnvError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let started = Instant::now();
+    let marker = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    descendants::become_subreaper();
+    // The namespace dies with the agent (parent-death signals all the way down); a scanned
+    // command's detached processes need the watchdog for that.
+    #[cfg(target_os = "linux")]
+    let namespaces = match supervision {
+        Supervision::Namespace => Some(namespace::Namespaces::new()),
+        Supervision::Scan => {
+            watchdog::start();
+            None
+        }
+    };
+    let mut shell = Command::new("/bin/bash");
+    shell
+        .arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .env_clear()
+        .envs(vars)
+        .env(MARKER, &marker)
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: between fork and exec the closure calls only async-signal-safe functions
+    // (setsid, prctl, getppid; `enter`'s system calls) and allocates nothing.
+    unsafe {
+        shell.pre_exec(move || {
+            leader_of_its_own(parent)?;
+            #[cfg(target_os = "linux")]
+            if let Some(namespaces) = &namespaces {
+                namespaces.enter()?;
+            }
+            Ok(())
+        })
+    };
+
+    let (tx, mut rx) = unbounded();
+    let (spawned_tx, spawned) = mpsc::channel();
+    let (cancelled, finished) = (Arc::<AtomicBool>::default(), Arc::<AtomicBool>::default());
+    let (watch_cancelled, watch_finished) = (cancelled.clone(), finished.clone());
+    // As in the in-memory environment, 0 means no timeout.
+    let deadline = (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
+    // The worker spawns the shell itself: the shell's parent-death signal fires when the thread
+    // that forked it ends, and this thread lives exactly as long as the command is supervised.
+    thread::Builder::new()
+        .name("openagent-command".into())
+        .spawn(move || {
+            let mut child = match shell.spawn() {
+                Ok(child) => child,
+                Err(err) => {
+                    let _ = spawned_tx.send(Err(err));
+                    return;
+                }
+            };
+            let pid = child.id() as libc::pid_t;
+            if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+                // A thread of its own: a command that reads none of a large input must not stall
+                // supervision. It ends when the input is written or the command's end closes the
+                // pipe (EPIPE: Rust ignores SIGPIPE).
+                let _ = thread::Builder::new().name("openagent-command-stdin".into()).spawn(move || {
+                    use std::io::Write;
+                    let _ = stdin.write_all(&input);
+                });
+            }
+            let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+            let _ = spawned_tx.send(Ok(pid));
+            let closed = read_output(stdout, stderr, &tx);
+            let mut command = Descendants::new(pid, marker);
+            let _registration = crate::signals::supervise(command.killer());
+            let contained = supervision == Supervision::Namespace;
+            let (code, timed_out) = watch(&mut child, &mut command, contained, deadline, &watch_cancelled);
+            // The pipes close once every process holding them is gone; a holder supervision could
+            // not find gets a short grace, not the caller's patience.
+            let until = Instant::now() + LATE_OUTPUT;
+            for _ in 0..2 {
+                if closed.recv_timeout(until.saturating_duration_since(Instant::now())).is_err() {
+                    break;
+                }
+            }
+            watch_finished.store(true, Ordering::SeqCst);
+            let _ = tx.unbounded_send(Event::Exit { code, timed_out });
+        })
+        .map_err(|err| EnvError::Io(format!("could not start a thread to run the command: {err}")))?;
+    // The spawn takes a fork and an exec: waiting for it here is as short as spawning here.
+    let pid = match spawned.recv() {
+        Ok(Ok(pid)) => pid,
+        Ok(Err(err)) if supervision == Supervision::Scan => {
+            return Err(EnvError::Io(format!("could not start /bin/bash: {err}")))
+        }
+        Ok(Err(err)) => return Err(EnvError::Io(format!("could not start /bin/bash in a PID namespace of its own: {err}"))),
+        Err(_) => return Err(EnvError::Io("the thread that starts the command ended before it did".into())),
+    };
+    // The shell (or, in a namespace, its supervisor) leads its own session and group, so both
+    // ids are its pid.
+    let guard = CancelOnDrop { pgid: pid, cancelled, finished };
+
+    let mut result = ExecResult::default();
+    while let Some(event) = rx.next().await {
+        match event {
+            Event::Stdout(text) | Event::Stderr(text) if text.is_empty() => {}
+            Event::Stdout(text) => {
+                emit(options, &text);
+                result.stdout.push_str(&text);
+            }
+            Event::Stderr(text) => {
+                emit(options, &text);
+                result.stderr.push_str(&text);
+            }
+            // Output sent after this, by a holder the worker gave up on, is not waited for.
+            Event::Exit { code, timed_out } => {
+                (result.exit_code, result.timed_out) = (code, timed_out);
+                break;
+            }
+        }
+    }
+    drop(guard);
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(result)
+}
+
+/// linux/capability.h's number for the right to trace any process.
+#[cfg(target_os = "linux")]
+const CAP_SYS_PTRACE: libc::c_ulong = 19;
+
+/// In the forked child, before exec: the shell leads a new session (so every process it starts
+/// shares its session id unless it calls `setsid` itself, and none can reach the terminal) and,
+/// on Linux, is killed when the worker thread that started it dies, which a SIGKILL of the agent
+/// does.
+pub(crate) fn leader_of_its_own(parent: libc::pid_t) -> std::io::Result<()> {
+    // SAFETY: setsid, prctl and getppid are async-signal-safe and touch no memory of ours.
+    unsafe {
+        if libc::setsid() == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        #[cfg(target_os = "linux")]
+        {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The agent died between the fork and the prctl: the signal will never come.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::other("the agent that started the command has exited"));
+            }
+            // A command run as root would otherwise keep CAP_SYS_PTRACE, and with it the right
+            // to read the agent's memory and /proc/PID/environ (its provider keys) although the
+            // agent is not dumpable. Dropped from the bounding set, exec cannot give it back.
+            // Without CAP_SETPCAP (any user but root) this fails, and there is nothing to drop.
+            libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0);
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = parent;
+    }
+    Ok(())
+}
+
+fn emit(options: &ExecOptions, text: &str) {
+    if let Some(on_output) = &options.on_output {
+        on_output(text);
+    }
+}
+
+/// Forwards both pipes; the returned channel gets one message as each pipe closes.
+fn read_output(stdout: Option<ChildStdout>, stderr: Option<ChildStderr>, tx: &UnboundedSender<Event>) -> mpsc::Receiver<()> {
+    let (closed_tx, closed) = mpsc::channel();
+    if let Some(out) = stdout {
+        output::forward(out, tx.clone(), Event::Stdout, closed_tx.clone());
+    }
+    if let Some(err) = stderr {
+        output::forward(err, tx.clone(), Event::Stderr, closed_tx);
+    }
+    closed
+}
+
+/// Waits for the shell to exit, the deadline to pass or the caller to cancel, and leaves no
+/// process of the command behind: background jobs and daemons would otherwise hold the pipes
+/// open and outlive the command. Returns the exit code and whether the timeout fired. A
+/// `contained` command (in its namespace) has nothing left once its supervisor has exited, and
+/// none of its orphans come to the agent: it is not scanned for then.
+fn watch(
+    child: &mut Child,
+    command: &mut Descendants,
+    contained: bool,
+    deadline: Option<Instant>,
+    cancelled: &AtomicBool,
+) -> (i32, bool) {
+    let mut pause = FIRST_POLL;
+    let mut scanned = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                if !contained {
+                    terminate(None, command);
+                }
+                return (exit_code(status), false);
+            }
+            // Nobody reads this result: the future that wanted it was dropped.
+            Ok(None) if cancelled.load(Ordering::SeqCst) => {
+                terminate(Some(child), command);
+                return (-1, false);
+            }
+            Ok(None) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => {
+                terminate(Some(child), command);
+                return (TIMEOUT_EXIT_CODE, true);
+            }
+            Ok(None) => {
+                if !contained && scanned.elapsed() >= SCAN_EVERY {
+                    command.scan();
+                    scanned = Instant::now();
+                }
+                thread::sleep(pause);
+                pause = (pause * 2).min(POLL);
+            }
+            Err(_) => {
+                terminate(Some(child), command);
+                return (-1, false);
+            }
+        }
+    }
+}
+
+/// SIGTERM to every process of the command, up to [`GRACE`] for them to go, then SIGKILL; the
+/// shell (when `shell` is still to be reaped) and every orphan reparented to the agent are reaped.
+fn terminate(mut shell: Option<&mut Child>, command: &mut Descendants) {
+    if !command.signal(libc::SIGTERM) && shell.is_none() {
+        return;
+    }
+    let until = Instant::now() + GRACE;
+    while Instant::now() < until {
+        if shell.as_mut().is_some_and(|child| matches!(child.try_wait(), Ok(Some(_)))) {
+            shell = None;
+        }
+        if shell.is_none() && !command.any_left() {
+            return;
+        }
+        thread::sleep(POLL);
+    }
+    command.signal(libc::SIGKILL);
+    if let Some(child) = shell {
+        let _ = child.wait();
+    }
+    // A process killed is a zombie until its parent, often the agent now, reaps it.
+    let until = Instant::now() + GRACE;
+    while command.any_left() && Instant::now() < until {
+        thread::sleep(POLL);
+    }
+}
+
+/// The shell's exit code, or 128 + the signal that killed it, as shells report it.
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().or_else(|| status.signal().map(|signal| 128 + signal)).unwrap_or(-1)
+}

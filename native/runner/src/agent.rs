@@ -1,0 +1,362 @@
+//! The agent a native run drives: the provider resolved from flags, the agent config (`--agent`)
+//! and the environment, the model known, the working directory checked. Shared by `openagent run`
+//! and the interactive session.
+
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use openagent_core::approval::{ApprovalMode, Approver, Policy};
+use openagent_core::llm::catalog::Catalog;
+use openagent_core::llm::http::HttpClient;
+use openagent_core::llm::providers::PROVIDERS;
+use openagent_core::llm::{ErrorKind, RetryPolicy};
+use openagent_core::session::{SessionBuilder, SessionSnapshot};
+use openagent_core::setup::{profile, server_models, ProviderKind, ProviderSettings, SetupError};
+use openagent_core::{Session, SessionConfig, SessionError};
+
+use crate::agents::{self, AgentConfig};
+use crate::approval::CannotAsk;
+use crate::hooks;
+use crate::mcp::{self, McpServer};
+use crate::models;
+use crate::trust;
+use openagent_host::hooks::CommandHooks;
+use openagent_host::http::NativeHttpClient;
+use openagent_host::local_env::{secret_values, EnvPass, LocalEnvironment};
+use openagent_host::runtime::NativeRuntime;
+use openagent_host::url::without_password;
+
+/// What the user said about the agent (flags; the environment fills in the rest).
+#[derive(Debug, Clone, Default)]
+pub struct AgentOptions {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// The working directory; the current one when absent.
+    pub cwd: Option<PathBuf>,
+    /// An agent config of the working directory (`--agent`): its provider and model stand where
+    /// the flags above say nothing.
+    pub agent: Option<String>,
+    /// Variables of this process commands see beyond the core ones (`--env-pass`).
+    pub env_pass: Vec<String>,
+    /// `--approval`: the approval mode, over the agent config's.
+    pub approval: Option<ApprovalMode>,
+    /// The mode when neither the flag nor the agent config gives one: the host's default.
+    pub default_approval: ApprovalMode,
+    /// The user's data directory, whose trust store says which of the directory's hooks and MCP
+    /// servers may run (`openagent trust`); none: none of them.
+    pub data_dir: Option<PathBuf>,
+}
+
+/// What a run starts its sessions from, once the options are checked: the provider's settings
+/// and model, the working directory and its environment, the agent config. Not an agent itself
+/// (the browser's `Agent` is the JavaScript API; `AgentConfig` is an agent.yml).
+pub struct Launcher {
+    pub settings: ProviderSettings,
+    pub model: String,
+    pub cwd: PathBuf,
+    /// The agent config, when the run names one.
+    pub config: Option<AgentConfig>,
+    /// The MCP servers of the directory and the agent config, connected (or with their error).
+    pub mcp: Vec<McpServer>,
+    /// The approval policy every session of this run is held to.
+    pub policy: Policy,
+    /// Who is asked when the policy says `ask`: by default no one ([`CannotAsk`]), so `ask` is
+    /// a deny that names the flag; the interactive session and `serve` ask a person.
+    pub approver: Rc<dyn Approver>,
+    /// The hooks of the directory and the agent config; none configured: `None`.
+    pub hooks: Option<Rc<CommandHooks>>,
+    /// The model catalog with the directory's `.openagent/models.json` over it.
+    pub catalog: Catalog,
+    /// The window an OpenAI-compatible server serves the model with, where `--context-window`
+    /// gives none.
+    server_window: Option<u64>,
+    env: Rc<LocalEnvironment>,
+    http: Rc<NativeHttpClient>,
+    runtime: Rc<NativeRuntime>,
+}
+
+impl Launcher {
+    /// Resolves the provider and model and opens the working directory. The error says what to
+    /// change.
+    pub fn prepare(options: &AgentOptions, runtime: Rc<NativeRuntime>) -> Result<Self, String> {
+        let cwd = working_directory(options)?;
+        let env = LocalEnvironment::new(&cwd)
+            .map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?
+            .with_env_pass(EnvPass::new(&options.env_pass));
+        let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
+        let servers = mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default())?;
+        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default())?;
+        // Checked once both files are loaded (so a broken one is named as broken) and before
+        // anything of them starts or a model server is asked anything.
+        trust::check(options.data_dir.as_deref(), &cwd, &trust::project_files(&cwd, config.as_ref()))?;
+        let http = Rc::new(NativeHttpClient::new());
+        let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
+        let catalog = models::load(&cwd)?;
+        let mcp = match servers.is_empty() {
+            true => Vec::new(),
+            false => runtime.block_on(mcp::connect_all(&servers, &cwd, http.clone(), runtime.clone())),
+        };
+        // A server that fails leaves its tools out; the run goes on and says so.
+        for warning in mcp::warnings(&mcp) {
+            eprintln!("warning: {warning}");
+        }
+        let permissions = config.as_ref().and_then(|c| c.permissions.clone()).unwrap_or_default();
+        let mode = options.approval.or(permissions.mode).unwrap_or(options.default_approval);
+        let policy = Policy { mode, rules: permissions.rules };
+        let approver = Rc::new(CannotAsk);
+        let env = Rc::new(env);
+        Ok(Self { settings, model, cwd, config, mcp, policy, approver, hooks, catalog, server_window, env, http, runtime })
+    }
+
+    /// The session's settings: the agent config's limits, or for a session `resumed` the ones
+    /// in force when its snapshot was taken; then the flags given on top.
+    pub fn session_config(&self, limits: &LimitFlags, resumed: Option<&SessionSnapshot>) -> SessionConfig {
+        let mut config = match resumed {
+            Some(snapshot) => limits.apply(snapshot.state.config.clone()),
+            None => session_config(self.config.as_ref(), limits),
+        };
+        if config.context_window.is_none() {
+            config.context_window = self.server_window.map(|tokens| tokens as usize);
+        }
+        config
+    }
+
+    /// A session on this agent, retrying transient model errors and reporting each retry: a new
+    /// one, or one that continues `restore`'s history. With an agent config: its profile and
+    /// tools, instructions and output schema.
+    pub fn session(&self, id: &str, config: SessionConfig, restore: Option<SessionSnapshot>) -> Session {
+        self.build(self.builder(id, config), restore)
+    }
+
+    /// The session `builder` (from [`Launcher::builder`], with a host's additions) makes, new or
+    /// continuing `restore`, finished as [`Launcher::finish`] says.
+    pub fn build(&self, builder: SessionBuilder, restore: Option<SessionSnapshot>) -> Session {
+        let session = match restore {
+            Some(snapshot) => builder.restore(snapshot),
+            None => builder,
+        }
+        .build();
+        self.finish(&session);
+        session
+    }
+
+    /// What a session built from [`Launcher::builder`] still needs: the MCP servers' tools, and
+    /// the agent config's restrictions.
+    pub fn finish(&self, session: &Session) {
+        mcp::register(session, &self.mcp);
+        if let Some(agent) = &self.config {
+            agent.restrict(session);
+        }
+    }
+
+    /// What [`Launcher::session`] builds, for a host that adds to it (an output schema).
+    pub fn builder(&self, id: &str, config: SessionConfig) -> SessionBuilder {
+        let http: Rc<dyn HttpClient> = self.http.clone();
+        let client = self.settings.client(http, false);
+        let profile = match &self.config {
+            Some(agent) => agent.profile(self.settings.kind, &self.model, &self.catalog),
+            None => profile(self.settings.kind, &self.model, &self.catalog),
+        };
+        let mut builder = Session::builder(profile, self.env.clone(), client, self.runtime.clone())
+            .id(id)
+            .config(config)
+            .retries(RetryPolicy::default())
+            .redact(self.secrets())
+            .approval(self.policy.clone())
+            .approver(self.approver.clone());
+        if let Some(hooks) = &self.hooks {
+            builder = builder.hooks(hooks.clone());
+        }
+        match &self.config {
+            Some(agent) => agent.configure(builder),
+            None => builder,
+        }
+    }
+
+    /// The values no tool output may carry into the record or the model: the provider key and
+    /// every secret variable of this process (native/README.md, "What a command can see").
+    fn secrets(&self) -> Vec<String> {
+        let mut secrets = secret_values(std::env::vars_os());
+        secrets.extend(self.settings.key.key().map(|key| key.expose().to_owned()));
+        secrets
+    }
+
+    /// The error as the user should read it: what went wrong and what to do.
+    pub fn explain(&self, error: &SessionError) -> String {
+        explain(&self.settings, &self.model, error)
+    }
+}
+
+impl Drop for Launcher {
+    fn drop(&mut self) {
+        mcp::release(&self.mcp);
+    }
+}
+
+/// A session's settings: the agent config's limits (when there is one), then the flags given on
+/// top. Shared with the sandboxed run, which has no `Launcher`.
+pub fn session_config(agent: Option<&AgentConfig>, limits: &LimitFlags) -> SessionConfig {
+    let base = match agent {
+        Some(agent) => agent.apply_limits(SessionConfig::default()),
+        None => SessionConfig::default(),
+    };
+    limits.apply(base)
+}
+
+/// The limits and settings given as flags (or in a serve request), each only where it is given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimitFlags {
+    /// `--max-turns`: model responses in the whole session; 0 = no limit.
+    pub max_turns: Option<usize>,
+    /// `--max-tool-rounds`: tool rounds per input; 0 = no limit.
+    pub max_tool_rounds: Option<usize>,
+    pub reasoning_effort: Option<String>,
+    /// `--context-window`: the model's window in tokens, where the profile cannot know it (a
+    /// local server's n_ctx).
+    pub context_window: Option<usize>,
+    /// `--compact-at`: compact past this share of the window, in percent; 0 = never.
+    pub compact_at: Option<usize>,
+}
+
+impl LimitFlags {
+    /// `config` with what these limits give, where they give it: over the agent config's for a
+    /// new session, over those in force for a resumed one.
+    pub fn apply(&self, mut config: SessionConfig) -> SessionConfig {
+        config.max_turns = self.max_turns.unwrap_or(config.max_turns);
+        config.max_tool_rounds_per_input = self.max_tool_rounds.unwrap_or(config.max_tool_rounds_per_input);
+        if self.reasoning_effort.is_some() {
+            config.reasoning_effort.clone_from(&self.reasoning_effort);
+        }
+        if self.context_window.is_some() {
+            config.context_window = self.context_window;
+        }
+        config.compaction_threshold_percent = self.compact_at.unwrap_or(config.compaction_threshold_percent);
+        config
+    }
+}
+
+/// The directory `options` name (`--cwd`, else the current one), canonical; the error says what
+/// to change.
+pub fn working_directory(options: &AgentOptions) -> Result<PathBuf, String> {
+    let cwd = match &options.cwd {
+        Some(dir) => dir.canonicalize().map_err(|e| format!("cannot use --cwd {}: {e}", dir.display()))?,
+        None => std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    if !cwd.is_dir() {
+        return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
+    }
+    Ok(cwd)
+}
+
+/// The provider from `options`, the agent config's provider and model where the flags say
+/// nothing, and the environment; the model: the given one, the provider's default, or the first
+/// an OpenAI-compatible server lists; and the window such a server says it serves the model with.
+pub fn resolve_provider(
+    options: &AgentOptions,
+    agent: Option<&AgentConfig>,
+    runtime: &NativeRuntime,
+    http: &dyn HttpClient,
+) -> Result<(ProviderSettings, String, Option<u64>), String> {
+    let settings = ProviderSettings::resolve(
+        options.provider.as_deref().or(agent.and_then(|c| c.provider.as_deref())),
+        options.model.as_deref().or(agent.and_then(|c| c.model.as_deref())),
+        options.base_url.as_deref(),
+        |name| std::env::var(name).ok(),
+    )
+    .map_err(|e| explain_setup(&e))?;
+    if settings.kind != ProviderKind::OpenAiCompatible {
+        let model = settings.model.clone().expect("every other provider has a default model");
+        return Ok((settings, model, None));
+    }
+    let listed = runtime.block_on(server_models(&settings, http));
+    let model = match (&settings.model, &listed) {
+        (Some(model), _) => model.clone(),
+        (None, Ok(models)) => models
+            .first()
+            .map(|m| m.id.clone())
+            .ok_or_else(|| explain_setup(&SetupError::NoModel(format!("{}/models listed none", settings.base_url))))?,
+        (None, Err(e)) => return Err(explain_setup(e)),
+    };
+    // A server that cannot list its models still serves them: the window is then the profile's.
+    let window = listed.ok().and_then(|models| models.into_iter().find(|m| m.id == model)?.context_window);
+    Ok((settings, model, window))
+}
+
+/// A setup error with what to set here: the variables of the provider table, and the flags.
+pub fn explain_setup(error: &SetupError) -> String {
+    match error {
+        SetupError::NoProvider => {
+            let keys: Vec<String> = PROVIDERS
+                .iter()
+                .filter(|spec| spec.needs_key)
+                .map(|spec| format!("{} ({})", spec.key_variables.join(" or "), spec.name))
+                .collect();
+            let local = ProviderKind::OpenAiCompatible.spec();
+            format!(
+                "{error}. Set one of {}; or use a local OpenAI-compatible server with `--provider {} --base-url {LOCAL_URL}` \
+                 (or set {})",
+                keys.join(", "),
+                local.name,
+                local.base_url_variable
+            )
+        }
+        SetupError::MissingKey(kind) => format!("{error}: set {}", kind.spec().key_variables.join(" or ")),
+        SetupError::MissingBaseUrl => format!(
+            "{error}: pass --base-url (e.g. {LOCAL_URL}) or set {}",
+            ProviderKind::OpenAiCompatible.spec().base_url_variable
+        ),
+        SetupError::NoModel(_) => format!("{error}; pass --model"),
+        SetupError::UnknownProvider(_) | SetupError::BadBaseUrl(_) => error.to_string(),
+    }
+}
+
+/// Where a local OpenAI-compatible server usually listens (llama.cpp's default), for examples.
+const LOCAL_URL: &str = "http://127.0.0.1:8080/v1";
+
+/// `error` as the user should read it, for a run of `model` on the provider of `settings`: what
+/// went wrong and what to do. Shared with the sandboxed run, which has no `Launcher`.
+pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -> String {
+    let SessionError::Llm(llm) = error else { return error.to_string() };
+    let hint = match llm.kind {
+        ErrorKind::Authentication | ErrorKind::AccessDenied => {
+            let variables = settings.kind.spec().key_variables.join(" or ");
+            format!("the {} provider refused the API key; check {variables}", settings.kind)
+        }
+        ErrorKind::NotFound => format!(
+            "the {} provider at {} does not know the model `{model}`, or that URL is not its API root; pass --model (and --base-url)",
+            settings.kind,
+            without_password(&settings.base_url)
+        ),
+        ErrorKind::Network | ErrorKind::RequestTimeout => {
+            format!("could not reach {}; check the network or --base-url", without_password(&settings.base_url))
+        }
+        _ => return llm.to_string(),
+    };
+    format!("{llm} ({hint})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_errors_say_which_variable_or_flag_to_set() {
+        let text = explain_setup(&SetupError::NoProvider);
+        assert!(text.starts_with("no provider is configured. Set one of OPENAI_API_KEY (openai), "), "{text}");
+        for needed in ["ANTHROPIC_API_KEY (anthropic)", "GEMINI_API_KEY or GOOGLE_API_KEY (gemini)", "--base-url"] {
+            assert!(text.contains(needed), "{text}");
+        }
+        assert!(text.ends_with("(or set OPENAI_COMPATIBLE_BASE_URL)"), "{text}");
+        assert_eq!(
+            explain_setup(&SetupError::MissingKey(ProviderKind::Gemini)),
+            "the gemini provider needs an API key: set GEMINI_API_KEY or GOOGLE_API_KEY"
+        );
+        assert_eq!(
+            explain_setup(&SetupError::MissingBaseUrl),
+            "the openai-compatible provider needs the server's URL: pass --base-url (e.g. http://127.0.0.1:8080/v1) or set \
+             OPENAI_COMPATIBLE_BASE_URL"
+        );
+        assert!(explain_setup(&SetupError::NoModel("it answered 404".into())).ends_with("(it answered 404); pass --model"));
+    }
+}

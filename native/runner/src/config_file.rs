@@ -1,0 +1,50 @@
+//! Reading a config file (`agent.yml`, `models.json`, `hooks.json`, `mcp.json`): a project's
+//! files are not trusted to be files. Only a regular file is opened (a FIFO would block `run` for
+//! good, `/dev/zero` would grow it until the machine ran out of memory), and only up to a size
+//! that no real config comes near.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use openagent_host::regular_file::{self, ReadError};
+
+/// The most bytes a config file may hold: a catalog of 100,000 models takes under half of it.
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The SHA-256 of each config file's bytes as this process last read them, by the path it was
+/// read at: what the trust check hashes, so that a file swapped between its loading and the
+/// check cannot be loaded as one text and trusted as another.
+static LOADED: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
+
+/// The hash of what [`read`] last read at `file`, if it read it.
+pub fn loaded_hash(file: &Path) -> Option<String> {
+    LOADED.lock().unwrap_or_else(PoisonError::into_inner).get(file).cloned()
+}
+
+/// The text of the config file `file`, `None` when there is none. The error says what is wrong
+/// with the file and what to do, without its name (the caller leads with it).
+pub fn read(file: &Path) -> Result<Option<String>, String> {
+    let bytes = match regular_file::read_capped(file, MAX_CONFIG_BYTES) {
+        Ok(bytes) => bytes,
+        Err(ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(ReadError::Io(e)) => return Err(format!("cannot read it: {e}")),
+        Err(ReadError::NotRegular(kind)) => {
+            return Err(format!(
+                "is {}, not a regular file: a config is read only from a regular file (this could block or never end); \
+                 put the file itself in its place",
+                regular_file::kind(kind)
+            ))
+        }
+        Err(ReadError::TooLarge(_)) => {
+            return Err(format!(
+                "is larger than {} MiB, the most a config file may hold: check that it is the file you meant",
+                MAX_CONFIG_BYTES >> 20
+            ))
+        }
+    };
+    let hash = crate::trust::sha256(&bytes);
+    LOADED.lock().unwrap_or_else(PoisonError::into_inner).insert(file.to_path_buf(), hash);
+    String::from_utf8(bytes).map(Some).map_err(|_| "is not UTF-8 text: save it as UTF-8".to_owned())
+}

@@ -1,0 +1,455 @@
+//! What each slash command does to the session.
+
+use std::rc::Rc;
+
+use crossterm::event::{Event, KeyCode};
+use crossterm::style::{Color, Stylize};
+use futures::channel::mpsc::UnboundedReceiver;
+use futures::future::Either;
+use futures::StreamExt;
+use openagent_core::approval::ApprovalMode;
+use openagent_core::llm::catalog::Catalog;
+use openagent_core::llm::Usage;
+use openagent_core::runtime::{format_rfc3339, Runtime};
+use openagent_core::setup::ProviderKind;
+use openagent_core::{Session, SessionConfig};
+
+use super::text::{self, Line};
+use super::view::View;
+use super::{build, help_lines, Outside, State};
+use openagent_host::runtime::NativeRuntime;
+use openagent_runner::resume::{self, ResumeFrom, Resumed};
+use openagent_runner::run::{ExitReason, Launcher};
+use openagent_store::{SessionFilter, Store};
+
+/// Sessions the `/resume` picker offers.
+const PICKER_SIZE: usize = 10;
+
+impl State {
+    pub(super) fn command(
+        &mut self,
+        name: &str,
+        arg: &str,
+        runtime: &Rc<NativeRuntime>,
+        keys: &mut UnboundedReceiver<Outside>,
+        signals: Option<&mut UnboundedReceiver<i32>>,
+    ) {
+        let in_store = self.in_store();
+        if answer(name, arg, &self.session, &self.agent, &mut self.view, in_store) {
+            return;
+        }
+        let outcome = match name {
+            "model" => self.model(arg),
+            "effort" => self.effort(arg),
+            "clear" => {
+                self.end(runtime);
+                self.view.screen.clear();
+                self.fresh(runtime);
+                self.welcome();
+                Ok(())
+            }
+            "compact" => self.compact(runtime, keys, signals),
+            "resume" => self.resume(arg, runtime, keys, signals),
+            "fork" => self.fork(runtime),
+            "approval" => self.approval(arg),
+            _ => Err(format!("/{name} is not handled here")),
+        };
+        if let Err(message) = outcome {
+            self.view.screen.note(Color::Red, "✗", &message);
+        }
+    }
+
+    /// The conversation has a row in the store: written at its first input, or taken up from
+    /// there (`--resume`, `--continue`, `/resume`, `/fork`).
+    pub(super) fn in_store(&self) -> bool {
+        self.stored || self.resuming
+    }
+
+    /// The session again, from its own snapshot, with the agent's settings as they are now.
+    fn rebuild(&mut self) {
+        let snapshot = self.session.snapshot();
+        self.session = build(&self.agent, &self.hooks, self.session.id(), self.session.config(), Some(snapshot));
+    }
+
+    fn model(&mut self, arg: &str) -> Result<(), String> {
+        if arg.contains(char::is_whitespace) {
+            return Err(format!("{arg:?} is not a model name"));
+        }
+        let unknown = check_model(&self.agent.catalog, self.agent.settings.kind, arg)?;
+        self.agent.model = arg.to_owned();
+        self.view.model = arg.to_owned();
+        self.rebuild();
+        self.view.context.1 = self.window();
+        self.view.screen.note(Color::Cyan, "·", &format!("model: {arg}, from the next input"));
+        if unknown {
+            let unknown =
+                format!("{arg} is not in the model catalog: its window and prices are unknown (/model lists known ones)");
+            self.view.screen.note(Color::Yellow, "!", &unknown);
+        }
+        Ok(())
+    }
+
+    fn effort(&mut self, arg: &str) -> Result<(), String> {
+        let effort = match arg {
+            "off" | "default" => None,
+            "minimal" | "low" | "medium" | "high" => Some(arg.to_owned()),
+            _ => return Err(format!("unknown effort {arg:?}: use low, medium, high, minimal or off")),
+        };
+        self.session.set_reasoning_effort(effort.clone());
+        self.effort = Some(effort);
+        self.view.screen.note(Color::Cyan, "·", &format!("reasoning effort: {}", if arg == "default" { "off" } else { arg }));
+        Ok(())
+    }
+
+    fn approval(&mut self, arg: &str) -> Result<(), String> {
+        self.agent.policy.mode = ApprovalMode::parse(arg)?;
+        self.rebuild();
+        self.view.screen.note(Color::Cyan, "·", &format!("approval: {}", self.agent.policy.mode.name()));
+        Ok(())
+    }
+
+    fn compact(
+        &mut self,
+        runtime: &Rc<NativeRuntime>,
+        keys: &mut UnboundedReceiver<Outside>,
+        signals: Option<&mut UnboundedReceiver<i32>>,
+    ) -> Result<(), String> {
+        if !self.in_store() {
+            return Err("nothing to compact yet: give the session a task first".into());
+        }
+        let result = self.drive(|session| Box::pin(session.compact()), runtime, keys, signals);
+        if let Err(error) = result {
+            return Err(format!("the conversation was not compacted: {}", self.agent.explain(&error)));
+        }
+        self.report.checkpoint(&self.session, true, &format_rfc3339(runtime.now_ms()));
+        Ok(())
+    }
+
+    fn resume(
+        &mut self,
+        arg: &str,
+        runtime: &Rc<NativeRuntime>,
+        keys: &mut UnboundedReceiver<Outside>,
+        signals: Option<&mut UnboundedReceiver<i32>>,
+    ) -> Result<(), String> {
+        let id = match arg {
+            "" => match runtime.block_on(self.pick(keys, signals))? {
+                Some(id) => id,
+                None => return Ok(()),
+            },
+            id => id.to_owned(),
+        };
+        if id == self.session.id() {
+            return Err("that is this session".into());
+        }
+        let store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
+        let resumed = Resumed::load(&store, &ResumeFrom::Id(id), &self.agent.cwd).map_err(|e| resume::explain(&e))?;
+        self.end(runtime);
+        self.take_up(resumed);
+        Ok(())
+    }
+
+    /// The `/resume` picker: the directory's latest sessions, ↑/↓ and Enter, Esc or Ctrl-C to
+    /// cancel; a SIGTERM or SIGHUP ends the session from here too.
+    async fn pick(
+        &mut self,
+        keys: &mut UnboundedReceiver<Outside>,
+        mut signals: Option<&mut UnboundedReceiver<i32>>,
+    ) -> Result<Option<String>, String> {
+        let store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
+        let cwd = self.agent.cwd.display().to_string();
+        let all = store.sessions(&SessionFilter::default()).map_err(|e| e.to_string())?;
+        let sessions: Vec<_> = all
+            .into_iter()
+            .filter(|record| record.info.working_directory == cwd && record.info.id != self.session.id())
+            .take(PICKER_SIZE)
+            .collect();
+        if sessions.is_empty() {
+            return Err("no other session of this directory is stored".into());
+        }
+        let mut selected = 0;
+        let chosen = loop {
+            let mut lines = vec![Line::styled("Resume which session? ↑/↓, Enter; Esc cancels", text::bold())];
+            for (index, record) in sessions.iter().enumerate() {
+                let task: String = record.info.task.lines().next().unwrap_or("").chars().take(60).collect();
+                let when = record.info.created_at.get(..16).unwrap_or(&record.info.created_at).replace('T', " ");
+                let text = format!("{} {when}  {task}  ({})", if index == selected { "›" } else { " " }, record.status.as_str());
+                let style = if index == selected { text::bold().with(Color::Cyan) } else { Default::default() };
+                lines.push(Line::styled(text, style));
+            }
+            self.view.screen.live.question = lines;
+            self.view.draw();
+            let signal = async {
+                match signals.as_deref_mut() {
+                    Some(signals) => signals.next().await,
+                    None => futures::future::pending().await,
+                }
+            };
+            let outside = match futures::future::select(keys.next(), Box::pin(signal)).await {
+                Either::Left((outside, _)) => outside,
+                Either::Right((Some(libc::SIGINT), _)) => break None,
+                Either::Right(_) => {
+                    self.leaving.set(true);
+                    break None;
+                }
+            };
+            match outside {
+                Some(Outside::Term(Event::Key(key))) => match key.code {
+                    KeyCode::Up => selected = selected.saturating_sub(1),
+                    KeyCode::Down => selected = (selected + 1).min(sessions.len() - 1),
+                    KeyCode::Enter => break Some(sessions[selected].info.id.clone()),
+                    KeyCode::Esc | KeyCode::Char('q') => break None,
+                    KeyCode::Char('c') if key.modifiers.contains(crossterm::event::KeyModifiers::CONTROL) => break None,
+                    _ => {}
+                },
+                Some(Outside::Term(Event::Resize(columns, rows))) => self.view.screen.resize(columns.into(), rows.into()),
+                Some(Outside::Said(line)) => self.view.screen.note(Color::DarkGrey, "·", &line),
+                Some(Outside::Gone) | None => {
+                    self.leaving.set(true);
+                    break None;
+                }
+                Some(_) => {}
+            }
+        };
+        self.view.screen.live.question.clear();
+        Ok(chosen)
+    }
+
+    fn fork(&mut self, runtime: &Rc<NativeRuntime>) -> Result<(), String> {
+        if !self.in_store() {
+            return Err("nothing to fork yet: give the session a task first".into());
+        }
+        let now = format_rfc3339(runtime.now_ms());
+        self.report.checkpoint(&self.session, true, &now);
+        let from = self.session.id().to_owned();
+        // The fork is made first: if the store refuses it, the conversation goes on as it was.
+        let mut store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
+        let id = openagent_runner::run::new_run_id(runtime.now_ms());
+        let forked = resume::fork(&mut store, &from, None, &id, &now).map_err(|e| resume::explain(&e))?;
+        self.end(runtime);
+        match Resumed::load(&store, &ResumeFrom::Id(forked.id), &self.agent.cwd) {
+            Ok(resumed) => self.take_up(resumed),
+            Err(e) => {
+                // The original is ended by now: a new conversation, rather than none.
+                self.fresh(runtime);
+                return Err(format!("the fork cannot be continued ({}); this is a new conversation", resume::explain(&e)));
+            }
+        }
+        self.view.screen.note(Color::Cyan, "⑂", &format!("forked from {from}, which stays as it was"));
+        Ok(())
+    }
+
+    /// Ends the current conversation: its store row finished, its session closed.
+    pub(super) fn end(&mut self, runtime: &Rc<NativeRuntime>) {
+        let now = format_rfc3339(runtime.now_ms());
+        if std::mem::take(&mut self.stored) {
+            self.report.finish_store(self.last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now);
+        }
+        self.session.close();
+        runtime.block_on(self.session.ended());
+        self.last_exit = None;
+        self.resuming = false;
+    }
+
+    /// A new conversation, after [`State::end`].
+    fn fresh(&mut self, runtime: &Rc<NativeRuntime>) {
+        let config = self.config(None);
+        self.session = build(&self.agent, &self.hooks, &openagent_runner::run::new_run_id(runtime.now_ms()), config, None);
+        self.view.root = None;
+        self.view.usage = Default::default();
+        self.view.context = (0, self.window());
+    }
+
+    /// The settings of a conversation, new or continuing `resumed`: with the reasoning effort
+    /// chosen here, as the model and approval mode chosen here are the agent's.
+    fn config(&self, resumed: Option<&openagent_core::session::SessionSnapshot>) -> SessionConfig {
+        let mut config = self.agent.session_config(&self.limits, resumed);
+        if let Some(effort) = &self.effort {
+            config.reasoning_effort.clone_from(effort);
+        }
+        config
+    }
+
+    /// Continues the stored session `resumed` from here on.
+    fn take_up(&mut self, resumed: Resumed) {
+        let config = self.config(Some(&resumed.snapshot));
+        self.session = build(&self.agent, &self.hooks, resumed.id(), config, Some(resumed.snapshot.clone()));
+        self.taken_up(&resumed);
+    }
+
+    /// The rest of taking up `resumed`, once the session is built from it.
+    pub(super) fn taken_up(&mut self, resumed: &Resumed) {
+        let turns = resumed.snapshot.state.history.len();
+        self.view.root = None;
+        self.view.usage = self.session.total_usage();
+        self.view.context = (0, self.window());
+        self.resuming = true;
+        self.last_exit = resumed.record.exit_reason.clone();
+        let task: String = resumed.record.info.task.lines().next().unwrap_or("").chars().take(80).collect();
+        self.view.screen.note(Color::Cyan, "↺", &format!("resumed session {} ({turns} turns): {task}", resumed.id()));
+    }
+
+    /// Quitting: the session ends once its `session_end` hooks are done.
+    pub(super) fn quit(&mut self, runtime: &Rc<NativeRuntime>) {
+        self.view.screen.live.waiting = None;
+        self.view.draw();
+        self.end(runtime);
+        openagent_host::signals::end_commands(openagent_runner::run::COMMANDS_END_WITHIN);
+        self.view.screen.close();
+    }
+}
+
+/// Answers a command that only reads, at once (also while a run goes on): `/help`, `/cost`,
+/// `/status`, `/mcp`, `/tools` (which opens and closes output on the screen), and `/model`,
+/// `/effort` or `/approval` without an argument. False for the others, which change the session.
+pub(super) fn answer(name: &str, arg: &str, session: &Session, agent: &Launcher, view: &mut View, in_store: bool) -> bool {
+    let lines = match (name, arg) {
+        ("help", _) => help_lines(),
+        ("cost", _) => info(cost(&session.total_usage(), &agent.model)),
+        ("status", _) => info(status(session, agent, view.context, in_store)),
+        ("mcp", _) => mcp(agent),
+        ("model", "") => {
+            let provider = agent.settings.kind.name();
+            let known: Vec<String> = agent.catalog.list(Some(provider)).iter().take(8).map(|m| m.id.clone()).collect();
+            let mut lines = vec![("model", agent.model.clone())];
+            if !known.is_empty() {
+                lines.push(("known", known.join(", ")));
+            }
+            let mut lines = info(lines);
+            lines.push(Line::styled("  /model NAME switches for the next input; the conversation stays", text::dim()));
+            lines
+        }
+        ("effort", "") => {
+            let now = session.config().reasoning_effort.unwrap_or_else(|| "the model's default".into());
+            let mut lines = info(vec![("effort", now)]);
+            lines.push(Line::styled("  /effort low|medium|high|minimal|off sets it, from the next request", text::dim()));
+            lines
+        }
+        ("approval", "") => {
+            info(vec![("approval", agent.policy.mode.name().to_owned()), ("modes", ApprovalMode::NAMES.to_owned())])
+        }
+        ("tools", "") => view.tool_list(),
+        ("tools", number) => {
+            match number.trim_start_matches('#').parse() {
+                Ok(number) => view.toggle_output(Some(number)),
+                Err(_) => view.screen.note(Color::Red, "✗", &format!("{number:?} is not a call's number: /tools lists them")),
+            }
+            return true;
+        }
+        _ => return false,
+    };
+    view.screen.lines(lines);
+    true
+}
+
+/// Key and value pairs as aligned lines.
+fn info(pairs: Vec<(&str, String)>) -> Vec<Line> {
+    pairs
+        .into_iter()
+        .map(|(key, value)| {
+            let mut line = Line::styled(format!("  {key:<10}"), text::dim());
+            line.push(value, Default::default());
+            line
+        })
+        .collect()
+}
+
+/// `/cost`: the conversation's tokens and what they cost; nothing spent is not an unknown price.
+fn cost(usage: &Usage, model: &str) -> Vec<(&'static str, String)> {
+    let mut lines =
+        vec![("input", format!("{} tokens", usage.input_tokens)), ("output", format!("{} tokens", usage.output_tokens))];
+    if let Some(read) = usage.cache_read_tokens {
+        lines.push(("cached", format!("{read} tokens read from the cache")));
+    }
+    if let Some(reasoning) = usage.reasoning_tokens {
+        lines.push(("reasoning", format!("{reasoning} tokens")));
+    }
+    let cost = match usage.cost_usd {
+        Some(dollars) => openagent_runner::models::dollars(dollars),
+        None if usage.input_tokens + usage.output_tokens == 0 => "nothing spent yet".to_owned(),
+        None => format!("no price known for {model}"),
+    };
+    lines.push(("cost", cost));
+    lines
+}
+
+fn status(session: &Session, agent: &Launcher, context: (u64, Option<u64>), in_store: bool) -> Vec<(&'static str, String)> {
+    let context = match context {
+        (used, Some(window)) if window > 0 => format!("{used} of {window} tokens ({}%)", used * 100 / window),
+        (used, _) => format!("{used} tokens (window unknown)"),
+    };
+    let stored = if in_store { "" } else { " (stored at its first input)" };
+    vec![
+        ("provider", agent.settings.kind.to_string()),
+        ("model", agent.model.clone()),
+        ("directory", agent.cwd.display().to_string()),
+        ("session", format!("{}{stored}", session.id())),
+        ("approval", agent.policy.mode.name().to_owned()),
+        ("context", context),
+        ("tools", session.tool_names().join(", ")),
+    ]
+}
+
+fn mcp(agent: &Launcher) -> Vec<Line> {
+    if agent.mcp.is_empty() {
+        let mut line = Line::styled("· ", text::fg(Color::DarkGrey));
+        line.push("no MCP servers are configured (.openagent/mcp.json, or the agent config)", Default::default());
+        return vec![line];
+    }
+    let mut lines = Vec::new();
+    for server in &agent.mcp {
+        let mut line = Line::styled(format!("  {} ", server.name), text::bold());
+        line.push(server.config.describe(), text::dim());
+        lines.push(line);
+        match &server.connection {
+            Ok((_, tools)) => {
+                let names: Vec<&str> = tools.tools.iter().map(|tool| tool.definition.name.as_str()).collect();
+                lines.push(Line::plain(format!("    {} tools: {}", names.len(), names.join(", "))));
+            }
+            Err(error) => lines.push(Line::styled(format!("    failed: {error}"), text::fg(Color::Red))),
+        }
+    }
+    lines
+}
+
+/// Whether `/model NAME` can switch to `name` on `provider`: a model the catalog gives to
+/// another provider is refused (an OpenAI-compatible server serves any name); true when the
+/// catalog does not know it, which is allowed with a note.
+fn check_model(catalog: &Catalog, provider: ProviderKind, name: &str) -> Result<bool, String> {
+    let Some(info) = catalog.get(name) else { return Ok(true) };
+    if provider == ProviderKind::OpenAiCompatible || info.provider == provider.name() {
+        return Ok(false);
+    }
+    Err(format!(
+        "{name} is a model of {}, and this session talks to {}: to use it, quit and start again with \
+         --provider {} --model {name} (/resume takes this conversation up there)",
+        info.provider,
+        provider.name(),
+        info.provider
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_of_another_provider_is_refused_and_an_unknown_one_allowed() {
+        let catalog = Catalog::builtin();
+        let refused = check_model(catalog, ProviderKind::Anthropic, "gpt-5").unwrap_err();
+        assert!(refused.starts_with("gpt-5 is a model of openai, and this session talks to anthropic"), "{refused}");
+        assert!(refused.contains("--provider openai --model gpt-5"), "{refused}");
+        assert_eq!(check_model(catalog, ProviderKind::Anthropic, "claude-haiku-4-5"), Ok(false));
+        assert_eq!(check_model(catalog, ProviderKind::OpenAiCompatible, "gpt-5"), Ok(false));
+        assert_eq!(check_model(catalog, ProviderKind::Anthropic, "my-finetune"), Ok(true));
+    }
+
+    #[test]
+    fn nothing_spent_is_not_an_unknown_price() {
+        let shown = |usage: &Usage| cost(usage, "claude-sonnet-4-5").pop().unwrap().1;
+        assert_eq!(shown(&Usage::default()), "nothing spent yet");
+        assert_eq!(shown(&Usage::new(1_000, 10)), "no price known for claude-sonnet-4-5");
+        let priced = Usage { cost_usd: Some(0.0123), ..Usage::new(1_000, 10) };
+        assert_eq!(shown(&priced), openagent_runner::models::dollars(0.0123));
+    }
+}
