@@ -30,6 +30,7 @@ pub mod glob;
 pub mod hooks;
 mod join;
 pub mod profiles;
+pub mod run_event;
 pub mod session;
 pub mod setup;
 pub mod tools;

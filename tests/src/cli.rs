@@ -30,21 +30,6 @@ pub const DEADLINE: Duration = Duration::from_secs(60);
 /// The envelope of every `openagent.run_event.v1` line, in its serialised order.
 pub const ENVELOPE: [&str; 7] = ["schema_version", "sequence", "ts", "run_id", "step", "type", "data"];
 
-/// The eleven projected types of `openagent.run_event.v1` (`text_delta` comes only with `--stream`).
-pub const PROJECTED_TYPES: [&str; 11] = [
-    "run_started",
-    "step_started",
-    "tool_call_detected",
-    "tool_decision",
-    "tool_exec_started",
-    "tool_exec_finished",
-    "tool_retry",
-    "step_blocked",
-    "provider_retry",
-    "provider_error",
-    "run_finished",
-];
-
 /// The `openagent` binary under test.
 pub fn binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();

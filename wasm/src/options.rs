@@ -5,6 +5,7 @@ use js_sys::Function;
 use openagent_core::approval::{ApprovalMode, Policy};
 use openagent_core::llm::catalog::{Catalog, Overrides};
 use openagent_core::llm::json_text;
+use openagent_core::llm::openai_chat::LOCAL_BASE_URL;
 use openagent_core::session::SessionSnapshot;
 use openagent_core::setup::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::SessionConfig;
@@ -85,7 +86,7 @@ pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
 pub fn explain_setup(error: &SetupError) -> String {
     match error {
         SetupError::MissingKey(_) => format!("{error}: set `apiKey` or `getApiKey`"),
-        SetupError::MissingBaseUrl => format!("{error}: set `baseUrl` (e.g. http://127.0.0.1:8080/v1)"),
+        SetupError::MissingBaseUrl => format!("{error}: set `baseUrl` (e.g. {LOCAL_BASE_URL})"),
         SetupError::NoModel(_) => format!("{error}; set `model`"),
         _ => error.to_string(),
     }

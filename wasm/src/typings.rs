@@ -7,7 +7,8 @@
 //! tests turn on; and the `Provider` and `ReasoningEffort` names, from the lists the code reads.
 //! The file is checked in and included here, so neither ts-rs nor the generator is in the bundle.
 //! `typings_tests.rs` fails when the file is stale, and writes what serde emits for samples of
-//! each type into `web/tests/serde_samples.ts`, which `tsc --strict` checks against the package.
+//! each type into `web/tests/serde_samples.ts`, which `tsc --strict` checks against the package,
+//! and the provider table's base URLs into `web/js/providers.generated.js` for the playground.
 //!
 //! What JS hands to the API is written by hand, in `typings.hand-written.d.ts`: the options are
 //! read field by field (`options.rs`), not by serde, and half of them are functions or DOM types

@@ -6,6 +6,8 @@
 //!   present and absent. CI's `tsc --strict` compiles it against the package's `.d.ts`, so a
 //!   field serde writes that the typings lack (or name or type differently) fails there.
 //! - The hand-written options name exactly the fields `options.rs` reads.
+//! - `web/js/providers.generated.js` must hold the provider table's base URLs today: the
+//!   playground's defaults, read from a module of its own so the package carries nothing for them.
 //!
 //! A stale file fails with the command that rewrites both: [`REGENERATE`].
 
@@ -14,6 +16,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use openagent_core::llm::json_text;
+use openagent_core::llm::openai_chat::LOCAL_BASE_URL;
+use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::session::{SessionEvent, SessionSnapshot};
 use openagent_core::setup::ProviderKind;
 use openagent_memenv::MemorySnapshot;
@@ -33,6 +37,7 @@ const HAND_WRITTEN: &str = include_str!("typings.hand-written.d.ts");
 
 const GENERATED_PATH: &str = "src/typings.generated.d.ts";
 const SAMPLES_PATH: &str = "../web/tests/serde_samples.ts";
+const PROVIDERS_PATH: &str = "../web/js/providers.generated.js";
 
 /// `u64` is a `number`: JS gets every value through `JSON.parse`.
 pub fn config() -> Config {
@@ -47,6 +52,27 @@ fn the_generated_typings_are_up_to_date() {
 #[test]
 fn the_serde_samples_are_up_to_date() {
     check_file(SAMPLES_PATH, &samples::render());
+}
+
+#[test]
+fn the_playground_provider_defaults_are_up_to_date() {
+    check_file(PROVIDERS_PATH, &provider_defaults());
+}
+
+/// The playground's base URL for each provider: the table's default, and for an OpenAI-compatible
+/// server (which has none) where a local one usually listens, the URL its local-server preset fills in.
+fn provider_defaults() -> String {
+    let rows: Vec<String> = PROVIDERS
+        .iter()
+        .map(|spec| format!("  {:?}: {:?},\n", spec.name, spec.default_base_url.unwrap_or(LOCAL_BASE_URL)))
+        .collect();
+    format!(
+        "// Generated from the provider table (openagent-llm's providers.rs) by wasm/src/typings_tests.rs; do not edit.\n\
+         // Regenerate: {REGENERATE}\n\n\
+         /** Each provider's API root when none is given; for openai-compatible, a local server's usual one. */\n\
+         export const DEFAULT_BASE_URLS = Object.freeze({{\n{}}});\n",
+        rows.concat()
+    )
 }
 
 /// Events are written by hand and read through the derive: each kind reads back as it was. The

@@ -1,15 +1,11 @@
 // Provider settings. The API key stays in this tab's memory unless the person ticks "remember";
 // nothing here ever goes into the URL. The other fields are remembered (they are not secrets).
 
+// Generated from the Rust provider table, so the defaults shown are the ones the agent uses.
+import { DEFAULT_BASE_URLS } from "./providers.generated.js";
+
 const SAVED = "openagent.settings";
 const SAVED_KEY = "openagent.apiKey";
-
-const DEFAULT_BASE_URLS = {
-  anthropic: "https://api.anthropic.com",
-  openai: "https://api.openai.com/v1",
-  gemini: "https://generativelanguage.googleapis.com",
-  "openai-compatible": "http://127.0.0.1:8080/v1",
-};
 
 const $ = (id) => document.getElementById(id);
 

@@ -65,8 +65,8 @@ impl Client {
 
     /// Adds an OpenAI-compatible server (llama.cpp, vLLM, Ollama, LM Studio) as the provider
     /// `openai-compatible`, spoken to with the Chat Completions codec. `base_url` includes the
-    /// version path, e.g. `http://127.0.0.1:8080/v1`; local servers usually need no key. It does
-    /// not retry.
+    /// version path, e.g. [`LOCAL_BASE_URL`](crate::openai_chat::LOCAL_BASE_URL); local servers
+    /// usually need no key. It does not retry.
     pub fn add_openai_compatible(&mut self, base_url: impl Into<String>, api_key: Option<ApiKey>, http: Rc<dyn HttpClient>) {
         let config = ProviderConfig { api_key: api_key.unwrap_or_default(), base_url: base_url.into(), ..Default::default() };
         let kind = ProviderKind::OpenAiCompatible;

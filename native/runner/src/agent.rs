@@ -8,6 +8,7 @@ use std::rc::Rc;
 use openagent_core::approval::{ApprovalMode, Approver, Policy};
 use openagent_core::llm::catalog::Catalog;
 use openagent_core::llm::http::HttpClient;
+use openagent_core::llm::openai_chat::LOCAL_BASE_URL;
 use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
@@ -294,7 +295,7 @@ pub fn explain_setup(error: &SetupError) -> String {
                 .collect();
             let local = ProviderKind::OpenAiCompatible.spec();
             format!(
-                "{error}. Set one of {}; or use a local OpenAI-compatible server with `--provider {} --base-url {LOCAL_URL}` \
+                "{error}. Set one of {}; or use a local OpenAI-compatible server with `--provider {} --base-url {LOCAL_BASE_URL}` \
                  (or set {})",
                 keys.join(", "),
                 local.name,
@@ -303,7 +304,7 @@ pub fn explain_setup(error: &SetupError) -> String {
         }
         SetupError::MissingKey(kind) => format!("{error}: set {}", kind.spec().key_variables.join(" or ")),
         SetupError::MissingBaseUrl => format!(
-            "{error}: pass --base-url (e.g. {LOCAL_URL}) or set {}",
+            "{error}: pass --base-url (e.g. {LOCAL_BASE_URL}) or set {}",
             ProviderKind::OpenAiCompatible.spec().base_url_variable
         ),
         SetupError::NoModel(_) => format!("{error}; pass --model"),
@@ -311,8 +312,6 @@ pub fn explain_setup(error: &SetupError) -> String {
     }
 }
 
-/// Where a local OpenAI-compatible server usually listens (llama.cpp's default), for examples.
-const LOCAL_URL: &str = "http://127.0.0.1:8080/v1";
 
 /// `error` as the user should read it, for a run of `model` on the provider of `settings`: what
 /// went wrong and what to do. Shared with the sandboxed run, which has no `Launcher`.

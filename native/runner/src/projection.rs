@@ -16,7 +16,9 @@ use openagent_core::session::{AgentOutcome, Decision, EventData, SessionEvent};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-pub const SCHEMA_VERSION: &str = "openagent.run_event.v1";
+// The contract's names are the core's, the one list its tests and the docs are held to.
+use openagent_core::run_event::TEXT_DELTA;
+pub use openagent_core::run_event::{RUN_FINISHED, SCHEMA_VERSION};
 
 /// The bound on any large string in `data`, in bytes.
 pub const PREVIEW_MAX_BYTES: usize = 4096;
@@ -42,11 +44,8 @@ pub const TABLE: &[Row] = &[
     Row { internal: "provider_retry", external: &["provider_retry"], project: provider_retry },
     Row { internal: "error", external: &["provider_error"], project: provider_error },
     // Only with `--stream`: the model's text as it arrives.
-    Row { internal: "assistant_text_delta", external: &["text_delta"], project: text_delta },
+    Row { internal: "assistant_text_delta", external: &[TEXT_DELTA], project: text_delta },
 ];
-
-/// The external type that ends every run.
-pub const RUN_FINISHED: &str = "run_finished";
 
 /// What the run itself knows, for `run_started`.
 #[derive(Debug, Clone, Default)]
@@ -310,7 +309,7 @@ fn provider_error(_: &mut State, event: &EventData, out: &mut Vec<(&'static str,
 fn text_delta(state: &mut State, event: &EventData, out: &mut Vec<(&'static str, Value)>) {
     let EventData::AssistantTextDelta { delta } = event else { return };
     if state.stream {
-        out.push(("text_delta", json!({ "delta": delta })));
+        out.push((TEXT_DELTA, json!({ "delta": delta })));
     }
 }
 

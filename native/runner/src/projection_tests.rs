@@ -2,25 +2,11 @@
 //! whole stream against the mock LLM server).
 
 use openagent_core::llm::ErrorKind;
+use openagent_core::run_event::{TEXT_DELTA, TYPES as V1_TYPES};
 use openagent_core::session::{CompactionReason, SessionStatus};
 use serde_json::json;
 
 use super::*;
-
-/// The eleven types of the v1 contract.
-const V1_TYPES: [&str; 11] = [
-    "run_started",
-    "step_started",
-    "tool_call_detected",
-    "tool_decision",
-    "tool_exec_started",
-    "tool_exec_finished",
-    "tool_retry",
-    "step_blocked",
-    "provider_retry",
-    "provider_error",
-    "run_finished",
-];
 
 fn event(data: EventData) -> SessionEvent {
     SessionEvent { timestamp: "2025-01-01T00:00:00.000Z".into(), session_id: "s".into(), data }
@@ -57,7 +43,7 @@ fn the_table_covers_every_v1_type_and_nothing_else_but_text_deltas() {
         assert!(produced.contains(&kind), "nothing projects to {kind}");
     }
     produced.retain(|kind| !V1_TYPES.contains(kind));
-    assert_eq!(produced, ["text_delta"]);
+    assert_eq!(produced, [TEXT_DELTA]);
 }
 
 #[test]

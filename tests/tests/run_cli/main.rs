@@ -6,13 +6,14 @@
 //! the agent configs (`agents list`, `run --agent`, structured results); `serve` the HTTP API of
 //! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
 //! continue, fork, after SIGKILL, over serve); `files` the file tools' guards (special files,
-//! the workspace boundary); `config_files` config files that are FIFOs, devices or too large; `signals` how the CLI and serve end on each signal with a command
+//! the workspace boundary); `config_files` config files that are FIFOs, devices or too large; `contract_docs` the README's table of v1 types against the core's list; `signals` how the CLI and serve end on each signal with a command
 //! running; `approval` the approval policies (run, agent configs, the terminal's questions); `images` the images a task attaches as `@path`; `tui` the interactive screen in tmux (`tmux`). `support` says how the binary is found.
 
 mod agents;
 mod api;
 mod approval;
 mod config_files;
+mod contract_docs;
 mod files;
 mod hooks;
 mod images;
@@ -32,7 +33,8 @@ use std::collections::BTreeSet;
 use openagent_tests::{Reply, Step, ToolCall};
 use serde_json::{json, Value};
 
-use openagent_tests::cli::{read_events, Finished, Pipe, Running, Sandbox, ENVELOPE, PROJECTED_TYPES};
+use openagent_core::run_event::TYPES as PROJECTED_TYPES;
+use openagent_tests::cli::{read_events, Finished, Pipe, Running, Sandbox, ENVELOPE};
 use openagent_tests::over_http::serve;
 
 const NOTES: &str = "notes.txt";

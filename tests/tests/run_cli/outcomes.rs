@@ -8,7 +8,8 @@ use openagent_tests::{MockServer, Reply, Step, ToolCall, Usage};
 use serde_json::{json, Value};
 
 use super::{call, rate_limited_then_read_notes, read_notes_then_answer, sandbox_with_notes, ANSWER, TASK};
-use openagent_tests::cli::{eventually, read_events, read_json, Finished, Pipe, Running, Sandbox, PROJECTED_TYPES};
+use openagent_core::run_event::{self, TYPES as PROJECTED_TYPES};
+use openagent_tests::cli::{eventually, read_events, read_json, Finished, Pipe, Running, Sandbox};
 use openagent_tests::over_http::{serve, KEY};
 
 #[test]
@@ -261,7 +262,7 @@ fn every_record_of_a_type_has_the_same_data_keys() {
     let seen: BTreeSet<&str> = keys_of.keys().map(String::as_str).collect();
     assert_eq!(
         seen,
-        BTreeSet::from(PROJECTED_TYPES).union(&BTreeSet::from(["text_delta"])).copied().collect(),
+        BTreeSet::from(PROJECTED_TYPES).union(&BTreeSet::from([run_event::TEXT_DELTA])).copied().collect(),
         "every type was seen"
     );
 }

@@ -36,6 +36,10 @@ use super::types::{Request, Response};
 /// The provider name used unless [`OpenAiChat::with_provider`] sets another.
 pub const DEFAULT_PROVIDER: &str = "openai-compatible";
 
+/// Where a local server usually listens (llama.cpp's default port), for the examples hosts give
+/// when no base URL is set. Not a default: an OpenAI-compatible provider has no server to assume.
+pub const LOCAL_BASE_URL: &str = "http://127.0.0.1:8080/v1";
+
 /// The Chat Completions codec for one server.
 ///
 /// ```

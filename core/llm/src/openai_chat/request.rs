@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::options::ChatOptions;
-use super::{messages, tools};
+use super::{messages, tools, LOCAL_BASE_URL};
 use crate::codec::ProviderConfig;
 use crate::error::{ErrorKind, LlmError};
 use crate::http::{Body, HttpRequest};
@@ -30,11 +30,8 @@ pub(super) fn build(config: &ProviderConfig, provider: &str, request: &Request, 
 fn endpoint(base_url: &str, provider: &str) -> Result<String, LlmError> {
     let base = base_url.trim().trim_end_matches('/');
     if base.is_empty() {
-        return Err(LlmError::new(
-            ErrorKind::Configuration,
-            "no base URL for the OpenAI-compatible server: give the URL of its API (e.g. http://127.0.0.1:8080/v1)",
-        )
-        .with_provider(provider));
+        let message = format!("no base URL for the OpenAI-compatible server: give the URL of its API (e.g. {LOCAL_BASE_URL})");
+        return Err(LlmError::new(ErrorKind::Configuration, message).with_provider(provider));
     }
     // A base URL that already names the endpoint is taken as it is.
     Ok(if base.ends_with("/chat/completions") { base.to_owned() } else { format!("{base}/chat/completions") })
