@@ -15,7 +15,7 @@ use futures::stream::{self, StreamExt};
 use openagent_core::setup::{profile, ProviderSettings};
 use openagent_core::Session;
 use openagent_host::{LocalEnvironment, NativeHttpClient, NativeRuntime};
-use openagent_runner::run::{drive, Wake};
+use openagent_runner::{drive, Wake};
 use openagent_sandbox_host::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
 use openagent_tests::{MockServer, Reply, Script, Step};
 use serde_json::json;

@@ -17,7 +17,7 @@ use openagent_core::session::{EventData, SessionEvent};
 use openagent_core::setup::{profile, ProviderSettings};
 use openagent_core::{Session, SessionConfig};
 use openagent_host::{LocalEnvironment, NativeHttpClient, NativeRuntime};
-use openagent_runner::run::{drive, AgentOptions, LimitFlags, OutputMode, Projector, RunArgs, RunInfo, Wake};
+use openagent_runner::{drive, AgentOptions, LimitFlags, OutputMode, Projector, RunArgs, RunInfo, Wake};
 use openagent_sandbox_host::{run_cli, Sandbox, SandboxArgs, SandboxEnd, SandboxLimits, SandboxRun};
 use openagent_store::{SessionFilter, Status, Store};
 use openagent_tests::over_http::{serve, KEY};

@@ -13,7 +13,7 @@ use openagent_core::SessionConfig;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::agent::Launcher;
+use crate::launcher::Launcher;
 use crate::projection::RunEnd;
 use openagent_host::url::without_password;
 use openagent_store::SessionInfo;

@@ -11,20 +11,39 @@
 //! (`openagent-store`); it must not depend on any front end (the TUI, serve, the wasmtime host,
 //! the CLI), nor on their dependencies (a terminal library, an HTTP server, a WebAssembly runtime).
 
-pub mod agent;
 pub mod agents;
 pub mod approval;
 pub mod artifacts;
 pub mod config_file;
 pub mod config_problems;
+pub mod drive;
+pub mod error;
 pub mod hooks;
 pub mod human;
+pub mod launcher;
+pub mod limits;
 pub mod mcp;
 pub mod mentions;
 pub mod models;
+pub mod plan;
 pub mod projection;
+pub mod report;
+pub mod request;
 pub mod resume;
-pub mod run;
+pub mod run_id;
 pub mod stdout;
+pub mod tally;
 pub mod terminal;
 pub mod trust;
+
+pub use artifacts::RunConfig;
+pub use drive::{drive, signal_wakes, until_abandoned, Wake, COMMANDS_END_WITHIN};
+pub use error::RunError;
+pub use launcher::{AgentOptions, Launcher};
+pub use limits::LimitFlags;
+pub use openagent_store::ExitReason;
+pub use plan::{Plan, Running};
+pub use projection::{Projector, RunEnd, RunInfo};
+pub use report::{refuse, refuse_now, OutputMode, Report};
+pub use request::{Request, RunArgs};
+pub use run_id::{fixed_run_id, new_run_id, pinned_runtime};

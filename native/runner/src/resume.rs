@@ -13,7 +13,7 @@ use std::path::Path;
 use openagent_core::session::SessionSnapshot;
 use serde_json::Value;
 
-use crate::run::AgentOptions;
+use crate::AgentOptions;
 use openagent_store::{SessionInfo, SessionRecord, Status, Store, StoreError};
 
 /// Which stored session to take up again.

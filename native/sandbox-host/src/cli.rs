@@ -14,10 +14,9 @@ use openagent_sandbox_guest::GuestEnd;
 use crate::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
 use openagent_host::http::NativeHttpClient;
 use openagent_runner::hooks::HOOKS_FILE;
-use openagent_runner::run::{
-    explain, fixed_run_id, new_run_id, open_events_file, pinned_runtime, refuse, resolve_provider, session_config, ExitReason,
-    Report, RunArgs, RunConfig, RunEnd,
-};
+use openagent_runner::launcher::{explain, resolve_provider, session_config};
+use openagent_runner::report::open_events_file;
+use openagent_runner::{fixed_run_id, new_run_id, pinned_runtime, refuse, ExitReason, Report, RunArgs, RunConfig, RunEnd};
 
 /// The guest's file name, as cargo builds it.
 const GUEST_FILE: &str = "openagent-sandbox-guest.wasm";
@@ -40,7 +39,7 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
     let runtime = pinned_runtime();
     let started = runtime.now_ms();
     let now = || runtime.now_ms();
-    let prepared = fixed_run_id().and_then(|run_id| {
+    let prepared = fixed_run_id().map_err(|e| e.to_string()).and_then(|run_id| {
         let given = args.agent.cwd.as_deref().unwrap_or(Path::new("."));
         let dir = given.canonicalize().map_err(|e| format!("cannot use --dir {}: {e}", given.display()))?;
         if !dir.is_dir() {
@@ -60,9 +59,10 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
                 dir.join(HOOKS_FILE).display()
             ));
         }
-        let (settings, model, _) = resolve_provider(&args.agent, None, &runtime, &NativeHttpClient::new())?;
+        let (settings, model, _) =
+            resolve_provider(&args.agent, None, &runtime, &NativeHttpClient::new()).map_err(|e| e.to_string())?;
         let guest = Sandbox::load(&find_guest(sandbox.guest.as_deref())?)?;
-        let events = args.events.as_ref().map(open_events_file).transpose()?;
+        let events = args.events.as_ref().map(open_events_file).transpose().map_err(|e| e.to_string())?;
         Ok((run_id, dir, settings, model, guest, events))
     });
     let (run_id, dir, settings, model, guest, events_file) = match prepared {

@@ -17,7 +17,7 @@
 //! ```no_run
 //! use std::time::Duration;
 //! use openagent_core::setup::ProviderSettings;
-//! use openagent_runner::run::Wake;
+//! use openagent_runner::Wake;
 //! use openagent_sandbox_host::{Sandbox, SandboxLimits, SandboxRun};
 //!
 //! let sandbox = Sandbox::load("openagent-sandbox-guest.wasm".as_ref()).unwrap();
@@ -52,7 +52,7 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 pub use cli::{run_cli, SandboxArgs};
 pub use model::ModelGate;
 
-use openagent_runner::run::Wake;
+use openagent_runner::Wake;
 
 /// How often the epoch advances: the granularity of the time cap while the guest computes.
 const EPOCH_TICK: Duration = Duration::from_millis(10);

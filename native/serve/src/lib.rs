@@ -32,7 +32,7 @@ use sse::Streams;
 pub use web::{WebRoots, WebServer};
 
 use openagent_core::approval::ApprovalMode;
-use openagent_runner::run::AgentOptions;
+use openagent_runner::AgentOptions;
 
 use openagent_http_server::{self as http_server, Answer, BadRequest, Limits, Request, Responder, Serving};
 use openagent_store::Store;
@@ -144,7 +144,7 @@ impl Server {
         };
         let signal = futures::executor::block_on(signals.next()).unwrap_or(libc::SIGTERM);
         self.runs.abort_all(SESSIONS_END_WITHIN);
-        openagent_host::signals::end_commands(openagent_runner::run::COMMANDS_END_WITHIN);
+        openagent_host::signals::end_commands(openagent_runner::COMMANDS_END_WITHIN);
         128 + signal as u8
     }
 

@@ -15,7 +15,7 @@ use super::runs::{NewRun, Refusal, Runs, StartError};
 use openagent_host::runtime::system_now_ms;
 use openagent_http_server::{percent_decode, Request};
 use openagent_runner::resume;
-use openagent_runner::run::{new_run_id, AgentOptions};
+use openagent_runner::{new_run_id, AgentOptions, LimitFlags};
 use openagent_store::session_json;
 use openagent_store::{SessionFilter, SessionResult, Status, Store, StoreError};
 
@@ -318,6 +318,8 @@ struct NewSessionBody {
     max_turns: Option<usize>,
     max_tool_rounds: Option<usize>,
     reasoning_effort: Option<String>,
+    context_window: Option<usize>,
+    compact_at: Option<usize>,
     output_schema: Option<Value>,
     /// An agent config of the server's working directory (`.openagent/agents/<id>/agent.yml`).
     agent: Option<String>,
@@ -331,9 +333,14 @@ impl NewSessionBody {
         if self.task.trim().is_empty() {
             return Err(ApiError::new(400, "task is empty: say what the agent should do"));
         }
-        if let Some(effort) = self.reasoning_effort.as_deref().filter(|e| !["low", "medium", "high"].contains(e)) {
-            return Err(ApiError::new(400, format!("reasoning_effort {effort:?} is not one of low, medium, high")));
-        }
+        let limits = LimitFlags {
+            max_turns: self.max_turns,
+            max_tool_rounds: self.max_tool_rounds,
+            reasoning_effort: self.reasoning_effort,
+            context_window: self.context_window,
+            compact_at: self.compact_at,
+        };
+        limits.check().map_err(|e| ApiError::new(400, e.to_string()))?;
         if self.output_schema.as_ref().is_some_and(|schema| !schema.is_object()) {
             return Err(ApiError::new(400, "output_schema must be a JSON Schema object"));
         }
@@ -349,9 +356,7 @@ impl NewSessionBody {
                 approval,
                 ..AgentOptions::default()
             },
-            max_turns: self.max_turns,
-            max_tool_rounds: self.max_tool_rounds,
-            reasoning_effort: self.reasoning_effort,
+            limits,
             output_schema: self.output_schema,
             parent_id: self.parent_id,
             resume: None,
@@ -499,7 +504,22 @@ mod tests {
         let run = parse::<NewSessionBody>(br#"{"task": "x", "max_turns": 3, "model": "m", "parent_id": "r_1"}"#)
             .and_then(NewSessionBody::into_run)
             .expect("valid");
-        assert_eq!((run.max_turns, run.agent.model.as_deref(), run.parent_id.as_deref()), (Some(3), Some("m"), Some("r_1")));
+        assert_eq!(
+            (run.limits.max_turns, run.agent.model.as_deref(), run.parent_id.as_deref()),
+            (Some(3), Some("m"), Some("r_1"))
+        );
+    }
+
+    /// The window and compaction settings `openagent run` takes as flags, a request takes too.
+    #[test]
+    fn a_new_session_takes_the_window_and_compaction_settings_and_refuses_impossible_ones() {
+        let error = |body: &str| parse::<NewSessionBody>(body.as_bytes()).and_then(NewSessionBody::into_run).unwrap_err().message;
+        assert!(error(r#"{"task": "x", "context_window": 0}"#).contains("context_window must be at least 1 token"));
+        assert!(error(r#"{"task": "x", "compact_at": 101}"#).contains("compact_at 101 is a percent"));
+        let run = parse::<NewSessionBody>(br#"{"task": "x", "context_window": 8192, "compact_at": 0}"#)
+            .and_then(NewSessionBody::into_run)
+            .expect("valid");
+        assert_eq!((run.limits.context_window, run.limits.compact_at), (Some(8192), Some(0)));
     }
 
     #[test]

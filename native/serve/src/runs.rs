@@ -33,9 +33,10 @@ use serde_json::Value;
 use super::callback::callback_message;
 use openagent_host::runtime::system_now_ms;
 use openagent_host::runtime::NativeRuntime;
+use openagent_runner::report::Output;
 use openagent_runner::resume::{ResumeFrom, Resumed};
-use openagent_runner::run::{
-    drive, new_run_id, pinned_runtime, AgentOptions, ExitReason, Launcher, LimitFlags, Output, Report, RunConfig, Wake,
+use openagent_runner::{
+    new_run_id, pinned_runtime, AgentOptions, ExitReason, LimitFlags, Plan, Report, Request, RunConfig, RunError, Running, Wake,
 };
 use openagent_store::{Recorder, SessionResult, Store, StoreError};
 
@@ -48,10 +49,8 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(10);
 pub struct NewRun {
     pub task: String,
     pub agent: AgentOptions,
-    /// LimitFlags and effort asked for; an agent config's apply where these are absent.
-    pub max_turns: Option<usize>,
-    pub max_tool_rounds: Option<usize>,
-    pub reasoning_effort: Option<String>,
+    /// The limits asked for; an agent config's apply where these are absent.
+    pub limits: LimitFlags,
     pub output_schema: Option<Value>,
     /// A session of this server that gets this one's results.
     pub parent_id: Option<String>,
@@ -157,9 +156,7 @@ impl Runs {
         let run = NewRun {
             task: message,
             agent: resumed.options(&AgentOptions::default()),
-            max_turns: None,
-            max_tool_rounds: None,
-            reasoning_effort: None,
+            limits: LimitFlags::default(),
             output_schema: resumed.output_schema(),
             parent_id: None,
             resume: Some(resumed),
@@ -297,32 +294,37 @@ impl Runs {
         let runtime = Rc::new(pinned_runtime());
         let now = || format_rfc3339(runtime.now_ms());
         let waiting = Waiting::default();
-        let (agent, session, recorder) = match self.prepare(id, &run, &runtime, now(), &waiting) {
-            Ok(prepared) => prepared,
+        let mut running = match self.prepare(id, &run, &runtime, now(), &waiting) {
+            Ok(running) => running,
             Err(error) => {
                 let _ = ready.send(Err(error));
                 return;
             }
         };
         let _ = ready.send(Ok(()));
-        let mut report = Report::to(Output::Silent, Some(recorder));
         let mut input = Some(run.task);
         while let Some(text) = input.take() {
             let started = runtime.now_ms();
             let outside = control.by_ref().map(Wake::Outside).boxed_local();
-            let result = runtime.block_on(drive(&session, session.submit(text), &runtime, outside, |wake| match wake {
-                Wake::Outside(request) => while_running(&session, &waiting, request),
-                wake => report.wake_on(wake, &session),
-            }));
-            report.checkpoint(&session, true, &now());
+            let result = running.drive(
+                &runtime,
+                |session| session.submit(text),
+                outside,
+                |session, wake| {
+                    if let Wake::Outside(request) = wake {
+                        while_running(session, &waiting, request);
+                    }
+                },
+            );
             // Steering that came after the input's last tool round opens the next input at once:
             // a child's result must not wait for someone to send the parent a message.
-            let late = session.take_steering();
-            if !late.is_empty() && session.status() != SessionStatus::Closed {
+            let late = running.session.take_steering();
+            if !late.is_empty() && running.session.status() != SessionStatus::Closed {
                 input = Some(late.join("\n\n"));
                 continue;
             }
-            let end = std::mem::take(&mut report.tally).end(&result, &agent, &session, runtime.now_ms().saturating_sub(started));
+            let end = running.end(&result, runtime.now_ms().saturating_sub(started));
+            let Running { session, report, .. } = &mut running;
             if let Some(store) = &mut report.store {
                 if let Err(e) = store.finish(&end.exit_reason, &now()) {
                     eprintln!("warning: the session store did not record how {id}'s input ended: {e}");
@@ -336,14 +338,14 @@ impl Runs {
                 break;
             }
             self.touch(id);
-            input = next_input(&runtime, &mut control, &session, &mut report, || self.idle_left(id));
+            input = next_input(&runtime, &mut control, session, report, || self.idle_left(id));
         }
         // A session an error closed may still be running its `session_end` hooks.
-        runtime.block_on(session.ended());
+        runtime.block_on(running.session.ended());
         self.forget(id);
     }
 
-    /// The agent, its session and the session's row in the store; the error says what to change.
+    /// The session at work, its row in the store written; the error says what to change.
     fn prepare(
         &self,
         id: &str,
@@ -351,44 +353,36 @@ impl Runs {
         runtime: &Rc<NativeRuntime>,
         created_at: String,
         waiting: &Waiting,
-    ) -> Result<(Launcher, Session, Recorder), StartError> {
-        let options = AgentOptions {
-            cwd: run.agent.cwd.clone().or_else(|| self.defaults.cwd.clone()),
-            env_pass: self.defaults.env_pass.clone(),
-            // The server's --approval is the default under the agent config's mode.
-            default_approval: self.defaults.approval.unwrap_or(self.defaults.default_approval),
-            // The server's own: what a request says cannot make a directory's hooks trusted.
-            data_dir: Some(self.data_dir.clone()),
-            ..run.agent.clone()
+    ) -> Result<Running, StartError> {
+        let request = Request {
+            agent: AgentOptions {
+                cwd: run.agent.cwd.clone().or_else(|| self.defaults.cwd.clone()),
+                env_pass: self.defaults.env_pass.clone(),
+                // The server's --approval is the default under the agent config's mode.
+                default_approval: self.defaults.approval.unwrap_or(self.defaults.default_approval),
+                // The server's own: what a request says cannot make a directory's hooks trusted.
+                data_dir: Some(self.data_dir.clone()),
+                ..run.agent.clone()
+            },
+            limits: run.limits.clone(),
+            data_dir: self.data_dir.clone(),
+            resume: None,
         };
-        let mut agent = Launcher::prepare(&options, runtime.clone()).map_err(StartError::Refused)?;
-        agent.approver = Rc::new(waiting.clone());
-        let snapshot = run.resume.as_ref().map(|resumed| resumed.snapshot.clone());
-        let limits = LimitFlags {
-            max_turns: run.max_turns,
-            max_tool_rounds: run.max_tool_rounds,
-            reasoning_effort: run.reasoning_effort.clone(),
-            ..LimitFlags::default()
-        };
-        let config = agent.session_config(&limits, snapshot.as_ref());
-        let mut builder = agent.builder(id, config.clone());
-        if let Some(schema) = &run.output_schema {
-            builder = builder.output_schema(schema.clone()).map_err(|e| StartError::Refused(format!("output_schema: {e}")))?;
-        }
-        if let Some(snapshot) = snapshot {
-            builder = builder.restore(snapshot);
-        }
-        let session = builder.build();
-        agent.finish(&session);
-        let run_config =
-            RunConfig { output_schema: run.output_schema.clone(), ..RunConfig::new(&run.task, &agent, &config, "serve") };
-        let mut stored = run_config.stored_session(id, created_at);
+        let mut plan = Plan::continuing(&request, run.resume.clone(), runtime).map_err(|e| StartError::Refused(e.to_string()))?;
+        plan.launcher.approver = Rc::new(waiting.clone());
+        let config = RunConfig::new(&run.task, &plan.launcher, &plan.config, "serve");
+        let mut stored = RunConfig { output_schema: run.output_schema.clone(), ..config }.stored_session(id, created_at);
         stored.parent_id.clone_from(&run.parent_id);
         let recorder = match run.resume {
             Some(_) => Recorder::reopen(&self.data_dir, stored),
             None => Recorder::start(&self.data_dir, stored),
         };
-        Ok((agent, session, recorder.map_err(|e| StartError::Failed(e.to_string()))?))
+        let report = Report::to(Output::Silent, Some(recorder.map_err(|e| StartError::Failed(e.to_string()))?));
+        plan.start(id, report, |builder| match &run.output_schema {
+            Some(schema) => builder.output_schema(schema.clone()).map_err(|e| RunError::OutputSchema(e.to_string())),
+            None => Ok(builder),
+        })
+        .map_err(|e| StartError::Refused(e.to_string()))
     }
 
     /// Hands a child's callback to its parent; a parent closed meanwhile cannot take it, and the

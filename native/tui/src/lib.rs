@@ -40,8 +40,8 @@ use self::editor::{Action, Editor};
 use self::screen::Screen;
 use self::text::Line;
 use self::view::View;
-use crate::line_mode::InteractiveArgs;
-use openagent_runner::run::{ExitReason, Launcher, Report, Wake};
+use openagent_runner::report::Output;
+use openagent_runner::{ExitReason, Launcher, Plan, Report, Request, Wake};
 
 /// Whether the terminal can take the full interactive screen.
 pub fn wanted() -> bool {
@@ -102,7 +102,7 @@ struct State {
     view: View,
     report: Report,
     data_dir: std::path::PathBuf,
-    limits: openagent_runner::run::LimitFlags,
+    limits: openagent_runner::LimitFlags,
     /// The session's row is in the store (written at its first input).
     stored: bool,
     /// It was taken up from the store: its row is reopened, not created.
@@ -124,19 +124,13 @@ struct State {
 }
 
 /// Runs the session until the person quits; returns the exit code.
-pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
+pub fn run(args: Request, first_task: Option<String>) -> u8 {
     highlight::warm_up();
-    let runtime = Rc::new(openagent_runner::run::pinned_runtime());
-    let prepared = args
-        .resume
-        .as_ref()
-        .map(|from| openagent_runner::run::load_resumed(from, &args.data_dir, &args.agent))
-        .transpose()
-        .and_then(|resumed| Ok((openagent_runner::run::prepare_agent(&args.agent, resumed.as_ref(), &runtime)?, resumed)));
-    let (mut agent, resumed) = match prepared {
-        Ok(prepared) => prepared,
-        Err(message) => {
-            eprintln!("error: {message}");
+    let runtime = Rc::new(openagent_runner::pinned_runtime());
+    let Plan { launcher: mut agent, resumed, config } = match Plan::resolve(&args, &runtime) {
+        Ok(plan) => plan,
+        Err(error) => {
+            eprintln!("error: {error}");
             return ExitReason::ConfigError.code();
         }
     };
@@ -159,16 +153,15 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
     screen.open();
     let editor = Editor::with_history(args.data_dir.join("history"));
     let view = View::new(screen, editor, changes, agent.settings.kind.to_string(), agent.model.clone());
-    let config = agent.session_config(&args.limits, resumed.as_ref().map(|r| &r.snapshot));
     let session = match &resumed {
         Some(resumed) => build(&agent, &hooks, resumed.id(), config, Some(resumed.snapshot.clone())),
-        None => build(&agent, &hooks, &openagent_runner::run::new_run_id(runtime.now_ms()), config, None),
+        None => build(&agent, &hooks, &openagent_runner::new_run_id(runtime.now_ms()), config, None),
     };
     let mut state = State {
         agent,
         session,
         view,
-        report: Report::to(openagent_runner::run::Output::Silent, None),
+        report: Report::to(Output::Silent, None),
         data_dir: args.data_dir.clone(),
         limits: args.limits.clone(),
         stored: false,
@@ -377,7 +370,7 @@ impl State {
             self.report.finish_store(&end.exit_reason, &now);
             (self.stored, self.last_exit) = (false, None);
             runtime.block_on(self.session.ended());
-            let id = openagent_runner::run::new_run_id(runtime.now_ms());
+            let id = openagent_runner::new_run_id(runtime.now_ms());
             self.session = build(&self.agent, &self.hooks, &id, self.session.config(), None);
             self.view.root = None;
             return;
@@ -395,9 +388,9 @@ impl State {
             return;
         }
         let config = self.session.config();
-        let info = openagent_runner::run::RunConfig::new(task, &self.agent, &config, "interactive")
+        let info = openagent_runner::RunConfig::new(task, &self.agent, &config, "interactive")
             .stored_session(self.session.id(), format_rfc3339(runtime.now_ms()));
-        self.report.store = openagent_runner::run::record(&self.data_dir, info, std::mem::take(&mut self.resuming));
+        self.report.store = openagent_runner::report::record(&self.data_dir, info, std::mem::take(&mut self.resuming));
         self.stored = true;
     }
 
@@ -478,7 +471,7 @@ impl State {
             view.draw();
         };
         let work = work(session);
-        let result = runtime.block_on(openagent_runner::run::drive(session, work, runtime, outside, on_wake));
+        let result = runtime.block_on(openagent_runner::drive(session, work, runtime, outside, on_wake));
         // "stopping…" or "steering…" was about the run that just ended. One Ctrl-C ends a run
         // at once, so the second of two lands here: it quits, as "stopping…" said it would.
         self.view.screen.live.notice = None;
@@ -501,7 +494,7 @@ fn interrupt(session: &Session, view: &mut View, presses: &mut usize) {
     if *presses > 1 {
         view.screen.close();
         restore();
-        openagent_host::signals::end_commands(openagent_runner::run::COMMANDS_END_WITHIN);
+        openagent_host::signals::end_commands(openagent_runner::COMMANDS_END_WITHIN);
         std::process::exit(i32::from(ExitReason::Interrupted.code()));
     }
     session.interrupt();

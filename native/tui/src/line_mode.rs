@@ -11,7 +11,6 @@
 //! an error. None is ever sent as a task.
 
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
 use std::rc::Rc;
 
 use futures::channel::mpsc::{unbounded, UnboundedReceiver};
@@ -22,21 +21,11 @@ use openagent_core::SessionStatus;
 
 use crate::commands::{self, Parsed};
 use openagent_runner::approval::{PendingAnswer, TerminalApprover};
-use openagent_runner::resume::ResumeFrom;
-use openagent_runner::run::{
-    drive, load_resumed, pinned_runtime, prepare_agent, record, signal_wakes, AgentOptions, ExitReason, Human, LimitFlags,
-    Output, Report, RunConfig, Wake,
+use openagent_runner::human::Human;
+use openagent_runner::report::{record, Output};
+use openagent_runner::{
+    drive, new_run_id, pinned_runtime, signal_wakes, ExitReason, Plan, Report, Request, RunConfig, Running, Wake,
 };
-
-/// The interactive session's settings.
-pub struct InteractiveArgs {
-    pub agent: AgentOptions,
-    pub limits: LimitFlags,
-    /// Where the session store is.
-    pub data_dir: PathBuf,
-    /// Continue a stored session (`--resume`, `--continue`) instead of starting one.
-    pub resume: Option<ResumeFrom>,
-}
 
 /// What the person did while no task was running.
 enum Next {
@@ -77,33 +66,23 @@ fn read_line(line: &str) -> Typed {
 }
 
 /// Runs the session until the person quits; returns the exit code.
-pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
+pub fn run(args: Request, first_task: Option<String>) -> u8 {
     let runtime = Rc::new(pinned_runtime());
     let mut human = Human::detect();
-    let prepared = args
-        .resume
-        .as_ref()
-        .map(|from| load_resumed(from, &args.data_dir, &args.agent))
-        .transpose()
-        .and_then(|resumed| Ok((prepare_agent(&args.agent, resumed.as_ref(), &runtime)?, resumed)));
-    let (mut agent, resumed) = match prepared {
-        Ok(prepared) => prepared,
-        Err(message) => {
-            human.fatal(&message);
+    let mut plan = match Plan::resolve(&args, &runtime) {
+        Ok(plan) => plan,
+        Err(error) => {
+            human.fatal(&error.to_string());
             return ExitReason::ConfigError.code();
         }
     };
     // While the policy asks about a call, the next line typed answers it.
     let answers = PendingAnswer::default();
-    agent.approver = Rc::new(TerminalApprover { answers: answers.clone() });
+    plan.launcher.approver = Rc::new(TerminalApprover { answers: answers.clone() });
     human.pause_for(answers.clone());
-    let snapshot = resumed.as_ref().map(|resumed| &resumed.snapshot);
-    let config = agent.session_config(&args.limits, snapshot);
-    let new_session = || agent.session(&openagent_runner::run::new_run_id(runtime.now_ms()), config.clone(), None);
-    let mut session = match &resumed {
-        Some(resumed) => agent.session(resumed.id(), config.clone(), Some(resumed.snapshot.clone())),
-        None => new_session(),
-    };
+    let config = plan.config.clone();
+    let resumed = plan.resumed.as_ref().map(|resumed| (resumed.id().to_owned(), resumed.record.exit_reason.clone()));
+    let agent = &plan.launcher;
     eprintln!(
         "OpenAgent{} · {} · {} · {} · approval {}{}\nType a task and press Enter. While it runs, type to steer it. /compact compacts the \
          conversation; /help lists the commands. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
@@ -112,19 +91,27 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         agent.model,
         agent.cwd.display(),
         agent.policy.mode.name(),
-        resumed.as_ref().map(|resumed| format!("\nResuming session {}.", resumed.id())).unwrap_or_default(),
+        resumed.as_ref().map(|(id, _)| format!("\nResuming session {id}.")).unwrap_or_default(),
     );
+    let id = plan.session_id(&new_run_id(runtime.now_ms()));
+    let report = Report::to(Output::Human(human), None);
+    let mut running = match plan.start(&id, report, Ok) {
+        Ok(running) => running,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitReason::ConfigError.code();
+        }
+    };
 
     let mut lines = stdin_lines();
     let mut signals = openagent_host::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will quit at once: {e}")).ok();
-    let mut report = Report::to(Output::Human(human), None);
     let now = || format_rfc3339(runtime.now_ms());
     // The session's row is written at its first task (a resumed one's taken up again then), so
     // a session opened and left without a task leaves no trace. `stored` says it was written.
     let mut stored = false;
     let mut resuming = resumed.is_some();
     // How the conversation's latest input ended: for a resumed session, how it last ended.
-    let mut last_exit = resumed.and_then(|resumed| resumed.record.exit_reason);
+    let mut last_exit = resumed.and_then(|(_, exit_reason)| exit_reason);
     let mut pending = first_task;
     while let Some(task) = pending.take().or_else(|| runtime.block_on(next_task(&mut lines, signals.as_mut()))) {
         let compact = match read_line(&task) {
@@ -136,7 +123,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             eprintln!("Nothing to compact yet: give the session a task first.");
             continue;
         }
-        let input = match openagent_runner::mentions::with_mentioned_images(&task, &agent.cwd) {
+        let input = match openagent_runner::mentions::with_mentioned_images(&task, &running.launcher.cwd) {
             Ok(input) => input,
             Err(message) => {
                 eprintln!("{message}");
@@ -144,14 +131,15 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             }
         };
         if !stored {
-            let info = RunConfig::new(&task, &agent, &config, "interactive").stored_session(session.id(), now());
-            report.store = record(&args.data_dir, info, std::mem::take(&mut resuming));
+            let info =
+                RunConfig::new(&task, &running.launcher, &config, "interactive").stored_session(running.session.id(), now());
+            running.report.store = record(&args.data_dir, info, std::mem::take(&mut resuming));
             stored = true;
         }
         let started = runtime.now_ms();
         let mut presses = 0;
         let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Outside));
-        let on_wake = |wake: Wake<String>| match wake {
+        let on_outside = |session: &openagent_core::Session, wake: Wake<String>| match wake {
             Wake::Outside(line) => {
                 let line = answers.take_line(line).filter(|line| !line.trim().is_empty());
                 // A command typed while it runs is answered or refused, never steering.
@@ -162,30 +150,29 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             Wake::Signal => {
                 presses += 1;
                 if presses > 1 {
-                    openagent_host::signals::end_commands(openagent_runner::run::COMMANDS_END_WITHIN);
+                    openagent_host::signals::end_commands(openagent_runner::COMMANDS_END_WITHIN);
                     std::process::exit(i32::from(ExitReason::Interrupted.code()));
                 }
                 session.interrupt();
             }
-            wake => report.wake_on(wake, &session),
+            Wake::Event(_) | Wake::Tick => {}
         };
         if compact {
-            if let Err(error) = runtime.block_on(drive(&session, session.compact(), &runtime, outside.boxed_local(), on_wake)) {
-                eprintln!("The conversation was not compacted: {}", agent.explain(&error));
+            if let Err(error) = running.drive(&runtime, |session| session.compact(), outside.boxed_local(), on_outside) {
+                eprintln!("The conversation was not compacted: {}", running.launcher.explain(&error));
             }
-            report.checkpoint(&session, true, &now());
             continue;
         }
-        let result = runtime.block_on(drive(&session, session.submit(input), &runtime, outside.boxed_local(), on_wake));
-        let end = std::mem::take(&mut report.tally).end(&result, &agent, &session, runtime.now_ms().saturating_sub(started));
-        report.output.finish(&now(), &end);
-        report.checkpoint(&session, true, &now());
+        let result = running.drive(&runtime, |session| session.submit(input), outside.boxed_local(), on_outside);
+        let end = running.end(&result, runtime.now_ms().saturating_sub(started));
+        running.report.output.finish(&now(), &end);
+        let Running { launcher: agent, session, report } = &mut running;
         if session.status() == SessionStatus::Closed {
             eprintln!("The session was closed by that error; the next task starts a new conversation.");
             report.finish_store(&end.exit_reason, &now());
             (stored, last_exit) = (false, None);
             runtime.block_on(session.ended());
-            session = new_session();
+            *session = agent.session(&new_run_id(runtime.now_ms()), config.clone(), None);
         } else {
             last_exit = Some(end.exit_reason);
             // A line typed after the input's last tool round steered nothing: it is the next task,
@@ -196,6 +183,7 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
             }
         }
     }
+    let Running { session, report, .. } = &mut running;
     if stored {
         report.finish_store(last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now());
     }
@@ -206,9 +194,9 @@ pub fn run(args: InteractiveArgs, first_task: Option<String>) -> u8 {
         Ok::<_, openagent_core::SessionError>(())
     };
     let quiet = stream::pending().boxed_local();
-    let _ = runtime.block_on(drive(&session, ended, &runtime, quiet, |wake: Wake<()>| report.wake_on(wake, &session)));
+    let _ = runtime.block_on(drive(session, ended, &runtime, quiet, |wake: Wake<()>| report.wake_on(wake, session)));
     // An input interrupted just before quitting may have commands still ending.
-    openagent_host::signals::end_commands(openagent_runner::run::COMMANDS_END_WITHIN);
+    openagent_host::signals::end_commands(openagent_runner::COMMANDS_END_WITHIN);
     match &report.output {
         Output::Human(human) => human.stdout.end(0),
         _ => 0,

@@ -19,7 +19,7 @@ use super::view::View;
 use super::{build, help_lines, Outside, State};
 use openagent_host::runtime::NativeRuntime;
 use openagent_runner::resume::{self, ResumeFrom, Resumed};
-use openagent_runner::run::{ExitReason, Launcher};
+use openagent_runner::{ExitReason, Launcher};
 use openagent_store::{SessionFilter, Store};
 
 /// Sessions the `/resume` picker offers.
@@ -224,7 +224,7 @@ impl State {
         let from = self.session.id().to_owned();
         // The fork is made first: if the store refuses it, the conversation goes on as it was.
         let mut store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
-        let id = openagent_runner::run::new_run_id(runtime.now_ms());
+        let id = openagent_runner::new_run_id(runtime.now_ms());
         let forked = resume::fork(&mut store, &from, None, &id, &now).map_err(|e| resume::explain(&e))?;
         self.end(runtime);
         match Resumed::load(&store, &ResumeFrom::Id(forked.id), &self.agent.cwd) {
@@ -254,7 +254,7 @@ impl State {
     /// A new conversation, after [`State::end`].
     fn fresh(&mut self, runtime: &Rc<NativeRuntime>) {
         let config = self.config(None);
-        self.session = build(&self.agent, &self.hooks, &openagent_runner::run::new_run_id(runtime.now_ms()), config, None);
+        self.session = build(&self.agent, &self.hooks, &openagent_runner::new_run_id(runtime.now_ms()), config, None);
         self.view.root = None;
         self.view.usage = Default::default();
         self.view.context = (0, self.window());
@@ -294,7 +294,7 @@ impl State {
         self.view.screen.live.waiting = None;
         self.view.draw();
         self.end(runtime);
-        openagent_host::signals::end_commands(openagent_runner::run::COMMANDS_END_WITHIN);
+        openagent_host::signals::end_commands(openagent_runner::COMMANDS_END_WITHIN);
         self.view.screen.close();
     }
 }

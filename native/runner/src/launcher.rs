@@ -1,4 +1,4 @@
-//! The agent a native run drives: the provider resolved from flags, the agent config (`--agent`)
+//! The agent a native session runs: the provider resolved from flags, the agent config (`--agent`)
 //! and the environment, the model known, the working directory checked. Shared by `openagent run`
 //! and the interactive session.
 
@@ -17,7 +17,9 @@ use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::agents::{self, AgentConfig};
 use crate::approval::CannotAsk;
+use crate::error::RunError;
 use crate::hooks;
+use crate::limits::LimitFlags;
 use crate::mcp::{self, McpServer};
 use crate::models;
 use crate::trust;
@@ -80,20 +82,22 @@ pub struct Launcher {
 impl Launcher {
     /// Resolves the provider and model and opens the working directory. The error says what to
     /// change.
-    pub fn prepare(options: &AgentOptions, runtime: Rc<NativeRuntime>) -> Result<Self, String> {
+    pub fn prepare(options: &AgentOptions, runtime: Rc<NativeRuntime>) -> Result<Self, RunError> {
         let cwd = working_directory(options)?;
         let env = LocalEnvironment::new(&cwd)
-            .map_err(|e| format!("cannot work in {}: {e}", cwd.display()))?
+            .map_err(|e| RunError::CannotWorkIn { dir: cwd.clone(), reason: e.to_string() })?
             .with_env_pass(EnvPass::new(&options.env_pass));
-        let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose().map_err(|e| e.to_string())?;
-        let servers = mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default())?;
-        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default())?;
+        let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose()?;
+        let servers =
+            mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default()).map_err(RunError::Config)?;
+        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default()).map_err(RunError::Config)?;
         // Checked once both files are loaded (so a broken one is named as broken) and before
         // anything of them starts or a model server is asked anything.
-        trust::check(options.data_dir.as_deref(), &cwd, &trust::project_files(&cwd, config.as_ref()))?;
+        trust::check(options.data_dir.as_deref(), &cwd, &trust::project_files(&cwd, config.as_ref()))
+            .map_err(RunError::Config)?;
         let http = Rc::new(NativeHttpClient::new());
         let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
-        let catalog = models::load(&cwd)?;
+        let catalog = models::load(&cwd).map_err(RunError::Config)?;
         let mcp = match servers.is_empty() {
             true => Vec::new(),
             false => runtime.block_on(mcp::connect_all(&servers, &cwd, http.clone(), runtime.clone())),
@@ -205,47 +209,15 @@ pub fn session_config(agent: Option<&AgentConfig>, limits: &LimitFlags) -> Sessi
     limits.apply(base)
 }
 
-/// The limits and settings given as flags (or in a serve request), each only where it is given.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LimitFlags {
-    /// `--max-turns`: model responses in the whole session; 0 = no limit.
-    pub max_turns: Option<usize>,
-    /// `--max-tool-rounds`: tool rounds per input; 0 = no limit.
-    pub max_tool_rounds: Option<usize>,
-    pub reasoning_effort: Option<String>,
-    /// `--context-window`: the model's window in tokens, where the profile cannot know it (a
-    /// local server's n_ctx).
-    pub context_window: Option<usize>,
-    /// `--compact-at`: compact past this share of the window, in percent; 0 = never.
-    pub compact_at: Option<usize>,
-}
-
-impl LimitFlags {
-    /// `config` with what these limits give, where they give it: over the agent config's for a
-    /// new session, over those in force for a resumed one.
-    pub fn apply(&self, mut config: SessionConfig) -> SessionConfig {
-        config.max_turns = self.max_turns.unwrap_or(config.max_turns);
-        config.max_tool_rounds_per_input = self.max_tool_rounds.unwrap_or(config.max_tool_rounds_per_input);
-        if self.reasoning_effort.is_some() {
-            config.reasoning_effort.clone_from(&self.reasoning_effort);
-        }
-        if self.context_window.is_some() {
-            config.context_window = self.context_window;
-        }
-        config.compaction_threshold_percent = self.compact_at.unwrap_or(config.compaction_threshold_percent);
-        config
-    }
-}
-
 /// The directory `options` name (`--cwd`, else the current one), canonical; the error says what
 /// to change.
-pub fn working_directory(options: &AgentOptions) -> Result<PathBuf, String> {
+pub fn working_directory(options: &AgentOptions) -> Result<PathBuf, RunError> {
     let cwd = match &options.cwd {
-        Some(dir) => dir.canonicalize().map_err(|e| format!("cannot use --cwd {}: {e}", dir.display()))?,
-        None => std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?,
+        Some(dir) => dir.canonicalize().map_err(|e| RunError::BadDirectory { dir: dir.clone(), reason: e.to_string() })?,
+        None => std::env::current_dir().map_err(RunError::NoCurrentDirectory)?,
     };
     if !cwd.is_dir() {
-        return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
+        return Err(RunError::BadDirectory { dir: cwd, reason: "not a directory".into() });
     }
     Ok(cwd)
 }
@@ -258,14 +230,14 @@ pub fn resolve_provider(
     agent: Option<&AgentConfig>,
     runtime: &NativeRuntime,
     http: &dyn HttpClient,
-) -> Result<(ProviderSettings, String, Option<u64>), String> {
+) -> Result<(ProviderSettings, String, Option<u64>), RunError> {
     let settings = ProviderSettings::resolve(
         options.provider.as_deref().or(agent.and_then(|c| c.provider.as_deref())),
         options.model.as_deref().or(agent.and_then(|c| c.model.as_deref())),
         options.base_url.as_deref(),
         |name| std::env::var(name).ok(),
     )
-    .map_err(|e| explain_setup(&e))?;
+    .map_err(RunError::Setup)?;
     if settings.kind != ProviderKind::OpenAiCompatible {
         let model = settings.model.clone().expect("every other provider has a default model");
         return Ok((settings, model, None));
@@ -276,8 +248,8 @@ pub fn resolve_provider(
         (None, Ok(models)) => models
             .first()
             .map(|m| m.id.clone())
-            .ok_or_else(|| explain_setup(&SetupError::NoModel(format!("{}/models listed none", settings.base_url))))?,
-        (None, Err(e)) => return Err(explain_setup(e)),
+            .ok_or_else(|| RunError::Setup(SetupError::NoModel(format!("{}/models listed none", settings.base_url))))?,
+        (None, Err(e)) => return Err(RunError::Setup(e.clone())),
     };
     // A server that cannot list its models still serves them: the window is then the profile's.
     let window = listed.ok().and_then(|models| models.into_iter().find(|m| m.id == model)?.context_window);
@@ -311,7 +283,6 @@ pub fn explain_setup(error: &SetupError) -> String {
         SetupError::UnknownProvider(_) | SetupError::BadBaseUrl(_) => error.to_string(),
     }
 }
-
 
 /// `error` as the user should read it, for a run of `model` on the provider of `settings`: what
 /// went wrong and what to do. Shared with the sandboxed run, which has no `Launcher`.

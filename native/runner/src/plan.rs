@@ -1,0 +1,137 @@
+//! The three steps every native host takes to run a session, so that `openagent run`, each
+//! input of the interactive session, serve's sessions and the line mode read alike:
+//!
+//! 1. [`Plan::resolve`]: everything that can refuse (the directory, the agent config, the MCP,
+//!    hooks and models files and their trust, the provider and model, the stored session to
+//!    resume), resolved before anything is written;
+//! 2. [`Plan::start`]: the session built on the host's [`Report`] (which holds the run's
+//!    artifacts and its row in the store);
+//! 3. [`Running::drive`]: one input driven until it ends, every event reported, and
+//!    [`Running::end`]: how it ended, explained.
+
+use std::future::Future;
+use std::path::Path;
+use std::rc::Rc;
+
+use futures::stream::LocalBoxStream;
+use openagent_core::runtime::{format_rfc3339, Runtime};
+use openagent_core::session::SessionBuilder;
+use openagent_core::{Session, SessionConfig, SessionError};
+use openagent_host::runtime::NativeRuntime;
+use openagent_store::Store;
+
+use crate::artifacts::RunConfig;
+use crate::drive::{drive, Wake};
+use crate::error::RunError;
+use crate::launcher::{working_directory, AgentOptions, Launcher};
+use crate::projection::RunEnd;
+use crate::report::Report;
+use crate::request::Request;
+use crate::resume::{ResumeFrom, Resumed};
+
+/// A session resolved and ready to start: its agent, the stored session it continues, its
+/// settings. Nothing of it has been written yet.
+pub struct Plan {
+    pub launcher: Launcher,
+    pub resumed: Option<Resumed>,
+    pub config: SessionConfig,
+}
+
+impl Plan {
+    /// Resolves `request`: for a resumed session, its stored agent where the request says
+    /// nothing; the error says what to change.
+    pub fn resolve(request: &Request, runtime: &Rc<NativeRuntime>) -> Result<Self, RunError> {
+        let resumed = request.resume.as_ref().map(|from| load_resumed(from, &request.data_dir, &request.agent)).transpose()?;
+        Self::continuing(request, resumed, runtime)
+    }
+
+    /// [`Plan::resolve`], for a host that has loaded the stored session to resume itself.
+    pub fn continuing(request: &Request, resumed: Option<Resumed>, runtime: &Rc<NativeRuntime>) -> Result<Self, RunError> {
+        let launcher = prepare_agent(&request.agent, resumed.as_ref(), runtime)?;
+        let config = launcher.session_config(&request.limits, resumed.as_ref().map(|resumed| &resumed.snapshot));
+        Ok(Self { launcher, resumed, config })
+    }
+
+    /// The session's id: a resumed session keeps its own, a new one is named `new`.
+    pub fn session_id(&self, new: &str) -> String {
+        self.resumed.as_ref().map_or(new, Resumed::id).to_owned()
+    }
+
+    /// What the run's artifacts and its row in the store record of it, for `task` reported as
+    /// `output` (`human`, `json`, `interactive`, `serve`).
+    pub fn run_config(&self, task: &str, output: &str) -> RunConfig {
+        RunConfig {
+            resumed_from: self.resumed.as_ref().map(|resumed| resumed.id().to_owned()),
+            forked_from: self.resumed.as_ref().and_then(|resumed| resumed.record.forked_from.clone()),
+            ..RunConfig::new(task, &self.launcher, &self.config, output)
+        }
+    }
+
+    /// Builds the session `id` (continuing the resumed one), with what `extend` adds to its
+    /// builder (an output schema, a host's hooks), reporting to `report`.
+    pub fn start(
+        self,
+        id: &str,
+        report: Report,
+        extend: impl FnOnce(SessionBuilder) -> Result<SessionBuilder, RunError>,
+    ) -> Result<Running, RunError> {
+        let builder = extend(self.launcher.builder(id, self.config))?;
+        let session = self.launcher.build(builder, self.resumed.map(|resumed| resumed.snapshot));
+        Ok(Running { launcher: self.launcher, session, report })
+    }
+}
+
+/// A session at work, and where its events go.
+pub struct Running {
+    pub launcher: Launcher,
+    pub session: Session,
+    pub report: Report,
+}
+
+impl Running {
+    /// Drives the input `work` gives until it is done: every event and spinner tick goes to the
+    /// report (with the rolling snapshot at each turn), every other wake to `on_outside`; then
+    /// keeps the input's snapshot.
+    pub fn drive<'s, T, R, F>(
+        &'s mut self,
+        runtime: &Rc<NativeRuntime>,
+        work: impl FnOnce(&'s Session) -> F,
+        outside: LocalBoxStream<'s, Wake<T>>,
+        mut on_outside: impl FnMut(&Session, Wake<T>),
+    ) -> Result<R, SessionError>
+    where
+        F: Future<Output = Result<R, SessionError>> + 's,
+    {
+        let Self { session, report, .. } = self;
+        let session: &'s Session = session;
+        let result = runtime.block_on(drive(session, work(session), runtime, outside, |wake| match wake {
+            Wake::Event(_) | Wake::Tick => report.wake_on(wake, session),
+            wake => on_outside(session, wake),
+        }));
+        report.checkpoint(session, true, &format_rfc3339(runtime.now_ms()));
+        result
+    }
+
+    /// How the input that gave `result` ended, in `duration_ms`: what its events added up to
+    /// (counted again from zero for the next input), explained.
+    pub fn end(&mut self, result: &Result<openagent_core::session::StopReason, SessionError>, duration_ms: u64) -> RunEnd {
+        std::mem::take(&mut self.report.tally).end(result, &self.launcher, &self.session, duration_ms)
+    }
+}
+
+/// The agent `flags` ask for; for a `resumed` session, the one it had where they say nothing.
+pub fn prepare_agent(flags: &AgentOptions, resumed: Option<&Resumed>, runtime: &Rc<NativeRuntime>) -> Result<Launcher, RunError> {
+    let Some(resumed) = resumed else { return Launcher::prepare(flags, runtime.clone()) };
+    Launcher::prepare(&resumed.options(flags), runtime.clone()).map_err(|error| match &flags.cwd {
+        Some(_) => error,
+        None => RunError::ResumedDirectory { session: resumed.id().to_owned(), error: Box::new(error) },
+    })
+}
+
+/// The stored session `from` names, with its snapshot; the error says what is wrong and, for a
+/// session not found, how to list them.
+pub fn load_resumed(from: &ResumeFrom, data_dir: &Path, flags: &AgentOptions) -> Result<Resumed, RunError> {
+    let cwd = working_directory(flags)?;
+    let store = Store::open(data_dir)?;
+    Resumed::load(&store, from, &cwd).map_err(RunError::Resume)
+}
