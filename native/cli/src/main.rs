@@ -4,6 +4,11 @@
 //! the sessions over HTTP; `openagent sandbox run` runs one task inside the WebAssembly sandbox
 //! (feature `sandbox`); `openagent apply-patch` applies a v4a patch with the same tool the agent
 //! uses.
+//!
+//! The binary is thin: `flags` is what the user typed, `options` turns it into the runner's
+//! request in one step, and each command is a short file over the crate that does its work (the
+//! runner, the TUI, serve, the store, the wasmtime host). It is the top of the native crates:
+//! nothing depends on it, and it holds no logic another host could need.
 
 mod agents_list;
 mod apply_patch;

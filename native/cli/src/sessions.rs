@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use openagent_core::runtime::format_rfc3339;
 
-use openagent_runner::human::main_argument;
 use openagent_runner::new_run_id;
 use openagent_runner::stdout::Stdout;
 use openagent_runner::terminal::terminal_text;
+use openagent_runner::wording::main_argument;
 use openagent_runner::{models, resume};
 use openagent_store::{
     session_json, SessionFilter, SessionRecord, SessionResult, Shown, Spent, Status, Store, StoreError, StoredEvent,

@@ -10,6 +10,10 @@
 //! ([`Service::gate`]) before any of the body is read, and `503` at once beyond the connections
 //! the server keeps. Every connection carries one request: both servers answer on 127.0.0.1,
 //! where a connection costs little, and one request each keeps every deadline simple.
+//!
+//! It depends on the core (for a header lookup) and on hyper and tokio, which no other native
+//! crate may: it knows nothing of sessions, the store or the commands, so the tests' mock model
+//! server uses it without them.
 
 mod body;
 mod connection;

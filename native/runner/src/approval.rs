@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use futures::channel::oneshot;
 use openagent_core::approval::{Approval, ApprovalRequest, Approver};
 
-use crate::human::main_argument;
+use crate::wording::main_argument;
 
 /// Denies every `ask`, saying which flag or setting would allow the call: a run that nobody
 /// watches must not wait for an answer.

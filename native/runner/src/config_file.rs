@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use openagent_host::regular_file::{self, ReadError};
+use sha2::{Digest, Sha256};
 
 /// The most bytes a config file may hold: a catalog of 100,000 models takes under half of it.
 pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
@@ -44,7 +45,16 @@ pub fn read(file: &Path) -> Result<Option<String>, String> {
             ))
         }
     };
-    let hash = crate::trust::sha256(&bytes);
+    let hash = sha256(&bytes);
     LOADED.lock().unwrap_or_else(PoisonError::into_inner).insert(file.to_path_buf(), hash);
     String::from_utf8(bytes).map(Some).map_err(|_| "is not UTF-8 text: save it as UTF-8".to_owned())
+}
+
+/// The hex SHA-256 of `content`.
+pub fn sha256(content: &[u8]) -> String {
+    Sha256::digest(content).iter().fold(String::with_capacity(64), |mut hex, byte| {
+        hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+        hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
+        hex
+    })
 }

@@ -8,8 +8,6 @@ use std::rc::Rc;
 use openagent_core::approval::{ApprovalMode, Approver, Policy};
 use openagent_core::llm::catalog::Catalog;
 use openagent_core::llm::http::HttpClient;
-use openagent_core::llm::openai_chat::LOCAL_BASE_URL;
-use openagent_core::llm::providers::PROVIDERS;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
 use openagent_core::setup::{profile, server_models, ProviderKind, ProviderSettings, SetupError};
@@ -256,34 +254,6 @@ pub fn resolve_provider(
     Ok((settings, model, window))
 }
 
-/// A setup error with what to set here: the variables of the provider table, and the flags.
-pub fn explain_setup(error: &SetupError) -> String {
-    match error {
-        SetupError::NoProvider => {
-            let keys: Vec<String> = PROVIDERS
-                .iter()
-                .filter(|spec| spec.needs_key)
-                .map(|spec| format!("{} ({})", spec.key_variables.join(" or "), spec.name))
-                .collect();
-            let local = ProviderKind::OpenAiCompatible.spec();
-            format!(
-                "{error}. Set one of {}; or use a local OpenAI-compatible server with `--provider {} --base-url {LOCAL_BASE_URL}` \
-                 (or set {})",
-                keys.join(", "),
-                local.name,
-                local.base_url_variable
-            )
-        }
-        SetupError::MissingKey(kind) => format!("{error}: set {}", kind.spec().key_variables.join(" or ")),
-        SetupError::MissingBaseUrl => format!(
-            "{error}: pass --base-url (e.g. {LOCAL_BASE_URL}) or set {}",
-            ProviderKind::OpenAiCompatible.spec().base_url_variable
-        ),
-        SetupError::NoModel(_) => format!("{error}; pass --model"),
-        SetupError::UnknownProvider(_) | SetupError::BadBaseUrl(_) => error.to_string(),
-    }
-}
-
 /// `error` as the user should read it, for a run of `model` on the provider of `settings`: what
 /// went wrong and what to do. Shared with the sandboxed run, which has no `Launcher`.
 pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -> String {
@@ -304,29 +274,4 @@ pub fn explain(settings: &ProviderSettings, model: &str, error: &SessionError) -
         _ => return llm.to_string(),
     };
     format!("{llm} ({hint})")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn setup_errors_say_which_variable_or_flag_to_set() {
-        let text = explain_setup(&SetupError::NoProvider);
-        assert!(text.starts_with("no provider is configured. Set one of OPENAI_API_KEY (openai), "), "{text}");
-        for needed in ["ANTHROPIC_API_KEY (anthropic)", "GEMINI_API_KEY or GOOGLE_API_KEY (gemini)", "--base-url"] {
-            assert!(text.contains(needed), "{text}");
-        }
-        assert!(text.ends_with("(or set OPENAI_COMPATIBLE_BASE_URL)"), "{text}");
-        assert_eq!(
-            explain_setup(&SetupError::MissingKey(ProviderKind::Gemini)),
-            "the gemini provider needs an API key: set GEMINI_API_KEY or GOOGLE_API_KEY"
-        );
-        assert_eq!(
-            explain_setup(&SetupError::MissingBaseUrl),
-            "the openai-compatible provider needs the server's URL: pass --base-url (e.g. http://127.0.0.1:8080/v1) or set \
-             OPENAI_COMPATIBLE_BASE_URL"
-        );
-        assert!(explain_setup(&SetupError::NoModel("it answered 404".into())).ends_with("(it answered 404); pass --model"));
-    }
 }

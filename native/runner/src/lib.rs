@@ -5,7 +5,8 @@
 //! store), resuming a stored session, the driver that turns a session's events into wakes, and
 //! the report they go to: the outputs (human text, `openagent.run_event.v1` JSONL), the run's
 //! artifacts and the session store. `openagent run`, the interactive session, `openagent serve`
-//! and `openagent sandbox run` are short files over it.
+//! and `openagent sandbox run` are short files over it, in three steps (`plan`): resolve what can
+//! refuse, start the session, drive each input to its explained end.
 //!
 //! It depends on the core, the host environment (`openagent-host`) and the store
 //! (`openagent-store`); it must not depend on any front end (the TUI, serve, the wasmtime host,
@@ -35,6 +36,7 @@ pub mod stdout;
 pub mod tally;
 pub mod terminal;
 pub mod trust;
+pub mod wording;
 
 pub use artifacts::RunConfig;
 pub use drive::{drive, signal_wakes, until_abandoned, Wake, COMMANDS_END_WITHIN};

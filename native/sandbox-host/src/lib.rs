@@ -14,6 +14,10 @@
 //! WASI is wasmtime-wasi's preview-1 layer (`p1`), the maintained successor of `wasi-common`
 //! (frozen at 46.x upstream); native/README.md records why.
 //!
+//! It sits on the runner (the same report, artifacts and store as a native run) and is the only
+//! crate that depends on wasmtime; only the `sandbox` features of the CLI and the tests bring it
+//! in, and nothing else may depend on it.
+//!
 //! ```no_run
 //! use std::time::Duration;
 //! use openagent_core::setup::ProviderSettings;

@@ -10,6 +10,9 @@
 //! one (`sse::Streams`). The API itself is blocking code: each session runs on a thread of its
 //! own (`runs`), closed once idle for [`ServeOptions::session_idle`], and the routes read the
 //! store as they go.
+//!
+//! It sits on the runner (sessions are run as `openagent run` runs them) and the HTTP server
+//! crate; nothing below it imports it, and it must not depend on the TUI or the CLI.
 
 mod auth;
 mod callback;

@@ -10,6 +10,10 @@
 //! file; readers see that its writer process is gone and mark it `interrupted`
 //! ([`Store::sessions`], [`Store::session`], [`Store::result`]).
 //!
+//! It depends on the core alone (and SQLite): the runner and every front end read and write
+//! through it, and it must not import them; whether a snapshot can be restored is the runner's
+//! question (`resume`), not the store's.
+//!
 //! ```no_run
 //! use openagent_store::{SessionFilter, Store};
 //!

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::diff::{self, FileChange};
 use super::text::{bold, dim, fg, Line};
 use openagent_runner::approval::denied;
-use openagent_runner::human::main_argument;
+use openagent_runner::wording::main_argument;
 
 /// Lines of a command or a file's content shown in a question.
 const PREVIEW_LINES: usize = 12;

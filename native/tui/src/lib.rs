@@ -7,6 +7,10 @@
 //! Built on crossterm alone rather than a widget library: the transcript is printed once and left
 //! to the terminal, so it scrolls and copies like any output, and only the few live rows at the
 //! bottom are redrawn. A resize lays the transcript out again at the new width.
+//!
+//! It sits on the runner, which resolves, starts and drives each session; crossterm, syntect and
+//! the other terminal crates are its own. Nothing below it imports it, and it must not depend on
+//! serve or the CLI.
 
 mod approve;
 pub(crate) mod commands;

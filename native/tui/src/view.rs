@@ -13,7 +13,7 @@ use super::diff::Changes;
 use super::editor::Editor;
 use super::screen::{thinking_heading, thought, Block, Screen};
 use super::text::{bold, dim, fg, Line};
-use openagent_runner::human::{first_line, main_argument, summary, tool_detail};
+use openagent_runner::wording::{first_line, main_argument, summary, tool_detail};
 use openagent_runner::RunEnd;
 
 /// Output lines shown when a tool call is opened.

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+pub use crate::config_file::sha256;
 use crate::config_file::MAX_CONFIG_BYTES;
 use openagent_host::regular_file;
 
@@ -111,15 +111,6 @@ pub fn key(cwd: &Path, name: &Path) -> PathBuf {
 /// there is refused rather than waited on.
 pub fn read_content(path: &Path) -> Option<Vec<u8>> {
     regular_file::read_capped(path, MAX_CONFIG_BYTES).ok()
-}
-
-/// The hex SHA-256 of `content`.
-pub fn sha256(content: &[u8]) -> String {
-    Sha256::digest(content).iter().fold(String::with_capacity(64), |mut hex, byte| {
-        hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
-        hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
-        hex
-    })
 }
 
 /// The hash of what is at `path` now, `None` when [`read_content`] cannot read it.
