@@ -11,6 +11,8 @@
 //! ever clears the scrollback (`ESC [3J`) or the whole screen (`ESC [2J`, which some terminals
 //! also push into the scrollback).
 
+mod live;
+
 use std::io::Write;
 
 use crossterm::cursor::{MoveDown, MoveUp};
@@ -18,9 +20,11 @@ use crossterm::style::{Color, Stylize};
 use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
 use crossterm::QueueableCommand;
 
+use self::live::Live;
+pub use self::live::Offered;
 use super::diff::{self, FileChange};
 use super::markdown::{self, MarkdownStream};
-use super::text::{bold, dim, fg, width, Line};
+use super::text::{dim, fg, Line};
 
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -63,19 +67,6 @@ pub fn thinking_heading(who: &str) -> Line {
 /// Thinking `text` as the transcript shows it: each line dimmed, in italics, indented.
 pub fn thought(text: &str) -> Vec<Line> {
     text.lines().map(|line| Line::styled(format!("  {line}"), dim().italic())).collect()
-}
-
-/// What the live part shows besides the input.
-#[derive(Default)]
-pub struct Live {
-    /// What is being waited for, since when (for the spinner).
-    pub waiting: Option<(String, std::time::Instant)>,
-    /// An open question: its lines; keys answer it.
-    pub question: Vec<Line>,
-    /// The status line's text.
-    pub status: String,
-    /// A one-line notice under the input (a hint, "Ctrl-C again to quit").
-    pub notice: Option<String>,
 }
 
 pub struct Screen {
@@ -314,60 +305,6 @@ impl Screen {
         let _ = self.out.write_all(&out).and_then(|()| self.out.flush());
     }
 
-    /// The live part's rows at the terminal's width, cut to its height, and the caret's row in
-    /// them and column. A row is never wider than the terminal, and the caret's row always shows:
-    /// on a terminal of one row, that row is the input.
-    fn live_part(&self, input: &str, cursor: usize, offered: &Offered) -> (Vec<Line>, usize, usize) {
-        // One column is left free, so that a full row never leaves the terminal waiting to wrap;
-        // a terminal of one column has none to spare.
-        let columns = if self.columns > 1 { self.columns - 1 } else { 1 };
-        let mut live: Vec<Line> = Vec::new();
-        if let Some(thinking) = &self.thinking {
-            let partial = thought(&thinking.text[thinking.printed..]);
-            live.extend(partial.iter().flat_map(|line| line.truncate(columns * self.rows).wrap(columns, &Line::plain("  "))));
-        }
-        if let Some(stream) = &self.stream {
-            // Only the end of a line that never ends is laid out: the rows that can show.
-            let tail = stream.tail();
-            let mut start = tail.len().saturating_sub(columns * self.rows);
-            while !tail.is_char_boundary(start) {
-                start += 1;
-            }
-            if !tail.is_empty() {
-                live.extend(Line::plain(&tail[start..]).wrap(columns, &Line::default()));
-            }
-        }
-        if let Some((label, since)) = &self.live.waiting {
-            let mut line = Line::styled(format!("{} ", FRAMES[self.frame]), fg(Color::Cyan));
-            line.push(format!("{label} {}s", since.elapsed().as_secs()), dim());
-            live.push(line.truncate(columns));
-        }
-        live.extend(self.live.question.iter().flat_map(|line| line.wrap(columns, &Line::plain("  "))));
-        live.push(Line::styled("─".repeat(columns), fg(Color::DarkGrey)));
-        // The input, wrapped; the cursor's row and column found on the way.
-        let (input_lines, caret) = input_rows(input, cursor, columns);
-        let max_input = self.rows.saturating_sub(live.len() + 4).max(3);
-        let skip = (caret.0 + 1).saturating_sub(max_input);
-        let top = live.len();
-        live.extend(input_lines.into_iter().skip(skip).take(max_input));
-        let caret_row = top + caret.0 - skip;
-        live.push(Line::styled("─".repeat(columns), fg(Color::DarkGrey)));
-        if !offered.choices.is_empty() {
-            live.push(offered.line(columns));
-        }
-        if let Some(notice) = &self.live.notice {
-            live.push(Line::styled(notice.clone(), fg(Color::Yellow)).truncate(columns));
-        }
-        live.push(Line::styled(self.live.status.clone(), dim()).truncate(columns));
-        // A live part taller than the terminal could not be redrawn in place: the rows that fit
-        // are kept, from the end, unless that would leave the caret's row out.
-        let room = if self.rows > 1 { self.rows - 1 } else { 1 };
-        let cut = live.len().saturating_sub(room).min(caret_row);
-        live.truncate(cut + room);
-        live.drain(..cut);
-        (live, caret_row - cut, caret.1)
-    }
-
     /// Clears the live part and leaves the cursor below the transcript: the screen closes.
     pub fn close(&mut self) {
         let mut out = Vec::new();
@@ -415,232 +352,5 @@ fn scroll_away(out: &mut Vec<u8>, rows: usize) {
     }
 }
 
-/// The completions the last Tab offered, and how many more there were than it kept.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Offered {
-    pub choices: Vec<String>,
-    pub more: usize,
-}
-
-impl Offered {
-    /// One row: as many choices as fit in `columns`, then how many are not shown.
-    pub fn line(&self, columns: usize) -> Line {
-        let mut shown = String::new();
-        for (index, choice) in self.choices.iter().enumerate() {
-            let hidden = self.choices.len() - index - 1 + self.more;
-            let joined = if shown.is_empty() { choice.clone() } else { format!("{shown}  {choice}") };
-            let suffix = if hidden > 0 { format!("  … {hidden} more") } else { String::new() };
-            if width(&joined) + width(&suffix) > columns && !shown.is_empty() {
-                let hidden = hidden + 1;
-                return Line::styled(format!("{shown}  … {hidden} more"), fg(Color::Cyan)).truncate(columns);
-            }
-            shown = joined;
-        }
-        if self.more > 0 {
-            shown = format!("{shown}  … {} more", self.more);
-        }
-        Line::styled(shown, fg(Color::Cyan)).truncate(columns)
-    }
-}
-
-/// The input as rows of the box: `› ` before the first line, two spaces before the others
-/// (none on a terminal too narrow for them); and the cursor's (row, column).
-fn input_rows(input: &str, cursor: usize, columns: usize) -> (Vec<Line>, (usize, usize)) {
-    let margin = if columns > 2 { 2 } else { 0 };
-    let text_columns = columns.saturating_sub(margin).max(1);
-    let mut rows = Vec::new();
-    let mut caret = (0, 0);
-    let mut offset = 0;
-    for (index, line) in input.split('\n').enumerate() {
-        let mut rest = line;
-        let mut first = true;
-        loop {
-            let (mut head, mut tail) = super::text::split_at_width(rest, text_columns);
-            if head.is_empty() && !rest.is_empty() {
-                // A character wider than the whole row: it goes alone.
-                (head, tail) = rest.split_at(rest.chars().next().map_or(0, char::len_utf8));
-            }
-            let head_start = offset + (rest.as_ptr() as usize - line.as_ptr() as usize);
-            let prefix = match (margin, index == 0 && first) {
-                (0, _) => "",
-                (_, true) => "› ",
-                _ => "  ",
-            };
-            let mut row = Line::styled(prefix, bold().with(Color::Cyan));
-            row.push(head, Default::default());
-            let head_end = head_start + head.len();
-            let at_end_of_row = cursor == head_end && (tail.is_empty() || width(head) < text_columns);
-            if cursor >= head_start && (cursor < head_end || at_end_of_row) {
-                caret = (rows.len(), margin + width(&input[head_start..cursor]));
-            }
-            rows.push(row);
-            first = false;
-            if tail.is_empty() {
-                break;
-            }
-            rest = tail;
-        }
-        offset += line.len() + 1;
-    }
-    if input.is_empty() {
-        caret = (0, margin);
-    }
-    (rows, caret)
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_caret_is_found_on_wrapped_and_later_lines() {
-        let (rows, caret) = input_rows("hello\nworld", 8, 40);
-        assert_eq!(rows.iter().map(Line::text).collect::<Vec<_>>(), ["› hello", "  world"]);
-        assert_eq!(caret, (1, 4));
-        let long = "x".repeat(25);
-        let (rows, caret) = input_rows(&long, 25, 12);
-        assert_eq!(rows.len(), 3);
-        assert_eq!(caret, (2, 7));
-        assert_eq!(input_rows("", 0, 40).1, (0, 2));
-        // Too narrow for the margin: the text alone, a character a row.
-        let (rows, caret) = input_rows("ab日", 2, 2);
-        assert_eq!(rows.iter().map(Line::text).collect::<Vec<_>>(), ["ab", "日"]);
-        assert_eq!(caret, (1, 0));
-    }
-
-    /// What the terminal would show of `bytes`: the escape sequences left out, one string a row.
-    fn rows_of(bytes: &[u8]) -> Vec<String> {
-        let text = String::from_utf8_lossy(bytes);
-        let mut plain = String::new();
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c != '\x1b' {
-                plain.push(c);
-                continue;
-            }
-            if chars.next_if_eq(&'[').is_some() {
-                while chars.next().is_some_and(|c| !c.is_ascii_alphabetic()) {}
-            }
-        }
-        plain.split("\r\n").map(|row| row.trim_start_matches('\r').to_owned()).collect()
-    }
-
-    /// Thinking is printed a line at a time as it streams, dimmed, and before the answer.
-    #[test]
-    fn thinking_streams_before_the_answer() {
-        let out = Shared::default();
-        let mut screen = Screen::new(Box::new(out.clone()), 40, 20);
-        screen.think("first li");
-        screen.draw("", 0, &Offered::default());
-        let rows = rows_of(&out.0.borrow());
-        assert_eq!(rows[..2], ["✻ thinking", "  first li"], "the line so far, in the live part: {rows:?}");
-        screen.think("ne\nsecond");
-        screen.stream("The answer.\n");
-        screen.end_stream();
-        screen.draw("", 0, &Offered::default());
-        let rows = rows_of(&out.0.borrow());
-        let at = |text: &str| rows.iter().position(|row| row == text).unwrap_or_else(|| panic!("{text:?} in {rows:?}"));
-        assert!(at("✻ thinking") < at("  first line") && at("  first line") < at("  second"));
-        assert!(at("  second") < at("The answer."), "{rows:?}");
-        let shown = String::from_utf8_lossy(&out.0.borrow()).into_owned();
-        assert!(shown.contains("\x1b[2m\x1b[3m  first line"), "dimmed, in italics: {shown:?}");
-    }
-
-    #[test]
-    fn the_live_part_fits_any_size_and_keeps_the_input_on_one_row() {
-        let offered = Offered { choices: vec!["@file_1.txt".into(), "@file_2.txt".into()], more: 298 };
-        let input = "a task long enough to wrap on a narrow terminal";
-        for (columns, rows) in [(1, 1), (1, 12), (2, 3), (5, 2), (10, 12), (19, 5), (80, 24)] {
-            let mut screen = Screen::new(Box::new(Shared::default()), columns, rows);
-            screen.live.status = "anthropic · claude-sonnet-4-5 · 12.0k tokens".into();
-            screen.live.question = vec![Line::plain("? Allow shell echo one > one.txt")];
-            let (live, caret_row, caret_column) = screen.live_part(input, input.len(), &offered);
-            assert!(live.len() < rows.max(2), "{columns}x{rows}: {} rows", live.len());
-            for line in &live {
-                assert!(line.width() <= columns, "{columns}x{rows}: {:?} is wider", line.text());
-            }
-            assert!(caret_column <= columns, "{columns}x{rows}: caret at {caret_column}");
-            let row = live[caret_row].text();
-            assert!(row.ends_with("terminal") || row.ends_with('l'), "{columns}x{rows}: the caret's row is {row:?}");
-        }
-    }
-
-    #[test]
-    fn offered_completions_say_how_many_more_there_are() {
-        let offered = Offered { choices: (1..=50).map(|n| format!("@file_{n}.txt")).collect(), more: 250 };
-        let line = offered.line(40).text();
-        assert_eq!(line, "@file_1.txt  @file_2.txt  … 298 more");
-        let all = Offered { choices: vec!["@a".into(), "@b".into()], more: 0 };
-        assert_eq!(all.line(40).text(), "@a  @b");
-    }
-
-    /// A resize writes the screen's own rows over at the new width, and `/clear` scrolls them
-    /// away: neither clears the scrollback or the whole screen, which would lose what the terminal
-    /// showed before the program.
-    #[test]
-    fn a_resize_or_a_clear_never_clears_the_scrollback() {
-        let out = Shared::default();
-        let mut screen = Screen::new(Box::new(out.clone()), 60, 10);
-        screen.open();
-        let opened = String::from_utf8(out.0.borrow().clone()).unwrap();
-        assert_eq!(opened, format!("\r{}\x1b[9A", "\n".repeat(9)), "the screen's rows scrolled away");
-        for n in 0..12 {
-            screen.lines(vec![Line::plain(format!("line {n} of a transcript that is wider than twenty"))]);
-        }
-        screen.draw("", 0, &Offered::default());
-        out.0.borrow_mut().clear();
-        screen.resize(20, 10);
-        screen.draw("", 0, &Offered::default());
-        let written = out.0.borrow().clone();
-        let text = String::from_utf8_lossy(&written);
-        assert!(!text.contains("\x1b[3J") && !text.contains("\x1b[2J"), "{text:?}");
-        assert!(text.starts_with("\x1b[?2026h\x1b[H\x1b[2K\x1b[2;1H\x1b[J\x1b[H"), "over from the top row: {text:?}");
-        let rows = rows_of(&written);
-        assert_eq!(rows.len(), 10, "a screenful: {rows:?}");
-        assert!(rows.iter().all(|row| row.chars().count() <= 20), "{rows:?}");
-        assert_eq!(
-            rows[2..6],
-            ["line 11 of a ", "  transcript that ", "  is wider than ", "  twenty"],
-            "the end, at 20: {rows:?}"
-        );
-
-        out.0.borrow_mut().clear();
-        screen.clear();
-        let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
-        assert!(!text.contains("\x1b[3J") && !text.contains("\x1b[2J"), "{text:?}");
-        assert!(text.ends_with(&format!("{}\x1b[9A", "\n".repeat(9))), "{text:?}");
-    }
-
-    /// A writer the test can read after the screen wrote to it.
-    #[derive(Clone, Default)]
-    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
-
-    impl Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn finished_lines_are_printed_once_and_the_live_part_is_redrawn_in_place() {
-        let out = Shared::default();
-        let mut screen = Screen::new(Box::new(out.clone()), 40, 20);
-        screen.stream("# Hi\n\nsome text\npart");
-        screen.draw("", 0, &Offered::default());
-        let first = String::from_utf8(out.0.borrow().clone()).unwrap();
-        assert!(first.contains("Hi") && first.contains("some text") && first.contains("part"));
-        out.0.borrow_mut().clear();
-        screen.end_stream();
-        screen.draw("abc", 3, &Offered::default());
-        let second = String::from_utf8(out.0.borrow().clone()).unwrap();
-        assert!(!second.contains("some text"), "printed again: {second:?}");
-        assert!(second.contains("part") && second.contains("abc"));
-        // Up from the input row (under the streamed line and the rule) to the top of the live
-        // part, and cleared from there.
-        assert!(second.starts_with("\x1b[?2026h\x1b[2A\r\x1b[J"), "{second:?}");
-    }
-}
+mod tests;
