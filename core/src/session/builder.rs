@@ -213,10 +213,11 @@ impl SessionBuilder {
             if self.depth < max_depth && self.subagents.unwrap_or_else(|| self.profile.offers_subagents()) {
                 Session::register_subagent_tools(&mut tools, session);
             }
-            if let Some(schema) = &self.output_schema {
+            let result_tools = match &self.output_schema {
                 // Checked by `output_schema`, so this cannot fail.
-                let _ = Session::register_result_tools(&mut tools, session, schema);
-            }
+                Some(schema) => Session::register_result_tools(&mut tools, schema).unwrap_or_default(),
+                None => Vec::new(),
+            };
             let client = match self.retries {
                 Some(policy) => retrying(self.client, policy, session.clone(), self.runtime.clone()),
                 None => self.client,
@@ -235,7 +236,7 @@ impl SessionBuilder {
                 started: Cell::new(false),
                 state: RefCell::new(state),
                 cache: RefCell::new(cache),
-                input: RefCell::default(),
+                retries: Cell::new(0),
                 abort: AbortSignal::new(),
                 interrupt: RefCell::new(AbortSignal::new()),
                 emitter: self.emitter.unwrap_or_default(),
@@ -246,6 +247,7 @@ impl SessionBuilder {
                 redactions: self.redactions,
                 gate: self.gate.unwrap_or_else(|| Rc::new(Gate::new(self.policy, self.approver))),
                 hooks: self.hooks,
+                result_tools,
                 end_hooks: RefCell::new(None),
             }
         });
@@ -271,7 +273,7 @@ fn retrying(
                 error_kind: error.kind,
                 message: error.to_string(),
             };
-            inner.input.borrow_mut().retries += 1;
+            inner.retries.set(inner.retries.get() + 1);
             Session { inner }.emit(data);
         }
         if let Some(callback) = &host_callback {

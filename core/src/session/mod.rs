@@ -10,8 +10,9 @@
 //! limits in force); the handle holds only what hosts share (config, abort and interrupt, the
 //! event emitter). So a session can be saved at any time ([`Session::snapshot`]) and continued
 //! later, in another process or another host ([`SessionBuilder::restore`]). The loop itself reads
-//! top to bottom in `agent_loop.rs`; older history is summarised when the context window fills
-//! (`compaction.rs`).
+//! top to bottom in `agent_loop.rs` and keeps what an input delivered and cost in a value of its
+//! own; a tool call goes through named stages (`tool_call.rs`, `tool_finalize.rs`); older history
+//! is summarised when the context window fills (`compaction.rs`).
 
 mod agent_loop;
 mod builder;
@@ -20,6 +21,7 @@ mod config;
 mod emitter;
 mod events;
 mod input;
+mod lifecycle;
 mod loop_detection;
 mod named_files;
 mod outcome;
@@ -32,6 +34,8 @@ mod snapshot_read;
 mod snapshot_write;
 mod state;
 mod subagents;
+mod tool_call;
+mod tool_finalize;
 mod truncation;
 mod turns;
 
@@ -62,7 +66,7 @@ pub use turns::Turn;
 
 use crate::abort::AbortSignal;
 use crate::env::ExecutionEnvironment;
-use crate::hooks::{HookEvent, HookInput, HookOutcome, Hooks};
+use crate::hooks::Hooks;
 use crate::llm::{LlmClient, LlmError, SharedText, Usage};
 use crate::profiles::ProviderProfile;
 use crate::runtime::{format_rfc3339, Runtime};
@@ -122,8 +126,9 @@ struct Inner {
     state: RefCell<SessionState>,
     /// What the loop derives from the state: the next request and the context estimate.
     cache: RefCell<LoopCache>,
-    /// What the current input delivered and cost so far.
-    input: RefCell<results::InputState>,
+    /// The provider's retries in the current input, counted by the retrying client's callback
+    /// while the loop awaits the call (what else the input delivered and cost, the loop keeps).
+    retries: Cell<u32>,
     abort: AbortSignal,
     /// Stops the current input only; a fresh one for each input.
     interrupt: RefCell<AbortSignal>,
@@ -140,6 +145,8 @@ struct Inner {
     gate: Rc<crate::approval::Gate>,
     /// The host's hooks; shared with subagents.
     hooks: Option<Rc<dyn Hooks>>,
+    /// `submit_result` and `give_up`, when a result is required.
+    result_tools: Vec<Rc<results::ResultTool>>,
     /// Done when the `session_end` hooks, started as the session closed, have finished.
     end_hooks: RefCell<Option<oneshot::Receiver<()>>>,
 }
@@ -324,63 +331,6 @@ impl Session {
                 _ => return Ok(reason),
             }
         }
-    }
-
-    fn start(&self) {
-        if !self.inner.started.replace(true) {
-            self.emit(EventData::SessionStart {
-                provider: self.inner.profile.id().to_owned(),
-                model: self.inner.profile.model().to_owned(),
-                working_directory: self.inner.env.working_directory(),
-            });
-            let warnings = std::mem::take(&mut *self.inner.pending_warnings.borrow_mut());
-            for message in warnings {
-                self.emit(EventData::Warning { message });
-            }
-        }
-    }
-
-    /// Waits until the session is closed and its `session_end` hooks have finished: what a
-    /// host awaits before it exits. Returns at once when the session is open or has no hooks.
-    pub async fn ended(&self) {
-        let end = self.inner.end_hooks.borrow_mut().take();
-        if let Some(end) = end {
-            let _ = end.await;
-        }
-    }
-
-    fn shut_down(&self, reason: &str) {
-        if self.status() == SessionStatus::Closed {
-            return;
-        }
-        self.start();
-        self.inner.status.set(SessionStatus::Closed);
-        self.close_subagents();
-        self.emit(EventData::SessionEnd { state: SessionStatus::Closed, reason: reason.to_owned() });
-        if self.inner.hooks.is_some() && self.inner.depth == 0 {
-            // Closing is synchronous; the hooks run as a task of their own, awaited by `ended`.
-            let (done, end) = oneshot::channel();
-            *self.inner.end_hooks.borrow_mut() = Some(end);
-            let session = self.clone();
-            let event = HookEvent::SessionEnd { reason: reason.to_owned() };
-            self.inner.runtime.spawn_local(Box::pin(async move {
-                session.hook(event).await;
-                let _ = done.send(());
-            }));
-        }
-    }
-
-    /// Runs the host's hooks for `event` and reports the ones that failed as warnings.
-    async fn hook(&self, event: HookEvent) -> HookOutcome {
-        let Some(hooks) = &self.inner.hooks else {
-            return HookOutcome::default();
-        };
-        let input = HookInput { session_id: self.inner.id.to_string(), cwd: self.inner.env.working_directory(), event };
-        let outcome = hooks.run(&input).await;
-        for message in &outcome.failures {
-            self.emit(EventData::Warning { message: message.clone() });
-        }
-        outcome
     }
 
     fn emit(&self, data: EventData) {

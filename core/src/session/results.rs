@@ -5,14 +5,14 @@
 //! until `max_result_attempts` is spent. Every input, with or without a schema, ends with a
 //! `result` event: the result text, the data (`null` without a schema) and the [`AgentOutcome`].
 
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::outcome::{AgentOutcome, EvidenceKind, OutcomeMetrics, OutcomeStatus};
-use super::{EventData, Inner, Session, StopReason, Turn};
+use super::{EventData, Session, StopReason, Turn};
 use crate::llm::{LlmError, ToolDefinition};
 use crate::runtime::format_rfc3339;
 use crate::schema::SchemaError;
@@ -52,33 +52,52 @@ pub(super) struct InputState {
     pub tool_calls: u32,
     pub succeeded: u32,
     pub failed: u32,
-    pub retries: u32,
     pub started_ms: u64,
     pub repeats: super::repeats::Repeats,
     /// A repeated call was refused: the next request asks for an answer without tools.
     pub answer_now: bool,
 }
 
-/// `submit_result` and `give_up`: they only record what the model delivered; the loop decides
-/// what follows.
-struct ResultTool {
-    session: Weak<Inner>,
+impl InputState {
+    pub fn deliver(&mut self, delivery: Delivery) {
+        match delivery {
+            Delivery::Submitted(data) => self.submitted = Some(data),
+            Delivery::GaveUp { reason, completed } => self.gave_up = Some((reason, completed)),
+        }
+    }
+}
+
+/// What a call to a result tool delivered.
+pub(super) enum Delivery {
+    Submitted(Value),
+    GaveUp { reason: String, completed: Option<String> },
+}
+
+/// `submit_result` and `give_up`: each returns what the model delivered, which the loop records
+/// when the call runs; the loop decides what follows.
+pub(super) struct ResultTool {
     give_up: bool,
+}
+
+impl ResultTool {
+    /// What a call with `arguments` (valid by the tool's schema) delivers.
+    pub fn delivery(&self, arguments: &Value) -> Delivery {
+        if self.give_up {
+            let text = |key: &str| arguments[key].as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+            Delivery::GaveUp { reason: text("reason").unwrap_or_default(), completed: text("completed") }
+        } else {
+            Delivery::Submitted(arguments.clone())
+        }
+    }
 }
 
 #[async_trait(?Send)]
 impl ToolExecutor for ResultTool {
-    async fn execute(&self, arguments: &Value, _: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let inner = self.session.upgrade().ok_or_else(|| ToolError::new("the session has ended"))?;
-        let mut state = inner.input.borrow_mut();
-        if self.give_up {
-            let text = |key: &str| arguments[key].as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
-            state.gave_up = Some((text("reason").unwrap_or_default(), text("completed")));
-            Ok("Understood: the task ends here.".into())
-        } else {
-            state.submitted = Some(arguments.clone());
-            Ok("Result accepted. The task is complete; do not call any more tools.".into())
-        }
+    async fn execute(&self, _: &Value, _: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        Ok(match self.give_up {
+            true => "Understood: the task ends here.".into(),
+            false => "Result accepted. The task is complete; do not call any more tools.".into(),
+        })
     }
 }
 
@@ -87,16 +106,13 @@ impl ToolExecutor for ResultTool {
 /// checks the same; hosts call this to refuse a bad schema when they load it, before any session.
 pub fn check_output_schema(schema: &Value) -> Result<(), SchemaError> {
     let mut scratch = ToolRegistry::new();
-    Session::register_result_tools(&mut scratch, &Weak::new(), schema)
+    Session::register_result_tools(&mut scratch, schema).map(drop)
 }
 
 impl Session {
-    /// Registers `submit_result` (parameters: `schema`) and `give_up` on `registry`.
-    pub(super) fn register_result_tools(
-        registry: &mut ToolRegistry,
-        session: &Weak<Inner>,
-        schema: &Value,
-    ) -> Result<(), SchemaError> {
+    /// Registers `submit_result` (parameters: `schema`) and `give_up` on `registry`; returns
+    /// both, for [`result_tool`](Self::result_tool) to know them when they run.
+    pub(super) fn register_result_tools(registry: &mut ToolRegistry, schema: &Value) -> Result<Vec<Rc<ResultTool>>, SchemaError> {
         let submit = ToolDefinition {
             name: SUBMIT_RESULT.into(),
             description: "Submit the result of the task. You MUST call this once the task is done; its arguments are the \
@@ -119,9 +135,17 @@ impl Session {
             }"#,
             ),
         };
-        registry.register(RegisteredTool::new(submit, Rc::new(ResultTool { session: session.clone(), give_up: false }))?);
-        registry.register(RegisteredTool::new(give_up, Rc::new(ResultTool { session: session.clone(), give_up: true }))?);
-        Ok(())
+        let tools = vec![Rc::new(ResultTool { give_up: false }), Rc::new(ResultTool { give_up: true })];
+        registry.register(RegisteredTool::new(submit, tools[0].clone())?);
+        registry.register(RegisteredTool::new(give_up, tools[1].clone())?);
+        Ok(tools)
+    }
+
+    /// The session's own result tool behind `executor`, if it is one: known by identity, not by
+    /// name, so a host's tool registered under the same name delivers nothing.
+    pub(super) fn result_tool(&self, executor: &Rc<dyn ToolExecutor>) -> Option<&ResultTool> {
+        let tool = self.inner.result_tools.iter().find(|tool| std::ptr::addr_eq(Rc::as_ptr(tool), Rc::as_ptr(executor)))?;
+        Some(tool)
     }
 
     pub(super) fn requires_result(&self) -> bool {
@@ -138,20 +162,16 @@ impl Session {
     }
 
     /// The message for a refused submission: every problem, and the attempts left.
-    pub(super) fn refused_submission(&self, problems: &[String]) -> String {
+    pub(super) fn refused_submission(&self, problems: &[String], input: &mut InputState) -> String {
         let max = self.inner.state.borrow().config.max_result_attempts;
-        let attempt = {
-            let mut state = self.inner.input.borrow_mut();
-            state.misses += 1;
-            state.misses
-        };
+        input.misses += 1;
+        let attempt = input.misses;
         let next = if attempt >= max { "That was the last attempt." } else { "Fix every problem and call submit_result again." };
         format!("The result does not match the required structure (attempt {attempt} of {max}):\n{}\n{next}", problems.join("\n"))
     }
 
     /// After a tool round: whether the model's delivery (or its attempts running out) ends the input.
-    pub(super) fn delivery_stop(&self) -> Option<StopReason> {
-        let state = self.inner.input.borrow();
+    pub(super) fn delivery_stop(&self, state: &InputState) -> Option<StopReason> {
         if state.submitted.is_some() {
             Some(StopReason::Completed)
         } else if state.gave_up.is_some() {
@@ -165,16 +185,13 @@ impl Session {
 
     /// The model answered without tools. Without a required result that completes the input;
     /// with one, the model is reminded to submit while attempts remain.
-    pub(super) fn answer_without_result(&self) -> Option<StopReason> {
+    pub(super) fn answer_without_result(&self, input: &mut InputState) -> Option<StopReason> {
         if !self.requires_result() {
             return Some(StopReason::Completed);
         }
         let max = self.inner.state.borrow().config.max_result_attempts;
-        let misses = {
-            let mut state = self.inner.input.borrow_mut();
-            state.misses += 1;
-            state.misses
-        };
+        input.misses += 1;
+        let misses = input.misses;
         if misses >= max {
             return Some(StopReason::NoResult);
         }
@@ -189,8 +206,9 @@ impl Session {
 
     /// The result of the input that just ended, emitted as the `result` event and kept for
     /// [`Session::last_result`].
-    pub(super) fn finish_input(&self, reason: StopReason, final_text: &str, error: Option<&LlmError>) {
-        let state = std::mem::take(&mut *self.inner.input.borrow_mut());
+    pub(super) fn finish_input(&self, input: &mut InputState, reason: StopReason, final_text: &str, error: Option<&LlmError>) {
+        let state = std::mem::take(input);
+        let retries = self.inner.retries.replace(0);
         let now = self.now();
         let max_turns = self.inner.state.borrow().config.max_turns;
         let (mut outcome, result_data, result_text) = match reason {
@@ -287,7 +305,7 @@ impl Session {
             turns: state.turns,
             tool_calls: state.tool_calls,
             duration_ms: now.saturating_sub(state.started_ms) as f64,
-            retries: state.retries + corrections as u32,
+            retries: retries + corrections as u32,
             actions_succeeded: state.succeeded,
             actions_failed: state.failed,
         };

@@ -12,12 +12,13 @@ use futures::executor::block_on;
 use futures::future::LocalBoxFuture;
 use serde_json::json;
 
+use openagent_core::approval::{ApprovalMode, Permission, Policy, Rule};
 use openagent_core::env::ExecutionEnvironment;
 use openagent_core::hooks::{HookEvent, HookInput, HookOutcome, Hooks};
 use openagent_core::llm::{ScriptStep, ScriptedClient};
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
-use openagent_core::session::{Decision, EventData, OutcomeStatus, Session, SessionEvent, StopReason, Turn};
+use openagent_core::session::{Decision, EventData, OutcomeStatus, Session, SessionBuilder, SessionEvent, StopReason, Turn};
 use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_memenv::MemoryEnvironment;
 
@@ -51,13 +52,9 @@ impl Fixture {
         let spawned: Rc<RefCell<Vec<LocalBoxFuture<'static, ()>>>> = Rc::default();
         let queue = spawned.clone();
         let runtime = Rc::new(VirtualRuntime::new(move |task| queue.borrow_mut().push(task)));
-        let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
-        let mut registry = ToolRegistry::new();
-        register_core_tools(&mut registry);
-        let profile = Rc::new(CoreProfile::new("test-model", registry));
-        let client = Rc::new(ScriptedClient::new(steps));
+        let (builder, env, client) = builder(steps, runtime);
         let hooks = Rc::new(Script { answers, ..Script::default() });
-        let session = Session::builder(profile, env.clone(), client.clone(), runtime).hooks(hooks.clone()).build();
+        let session = builder.hooks(hooks.clone()).build();
         Self { session, env, client, hooks, spawned }
     }
 
@@ -81,6 +78,16 @@ impl Fixture {
             block_on(task);
         }
     }
+}
+
+/// A session over the core tools in a memory environment, answered by `steps`.
+fn builder(steps: Vec<ScriptStep>, runtime: Rc<VirtualRuntime>) -> (SessionBuilder, Rc<MemoryEnvironment>, Rc<ScriptedClient>) {
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let mut registry = ToolRegistry::new();
+    register_core_tools(&mut registry);
+    let profile = Rc::new(CoreProfile::new("test-model", registry));
+    let client = Rc::new(ScriptedClient::new(steps));
+    (Session::builder(profile, env.clone(), client.clone(), runtime), env, client)
 }
 
 fn block(reason: &str) -> HookOutcome {
@@ -262,4 +269,73 @@ fn session_end_runs_once_after_the_session_closed_and_ended_waits_for_it() {
     f.run_spawned();
     block_on(ended);
     assert_eq!(f.points(), ["user_prompt_submit", "session_end"]);
+}
+
+/// Refuses `shell`, gives `glob` arguments its schema refuses, and flags what `grep` found.
+struct ByTool;
+
+#[async_trait(?Send)]
+impl Hooks for ByTool {
+    async fn run(&self, input: &HookInput) -> HookOutcome {
+        match &input.event {
+            HookEvent::PreToolUse { tool_name, .. } if tool_name == "shell" => block("not here"),
+            HookEvent::PreToolUse { tool_name, .. } if tool_name == "glob" => {
+                HookOutcome { tool_input: Some(json!({})), ..HookOutcome::default() }
+            }
+            HookEvent::PostToolUse { tool_name, .. } if tool_name == "grep" => block("looks wrong"),
+            _ => HookOutcome::default(),
+        }
+    }
+}
+
+#[test]
+fn every_way_a_call_ends_gives_one_decision_then_one_tool_call_end() {
+    let read = || ScriptStep::tool_call("read_file", json!({"file_path": "a.txt"}));
+    let steps = vec![
+        ScriptStep::tool_call("no_such_tool", json!({})),
+        ScriptStep::tool_call("read_file", json!(null)),
+        ScriptStep::tool_call("read_file", json!({})),
+        write("a.txt"),
+        read(),
+        read(),
+        read(),
+        ScriptStep::tool_call("shell", json!({"command": "ls"})),
+        ScriptStep::tool_call("glob", json!({"pattern": "*"})),
+        write("secret/key"),
+        ScriptStep::tool_call("read_file", json!({"file_path": "missing.txt"})),
+        ScriptStep::tool_call("grep", json!({"pattern": "x"})),
+        ScriptStep::text("done"),
+    ];
+    let (builder, _, _) = builder(steps, Rc::new(VirtualRuntime::new(|_| {})));
+    let rule = Rule { tool: "write_file".into(), command: None, path: Some("secret/**".into()), decision: Permission::Deny };
+    let policy = Policy { mode: ApprovalMode::FullAuto, rules: vec![rule] };
+    let session = builder.hooks(Rc::new(ByTool)).approval(policy).build();
+    let mut events = session.events();
+    assert_eq!(block_on(session.submit("go")).unwrap(), StopReason::Completed);
+    let mut calls: Vec<(String, Vec<&'static str>)> = Vec::new();
+    let mut sources = Vec::new();
+    while let Some(event) = events.try_recv() {
+        let id = match &event.data {
+            EventData::ToolCallStart { call_id, .. } => {
+                calls.push((call_id.clone(), Vec::new()));
+                call_id
+            }
+            EventData::ToolDecision { call_id, source, .. } => {
+                sources.push(source.clone());
+                call_id
+            }
+            EventData::ToolCallEnd { call_id, .. } => call_id,
+            _ => continue,
+        };
+        let call = calls.iter_mut().find(|(call, _)| call == id).expect("an event for a call that did not start");
+        call.1.push(event.kind());
+    }
+    // registry, arguments, schema, success, success, repeat, hook block, hook rewrite, approval,
+    // tool error, post_tool_use flag.
+    assert_eq!(calls.len(), 12);
+    for (id, kinds) in &calls {
+        assert_eq!(kinds, &["tool_call_start", "tool_decision", "tool_call_end"], "{id}");
+    }
+    let expected = ["registry", "arguments", "schema", "mode", "mode", "mode", "repeat", "hook", "hook", "rule", "mode", "mode"];
+    assert_eq!(sources, expected);
 }
