@@ -10,7 +10,7 @@
 //! line for line (`path:line:text`); a difference fails the benchmark. Timings are warm (the
 //! page cache holds the tree after the first run), alternating, best and median of several.
 //!
-//! `cargo bench -p openagent-cli --bench grep_vs_rg`, or `scripts/bench`. Without `rg` it
+//! `cargo bench -p openagent-host --bench grep_vs_rg`, or `scripts/bench`. Without `rg` it
 //! prints the native figures only and says how to install it (Debian: `apt-get install ripgrep`).
 
 use std::collections::BTreeSet;

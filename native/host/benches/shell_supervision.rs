@@ -4,7 +4,7 @@
 //! it and with the /proc scan it falls back to, beside spawning and reaping `/bin/true` directly,
 //! the floor any process start pays on this machine.
 //!
-//! `cargo bench -p openagent-cli --bench shell_supervision`
+//! `cargo bench -p openagent-host --bench shell_supervision`
 
 use std::process::Command;
 use std::time::{Duration, Instant};

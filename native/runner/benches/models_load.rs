@@ -3,7 +3,7 @@
 //! them new models, half corrections to one known model). Each tenfold more entries should take
 //! about tenfold the time: the figure per entry stays flat.
 //!
-//! `cargo bench -p openagent-cli --bench models_load`
+//! `cargo bench -p openagent-runner --bench models_load`
 
 use std::fmt::Write;
 use std::time::Instant;

@@ -3,7 +3,7 @@
 //! `synchronous=NORMAL`, as `openagent run` does for every event. Beside it, the same lines
 //! written and flushed to a file, as `--events` does.
 //!
-//! `cargo bench -p openagent-cli --bench store_append`
+//! `cargo bench -p openagent-store --bench store_append`
 
 use std::io::{BufWriter, Write};
 use std::time::Instant;

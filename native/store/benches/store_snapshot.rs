@@ -5,7 +5,7 @@
 //! several sizes (each round an assistant message and a 2 KB tool output, as the model is sent
 //! it after truncation), and what restoring such a snapshot costs.
 //!
-//! `cargo bench -p openagent-cli --bench store_snapshot`
+//! `cargo bench -p openagent-store --bench store_snapshot`
 
 use std::rc::Rc;
 use std::time::Instant;
