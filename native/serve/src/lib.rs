@@ -16,6 +16,7 @@
 
 mod auth;
 mod callback;
+mod requests;
 mod routes;
 mod runs;
 mod sse;
