@@ -14,6 +14,7 @@
 //! It sits on the runner (sessions are run as `openagent run` runs them) and the HTTP server
 //! crate; nothing below it imports it, and it must not depend on the TUI or the CLI.
 
+mod api_error;
 mod auth;
 mod callback;
 mod requests;

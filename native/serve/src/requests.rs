@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::routes::ApiError;
 use super::runs::NewRun;
+use crate::api_error::ApiError;
 use openagent_http_server::Request;
 use openagent_runner::{AgentOptions, LimitFlags};
 

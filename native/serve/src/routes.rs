@@ -11,12 +11,13 @@ use serde_json::{json, Value};
 
 use super::requests::{approval, events_after, flag, message, parse, ForkBody, NewSessionBody};
 use super::runs::{Refusal, Runs, StartError};
+use crate::api_error::ApiError;
 use openagent_host::runtime::system_now_ms;
 use openagent_http_server::{percent_decode, Request};
 use openagent_runner::new_run_id;
 use openagent_runner::resume;
 use openagent_store::session_json;
-use openagent_store::{SessionFilter, SessionResult, Status, Store, StoreError};
+use openagent_store::{SessionFilter, SessionResult, Status, Store};
 
 /// The OpenAPI 3.1 document of this API, served at `GET /openapi.json`.
 pub const OPENAPI: &str = include_str!("openapi.json");
@@ -61,37 +62,6 @@ pub enum Reply {
         id: String,
         after: i64,
     },
-}
-
-/// A request refused: the status and what to do about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiError {
-    pub status: u16,
-    pub message: String,
-}
-
-impl ApiError {
-    pub fn new(status: u16, message: impl Into<String>) -> Self {
-        Self { status, message: message.into() }
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(error: StoreError) -> Self {
-        let status = match error {
-            StoreError::SessionNotFound(_) | StoreError::NoResult(_) | StoreError::NoSessionIn(_) => 404,
-            // The session is there, but not in a state to be taken up again.
-            StoreError::NoSnapshot { .. }
-            | StoreError::BadSnapshot { .. }
-            | StoreError::StillRunning(_)
-            | StoreError::OpenElsewhere { .. }
-            | StoreError::Subagent { .. } => 409,
-            // Seed 003: a session still at work, or whose writer died, has no result yet.
-            StoreError::NotFinished { .. } | StoreError::Ambiguous { .. } => 400,
-            StoreError::Open { .. } | StoreError::TooNew { .. } | StoreError::Database(_) => 500,
-        };
-        Self::new(status, error.to_string())
-    }
 }
 
 /// The API over the open sessions and the store.
