@@ -16,6 +16,7 @@ use openagent_core::llm::catalog::{Catalog, Overrides};
 
 use serde_json::Value;
 
+use crate::config_error::ConfigError;
 use crate::config_file;
 use crate::config_problems::{show, stop_at, Read, MAX_SHOWN};
 
@@ -23,16 +24,16 @@ pub const MODELS_FILE: &str = ".openagent/models.json";
 
 /// The built-in catalog with `cwd`'s `.openagent/models.json` over it (none: the built-in one).
 /// The error names the file, and for a wrong entry its line and key.
-pub fn load(cwd: &Path) -> Result<Catalog, String> {
+pub fn load(cwd: &Path) -> Result<Catalog, ConfigError> {
     let file = cwd.join(MODELS_FILE);
-    let Some(text) = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))? else {
+    let Some(text) = config_file::read_named(&file)? else {
         return Ok(Catalog::builtin().clone());
     };
-    let overrides = parse(&text).map_err(|problems| {
-        let lines: Vec<String> = problems.iter().map(|problem| format!("{}:{problem}", file.display())).collect();
-        lines.join("\n")
-    })?;
-    Catalog::builtin().clone().with_overrides(overrides).map_err(|e| format!("{}: {e}", file.display()))
+    let overrides = match parse(&text) {
+        Ok(overrides) => overrides,
+        Err(problems) => return Err(ConfigError::Models { file, problems }),
+    };
+    Catalog::builtin().clone().with_overrides(overrides).map_err(|problem| ConfigError::Catalog { file, problem })
 }
 
 /// A cost for people: cents to four places under a dollar (a short run costs fractions of a
@@ -93,14 +94,14 @@ mod tests {
         let dir = TempDir::new();
         std::fs::create_dir_all(dir.0.join(".openagent")).unwrap();
         std::fs::write(dir.0.join(MODELS_FILE), text).unwrap();
-        let catalog = load(&dir.0);
+        let catalog = load(&dir.0).map_err(|e| e.to_string());
         (dir, catalog)
     }
 
     #[test]
     fn no_file_is_the_builtin_catalog_and_a_file_lays_over_it() {
         let dir = TempDir::new();
-        assert_eq!(load(&dir.0).as_ref(), Ok(Catalog::builtin()));
+        assert_eq!(load(&dir.0).ok().as_ref(), Some(Catalog::builtin()));
         let (_dir, catalog) = write(r#"{"models": [{"id": "gpt-5.2", "input_cost_per_million": 1.5}]}"#);
         let gpt = catalog.unwrap().get("gpt-5.2").cloned().unwrap();
         assert_eq!((gpt.input_cost_per_million, gpt.output_cost_per_million), (Some(1.5), Some(14.0)));
@@ -154,7 +155,7 @@ mod tests {
     fn a_directory_in_its_place_is_refused() {
         let dir = TempDir::new();
         std::fs::create_dir_all(dir.0.join(MODELS_FILE)).unwrap();
-        let error = load(&dir.0).unwrap_err();
+        let error = load(&dir.0).unwrap_err().to_string();
         assert!(error.contains("models.json: is a directory, not a regular file"), "{error}");
     }
 }

@@ -86,7 +86,7 @@ pub fn run(args: RunArgs) -> u8 {
             untaken(id, &args.data_dir, resumed.as_ref())?;
         }
         let agent = prepare_agent(&args.agent, resumed.as_ref(), &runtime)?;
-        let input = mentions::with_mentioned_images(&args.task, &agent.cwd)?;
+        let input = mentions::with_mentioned_images(&args.task, &agent.cwd).map_err(|e| e.to_string())?;
         let events = args.events.as_ref().map(open_events_file).transpose()?;
         Ok((run_id, resumed, agent, input, events))
     });
