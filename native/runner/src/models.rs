@@ -90,11 +90,11 @@ mod tests {
 
     use super::*;
 
-    fn write(text: &str) -> (TempDir, Result<Catalog, String>) {
+    fn write(text: &str) -> (TempDir, Result<Catalog, ConfigError>) {
         let dir = TempDir::new();
         std::fs::create_dir_all(dir.0.join(".openagent")).unwrap();
         std::fs::write(dir.0.join(MODELS_FILE), text).unwrap();
-        let catalog = load(&dir.0).map_err(|e| e.to_string());
+        let catalog = load(&dir.0);
         (dir, catalog)
     }
 
@@ -113,14 +113,14 @@ mod tests {
             write("{\"models\": [\n  {\"id\": \"gpt-5.2\"},\n  {\"id\": \"o3\",\n   \"context_window\": \"big\"}\n]}");
         let file = dir.0.join(MODELS_FILE).display().to_string();
         assert_eq!(
-            catalog.unwrap_err(),
+            catalog.unwrap_err().to_string(),
             format!("{file}:4: models[1].context_window: invalid type: string \"big\", expected u64")
         );
     }
 
     #[test]
     fn unknown_keys_broken_json_and_incomplete_new_models_are_refused() {
-        let refused = |text: &str| write(text).1.unwrap_err();
+        let refused = |text: &str| write(text).1.unwrap_err().to_string();
         let unknown = refused("{\"models\": [{\"id\": \"o3\", \"price\": 1}]}");
         assert!(unknown.ends_with(":1: models[0].price: unknown field `price`, expected one of `id`, `provider`, `display_name`, `aliases`, `context_window`, `max_output`, `supports_tools`, `supports_vision`, `supports_reasoning`, `input_cost_per_million`, `output_cost_per_million`, `cache_read_cost_per_million`, `cache_write_cost_per_million`"), "{unknown}");
         assert!(refused("{\"models\": [\n{\"id\": \"o3\",}]}").ends_with("models.json:2: trailing comma"));
@@ -138,7 +138,7 @@ mod tests {
             "{\"models\": [\n  {\"id\": \"o3\", \"price\": 1},\n  {\"id\": \"o4\", \"context_window\": \"big\"},\n  {\"id\": \"o5\", \"supports_tools\": 1}\n]}",
         );
         let file = dir.0.join(MODELS_FILE).display().to_string();
-        let error = catalog.unwrap_err();
+        let error = catalog.unwrap_err().to_string();
         let lines: Vec<&str> = error.lines().map(|line| line.split(", expected").next().unwrap_or(line)).collect();
         assert_eq!(
             lines,
