@@ -111,7 +111,7 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
     for (name, server) in &held {
         failed = true;
         let Some((file, status)) = untrusted(name) else { continue };
-        let why = trust::refusal(&file, status, cwd, Some(data_dir));
+        let why = trust::refusal(&file, status, cwd, Some(data_dir)).to_string();
         match json {
             true => rows.push(json!({"name": name, "endpoint": server.describe(), "status": "untrusted", "error": why})),
             false => {

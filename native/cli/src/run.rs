@@ -103,7 +103,7 @@ fn resolve(args: &RunArgs, runtime: &Rc<NativeRuntime>) -> Result<Ready, RunErro
         untaken(id, &args.data_dir, resumed.as_ref())?;
     }
     let plan = Plan::continuing(&request, resumed, runtime)?;
-    let input = with_mentioned_images(&args.task, &plan.launcher.cwd).map_err(RunError::Mention)?;
+    let input = with_mentioned_images(&args.task, &plan.launcher.cwd)?;
     let events = args.events.as_ref().map(open_events_file).transpose()?;
     Ok(Ready { plan, run_id: fixed.unwrap_or_else(|| new_run_id(runtime.now_ms())), input, events })
 }

@@ -1,18 +1,39 @@
 //! `openagent trust`: trusts the hooks and MCP servers a directory's files name, as the files are
 //! now, printing what each runs; `openagent trust list` and `openagent trust revoke`.
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 use openagent_core::runtime::format_rfc3339;
 
 use openagent_host::runtime::system_now_ms;
 use openagent_runner::agents;
+use openagent_runner::config_error::ConfigError;
 use openagent_runner::hooks::{self, HooksConfig, HOOKS_FILE};
 use openagent_runner::mcp::{self, McpServerConfig, MCP_FILE};
 use openagent_runner::stdout::Stdout;
 use openagent_runner::terminal::terminal_text;
 use openagent_runner::trust::store::{content_hash, key, read_content, sha256, Entry, Status, TrustStore};
-use openagent_runner::trust::{agent_file, open_outside};
+use openagent_runner::trust::{agent_file, open_outside, TrustError};
+
+/// Why nothing was trusted or revoked.
+#[derive(Debug, thiserror::Error)]
+enum TrustCommandError {
+    /// A hooks.json or mcp.json that does not load.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] TrustError),
+    /// The agents directory cannot be listed (the error names it).
+    #[error("{0}")]
+    Agents(io::Error),
+    #[error("{}: cannot be trusted: it is not a regular file of at most 16 MiB that can be read", .0.display())]
+    NotRegular(PathBuf),
+    #[error("{}: cannot be trusted: it is not UTF-8", .0.display())]
+    NotUtf8(PathBuf),
+    #[error("cannot use {}: {error}", cwd.display())]
+    Cwd { cwd: PathBuf, error: io::Error },
+}
 
 /// A file to trust: its path in the directory, its hash, and a line for each thing it runs.
 struct Named {
@@ -123,17 +144,17 @@ pub fn revoke(cwd: &Path, data_dir: &Path) -> u8 {
 
 /// The files of `cwd` that name something to run, each read once: what is hashed is what is
 /// checked and printed.
-fn named(cwd: &Path) -> Result<Vec<Named>, String> {
+fn named(cwd: &Path) -> Result<Vec<Named>, TrustCommandError> {
     let mut out = Vec::new();
     if let Some((sha256, text)) = read(cwd, HOOKS_FILE)? {
-        let config = hooks::parse(&text).map_err(|e| format!("{}: {e}", cwd.join(HOOKS_FILE).display()))?;
+        let config = hooks::parse(&text).map_err(|problem| ConfigError::Hooks { file: cwd.join(HOOKS_FILE), problem })?;
         out.push(Named { file: HOOKS_FILE.into(), sha256, runs: hook_lines(&config) });
     }
     if let Some((sha256, text)) = read(cwd, MCP_FILE)? {
-        let servers = mcp::parse(&text).map_err(|e| format!("{}: {e}", cwd.join(MCP_FILE).display()))?;
+        let servers = mcp::parse(&text).map_err(|problem| ConfigError::Mcp { file: cwd.join(MCP_FILE), problem })?;
         out.push(Named { file: MCP_FILE.into(), sha256, runs: server_lines(&servers) });
     }
-    let found = agents::discover(cwd).map_err(|e| e.to_string())?;
+    let found = agents::discover(cwd).map_err(TrustCommandError::Agents)?;
     for agent in found {
         let config = match agent.config {
             Ok(config) => config,
@@ -155,16 +176,13 @@ fn named(cwd: &Path) -> Result<Vec<Named>, String> {
 }
 
 /// `name`'s hash and text, `None` when there is no such file.
-fn read(cwd: &Path, name: &str) -> Result<Option<(String, String)>, String> {
+fn read(cwd: &Path, name: &str) -> Result<Option<(String, String)>, TrustCommandError> {
     let path = cwd.join(name);
     if !path.exists() {
         return Ok(None);
     }
-    let content = read_content(&path).ok_or_else(|| {
-        format!("{}: cannot be trusted: it is not a regular file of at most 16 MiB that can be read", path.display())
-    })?;
-    let text =
-        String::from_utf8(content.clone()).map_err(|_| format!("{}: cannot be trusted: it is not UTF-8", path.display()))?;
+    let Some(content) = read_content(&path) else { return Err(TrustCommandError::NotRegular(path)) };
+    let Ok(text) = String::from_utf8(content.clone()) else { return Err(TrustCommandError::NotUtf8(path)) };
     Ok(Some((sha256(&content), text)))
 }
 
@@ -185,6 +203,6 @@ fn server_lines(servers: &std::collections::BTreeMap<String, McpServerConfig>) -
     servers.iter().map(|(name, server)| format!("MCP server {name}: {}", server.describe())).collect()
 }
 
-fn canonical(cwd: &Path) -> Result<PathBuf, String> {
-    cwd.canonicalize().map_err(|e| format!("cannot use {}: {e}", cwd.display()))
+fn canonical(cwd: &Path) -> Result<PathBuf, TrustCommandError> {
+    cwd.canonicalize().map_err(|error| TrustCommandError::Cwd { cwd: cwd.to_owned(), error })
 }

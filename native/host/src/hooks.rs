@@ -128,13 +128,23 @@ impl Hooks for CommandHooks {
     }
 }
 
+/// What a `pre_tool_use` hook printed that cannot rewrite the call's arguments; it reads after
+/// "the hook printed".
+#[derive(Debug, thiserror::Error)]
+enum BadRewrite {
+    #[error("output that is not JSON ({0})")]
+    NotJson(#[from] serde_json::Error),
+    #[error("a `tool_input` that is not an object")]
+    NotAnObject,
+}
+
 /// The arguments a `pre_tool_use` hook's `{"tool_input": {...}}` gives, if any.
-fn rewrite(stdout: &str) -> Result<Option<Value>, String> {
-    let value: Value = serde_json::from_str(stdout).map_err(|e| format!("output that is not JSON ({e})"))?;
+fn rewrite(stdout: &str) -> Result<Option<Value>, BadRewrite> {
+    let value: Value = serde_json::from_str(stdout)?;
     match value.get("tool_input") {
         None => Ok(None),
         Some(arguments) if arguments.is_object() => Ok(Some(arguments.clone())),
-        Some(_) => Err("a `tool_input` that is not an object".into()),
+        Some(_) => Err(BadRewrite::NotAnObject),
     }
 }
 

@@ -11,6 +11,8 @@ use std::sync::{Mutex, PoisonError};
 use openagent_host::regular_file::{self, ReadError};
 use sha2::{Digest, Sha256};
 
+use crate::config_error::ConfigError;
+
 /// The most bytes a config file may hold: a catalog of 100,000 models takes under half of it.
 pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -24,30 +26,41 @@ pub fn loaded_hash(file: &Path) -> Option<String> {
     LOADED.lock().unwrap_or_else(PoisonError::into_inner).get(file).cloned()
 }
 
-/// The text of the config file `file`, `None` when there is none. The error says what is wrong
-/// with the file and what to do, without its name (the caller leads with it).
-pub fn read(file: &Path) -> Result<Option<String>, String> {
+/// What is wrong with a config file that is there, and what to do, without its name (the caller
+/// leads with it: [`crate::config_error::ConfigError::Unreadable`]).
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot read it: {0}")]
+    Io(io::Error),
+    /// `kind` is what it is instead: `a directory`, `a FIFO`.
+    #[error(
+        "is {kind}, not a regular file: a config is read only from a regular file (this could block or never end); \
+         put the file itself in its place"
+    )]
+    NotRegular { kind: &'static str },
+    #[error("is larger than {} MiB, the most a config file may hold: check that it is the file you meant", MAX_CONFIG_BYTES >> 20)]
+    TooLarge,
+    #[error("is not UTF-8 text: save it as UTF-8")]
+    NotUtf8,
+}
+
+/// The text of the config file `file`, `None` when there is none.
+pub fn read(file: &Path) -> Result<Option<String>, FileError> {
     let bytes = match regular_file::read_capped(file, MAX_CONFIG_BYTES) {
         Ok(bytes) => bytes,
         Err(ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(ReadError::Io(e)) => return Err(format!("cannot read it: {e}")),
-        Err(ReadError::NotRegular(kind)) => {
-            return Err(format!(
-                "is {}, not a regular file: a config is read only from a regular file (this could block or never end); \
-                 put the file itself in its place",
-                regular_file::kind(kind)
-            ))
-        }
-        Err(ReadError::TooLarge(_)) => {
-            return Err(format!(
-                "is larger than {} MiB, the most a config file may hold: check that it is the file you meant",
-                MAX_CONFIG_BYTES >> 20
-            ))
-        }
+        Err(ReadError::Io(e)) => return Err(FileError::Io(e)),
+        Err(ReadError::NotRegular(kind)) => return Err(FileError::NotRegular { kind: regular_file::kind(kind) }),
+        Err(ReadError::TooLarge(_)) => return Err(FileError::TooLarge),
     };
     let hash = sha256(&bytes);
     LOADED.lock().unwrap_or_else(PoisonError::into_inner).insert(file.to_path_buf(), hash);
-    String::from_utf8(bytes).map(Some).map_err(|_| "is not UTF-8 text: save it as UTF-8".to_owned())
+    String::from_utf8(bytes).map(Some).map_err(|_| FileError::NotUtf8)
+}
+
+/// The text of the config file `file`, `None` when there is none; the error names the file.
+pub fn read_named(file: &Path) -> Result<Option<String>, ConfigError> {
+    read(file).map_err(|problem| ConfigError::Unreadable { file: file.to_owned(), problem })
 }
 
 /// The hex SHA-256 of `content`.

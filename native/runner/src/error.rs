@@ -10,7 +10,9 @@ use openagent_core::setup::{ProviderKind, SetupError};
 use openagent_store::StoreError;
 
 use crate::agents::AgentError;
+use crate::config_error::ConfigError;
 use crate::resume;
+use crate::trust::TrustError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -28,8 +30,11 @@ pub enum RunError {
     Agent(#[from] AgentError),
     /// A file of the directory (`.openagent/mcp.json`, `hooks.json`, `models.json`) is broken,
     /// or names commands it is not trusted to run.
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A file of the directory names commands it is not trusted to run.
+    #[error(transparent)]
+    Trust(#[from] TrustError),
     /// No provider, key or model could be settled on: the text says what to set.
     #[error("{}", explain_setup(.0))]
     Setup(SetupError),
@@ -42,9 +47,6 @@ pub enum RunError {
     /// The session store could not be opened.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The task mentions an image that is not there.
-    #[error("{0}")]
-    Mention(String),
     /// `--events FILE` cannot be written.
     #[error("cannot {action} the events file {}: {reason}", path.display())]
     EventsFile { path: PathBuf, action: &'static str, reason: std::io::Error },

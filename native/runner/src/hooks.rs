@@ -9,6 +9,7 @@ use std::rc::Rc;
 use openagent_core::hooks::HOOK_POINTS;
 use serde::{Deserialize, Serialize};
 
+use crate::config_error::ConfigError;
 use crate::config_file;
 use openagent_host::hooks::{CommandHooks, HookCommand};
 
@@ -42,16 +43,30 @@ struct HooksFile {
     hooks: HooksConfig,
 }
 
+/// What is wrong with the text of a hooks.json, without the file's name.
+#[derive(Debug, thiserror::Error)]
+pub enum HooksError {
+    /// Not JSON, or not of the file's shape (which a missing field shows).
+    #[error("{}", with_shape(.0))]
+    Json(#[from] serde_json::Error),
+    /// A hook that cannot run: `at` names it (`pre_tool_use[0]`, or the point).
+    #[error("hook {at} {problem}")]
+    Hook { at: String, problem: String },
+}
+
+/// serde's message, with the file's shape when a field is missing.
+fn with_shape(error: &serde_json::Error) -> String {
+    let e = error.to_string();
+    match e.contains("missing field") {
+        true => format!("{e}: the file is {{\"hooks\": {{\"pre_tool_use\": [{{\"command\": ..., \"matcher\": ...}}]}}}}"),
+        false => e,
+    }
+}
+
 /// Parses and checks the text of a hooks.json.
-pub fn parse(text: &str) -> Result<HooksConfig, String> {
-    let file: HooksFile = serde_json::from_str(text).map_err(|e| {
-        let e = e.to_string();
-        match e.contains("missing field") {
-            true => format!("{e}: the file is {{\"hooks\": {{\"pre_tool_use\": [{{\"command\": ..., \"matcher\": ...}}]}}}}"),
-            false => e,
-        }
-    })?;
-    check(&file.hooks).map_err(|(at, problem)| format!("hook {at} {problem}"))?;
+pub fn parse(text: &str) -> Result<HooksConfig, HooksError> {
+    let file: HooksFile = serde_json::from_str(text)?;
+    check(&file.hooks).map_err(|(at, problem)| HooksError::Hook { at, problem })?;
     Ok(file.hooks)
 }
 
@@ -83,11 +98,10 @@ pub fn check(hooks: &HooksConfig) -> Result<(), (String, String)> {
 /// The hooks of `cwd`'s `.openagent/hooks.json` (none when there is no such file), then
 /// `agent`'s (an agent config's `hooks:`); `None` when there are none at all. The error names the
 /// file.
-pub fn load(cwd: &Path, agent: &HooksConfig) -> Result<Option<Rc<CommandHooks>>, String> {
+pub fn load(cwd: &Path, agent: &HooksConfig) -> Result<Option<Rc<CommandHooks>>, ConfigError> {
     let file = cwd.join(HOOKS_FILE);
-    let text = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut hooks = match text {
-        Some(text) => parse(&text).map_err(|e| format!("{}: {e}", file.display()))?,
+    let mut hooks = match config_file::read_named(&file)? {
+        Some(text) => parse(&text).map_err(|problem| ConfigError::Hooks { file, problem })?,
         None => HooksConfig::new(),
     };
     for (point, list) in agent {
@@ -126,7 +140,7 @@ mod tests {
 
     #[test]
     fn what_cannot_run_is_refused_naming_the_hook() {
-        let refused = |text: &str| parse(text).unwrap_err();
+        let refused = |text: &str| parse(text).unwrap_err().to_string();
         assert!(refused(r#"{"hooks": {"before_tool": []}}"#)
             .starts_with("hook before_tool is not a hook point: the points are pre_tool_use,"));
         assert_eq!(
@@ -145,7 +159,7 @@ mod tests {
         std::fs::create_dir_all(dir.join(".openagent")).unwrap();
         assert!(load(&dir, &HooksConfig::new()).unwrap().is_none());
         std::fs::write(dir.join(HOOKS_FILE), "{\"hooks\": {\"pre_tool_use\": [{\"command\": 1}]}}").unwrap();
-        let error = load(&dir, &HooksConfig::new()).err().unwrap();
+        let error = load(&dir, &HooksConfig::new()).err().unwrap().to_string();
         assert!(error.starts_with(&format!("{}: invalid type", dir.join(HOOKS_FILE).display())), "{error}");
         assert!(error.contains("line 1"), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -86,16 +86,14 @@ impl Launcher {
             .map_err(|e| RunError::CannotWorkIn { dir: cwd.clone(), reason: e.to_string() })?
             .with_env_pass(EnvPass::new(&options.env_pass));
         let config = options.agent.as_deref().map(|id| agents::load(&cwd, id)).transpose()?;
-        let servers =
-            mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default()).map_err(RunError::Config)?;
-        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default()).map_err(RunError::Config)?;
+        let servers = mcp::load(&cwd, &config.as_ref().map(|c| c.mcp_servers.clone()).unwrap_or_default())?;
+        let hooks = hooks::load(&cwd, &config.as_ref().map(|c| c.hooks.clone()).unwrap_or_default())?;
         // Checked once both files are loaded (so a broken one is named as broken) and before
         // anything of them starts or a model server is asked anything.
-        trust::check(options.data_dir.as_deref(), &cwd, &trust::project_files(&cwd, config.as_ref()))
-            .map_err(RunError::Config)?;
+        trust::check(options.data_dir.as_deref(), &cwd, &trust::project_files(&cwd, config.as_ref()))?;
         let http = Rc::new(NativeHttpClient::new());
         let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
-        let catalog = models::load(&cwd).map_err(RunError::Config)?;
+        let catalog = models::load(&cwd)?;
         let mcp = match servers.is_empty() {
             true => Vec::new(),
             false => runtime.block_on(mcp::connect_all(&servers, &cwd, http.clone(), runtime.clone())),

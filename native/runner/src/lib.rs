@@ -15,6 +15,7 @@
 pub mod agents;
 pub mod approval;
 pub mod artifacts;
+pub mod config_error;
 pub mod config_file;
 pub mod config_problems;
 pub mod drive;

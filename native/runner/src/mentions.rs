@@ -8,11 +8,13 @@ use std::path::Path;
 use openagent_core::session::{ImageInput, UserInput};
 use openagent_core::tools::read_file::image_media_type;
 
+use crate::config_error::ConfigError;
+
 /// `task` with the images it mentions as `@path` attached: a path relative to `cwd` (or
 /// absolute) whose extension names an image. Other `@words` (`@user`, `@file.rs`) stay text. A
 /// mentioned image that is not there is an error naming it; the session reads and checks the
 /// rest (a directory, a FIFO, its type and size) before any request.
-pub fn with_mentioned_images(task: &str, cwd: &Path) -> Result<UserInput, String> {
+pub fn with_mentioned_images(task: &str, cwd: &Path) -> Result<UserInput, ConfigError> {
     let mut input = UserInput::new(task);
     for path in mentioned(task) {
         if image_media_type(&path).is_none() {
@@ -20,7 +22,7 @@ pub fn with_mentioned_images(task: &str, cwd: &Path) -> Result<UserInput, String
         }
         // `symlink_metadata`: a dangling link or a FIFO is there, and the session says what is wrong with it.
         if cwd.join(&path).symlink_metadata().is_err() {
-            return Err(format!("the task mentions {}, but there is no such file in {}", mention(&path, true), cwd.display()));
+            return Err(ConfigError::MissingImage { mention: mention(&path, true), cwd: cwd.to_owned() });
         }
         input = input.with_image(ImageInput::Path(path));
     }
@@ -87,7 +89,7 @@ mod tests {
         assert_eq!(input.images, paths);
         let input = with_mentioned_images("see @b.jpg.", &dir).unwrap();
         assert_eq!(input.images, [ImageInput::Path("b.jpg".into())]);
-        let error = with_mentioned_images("see @gone.png", &dir).unwrap_err();
+        let error = with_mentioned_images("see @gone.png", &dir).unwrap_err().to_string();
         assert_eq!(error, format!("the task mentions @gone.png, but there is no such file in {}", dir.display()));
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -16,6 +16,7 @@ use openagent_core::llm::catalog::{Catalog, Overrides};
 
 use serde_json::Value;
 
+use crate::config_error::ConfigError;
 use crate::config_file;
 use crate::config_problems::{show, stop_at, Read, MAX_SHOWN};
 
@@ -23,16 +24,16 @@ pub const MODELS_FILE: &str = ".openagent/models.json";
 
 /// The built-in catalog with `cwd`'s `.openagent/models.json` over it (none: the built-in one).
 /// The error names the file, and for a wrong entry its line and key.
-pub fn load(cwd: &Path) -> Result<Catalog, String> {
+pub fn load(cwd: &Path) -> Result<Catalog, ConfigError> {
     let file = cwd.join(MODELS_FILE);
-    let Some(text) = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))? else {
+    let Some(text) = config_file::read_named(&file)? else {
         return Ok(Catalog::builtin().clone());
     };
-    let overrides = parse(&text).map_err(|problems| {
-        let lines: Vec<String> = problems.iter().map(|problem| format!("{}:{problem}", file.display())).collect();
-        lines.join("\n")
-    })?;
-    Catalog::builtin().clone().with_overrides(overrides).map_err(|e| format!("{}: {e}", file.display()))
+    let overrides = match parse(&text) {
+        Ok(overrides) => overrides,
+        Err(problems) => return Err(ConfigError::Models { file, problems }),
+    };
+    Catalog::builtin().clone().with_overrides(overrides).map_err(|problem| ConfigError::Catalog { file, problem })
 }
 
 /// A cost for people: cents to four places under a dollar (a short run costs fractions of a
@@ -89,7 +90,7 @@ mod tests {
 
     use super::*;
 
-    fn write(text: &str) -> (TempDir, Result<Catalog, String>) {
+    fn write(text: &str) -> (TempDir, Result<Catalog, ConfigError>) {
         let dir = TempDir::new();
         std::fs::create_dir_all(dir.0.join(".openagent")).unwrap();
         std::fs::write(dir.0.join(MODELS_FILE), text).unwrap();
@@ -100,7 +101,7 @@ mod tests {
     #[test]
     fn no_file_is_the_builtin_catalog_and_a_file_lays_over_it() {
         let dir = TempDir::new();
-        assert_eq!(load(&dir.0).as_ref(), Ok(Catalog::builtin()));
+        assert_eq!(load(&dir.0).ok().as_ref(), Some(Catalog::builtin()));
         let (_dir, catalog) = write(r#"{"models": [{"id": "gpt-5.2", "input_cost_per_million": 1.5}]}"#);
         let gpt = catalog.unwrap().get("gpt-5.2").cloned().unwrap();
         assert_eq!((gpt.input_cost_per_million, gpt.output_cost_per_million), (Some(1.5), Some(14.0)));
@@ -112,14 +113,14 @@ mod tests {
             write("{\"models\": [\n  {\"id\": \"gpt-5.2\"},\n  {\"id\": \"o3\",\n   \"context_window\": \"big\"}\n]}");
         let file = dir.0.join(MODELS_FILE).display().to_string();
         assert_eq!(
-            catalog.unwrap_err(),
+            catalog.unwrap_err().to_string(),
             format!("{file}:4: models[1].context_window: invalid type: string \"big\", expected u64")
         );
     }
 
     #[test]
     fn unknown_keys_broken_json_and_incomplete_new_models_are_refused() {
-        let refused = |text: &str| write(text).1.unwrap_err();
+        let refused = |text: &str| write(text).1.unwrap_err().to_string();
         let unknown = refused("{\"models\": [{\"id\": \"o3\", \"price\": 1}]}");
         assert!(unknown.ends_with(":1: models[0].price: unknown field `price`, expected one of `id`, `provider`, `display_name`, `aliases`, `context_window`, `max_output`, `supports_tools`, `supports_vision`, `supports_reasoning`, `input_cost_per_million`, `output_cost_per_million`, `cache_read_cost_per_million`, `cache_write_cost_per_million`"), "{unknown}");
         assert!(refused("{\"models\": [\n{\"id\": \"o3\",}]}").ends_with("models.json:2: trailing comma"));
@@ -137,7 +138,7 @@ mod tests {
             "{\"models\": [\n  {\"id\": \"o3\", \"price\": 1},\n  {\"id\": \"o4\", \"context_window\": \"big\"},\n  {\"id\": \"o5\", \"supports_tools\": 1}\n]}",
         );
         let file = dir.0.join(MODELS_FILE).display().to_string();
-        let error = catalog.unwrap_err();
+        let error = catalog.unwrap_err().to_string();
         let lines: Vec<&str> = error.lines().map(|line| line.split(", expected").next().unwrap_or(line)).collect();
         assert_eq!(
             lines,
@@ -154,7 +155,7 @@ mod tests {
     fn a_directory_in_its_place_is_refused() {
         let dir = TempDir::new();
         std::fs::create_dir_all(dir.0.join(MODELS_FILE)).unwrap();
-        let error = load(&dir.0).unwrap_err();
+        let error = load(&dir.0).unwrap_err().to_string();
         assert!(error.contains("models.json: is a directory, not a regular file"), "{error}");
     }
 }

@@ -114,7 +114,7 @@ pub fn fork(store: &mut Store, id: &str, at: Option<i64>, new_id: &str, created_
 fn stored_snapshot(store: &Store, id: &str, at: Option<i64>) -> Result<(i64, SessionSnapshot), StoreError> {
     let stored = store.snapshot(id, at)?;
     let bad = |reason: String| StoreError::BadSnapshot { id: id.to_owned(), seq: stored.seq, reason };
-    let json = stored.json.clone().map_err(bad)?;
+    let json = stored.json.clone().map_err(|e| bad(e.to_string()))?;
     let snapshot = SessionSnapshot::from_json(&json).map_err(|e| bad(e.to_string()))?;
     Ok((stored.seq, snapshot))
 }

@@ -11,7 +11,7 @@ use openagent_core::setup::ProviderSettings;
 use openagent_core::SessionError;
 use openagent_sandbox_guest::GuestEnd;
 
-use crate::{Sandbox, SandboxEnd, SandboxLimits, SandboxRun};
+use crate::{Sandbox, SandboxEnd, SandboxError, SandboxLimits, SandboxRun};
 use openagent_host::http::NativeHttpClient;
 use openagent_runner::hooks::HOOKS_FILE;
 use openagent_runner::launcher::{explain, resolve_provider, session_config};
@@ -20,8 +20,6 @@ use openagent_runner::{fixed_run_id, new_run_id, pinned_runtime, refuse, ExitRea
 
 /// The guest's file name, as cargo builds it.
 const GUEST_FILE: &str = "openagent-sandbox-guest.wasm";
-/// How to build the guest, for error messages.
-const BUILD_GUEST: &str = "cargo build -p openagent-sandbox-guest --release --target wasm32-wasip1";
 
 /// Everything `openagent sandbox run` was given.
 #[derive(Debug, Clone)]
@@ -61,7 +59,7 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
         }
         let (settings, model, _) =
             resolve_provider(&args.agent, None, &runtime, &NativeHttpClient::new()).map_err(|e| e.to_string())?;
-        let guest = Sandbox::load(&find_guest(sandbox.guest.as_deref())?)?;
+        let guest = find_guest(sandbox.guest.as_deref()).and_then(|path| Sandbox::load(&path)).map_err(|e| e.to_string())?;
         let events = args.events.as_ref().map(open_events_file).transpose().map_err(|e| e.to_string())?;
         Ok((run_id, dir, settings, model, guest, events))
     });
@@ -149,25 +147,22 @@ fn capped(report: &Report, reason: ExitReason, status: OutcomeStatus, message: S
 
 /// `--guest`, else `$OPENAGENT_SANDBOX_GUEST`, else beside the executable, else where cargo
 /// builds it next to the executable's target directory.
-fn find_guest(flag: Option<&Path>) -> Result<PathBuf, String> {
+fn find_guest(flag: Option<&Path>) -> Result<PathBuf, SandboxError> {
     if let Some(path) = flag {
         return Ok(path.to_owned());
     }
     if let Some(path) = std::env::var_os("OPENAGENT_SANDBOX_GUEST").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(path));
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the sandbox guest: {e}"))?;
+    let exe = std::env::current_exe().map_err(SandboxError::NoExecutable)?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     // target/<profile>/openagent (or target/<profile>/deps/<test>) -> target/wasm32-wasip1/release/
     let candidates: Vec<PathBuf> = [dir.join(GUEST_FILE)]
         .into_iter()
         .chain(dir.ancestors().skip(1).take(2).map(|target| target.join("wasm32-wasip1/release").join(GUEST_FILE)))
         .collect();
-    candidates.iter().find(|path| path.is_file()).cloned().ok_or_else(|| {
-        let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-        format!(
-            "the sandbox guest is not built (looked for {}); build it with `{BUILD_GUEST}`, or pass --guest FILE",
-            looked.join(", ")
-        )
-    })
+    match candidates.iter().find(|path| path.is_file()) {
+        Some(path) => Ok(path.clone()),
+        None => Err(SandboxError::NotBuilt { looked: candidates }),
+    }
 }

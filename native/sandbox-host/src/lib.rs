@@ -36,6 +36,7 @@
 //! ```
 
 mod cli;
+mod error;
 mod model;
 
 use std::path::{Path, PathBuf};
@@ -54,6 +55,7 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 pub use cli::{run_cli, SandboxArgs};
+pub use error::SandboxError;
 pub use model::ModelGate;
 
 use openagent_runner::Wake;
@@ -193,8 +195,8 @@ impl Sandbox {
     /// Compiles the guest module at `path` (a `.wasm` built for `wasm32-wasip1`). Compiling the
     /// agent takes seconds, so the machine code is kept beside it (`<name>.<hash>.cwasm`, the
     /// hash naming the module and the engine's settings) and later loads take milliseconds.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read the sandbox guest {}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Self, SandboxError> {
+        let bytes = std::fs::read(path).map_err(|error| SandboxError::Unreadable { path: path.to_owned(), error })?;
         let engine = engine()?;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         std::hash::Hash::hash(&bytes, &mut hasher);
@@ -210,7 +212,7 @@ impl Sandbox {
                 return Ok(Self { engine, module });
             }
         }
-        let module = Module::new(&engine, &bytes).map_err(|e| format!("{}: not a valid guest module: {e}", path.display()))?;
+        let module = Module::new(&engine, &bytes).map_err(|error| SandboxError::InvalidGuest { path: path.to_owned(), error })?;
         // Written aside and renamed, so a concurrent loader never sees half a file. A directory
         // that cannot be written only costs the next start its compile time.
         if let Ok(serialized) = module.serialize() {
@@ -223,9 +225,9 @@ impl Sandbox {
     }
 
     /// Compiles a guest from its binary or text (`.wat`) form.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, SandboxError> {
         let engine = engine()?;
-        let module = Module::new(&engine, bytes).map_err(|e| format!("not a valid guest module: {e}"))?;
+        let module = Module::new(&engine, bytes).map_err(SandboxError::InvalidModule)?;
         Ok(Self { engine, module })
     }
 
@@ -345,10 +347,10 @@ impl Sandbox {
 }
 
 /// The engine every guest runs on: Cranelift, with epoch interruption for the time cap.
-fn engine() -> Result<Engine, String> {
+fn engine() -> Result<Engine, SandboxError> {
     let mut config = Config::new();
     config.epoch_interruption(true);
-    Engine::new(&config).map_err(|e| format!("cannot start wasmtime: {e}"))
+    Engine::new(&config).map_err(SandboxError::Engine)
 }
 
 /// The guest's exported linear memory.

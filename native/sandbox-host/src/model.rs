@@ -30,6 +30,18 @@ pub struct ModelGate {
     next: i32,
 }
 
+/// Why a guest's model request is not sent on: the guest reads it as a connection that failed.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error("a malformed model request: {0}")]
+    Malformed(serde_json::Error),
+    /// Not under the base URL, where the real key may go.
+    #[error("the sandbox forwards model requests only to {base_url}; refused {url}")]
+    Elsewhere { base_url: String, url: String },
+    #[error("the sandbox forwards only GET and POST model requests; refused {0}")]
+    Method(String),
+}
+
 /// One request: the response stream (the head line, then the body) as the worker receives it.
 struct Exchange {
     chunks: mpsc::Receiver<Result<Vec<u8>, HttpError>>,
@@ -61,7 +73,7 @@ impl ModelGate {
 
     /// Starts the guest's request; a refused one fails at its first read, as an unreachable
     /// server would.
-    fn start(&mut self, request: Result<ModelRequest, String>) -> i32 {
+    fn start(&mut self, request: Result<ModelRequest, Refusal>) -> i32 {
         let (tx, rx) = mpsc::sync_channel(CHANNEL_DEPTH);
         match request.and_then(|request| self.forwardable(request)) {
             Ok(request) => {
@@ -69,7 +81,7 @@ impl ModelGate {
                 thread::spawn(move || futures::executor::block_on(exchange(&http, request, tx)));
             }
             Err(message) => {
-                let _ = tx.send(Err(HttpError::new(HttpErrorKind::Connect, message)));
+                let _ = tx.send(Err(HttpError::new(HttpErrorKind::Connect, message.to_string())));
             }
         }
         let handle = self.next;
@@ -80,18 +92,15 @@ impl ModelGate {
 
     /// The request as it goes out: refused unless under the base URL; the guest's credential
     /// headers dropped and the real key added.
-    fn forwardable(&self, request: ModelRequest) -> Result<HttpRequest, String> {
+    fn forwardable(&self, request: ModelRequest) -> Result<HttpRequest, Refusal> {
         if !self.allows(&request.url) {
-            return Err(format!(
-                "the sandbox forwards model requests only to {}; refused {}",
-                self.base_url,
-                request.url.split(['?', '#']).next().unwrap_or_default()
-            ));
+            let url = request.url.split(['?', '#']).next().unwrap_or_default().to_owned();
+            return Err(Refusal::Elsewhere { base_url: self.base_url.clone(), url });
         }
         let method = match request.method.as_str() {
             "GET" => Method::Get,
             "POST" => Method::Post,
-            other => return Err(format!("the sandbox forwards only GET and POST model requests; refused {other}")),
+            other => return Err(Refusal::Method(other.to_owned())),
         };
         let mut headers: Vec<(String, String)> =
             request.headers.into_iter().filter(|(name, _)| !is_secret_header(name)).collect();
@@ -176,7 +185,7 @@ async fn exchange(http: &NativeHttpClient, request: HttpRequest, tx: mpsc::SyncS
 pub(super) fn add_to_linker(linker: &mut Linker<Host>) -> wasmtime::Result<()> {
     linker.func_wrap(abi::MODULE, abi::MODEL_REQUEST, |mut caller: Caller<'_, Host>, ptr: i32, len: i32| {
         let bytes = guest_bytes(&mut caller, ptr, len)?;
-        let request = serde_json::from_slice(&bytes).map_err(|e| format!("a malformed model request: {e}"));
+        let request = serde_json::from_slice(&bytes).map_err(Refusal::Malformed);
         Ok(caller.data_mut().model.start(request))
     })?;
     linker.func_wrap(abi::MODULE, abi::MODEL_READ, |mut caller: Caller<'_, Host>, handle: i32, ptr: i32, len: i32| {

@@ -17,6 +17,7 @@
 mod api_error;
 mod auth;
 mod callback;
+mod error;
 mod requests;
 mod routes;
 mod runs;
@@ -31,6 +32,7 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 pub use auth::generate_token;
+pub use error::ServeError;
 use routes::{Api, Reply};
 use runs::Runs;
 use sse::Streams;
@@ -95,26 +97,20 @@ pub struct Server {
 impl Server {
     /// Checks the options (a token, a store that opens, a directory that exists), listens on
     /// 127.0.0.1 and serves from background threads. The error says what to change.
-    pub fn start(options: ServeOptions) -> Result<Self, String> {
+    pub fn start(options: ServeOptions) -> Result<Self, ServeError> {
         if options.token.trim().is_empty() {
-            return Err(
-                "the token is empty: give one with --token or OPENAGENT_SERVE_TOKEN, or neither for a generated one".into()
-            );
+            return Err(ServeError::EmptyToken);
         }
-        Store::open(&options.data_dir).map_err(|e| e.to_string())?;
+        Store::open(&options.data_dir)?;
         if let Some(cwd) = options.cwd.as_ref().filter(|cwd| !cwd.is_dir()) {
-            return Err(format!("cannot use --cwd {}: not a directory", cwd.display()));
+            return Err(ServeError::NotADirectory(cwd.clone()));
         }
         if options.max_connections < 2 {
-            return Err(format!(
-                "--max-connections {} is too few: at least 2, one for event streams and one kept for every other request",
-                options.max_connections
-            ));
+            return Err(ServeError::TooFewConnections(options.max_connections));
         }
         let port = options.port;
-        let listener = TcpListener::bind(("127.0.0.1", port))
-            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e} (try --port 0)"))?;
-        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|error| ServeError::Listen { port, error })?;
+        let addr = listener.local_addr().map_err(ServeError::Address)?;
         let defaults =
             AgentOptions { cwd: options.cwd, env_pass: options.env_pass, approval: options.approval, ..AgentOptions::default() };
         let runs = Runs::new(options.data_dir.clone(), defaults, options.session_idle);
@@ -128,8 +124,7 @@ impl Server {
             ..defaults
         };
         let service = Sessions { api, streams: Streams::for_workers(limits.workers), token: options.token };
-        let serving = http_server::spawn(listener, "openagent-serve", limits, service)
-            .map_err(|e| format!("cannot start the server's thread: {e}"))?;
+        let serving = http_server::spawn(listener, "openagent-serve", limits, service).map_err(ServeError::Thread)?;
         Ok(Self { addr, runs, _serving: serving })
     }
 

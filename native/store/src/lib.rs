@@ -33,7 +33,6 @@ mod shown;
 mod snapshots;
 mod writer;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -44,7 +43,7 @@ pub use exit_reason::ExitReason;
 pub use recorder::Recorder;
 pub use sessions::{SessionFilter, SessionInfo, SessionRecord, Status};
 pub use shown::{session_json, Shown};
-pub use snapshots::StoredSnapshot;
+pub use snapshots::{StoredSnapshot, UnreadableSnapshot};
 
 /// The database's file name in the data directory.
 pub const DATABASE: &str = "openagent.db";
@@ -97,80 +96,64 @@ impl Store {
 }
 
 /// What the store could not do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
     /// The database could not be opened or set up.
+    #[error("cannot open the session store {}: {reason}", path.display())]
     Open { path: PathBuf, reason: String },
     /// The file was written by a newer openagent, whose schema this one does not know.
+    #[error("the session store has schema version {found}, newer than this openagent knows ({known}): update openagent")]
     TooNew { found: i64, known: i64 },
     /// No session has this id (or id prefix).
+    #[error("session not found: {0}")]
     SessionNotFound(String),
     /// More than one session id starts with this prefix.
+    #[error("session id prefix {prefix} is ambiguous: {}; give more of it", matches.join(", "))]
     Ambiguous { prefix: String, matches: Vec<String> },
     /// The session is still running, or was interrupted: it has no final result.
+    #[error("session not finished: {id} is {status}")]
     NotFinished { id: String, status: Status },
     /// The session finished without a result.
+    #[error("no result: session {0} finished without one")]
     NoResult(String),
     /// No session (but subagents) worked in this directory: `--continue` has nothing to continue.
+    #[error("no session worked in {0}")]
     NoSessionIn(String),
     /// The session has no snapshot (at or before event `at`) to resume or fork from.
+    #[error("{}", no_snapshot(id, *at))]
     NoSnapshot { id: String, at: Option<i64> },
     /// The snapshot after event `seq` cannot be restored: `reason` says what is wrong with it.
+    #[error(
+        "the snapshot of session {id} after event {seq} cannot be restored: {reason}; nothing was changed \
+         (an earlier snapshot may be sound: `openagent sessions fork {id} --at <an earlier event>`)"
+    )]
     BadSnapshot { id: String, seq: i64, reason: String },
     /// The session's writer is still at work on it: it cannot be taken up elsewhere.
+    #[error("session {0} is still running in another process: wait for it to finish, or stop it")]
     StillRunning(String),
     /// Another live process keeps the session open for its next input.
+    #[error(
+        "session {id} is open in another openagent process (pid {pid}: an `openagent serve` or an interactive \
+         session): give it its next input there, or stop that process"
+    )]
     OpenElsewhere { id: String, pid: u32 },
     /// A subagent's state is in its parent's snapshots: it is resumed with its parent.
+    #[error("session {id} is a subagent: its state is in its parent's snapshots; resume or fork {parent}")]
     Subagent { id: String, parent: String },
     /// SQLite refused a statement.
+    #[error("the session store failed: {0}")]
     Database(String),
 }
 
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Open { path, reason } => write!(f, "cannot open the session store {}: {reason}", path.display()),
-            Self::TooNew { found, known } => write!(
-                f,
-                "the session store has schema version {found}, newer than this openagent knows ({known}): update openagent"
-            ),
-            Self::SessionNotFound(id) => write!(f, "session not found: {id}"),
-            Self::Ambiguous { prefix, matches } => {
-                write!(f, "session id prefix {prefix} is ambiguous: {}; give more of it", matches.join(", "))
-            }
-            Self::NotFinished { id, status } => write!(f, "session not finished: {id} is {status}"),
-            Self::NoResult(id) => write!(f, "no result: session {id} finished without one"),
-            Self::NoSessionIn(dir) => write!(f, "no session worked in {dir}"),
-            Self::NoSnapshot { id, at: None } => write!(
-                f,
-                "session {id} has no snapshot to resume from: it was recorded by an older openagent, or stopped before its first model call"
-            ),
-            Self::NoSnapshot { id, at: Some(at) } => {
-                write!(f, "session {id} has no snapshot at or before event {at}: fork it at a later event")
-            }
-            Self::BadSnapshot { id, seq, reason } => write!(
-                f,
-                "the snapshot of session {id} after event {seq} cannot be restored: {reason}; nothing was changed \
-                 (an earlier snapshot may be sound: `openagent sessions fork {id} --at <an earlier event>`)"
-            ),
-            Self::StillRunning(id) => {
-                write!(f, "session {id} is still running in another process: wait for it to finish, or stop it")
-            }
-            Self::OpenElsewhere { id, pid } => write!(
-                f,
-                "session {id} is open in another openagent process (pid {pid}: an `openagent serve` or an interactive \
-                 session): give it its next input there, or stop that process"
-            ),
-            Self::Subagent { id, parent } => {
-                write!(f, "session {id} is a subagent: its state is in its parent's snapshots; resume or fork {parent}")
-            }
-            Self::Database(message) => write!(f, "the session store failed: {message}"),
-        }
+/// A missing snapshot: of any kind, or at or before an event.
+fn no_snapshot(id: &str, at: Option<i64>) -> String {
+    match at {
+        None => format!(
+            "session {id} has no snapshot to resume from: it was recorded by an older openagent, or stopped before its first model call"
+        ),
+        Some(at) => format!("session {id} has no snapshot at or before event {at}: fork it at a later event"),
     }
 }
-
-impl std::error::Error for StoreError {}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(error: rusqlite::Error) -> Self {

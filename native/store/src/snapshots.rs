@@ -18,7 +18,17 @@ pub struct StoredSnapshot {
     /// The session's last event when it was taken (0: before any).
     pub seq: i64,
     /// The snapshot's JSON; `Err` with what is wrong when the row does not hold text.
-    pub json: Result<String, String>,
+    pub json: Result<String, UnreadableSnapshot>,
+}
+
+/// Why a stored snapshot's row is no text to restore from (the runner's resume says it of the
+/// snapshot it names, and what to do).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnreadableSnapshot {
+    #[error("the stored text is not UTF-8 ({0})")]
+    NotUtf8(#[from] std::string::FromUtf8Error),
+    #[error("the stored value is not text")]
+    NotText,
 }
 
 impl Store {
@@ -55,8 +65,8 @@ impl Store {
                     // Bytes, whatever the column's type, so that a row holding something else
                     // than text is reported for what it is rather than as a failed query.
                     let json = match row.get_ref(1)?.as_bytes() {
-                        Ok(bytes) => String::from_utf8(bytes.to_vec()).map_err(|e| format!("the stored text is not UTF-8 ({e})")),
-                        Err(_) => Err("the stored value is not text".to_owned()),
+                        Ok(bytes) => String::from_utf8(bytes.to_vec()).map_err(UnreadableSnapshot::from),
+                        Err(_) => Err(UnreadableSnapshot::NotText),
                     };
                     Ok(StoredSnapshot { seq: row.get(0)?, json })
                 },

@@ -287,7 +287,7 @@ fn snapshots_are_kept_at_each_input_end_and_rolled_during_an_input() {
 
     // A row that does not hold text is reported as such, not as a failed query.
     store.conn.execute("UPDATE snapshots SET snapshot = x'00ff' WHERE seq = 5", []).unwrap();
-    let not_text = store.snapshot("r_1", None).unwrap().json.unwrap_err();
+    let not_text = store.snapshot("r_1", None).unwrap().json.unwrap_err().to_string();
     assert!(not_text.starts_with("the stored text is not UTF-8"), "{not_text}");
 
     // Taken up again, the session's events are numbered on from the last stored.

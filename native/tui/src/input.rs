@@ -28,7 +28,7 @@ impl State {
         let input = match openagent_runner::mentions::with_mentioned_images(&task, &self.agent.cwd) {
             Ok(input) => input,
             Err(message) => {
-                self.view.screen.note(Color::Red, "✗", &message);
+                self.view.screen.note(Color::Red, "✗", &message.to_string());
                 return;
             }
         };

@@ -1,7 +1,6 @@
 //! Why an agent config was refused: the file, and each problem with its field, its line when
 //! known, and what to change.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -23,8 +22,9 @@ impl Problem {
     }
 }
 
-/// A config that cannot be used, with every problem found in it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A config that cannot be used, with every problem found in it: one line per problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.lines(None).join("\n"))]
 pub struct AgentError {
     pub file: PathBuf,
     pub problems: Vec<Problem>,
@@ -55,11 +55,3 @@ impl AgentError {
             .collect()
     }
 }
-
-impl fmt::Display for AgentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.lines(None).join("\n"))
-    }
-}
-
-impl std::error::Error for AgentError {}

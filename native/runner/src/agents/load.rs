@@ -83,7 +83,7 @@ pub fn discover(cwd: &Path) -> io::Result<Vec<Found>> {
 fn read(file: &Path, dir_name: &str) -> Option<Result<AgentConfig, AgentError>> {
     let text = match config_file::read(file) {
         Ok(text) => text?,
-        Err(message) => return Some(Err(AgentError::file(file, message))),
+        Err(problem) => return Some(Err(AgentError::file(file, problem.to_string()))),
     };
     Some(parse(&text, dir_name).map_err(|problems| AgentError { file: file.to_owned(), problems }))
 }

@@ -36,7 +36,7 @@ pub fn validate(config: &AgentConfig, dir_name: &str, text: &str) -> Vec<Problem
         problem("name", at("name"), "is empty: give it a value".into());
     }
     if let Err(error) = crate::mcp::check(&config.mcp_servers) {
-        problem("mcp_servers", at("mcp_servers"), error);
+        problem("mcp_servers", at("mcp_servers"), error.to_string());
     }
     if empty(config.model.as_ref()) {
         problem("model", at("model"), "is empty: give it a value, or leave it out for the provider's default".into());

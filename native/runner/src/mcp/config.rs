@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::config_error::ConfigError;
 use crate::config_file;
 
 /// Where a directory's MCP servers are configured.
@@ -45,32 +46,30 @@ pub enum Endpoint<'a> {
 
 impl McpServerConfig {
     /// The endpoint, or what is wrong with the entry.
-    pub fn endpoint(&self) -> Result<Endpoint<'_>, String> {
+    pub fn endpoint(&self) -> Result<Endpoint<'_>, EndpointError> {
         let kind = self.kind.as_deref();
         match (&self.command, &self.url) {
-            (Some(_), Some(_)) => Err("has both `command` and `url`: a server is one or the other".into()),
+            (Some(_), Some(_)) => Err(EndpointError::CommandAndUrl),
             (Some(command), None) if matches!(kind, None | Some("stdio")) && !command.trim().is_empty() => {
                 if !self.headers.is_empty() {
-                    return Err("has `headers`, which only a `url` server takes".into());
+                    return Err(EndpointError::HeadersWithoutUrl);
                 }
                 Ok(Endpoint::Stdio { command, args: &self.args, env: &self.env })
             }
             (None, Some(url)) if matches!(kind, None | Some("http" | "streamable-http")) => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(format!("`url` is `{url}`: give an http:// or https:// URL"));
+                    return Err(EndpointError::NotHttp(url.clone()));
                 }
                 if self.command.is_some() || !self.args.is_empty() || !self.env.is_empty() {
-                    return Err("has `args` or `env`, which only a `command` server takes".into());
+                    return Err(EndpointError::ArgsWithoutCommand);
                 }
                 Ok(Endpoint::Http { url, headers: &self.headers })
             }
-            (Some(_), None) if matches!(kind, None | Some("stdio")) => Err("`command` is empty".into()),
+            (Some(_), None) if matches!(kind, None | Some("stdio")) => Err(EndpointError::EmptyCommand),
             _ => match kind {
-                Some(kind @ ("stdio" | "http" | "streamable-http")) => {
-                    Err(format!("is of type `{kind}` but has no `{}`", if kind == "stdio" { "command" } else { "url" }))
-                }
-                Some(kind) => Err(format!("has type `{kind}`: the types are `stdio` and `http` (Streamable HTTP)")),
-                None => Err("needs a `command` (a stdio server) or a `url` (a Streamable HTTP server)".into()),
+                Some(kind @ ("stdio" | "http" | "streamable-http")) => Err(EndpointError::Incomplete { kind: kind.to_owned() }),
+                Some(kind) => Err(EndpointError::UnknownType(kind.to_owned())),
+                None => Err(EndpointError::NoEndpoint),
             },
         }
     }
@@ -85,6 +84,52 @@ impl McpServerConfig {
     }
 }
 
+/// What is wrong with a server's entry; it reads after the server's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    #[error("has both `command` and `url`: a server is one or the other")]
+    CommandAndUrl,
+    #[error("has `headers`, which only a `url` server takes")]
+    HeadersWithoutUrl,
+    #[error("`url` is `{0}`: give an http:// or https:// URL")]
+    NotHttp(String),
+    #[error("has `args` or `env`, which only a `command` server takes")]
+    ArgsWithoutCommand,
+    #[error("`command` is empty")]
+    EmptyCommand,
+    /// Of type `stdio` without a `command`, or `http` without a `url`.
+    #[error("is of type `{kind}` but has no `{}`", if kind == "stdio" { "command" } else { "url" })]
+    Incomplete { kind: String },
+    #[error("has type `{0}`: the types are `stdio` and `http` (Streamable HTTP)")]
+    UnknownType(String),
+    #[error("needs a `command` (a stdio server) or a `url` (a Streamable HTTP server)")]
+    NoEndpoint,
+}
+
+/// What is wrong with the text of an mcp.json (or an agent's `mcp_servers`), without the
+/// file's name.
+#[derive(Debug, thiserror::Error)]
+pub enum McpConfigError {
+    /// Not JSON, or not of the file's shape (which a missing field shows).
+    #[error("{}", with_shape(.0))]
+    Json(#[from] serde_json::Error),
+    /// A name that cannot name tools.
+    #[error("server name `{name}`: use letters, digits, `_` and `-` (it names the tools: mcp__{name}__<tool>)")]
+    ServerName { name: String },
+    #[error("server `{name}` {problem}")]
+    Server { name: String, problem: EndpointError },
+}
+
+/// serde's message, with the file's shape when a field is missing.
+fn with_shape(error: &serde_json::Error) -> String {
+    let e = error.to_string();
+    if e.contains("missing field") {
+        format!("{e}: the file is {{\"mcpServers\": {{\"<name>\": {{\"command\": ..., \"args\": [...]}} or {{\"url\": ...}}}}}}")
+    } else {
+        e
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct McpFile {
@@ -93,11 +138,10 @@ struct McpFile {
 
 /// The servers of `cwd`'s `.openagent/mcp.json` (none when there is no such file) with
 /// `overrides` (an agent's `mcp_servers`) on top. The error names the file and the server.
-pub fn load(cwd: &Path, overrides: &BTreeMap<String, McpServerConfig>) -> Result<BTreeMap<String, McpServerConfig>, String> {
+pub fn load(cwd: &Path, overrides: &BTreeMap<String, McpServerConfig>) -> Result<BTreeMap<String, McpServerConfig>, ConfigError> {
     let file = cwd.join(MCP_FILE);
-    let text = config_file::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut servers = match text {
-        Some(text) => parse(&text).map_err(|e| format!("{}: {e}", file.display()))?,
+    let mut servers = match config_file::read_named(&file)? {
+        Some(text) => parse(&text).map_err(|problem| ConfigError::Mcp { file, problem })?,
         None => BTreeMap::new(),
     };
     servers.extend(overrides.iter().map(|(name, server)| (name.clone(), server.clone())));
@@ -105,30 +149,19 @@ pub fn load(cwd: &Path, overrides: &BTreeMap<String, McpServerConfig>) -> Result
 }
 
 /// Parses and checks the text of an mcp.json.
-pub fn parse(text: &str) -> Result<BTreeMap<String, McpServerConfig>, String> {
-    let file: McpFile = serde_json::from_str(text).map_err(|e| {
-        let e = e.to_string();
-        if e.contains("missing field") {
-            format!(
-                "{e}: the file is {{\"mcpServers\": {{\"<name>\": {{\"command\": ..., \"args\": [...]}} or {{\"url\": ...}}}}}}"
-            )
-        } else {
-            e
-        }
-    })?;
+pub fn parse(text: &str) -> Result<BTreeMap<String, McpServerConfig>, McpConfigError> {
+    let file: McpFile = serde_json::from_str(text)?;
     check(&file.mcp_servers)?;
     Ok(file.mcp_servers)
 }
 
 /// Each server's name and entry are usable.
-pub fn check(servers: &BTreeMap<String, McpServerConfig>) -> Result<(), String> {
+pub fn check(servers: &BTreeMap<String, McpServerConfig>) -> Result<(), McpConfigError> {
     for (name, server) in servers {
         if !openagent_mcp::is_server_name(name) {
-            return Err(format!(
-                "server name `{name}`: use letters, digits, `_` and `-` (it names the tools: mcp__{name}__<tool>)"
-            ));
+            return Err(McpConfigError::ServerName { name: name.clone() });
         }
-        server.endpoint().map_err(|e| format!("server `{name}` {e}"))?;
+        server.endpoint().map_err(|problem| McpConfigError::Server { name: name.clone(), problem })?;
     }
     Ok(())
 }
@@ -157,7 +190,7 @@ mod tests {
 
     #[test]
     fn a_bad_entry_names_the_server_and_the_fix() {
-        let error = |text: &str| parse(text).expect_err("refused");
+        let error = |text: &str| parse(text).expect_err("refused").to_string();
         assert_eq!(
             error(r#"{"mcpServers": {"x": {}}}"#),
             "server `x` needs a `command` (a stdio server) or a `url` (a Streamable HTTP server)"
@@ -180,7 +213,7 @@ mod tests {
         std::fs::create_dir_all(dir.join(".openagent")).expect("dir");
         assert!(load(&dir, &BTreeMap::new()).expect("no file: no servers").is_empty());
         std::fs::write(dir.join(MCP_FILE), "{oops").expect("write");
-        let error = load(&dir, &BTreeMap::new()).expect_err("broken");
+        let error = load(&dir, &BTreeMap::new()).expect_err("broken").to_string();
         assert!(error.starts_with(&format!("{}: ", dir.join(MCP_FILE).display())), "{error}");
         std::fs::remove_dir_all(&dir).expect("clean up");
     }

@@ -41,7 +41,7 @@ async fn connect(
     http: Rc<dyn HttpClient>,
     runtime: Rc<dyn Runtime>,
 ) -> Result<(Rc<McpClient>, McpTools), McpError> {
-    let transport: Rc<dyn McpTransport> = match config.endpoint().map_err(McpError::Transport)? {
+    let transport: Rc<dyn McpTransport> = match config.endpoint().map_err(|e| McpError::Transport(e.to_string()))? {
         Endpoint::Stdio { command, args, env } => Rc::new(StdioTransport::spawn(name, command, args, env, cwd)?),
         Endpoint::Http { url, headers } => {
             Rc::new(HttpTransport::new(url, headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(), http))

@@ -5,5 +5,5 @@
 mod config;
 mod connect;
 
-pub use config::{check, load, mcp_path, parse, Endpoint, McpServerConfig, MCP_FILE};
+pub use config::{check, load, mcp_path, parse, Endpoint, EndpointError, McpConfigError, McpServerConfig, MCP_FILE};
 pub use connect::{connect_all, register, release, warnings, McpServer};

@@ -6,10 +6,12 @@
 //! content, and a file rewritten since is untrusted again. Runs, the interactive session and
 //! `serve` refuse an untrusted file ([`check`]); `openagent mcp list` leaves its servers unstarted.
 
+mod error;
 pub mod store;
 
 use std::path::{Path, PathBuf};
 
+pub use error::TrustError;
 pub use store::{content_hash, key, read_content, sha256, Entry, Status, TrustStore, TRUST_FILE};
 
 use crate::agents::{AgentConfig, AGENTS_DIR, CONFIG_FILE};
@@ -36,7 +38,7 @@ pub fn agent_file(id: &str) -> PathBuf {
 /// Each of `files` (relative to the canonical `cwd`) with what the store of `data_dir` says of
 /// it as it is now; with no data directory, none is trusted. The error: the store cannot be read,
 /// or it is inside the project, where the model could write trust for itself.
-pub fn statuses(data_dir: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Vec<(PathBuf, Status)>, String> {
+pub fn statuses(data_dir: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<Vec<(PathBuf, Status)>, TrustError> {
     let store = match data_dir {
         Some(dir) if !files.is_empty() => Some(open_outside(dir, cwd)?),
         _ => None,
@@ -54,7 +56,7 @@ pub fn statuses(data_dir: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Resul
 
 /// Refuses what `files` would run unless each is trusted: the message names the first that is
 /// not and the command that trusts it.
-pub fn check(data_dir: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<(), String> {
+pub fn check(data_dir: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<(), TrustError> {
     match statuses(data_dir, cwd, files)?.into_iter().find(|(_, status)| *status != Status::Trusted) {
         Some((file, status)) => Err(refusal(&file, status, cwd, data_dir)),
         None => Ok(()),
@@ -62,17 +64,8 @@ pub fn check(data_dir: Option<&Path>, cwd: &Path, files: &[PathBuf]) -> Result<(
 }
 
 /// Why `file` did not run, and how to trust it.
-pub fn refusal(file: &Path, status: Status, cwd: &Path, data_dir: Option<&Path>) -> String {
-    let why = match status {
-        Status::Changed => "it changed since it was trusted",
-        _ => "it is not trusted yet",
-    };
-    format!(
-        "{} names hooks or MCP servers, which run commands as you, and {why}: nothing of it ran. Read it, then trust it as \
-         it is now with `{}`",
-        file.display(),
-        trust_command(cwd, data_dir)
-    )
+pub fn refusal(file: &Path, status: Status, cwd: &Path, data_dir: Option<&Path>) -> TrustError {
+    TrustError::Untrusted { file: file.to_owned(), status, command: trust_command(cwd, data_dir) }
 }
 
 /// `openagent trust --cwd DIR [--data-dir DATA]`, ready to paste.
@@ -96,15 +89,10 @@ fn shell_word(path: &Path) -> String {
 }
 
 /// The store of `data_dir`, refused when it lies inside the project `cwd`.
-pub fn open_outside(data_dir: &Path, cwd: &Path) -> Result<TrustStore, String> {
+pub fn open_outside(data_dir: &Path, cwd: &Path) -> Result<TrustStore, TrustError> {
     let resolved = nearest_canonical(data_dir);
     if resolved.starts_with(cwd) {
-        return Err(format!(
-            "the data directory {} is inside the project {}, where the model could write its own trust: give one outside \
-             it (--data-dir, OPENAGENT_DATA_DIR or XDG_DATA_HOME) to use the project's hooks and MCP servers",
-            data_dir.display(),
-            cwd.display()
-        ));
+        return Err(TrustError::StoreInProject { data_dir: data_dir.to_owned(), cwd: cwd.to_owned() });
     }
     TrustStore::open(data_dir)
 }
@@ -150,9 +138,9 @@ mod tests {
         let cwd = dir.canonicalize().unwrap();
         let files = project_files(&cwd, None);
         assert_eq!(files, [PathBuf::from(HOOKS_FILE)]);
-        let error = check(Some(&dir.join(".openagent/data")), &cwd, &files).unwrap_err();
+        let error = check(Some(&dir.join(".openagent/data")), &cwd, &files).unwrap_err().to_string();
         assert!(error.contains("is inside the project"), "{error}");
-        let error = check(None, &cwd, &files).unwrap_err();
+        let error = check(None, &cwd, &files).unwrap_err().to_string();
         assert!(error.contains("it is not trusted yet: nothing of it ran"), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -177,7 +165,7 @@ mod tests {
         std::fs::write(&hooks, "{\"swapped\": true}").unwrap();
         config_file::read(&hooks).unwrap();
         std::fs::write(&hooks, "{\"trusted\": true}").unwrap();
-        let error = check(Some(&data), &cwd, &files).unwrap_err();
+        let error = check(Some(&data), &cwd, &files).unwrap_err().to_string();
         assert!(error.contains("changed"), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::TrustError;
 pub use crate::config_file::sha256;
 use crate::config_file::MAX_CONFIG_BYTES;
 use openagent_host::regular_file;
@@ -42,7 +43,7 @@ pub struct TrustStore {
 
 impl TrustStore {
     /// The store of `data_dir`; empty when it has none yet. The error names the file.
-    pub fn open(data_dir: &Path) -> Result<Self, String> {
+    pub fn open(data_dir: &Path) -> Result<Self, TrustError> {
         let file = data_dir.join(TRUST_FILE);
         let files = match std::fs::read_to_string(&file) {
             Ok(text) => {
@@ -60,8 +61,8 @@ impl TrustStore {
 
     /// Writes the store whole, through a file beside it renamed over it, so a reader never sees
     /// half of it.
-    pub fn save(&self) -> Result<(), String> {
-        let cannot = |e: std::io::Error| format!("cannot write the trust store {}: {e}", self.file.display());
+    pub fn save(&self) -> Result<(), TrustError> {
+        let cannot = |error: std::io::Error| TrustError::StoreUnwritable { file: self.file.clone(), error };
         if let Some(dir) = self.file.parent() {
             std::fs::create_dir_all(dir).map_err(cannot)?;
         }
@@ -82,11 +83,8 @@ impl TrustStore {
     }
 }
 
-fn broken(file: &Path, problem: &str) -> String {
-    format!(
-        "the trust store {} cannot be read ({problem}): fix or remove it, then trust the directories again with `openagent trust`",
-        file.display()
-    )
+fn broken(file: &Path, problem: &str) -> TrustError {
+    TrustError::StoreUnreadable { file: file.to_owned(), problem: problem.to_owned() }
 }
 
 /// What the store says of a file as it is now.
@@ -139,7 +137,7 @@ mod tests {
         std::fs::write(&file, "{ }").unwrap();
         assert_eq!(store.status(&file, content_hash(&file).as_deref()), Status::Changed);
         std::fs::write(dir.join("data").join(TRUST_FILE), "[]").unwrap();
-        let error = TrustStore::open(&dir.join("data")).unwrap_err();
+        let error = TrustStore::open(&dir.join("data")).unwrap_err().to_string();
         assert!(error.contains("trust.json cannot be read") && error.contains("fix or remove it"), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
