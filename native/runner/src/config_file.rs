@@ -11,8 +11,6 @@ use std::sync::{Mutex, PoisonError};
 use openagent_host::regular_file::{self, ReadError};
 use sha2::{Digest, Sha256};
 
-use crate::config_error::ConfigError;
-
 /// The most bytes a config file may hold: a catalog of 100,000 models takes under half of it.
 pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -27,7 +25,7 @@ pub fn loaded_hash(file: &Path) -> Option<String> {
 }
 
 /// What is wrong with a config file that is there, and what to do, without its name (the caller
-/// leads with it: [`crate::config_error::ConfigError::Unreadable`]).
+/// leads with it: `ConfigError::Unreadable`).
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     #[error("cannot read it: {0}")]
@@ -56,11 +54,6 @@ pub fn read(file: &Path) -> Result<Option<String>, FileError> {
     let hash = sha256(&bytes);
     LOADED.lock().unwrap_or_else(PoisonError::into_inner).insert(file.to_path_buf(), hash);
     String::from_utf8(bytes).map(Some).map_err(|_| FileError::NotUtf8)
-}
-
-/// The text of the config file `file`, `None` when there is none; the error names the file.
-pub fn read_named(file: &Path) -> Result<Option<String>, ConfigError> {
-    read(file).map_err(|problem| ConfigError::Unreadable { file: file.to_owned(), problem })
 }
 
 /// The hex SHA-256 of `content`.

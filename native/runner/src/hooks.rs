@@ -9,8 +9,8 @@ use std::rc::Rc;
 use openagent_core::hooks::HOOK_POINTS;
 use serde::{Deserialize, Serialize};
 
-use crate::config_error::ConfigError;
-use crate::config_file;
+pub use crate::config_error::HooksError;
+use crate::config_error::{self, ConfigError};
 use openagent_host::hooks::{CommandHooks, HookCommand};
 
 /// Where a directory's hooks are configured.
@@ -41,26 +41,6 @@ pub type HooksConfig = BTreeMap<String, Vec<HookConfig>>;
 #[serde(deny_unknown_fields)]
 struct HooksFile {
     hooks: HooksConfig,
-}
-
-/// What is wrong with the text of a hooks.json, without the file's name.
-#[derive(Debug, thiserror::Error)]
-pub enum HooksError {
-    /// Not JSON, or not of the file's shape (which a missing field shows).
-    #[error("{}", with_shape(.0))]
-    Json(#[from] serde_json::Error),
-    /// A hook that cannot run: `at` names it (`pre_tool_use[0]`, or the point).
-    #[error("hook {at} {problem}")]
-    Hook { at: String, problem: String },
-}
-
-/// serde's message, with the file's shape when a field is missing.
-fn with_shape(error: &serde_json::Error) -> String {
-    let e = error.to_string();
-    match e.contains("missing field") {
-        true => format!("{e}: the file is {{\"hooks\": {{\"pre_tool_use\": [{{\"command\": ..., \"matcher\": ...}}]}}}}"),
-        false => e,
-    }
 }
 
 /// Parses and checks the text of a hooks.json.
@@ -100,7 +80,7 @@ pub fn check(hooks: &HooksConfig) -> Result<(), (String, String)> {
 /// file.
 pub fn load(cwd: &Path, agent: &HooksConfig) -> Result<Option<Rc<CommandHooks>>, ConfigError> {
     let file = cwd.join(HOOKS_FILE);
-    let mut hooks = match config_file::read_named(&file)? {
+    let mut hooks = match config_error::read_named(&file)? {
         Some(text) => parse(&text).map_err(|problem| ConfigError::Hooks { file, problem })?,
         None => HooksConfig::new(),
     };

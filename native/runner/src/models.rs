@@ -17,7 +17,6 @@ use openagent_core::llm::catalog::{Catalog, Overrides};
 use serde_json::Value;
 
 use crate::config_error::ConfigError;
-use crate::config_file;
 use crate::config_problems::{show, stop_at, Read, MAX_SHOWN};
 
 pub const MODELS_FILE: &str = ".openagent/models.json";
@@ -26,7 +25,7 @@ pub const MODELS_FILE: &str = ".openagent/models.json";
 /// The error names the file, and for a wrong entry its line and key.
 pub fn load(cwd: &Path) -> Result<Catalog, ConfigError> {
     let file = cwd.join(MODELS_FILE);
-    let Some(text) = config_file::read_named(&file)? else {
+    let Some(text) = crate::config_error::read_named(&file)? else {
         return Ok(Catalog::builtin().clone());
     };
     let overrides = match parse(&text) {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config_error::ConfigError;
-use crate::config_file;
+use crate::config_error::{self, ConfigError};
+pub use crate::config_error::{EndpointError, McpConfigError};
 
 /// Where a directory's MCP servers are configured.
 pub const MCP_FILE: &str = ".openagent/mcp.json";
@@ -84,52 +84,6 @@ impl McpServerConfig {
     }
 }
 
-/// What is wrong with a server's entry; it reads after the server's name.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EndpointError {
-    #[error("has both `command` and `url`: a server is one or the other")]
-    CommandAndUrl,
-    #[error("has `headers`, which only a `url` server takes")]
-    HeadersWithoutUrl,
-    #[error("`url` is `{0}`: give an http:// or https:// URL")]
-    NotHttp(String),
-    #[error("has `args` or `env`, which only a `command` server takes")]
-    ArgsWithoutCommand,
-    #[error("`command` is empty")]
-    EmptyCommand,
-    /// Of type `stdio` without a `command`, or `http` without a `url`.
-    #[error("is of type `{kind}` but has no `{}`", if kind == "stdio" { "command" } else { "url" })]
-    Incomplete { kind: String },
-    #[error("has type `{0}`: the types are `stdio` and `http` (Streamable HTTP)")]
-    UnknownType(String),
-    #[error("needs a `command` (a stdio server) or a `url` (a Streamable HTTP server)")]
-    NoEndpoint,
-}
-
-/// What is wrong with the text of an mcp.json (or an agent's `mcp_servers`), without the
-/// file's name.
-#[derive(Debug, thiserror::Error)]
-pub enum McpConfigError {
-    /// Not JSON, or not of the file's shape (which a missing field shows).
-    #[error("{}", with_shape(.0))]
-    Json(#[from] serde_json::Error),
-    /// A name that cannot name tools.
-    #[error("server name `{name}`: use letters, digits, `_` and `-` (it names the tools: mcp__{name}__<tool>)")]
-    ServerName { name: String },
-    #[error("server `{name}` {problem}")]
-    Server { name: String, problem: EndpointError },
-}
-
-/// serde's message, with the file's shape when a field is missing.
-fn with_shape(error: &serde_json::Error) -> String {
-    let e = error.to_string();
-    if e.contains("missing field") {
-        format!("{e}: the file is {{\"mcpServers\": {{\"<name>\": {{\"command\": ..., \"args\": [...]}} or {{\"url\": ...}}}}}}")
-    } else {
-        e
-    }
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct McpFile {
@@ -140,7 +94,7 @@ struct McpFile {
 /// `overrides` (an agent's `mcp_servers`) on top. The error names the file and the server.
 pub fn load(cwd: &Path, overrides: &BTreeMap<String, McpServerConfig>) -> Result<BTreeMap<String, McpServerConfig>, ConfigError> {
     let file = cwd.join(MCP_FILE);
-    let mut servers = match config_file::read_named(&file)? {
+    let mut servers = match config_error::read_named(&file)? {
         Some(text) => parse(&text).map_err(|problem| ConfigError::Mcp { file, problem })?,
         None => BTreeMap::new(),
     };
