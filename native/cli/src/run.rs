@@ -17,8 +17,8 @@ use openagent_runner::mentions::with_mentioned_images;
 use openagent_runner::report::open_events_file;
 use openagent_runner::run_id::untaken;
 use openagent_runner::{
-    fixed_run_id, new_run_id, pinned_runtime, refuse, signal_wakes, until_abandoned, Plan, Report, RunArgs, RunError, Wake,
-    COMMANDS_END_WITHIN,
+    fixed_run_id, new_run_id, pinned_runtime, refuse, signal_wakes, until_abandoned, Launcher, Plan, Report, RunArgs, RunError,
+    Wake, COMMANDS_END_WITHIN,
 };
 
 /// What a run needs once nothing can refuse it any more.
@@ -56,7 +56,7 @@ pub fn run(args: RunArgs) -> u8 {
         openagent_host::signals::interrupts().map_err(|e| eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}")).ok();
     let mut presses = 0;
     let abandoned = Cell::new(false);
-    let on_outside = |session: &Session, wake: Wake<()>| {
+    let on_outside = |session: &Session, _: &Launcher, wake: Wake<()>| {
         if let Wake::Signal = wake {
             presses += 1;
             // The run did not stop on the first signal: leave now, still saying how it ended.

@@ -90,23 +90,24 @@ pub struct Running {
 
 impl Running {
     /// Drives the input `work` gives until it is done: every event and spinner tick goes to the
-    /// report (with the rolling snapshot at each turn), every other wake to `on_outside`; then
-    /// keeps the input's snapshot.
+    /// report (with the rolling snapshot at each turn), then every wake to `on_wake`, with the
+    /// session and its agent (a screen draws events; signals and typed lines are the host's);
+    /// then keeps the input's snapshot.
     pub fn drive<'s, T, R, F>(
         &'s mut self,
         runtime: &Rc<NativeRuntime>,
         work: impl FnOnce(&'s Session) -> F,
         outside: LocalBoxStream<'s, Wake<T>>,
-        mut on_outside: impl FnMut(&Session, Wake<T>),
+        mut on_wake: impl FnMut(&Session, &Launcher, Wake<T>),
     ) -> Result<R, SessionError>
     where
         F: Future<Output = Result<R, SessionError>> + 's,
     {
-        let Self { session, report, .. } = self;
+        let Self { session, report, launcher } = self;
         let session: &'s Session = session;
-        let result = runtime.block_on(drive(session, work(session), runtime, outside, |wake| match wake {
-            Wake::Event(_) | Wake::Tick => report.wake_on(wake, session),
-            wake => on_outside(session, wake),
+        let result = runtime.block_on(drive(session, work(session), runtime, outside, |wake| {
+            report.wake_on(&wake, session);
+            on_wake(session, launcher, wake);
         }));
         report.checkpoint(session, true, &format_rfc3339(runtime.now_ms()));
         result

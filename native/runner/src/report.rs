@@ -132,9 +132,9 @@ impl Report {
     }
 
     /// An event or a spinner tick (other wakes are the driver's business).
-    pub fn wake<T>(&mut self, wake: Wake<T>) {
+    pub fn wake<T>(&mut self, wake: &Wake<T>) {
         match wake {
-            Wake::Event(event) => self.event(&event),
+            Wake::Event(event) => self.event(event),
             Wake::Tick => self.output.tick(),
             Wake::Outside(_) | Wake::Signal => {}
         }
@@ -143,8 +143,8 @@ impl Report {
     /// [`Report::wake`], and at each turn's start the rolling snapshot of `session` (which holds
     /// its subagents), so that a run killed mid-input resumes from its last complete turn. The
     /// snapshot goes first: a turn seen started (in the store, `--events`, the output) has it kept.
-    pub fn wake_on<T>(&mut self, wake: Wake<T>, session: &Session) {
-        if let Wake::Event(SessionEvent { data: EventData::TurnStart { .. }, timestamp, .. }) = &wake {
+    pub fn wake_on<T>(&mut self, wake: &Wake<T>, session: &Session) {
+        if let Wake::Event(SessionEvent { data: EventData::TurnStart { .. }, timestamp, .. }) = wake {
             self.checkpoint(session, false, timestamp);
         }
         self.wake(wake);

@@ -92,7 +92,7 @@ pub fn run_cli(sandbox: SandboxArgs) -> u8 {
                 std::process::exit(i32::from(ExitReason::Interrupted.code()));
             }
         }
-        report.wake(wake)
+        report.wake(&wake)
     });
 
     let duration_ms = now().saturating_sub(started);

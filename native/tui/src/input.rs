@@ -9,7 +9,7 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::stream::{self, StreamExt};
 use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::{Session, SessionStatus};
-use openagent_runner::{ExitReason, Wake};
+use openagent_runner::{ExitReason, Launcher, Wake};
 
 use crate::commands::{self, Parsed};
 use crate::editor::Action;
@@ -25,7 +25,7 @@ impl State {
         keys: &mut UnboundedReceiver<Outside>,
         signals: Option<&mut UnboundedReceiver<i32>>,
     ) {
-        let input = match openagent_runner::mentions::with_mentioned_images(&task, &self.agent.cwd) {
+        let input = match openagent_runner::mentions::with_mentioned_images(&task, &self.running.launcher.cwd) {
             Ok(input) => input,
             Err(message) => {
                 self.view.screen.note(Color::Red, "✗", &message.to_string());
@@ -37,31 +37,25 @@ impl State {
         self.store(&task, runtime);
         let started = runtime.now_ms();
         let result = self.drive(|session| Box::pin(session.submit(input)), runtime, keys, signals);
-        let end = std::mem::take(&mut self.report.tally).end(
-            &result,
-            &self.agent,
-            &self.session,
-            runtime.now_ms().saturating_sub(started),
-        );
+        let end = self.running.end(&result, runtime.now_ms().saturating_sub(started));
         self.view.finish(&end);
         let now = format_rfc3339(runtime.now_ms());
-        self.report.checkpoint(&self.session, true, &now);
-        if self.session.status() == SessionStatus::Closed {
+        if self.running.session.status() == SessionStatus::Closed {
             self.view.screen.note(
                 Color::Yellow,
                 "!",
                 "the session was closed by that error; the next task starts a new conversation",
             );
-            self.report.finish_store(&end.exit_reason, &now);
+            self.running.report.finish_store(&end.exit_reason, &now);
             (self.stored, self.last_exit) = (false, None);
-            runtime.block_on(self.session.ended());
+            runtime.block_on(self.running.session.ended());
             let id = openagent_runner::new_run_id(runtime.now_ms());
-            self.session = build(&self.agent, &self.hooks, &id, self.session.config(), None);
+            self.running.session = build(&self.running.launcher, &self.hooks, &id, self.running.session.config(), None);
             self.view.root = None;
             return;
         }
         self.last_exit = Some(end.exit_reason);
-        let late = self.session.take_steering();
+        let late = self.running.session.take_steering();
         if !late.is_empty() {
             self.queued.push_back(Next::Task(late.join("\n\n")));
         }
@@ -72,10 +66,10 @@ impl State {
         if self.stored {
             return;
         }
-        let config = self.session.config();
-        let info = openagent_runner::RunConfig::new(task, &self.agent, &config, "interactive")
-            .stored_session(self.session.id(), format_rfc3339(runtime.now_ms()));
-        self.report.store = openagent_runner::report::record(&self.data_dir, info, std::mem::take(&mut self.resuming));
+        let config = self.running.session.config();
+        let info = openagent_runner::RunConfig::new(task, &self.running.launcher, &config, "interactive")
+            .stored_session(self.running.session.id(), format_rfc3339(runtime.now_ms()));
+        self.running.report.store = openagent_runner::report::record(&self.data_dir, info, std::mem::take(&mut self.resuming));
         self.stored = true;
     }
 
@@ -91,7 +85,7 @@ impl State {
         signals: Option<&mut UnboundedReceiver<i32>>,
     ) -> Result<R, openagent_core::SessionError> {
         let in_store = self.in_store();
-        let State { session, view, report, question, agent, leaving, queued, .. } = self;
+        let State { running, view, question, leaving, queued, .. } = self;
         // A SIGTERM or SIGHUP stops the run as Ctrl-C does, and then ends the session.
         let signals = match signals {
             Some(rx) => rx
@@ -104,8 +98,8 @@ impl State {
         };
         let outside = stream::select(signals, keys.by_ref().map(Wake::Outside)).boxed_local();
         let mut presses = 0;
-        let cwd = agent.cwd.clone();
-        let on_wake = |wake: Wake<Outside>| {
+        let cwd = running.launcher.cwd.clone();
+        let on_wake = |session: &Session, agent: &Launcher, wake: Wake<Outside>| {
             match wake {
                 Wake::Outside(Outside::Term(Event::Key(key))) if question.is_open() => {
                     if ctrl(&key, 'c') {
@@ -147,16 +141,12 @@ impl State {
                 Wake::Outside(Outside::Term(_)) => {}
                 Wake::Signal => interrupt(session, view, &mut presses),
                 Wake::Tick => view.screen.tick(),
-                Wake::Event(event) => {
-                    view.event(&event);
-                    report.wake_on(Wake::<()>::Event(event), session);
-                }
+                Wake::Event(event) => view.event(&event),
             }
             view.screen.live.question = question.lines();
             view.draw();
         };
-        let work = work(session);
-        let result = runtime.block_on(openagent_runner::drive(session, work, runtime, outside, on_wake));
+        let result = running.drive(runtime, work, outside, on_wake);
         // "stopping…" or "steering…" was about the run that just ended. One Ctrl-C ends a run
         // at once, so the second of two lands here: it quits, as "stopping…" said it would.
         self.view.screen.live.notice = None;

@@ -46,7 +46,7 @@ use self::screen::Screen;
 use self::text::Line;
 use self::view::View;
 use openagent_runner::report::Output;
-use openagent_runner::{ExitReason, Launcher, Plan, Report, Request};
+use openagent_runner::{ExitReason, Launcher, Plan, Report, Request, Running};
 
 /// Whether the terminal can take the full interactive screen.
 pub fn wanted() -> bool {
@@ -102,10 +102,9 @@ enum Next {
 
 /// The session and everything the loop keeps about it.
 struct State {
-    agent: Launcher,
-    session: Session,
+    /// The session at work, its agent and its report.
+    running: Running,
     view: View,
-    report: Report,
     data_dir: std::path::PathBuf,
     limits: openagent_runner::LimitFlags,
     /// The session's row is in the store (written at its first input).
@@ -132,7 +131,7 @@ struct State {
 pub fn run(args: Request, first_task: Option<String>) -> u8 {
     highlight::warm_up();
     let runtime = Rc::new(openagent_runner::pinned_runtime());
-    let Plan { launcher: mut agent, resumed, config } = match Plan::resolve(&args, &runtime) {
+    let mut plan = match Plan::resolve(&args, &runtime) {
         Ok(plan) => plan,
         Err(error) => {
             eprintln!("error: {error}");
@@ -141,9 +140,9 @@ pub fn run(args: Request, first_task: Option<String>) -> u8 {
     };
     let question = Question::default();
     let changes = diff::Changes::default();
-    agent.approver = Rc::new(TuiApprover { question: question.clone() });
-    let inner: Option<Rc<dyn Hooks>> = agent.hooks.clone().map(|hooks| hooks as Rc<dyn Hooks>);
-    let hooks = Rc::new(diff::DiffHooks::new(inner, agent.cwd.clone(), changes.clone()));
+    plan.launcher.approver = Rc::new(TuiApprover { question: question.clone() });
+    let inner: Option<Rc<dyn Hooks>> = plan.launcher.hooks.clone().map(|hooks| hooks as Rc<dyn Hooks>);
+    let hooks = Rc::new(diff::DiffHooks::new(inner, plan.launcher.cwd.clone(), changes.clone()));
     let _raw = match RawMode::enter() {
         Ok(raw) => raw,
         Err(e) => {
@@ -157,16 +156,19 @@ pub fn run(args: Request, first_task: Option<String>) -> u8 {
     screen.colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     screen.open();
     let editor = Editor::with_history(args.data_dir.join("history"));
-    let view = View::new(screen, editor, changes, agent.settings.kind.to_string(), agent.model.clone());
-    let session = match &resumed {
-        Some(resumed) => build(&agent, &hooks, resumed.id(), config, Some(resumed.snapshot.clone())),
-        None => build(&agent, &hooks, &openagent_runner::new_run_id(runtime.now_ms()), config, None),
+    let view = View::new(screen, editor, changes, plan.launcher.settings.kind.to_string(), plan.launcher.model.clone());
+    let resumed = plan.resumed.clone();
+    let id = plan.session_id(&openagent_runner::new_run_id(runtime.now_ms()));
+    let running = match plan.start(&id, Report::to(Output::Silent, None), |builder| Ok(builder.hooks(hooks.clone()))) {
+        Ok(running) => running,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitReason::ConfigError.code();
+        }
     };
     let mut state = State {
-        agent,
-        session,
+        running,
         view,
-        report: Report::to(Output::Silent, None),
         data_dir: args.data_dir.clone(),
         limits: args.limits.clone(),
         stored: false,
@@ -261,10 +263,10 @@ impl State {
         line.push(
             format!(
                 "· {} · {} · {} · approval {}",
-                self.agent.settings.kind,
-                self.agent.model,
-                self.agent.cwd.display(),
-                self.agent.policy.mode.name()
+                self.running.launcher.settings.kind,
+                self.running.launcher.model,
+                self.running.launcher.cwd.display(),
+                self.running.launcher.policy.mode.name()
             ),
             text::dim(),
         );
@@ -278,8 +280,8 @@ impl State {
 
     /// The model's context window, when known.
     fn window(&self) -> Option<u64> {
-        let configured = self.session.config().context_window.map(|tokens| tokens as u64);
-        configured.or_else(|| self.agent.catalog.get(&self.agent.model).map(|info| info.context_window))
+        let configured = self.running.session.config().context_window.map(|tokens| tokens as u64);
+        configured.or_else(|| self.running.launcher.catalog.get(&self.running.launcher.model).map(|info| info.context_window))
     }
 
     /// Waits at the prompt for a task, a command, or the end.
@@ -321,7 +323,7 @@ impl State {
                 self.view.toggle_output(None);
                 continue;
             }
-            match self.view.editor.key(key, &self.agent.cwd) {
+            match self.view.editor.key(key, &self.running.launcher.cwd) {
                 Action::Submit(line) => match commands::parse(&line) {
                     Parsed::Task => return Next::Task(line),
                     Parsed::Command { name: "quit", .. } => return Next::Quit,

@@ -24,7 +24,7 @@ use openagent_runner::approval::{PendingAnswer, TerminalApprover};
 use openagent_runner::human::Human;
 use openagent_runner::report::{record, Output};
 use openagent_runner::{
-    drive, new_run_id, pinned_runtime, signal_wakes, ExitReason, Plan, Report, Request, RunConfig, Running, Wake,
+    drive, new_run_id, pinned_runtime, signal_wakes, ExitReason, Launcher, Plan, Report, Request, RunConfig, Running, Wake,
 };
 
 /// What the person did while no task was running.
@@ -139,7 +139,7 @@ pub fn run(args: Request, first_task: Option<String>) -> u8 {
         let started = runtime.now_ms();
         let mut presses = 0;
         let outside = stream::select(signal_wakes(signals.as_mut()), lines.by_ref().map(Wake::Outside));
-        let on_outside = |session: &openagent_core::Session, wake: Wake<String>| match wake {
+        let on_outside = |session: &openagent_core::Session, _: &Launcher, wake: Wake<String>| match wake {
             Wake::Outside(line) => {
                 let line = answers.take_line(line).filter(|line| !line.trim().is_empty());
                 // A command typed while it runs is answered or refused, never steering.
@@ -194,7 +194,7 @@ pub fn run(args: Request, first_task: Option<String>) -> u8 {
         Ok::<_, openagent_core::SessionError>(())
     };
     let quiet = stream::pending().boxed_local();
-    let _ = runtime.block_on(drive(session, ended, &runtime, quiet, |wake: Wake<()>| report.wake_on(wake, session)));
+    let _ = runtime.block_on(drive(session, ended, &runtime, quiet, |wake: Wake<()>| report.wake_on(&wake, session)));
     // An input interrupted just before quitting may have commands still ending.
     openagent_host::signals::end_commands(openagent_runner::COMMANDS_END_WITHIN);
     match &report.output {

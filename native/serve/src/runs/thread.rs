@@ -52,7 +52,7 @@ impl Runs {
                 &runtime,
                 |session| session.submit(text),
                 outside,
-                |session, wake| {
+                |session, _, wake| {
                     if let Wake::Outside(request) = wake {
                         while_running(session, &waiting, request);
                     }

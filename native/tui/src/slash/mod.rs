@@ -37,7 +37,7 @@ impl State {
         signals: Option<&mut UnboundedReceiver<i32>>,
     ) {
         let in_store = self.in_store();
-        if answer(name, arg, &self.session, &self.agent, &mut self.view, in_store) {
+        if answer(name, arg, &self.running.session, &self.running.launcher, &mut self.view, in_store) {
             return;
         }
         let outcome = match name {
@@ -69,16 +69,17 @@ impl State {
 
     /// The session again, from its own snapshot, with the agent's settings as they are now.
     fn rebuild(&mut self) {
-        let snapshot = self.session.snapshot();
-        self.session = build(&self.agent, &self.hooks, self.session.id(), self.session.config(), Some(snapshot));
+        let snapshot = self.running.session.snapshot();
+        self.running.session =
+            build(&self.running.launcher, &self.hooks, self.running.session.id(), self.running.session.config(), Some(snapshot));
     }
 
     fn model(&mut self, arg: &str) -> Result<(), String> {
         if arg.contains(char::is_whitespace) {
             return Err(format!("{arg:?} is not a model name"));
         }
-        let unknown = check_model(&self.agent.catalog, self.agent.settings.kind, arg)?;
-        self.agent.model = arg.to_owned();
+        let unknown = check_model(&self.running.launcher.catalog, self.running.launcher.settings.kind, arg)?;
+        self.running.launcher.model = arg.to_owned();
         self.view.model = arg.to_owned();
         self.rebuild();
         self.view.context.1 = self.window();
@@ -97,16 +98,16 @@ impl State {
             "minimal" | "low" | "medium" | "high" => Some(arg.to_owned()),
             _ => return Err(format!("unknown effort {arg:?}: use low, medium, high, minimal or off")),
         };
-        self.session.set_reasoning_effort(effort.clone());
+        self.running.session.set_reasoning_effort(effort.clone());
         self.effort = Some(effort);
         self.view.screen.note(Color::Cyan, "·", &format!("reasoning effort: {}", if arg == "default" { "off" } else { arg }));
         Ok(())
     }
 
     fn approval(&mut self, arg: &str) -> Result<(), String> {
-        self.agent.policy.mode = ApprovalMode::parse(arg)?;
+        self.running.launcher.policy.mode = ApprovalMode::parse(arg)?;
         self.rebuild();
-        self.view.screen.note(Color::Cyan, "·", &format!("approval: {}", self.agent.policy.mode.name()));
+        self.view.screen.note(Color::Cyan, "·", &format!("approval: {}", self.running.launcher.policy.mode.name()));
         Ok(())
     }
 
@@ -121,9 +122,8 @@ impl State {
         }
         let result = self.drive(|session| Box::pin(session.compact()), runtime, keys, signals);
         if let Err(error) = result {
-            return Err(format!("the conversation was not compacted: {}", self.agent.explain(&error)));
+            return Err(format!("the conversation was not compacted: {}", self.running.launcher.explain(&error)));
         }
-        self.report.checkpoint(&self.session, true, &format_rfc3339(runtime.now_ms()));
         Ok(())
     }
 
@@ -141,11 +141,11 @@ impl State {
             },
             id => id.to_owned(),
         };
-        if id == self.session.id() {
+        if id == self.running.session.id() {
             return Err("that is this session".into());
         }
         let store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
-        let resumed = Resumed::load(&store, &ResumeFrom::Id(id), &self.agent.cwd).map_err(|e| resume::explain(&e))?;
+        let resumed = Resumed::load(&store, &ResumeFrom::Id(id), &self.running.launcher.cwd).map_err(|e| resume::explain(&e))?;
         self.end(runtime);
         self.take_up(resumed);
         Ok(())
@@ -159,11 +159,11 @@ impl State {
         mut signals: Option<&mut UnboundedReceiver<i32>>,
     ) -> Result<Option<String>, String> {
         let store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
-        let cwd = self.agent.cwd.display().to_string();
+        let cwd = self.running.launcher.cwd.display().to_string();
         let all = store.sessions(&SessionFilter::default()).map_err(|e| e.to_string())?;
         let sessions: Vec<_> = all
             .into_iter()
-            .filter(|record| record.info.working_directory == cwd && record.info.id != self.session.id())
+            .filter(|record| record.info.working_directory == cwd && record.info.id != self.running.session.id())
             .take(PICKER_SIZE)
             .collect();
         if sessions.is_empty() {
@@ -222,14 +222,14 @@ impl State {
             return Err("nothing to fork yet: give the session a task first".into());
         }
         let now = format_rfc3339(runtime.now_ms());
-        self.report.checkpoint(&self.session, true, &now);
-        let from = self.session.id().to_owned();
+        self.running.report.checkpoint(&self.running.session, true, &now);
+        let from = self.running.session.id().to_owned();
         // The fork is made first: if the store refuses it, the conversation goes on as it was.
         let mut store = Store::open(&self.data_dir).map_err(|e| e.to_string())?;
         let id = openagent_runner::new_run_id(runtime.now_ms());
         let forked = resume::fork(&mut store, &from, None, &id, &now).map_err(|e| resume::explain(&e))?;
         self.end(runtime);
-        match Resumed::load(&store, &ResumeFrom::Id(forked.id), &self.agent.cwd) {
+        match Resumed::load(&store, &ResumeFrom::Id(forked.id), &self.running.launcher.cwd) {
             Ok(resumed) => self.take_up(resumed),
             Err(e) => {
                 // The original is ended by now: a new conversation, rather than none.
@@ -245,10 +245,10 @@ impl State {
     pub(super) fn end(&mut self, runtime: &Rc<NativeRuntime>) {
         let now = format_rfc3339(runtime.now_ms());
         if std::mem::take(&mut self.stored) {
-            self.report.finish_store(self.last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now);
+            self.running.report.finish_store(self.last_exit.as_deref().unwrap_or(ExitReason::Completed.as_str()), &now);
         }
-        self.session.close();
-        runtime.block_on(self.session.ended());
+        self.running.session.close();
+        runtime.block_on(self.running.session.ended());
         self.last_exit = None;
         self.resuming = false;
     }
@@ -256,7 +256,8 @@ impl State {
     /// A new conversation, after [`State::end`].
     fn fresh(&mut self, runtime: &Rc<NativeRuntime>) {
         let config = self.config(None);
-        self.session = build(&self.agent, &self.hooks, &openagent_runner::new_run_id(runtime.now_ms()), config, None);
+        self.running.session =
+            build(&self.running.launcher, &self.hooks, &openagent_runner::new_run_id(runtime.now_ms()), config, None);
         self.view.root = None;
         self.view.usage = Default::default();
         self.view.context = (0, self.window());
@@ -265,7 +266,7 @@ impl State {
     /// The settings of a conversation, new or continuing `resumed`: with the reasoning effort
     /// chosen here, as the model and approval mode chosen here are the agent's.
     fn config(&self, resumed: Option<&openagent_core::session::SessionSnapshot>) -> SessionConfig {
-        let mut config = self.agent.session_config(&self.limits, resumed);
+        let mut config = self.running.launcher.session_config(&self.limits, resumed);
         if let Some(effort) = &self.effort {
             config.reasoning_effort.clone_from(effort);
         }
@@ -275,7 +276,7 @@ impl State {
     /// Continues the stored session `resumed` from here on.
     fn take_up(&mut self, resumed: Resumed) {
         let config = self.config(Some(&resumed.snapshot));
-        self.session = build(&self.agent, &self.hooks, resumed.id(), config, Some(resumed.snapshot.clone()));
+        self.running.session = build(&self.running.launcher, &self.hooks, resumed.id(), config, Some(resumed.snapshot.clone()));
         self.taken_up(&resumed);
     }
 
@@ -283,7 +284,7 @@ impl State {
     pub(super) fn taken_up(&mut self, resumed: &Resumed) {
         let turns = resumed.snapshot.state.history.len();
         self.view.root = None;
-        self.view.usage = self.session.total_usage();
+        self.view.usage = self.running.session.total_usage();
         self.view.context = (0, self.window());
         self.resuming = true;
         self.last_exit = resumed.record.exit_reason.clone();
