@@ -11,13 +11,13 @@ use openagent_core::Session;
 use openagent_store::{ExitReason, Recorder, SessionInfo};
 
 use crate::artifacts::{Artifacts, RunConfig};
-use crate::drive::Wake;
 use crate::error::RunError;
 use crate::human::Human;
 use crate::projection::{Projector, RunEnd, RunInfo};
 use crate::run_id::pinned_runtime;
 use crate::stdout::{Stdout, STDOUT_FAILED};
 use crate::tally::Tally;
+use crate::wake::Wake;
 
 /// How a run reports on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
