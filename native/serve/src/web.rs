@@ -29,7 +29,7 @@ impl WebRoots {
     /// The checkout this binary was built from, and the Pyodide that the scripts install into
     /// the tools directory (`OPENAGENT_TOOLS_DIR`, `~/.cache/openagent/tools` by default), if there.
     pub fn from_checkout() -> Self {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let tools = var("OPENAGENT_TOOLS_DIR").or_else(|| var("HOME").map(|home| home.join(".cache/openagent/tools")));
         let pyodide = tools.map(|dir| dir.join("node_modules/pyodide")).filter(|dir| dir.join("pyodide.mjs").is_file());
@@ -144,6 +144,14 @@ mod tests {
     use std::net::TcpStream;
 
     use super::*;
+
+    /// The checkout's playground is where `openagent web` looks for it, whichever crate serves it.
+    #[test]
+    fn the_checkout_roots_are_the_repository_s_web_and_wasm_pkg() {
+        let roots = WebRoots::from_checkout();
+        assert!(roots.web.join("index.html").is_file(), "{}", roots.web.display());
+        assert!(roots.pkg.parent().is_some_and(|wasm| wasm.join("Cargo.toml").is_file()), "{}", roots.pkg.display());
+    }
 
     /// Roots of their own for the test `name`: tests run in parallel, and each removes its roots.
     fn roots(name: &str) -> (WebRoots, PathBuf) {
