@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use openagent_core::approval::ApprovalMode;
 use openagent_runner::resume::ResumeFrom;
-use openagent_runner::OutputMode;
+use openagent_runner::{LimitFlags, OutputMode};
 
 use crate::sessions::SessionsCommand;
 
@@ -167,7 +167,7 @@ pub struct SessionFlags {
     /// Tool rounds allowed per input; 0 = no limit (default: the agent's, else none).
     #[arg(long)]
     pub max_tool_rounds: Option<usize>,
-    #[arg(long, value_parser = ["low", "medium", "high"])]
+    #[arg(long, value_parser = LimitFlags::EFFORTS)]
     pub reasoning_effort: Option<String>,
     /// The model's context window in tokens, for a server whose window the profile cannot know
     /// (a local server's n_ctx); compaction works against it.
