@@ -31,6 +31,7 @@ pub mod hooks;
 mod join;
 pub mod profiles;
 pub mod run_event;
+pub mod sandbox;
 pub mod session;
 pub mod setup;
 pub mod tools;

@@ -43,6 +43,7 @@ use serde_json::Value;
 
 use crate::env::{lexical_path, ExecutionEnvironment};
 pub use crate::glob::glob_match;
+use crate::sandbox::SandboxPolicy;
 
 /// How the tools of MCP servers are named (`mcp__<server>__<tool>`): what they do is the server's
 /// to say, so `read-only` and `auto-edit` ask before them as before commands.
@@ -493,6 +494,8 @@ pub trait Approver {
 #[derive(Default)]
 pub(crate) struct Gate {
     pub policy: Policy,
+    /// What a call may reach once it runs: beside the approval policy, and shared the same way.
+    pub sandbox: SandboxPolicy,
     pub approver: Option<Rc<dyn Approver>>,
     always: RefCell<Vec<Rule>>,
     /// One question at a time: parallel calls wait, then see any "always" given meanwhile. A
@@ -524,6 +527,11 @@ pub(crate) struct Decided {
 impl Gate {
     pub fn new(policy: Policy, approver: Option<Rc<dyn Approver>>) -> Self {
         Self { policy, approver, ..Self::default() }
+    }
+
+    /// The gate with `sandbox` as what its calls may reach.
+    pub fn confining(self, sandbox: SandboxPolicy) -> Self {
+        Self { sandbox, ..self }
     }
 
     /// Decides the call, asking the approver when the policy says `ask`; `on_ask` is told just

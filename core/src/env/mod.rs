@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::llm::SharedText;
 use crate::runtime::EpochMillis;
+use crate::sandbox::SandboxPolicy;
 use crate::sorted_map::SortedMap;
 
 mod lines;
@@ -78,6 +79,10 @@ pub struct ExecOptions {
     pub env_vars: Option<SortedMap<String, String>>,
     /// Called with output as it arrives, for streaming tools (`TOOL_CALL_OUTPUT_DELTA`).
     pub on_output: Option<Rc<dyn Fn(&str)>>,
+    /// What the command may do once it runs: the session's policy for the shell tool. `None` is a
+    /// command of the host's own (a hook, the git facts of the system prompt), run with the
+    /// user's rights.
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 /// What a command did (spec 4.1).
@@ -88,6 +93,11 @@ pub struct ExecResult {
     pub exit_code: i32,
     pub timed_out: bool,
     pub duration_ms: u64,
+    /// What the sandbox refused the command, when the environment saw that it did (a write
+    /// outside the writable roots, a connection with the network off): the command failed
+    /// because of its confinement, and may be run again outside it if the user agrees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_denied: Option<String>,
 }
 
 /// Options of [`ExecutionEnvironment::grep`].

@@ -18,6 +18,7 @@ use crate::hooks::Hooks;
 use crate::llm::{LlmClient, LlmError, Message, MessageMemo, Request, RetryPolicy, RetryingClient};
 use crate::profiles::ProviderProfile;
 use crate::runtime::Runtime;
+use crate::sandbox::SandboxPolicy;
 use crate::schema::SchemaError;
 use crate::tools::FilesSeen;
 
@@ -42,6 +43,7 @@ pub struct SessionBuilder {
     restore: Option<SessionSnapshot>,
     pub(super) redactions: Rc<Redactions>,
     policy: Policy,
+    sandbox: SandboxPolicy,
     approver: Option<Rc<dyn Approver>>,
     /// A subagent is held to its parent's policy.
     pub(super) gate: Option<Rc<Gate>>,
@@ -73,6 +75,7 @@ impl SessionBuilder {
             restore: None,
             redactions: Rc::default(),
             policy: Policy::default(),
+            sandbox: SandboxPolicy::default(),
             approver: None,
             gate: None,
             hooks: None,
@@ -125,6 +128,14 @@ impl SessionBuilder {
     /// it first with [`Policy::check`]: a rule that cannot match is not an error here.
     pub fn approval(mut self, policy: Policy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// What the calls may reach once they run (default: `workspace-write` with the network off):
+    /// the commands through the environment, which enforces it, and the file tools' writes,
+    /// checked before they run. Check it first with [`SandboxPolicy::check`].
+    pub fn sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.sandbox = policy;
         self
     }
 
@@ -245,7 +256,7 @@ impl SessionBuilder {
                 pending_warnings: RefCell::new(warnings),
                 files_seen: FilesSeen::default(),
                 redactions: self.redactions,
-                gate: self.gate.unwrap_or_else(|| Rc::new(Gate::new(self.policy, self.approver))),
+                gate: self.gate.unwrap_or_else(|| Rc::new(Gate::new(self.policy, self.approver).confining(self.sandbox))),
                 hooks: self.hooks,
                 result_tools,
                 end_hooks: RefCell::new(None),

@@ -250,6 +250,7 @@ impl Session {
             max_command_timeout_ms: config.max_command_timeout_ms,
             on_output: Some(on_output),
             files_seen: self.inner.profile.requires_read_before_write().then_some(&self.inner.files_seen),
+            sandbox: Some(&self.inner.gate.sandbox),
         };
         match executor.execute(&call.arguments, &ctx).await {
             Ok(output) => {

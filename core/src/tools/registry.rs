@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::FilesSeen;
 use crate::env::{EnvError, ExecutionEnvironment};
 use crate::llm::{MediaData, ToolDefinition};
+use crate::sandbox::SandboxPolicy;
 use crate::schema::{Schema, SchemaError};
 
 /// What a tool may use while it runs.
@@ -24,12 +25,15 @@ pub struct ToolContext<'a> {
     /// to change an existing file the model has not read. `None`: no such rule (a host calling a
     /// tool directly).
     pub files_seen: Option<&'a FilesSeen>,
+    /// What commands may reach once they run (the session's sandbox policy); `None`: a host
+    /// calling a tool directly, with the user's rights.
+    pub sandbox: Option<&'a SandboxPolicy>,
 }
 
 impl<'a> ToolContext<'a> {
     /// The context of a host calling a tool directly: no output streaming, no session's rules.
     pub fn new(env: &'a dyn ExecutionEnvironment, default_command_timeout_ms: u64, max_command_timeout_ms: u64) -> Self {
-        Self { env, default_command_timeout_ms, max_command_timeout_ms, on_output: None, files_seen: None }
+        Self { env, default_command_timeout_ms, max_command_timeout_ms, on_output: None, files_seen: None, sandbox: None }
     }
 }
 

@@ -43,7 +43,8 @@ impl ToolExecutor for ShellTool {
         let timeout_ms =
             optional_u64(args, "timeout_ms")?.unwrap_or(ctx.default_command_timeout_ms).min(ctx.max_command_timeout_ms);
         let working_dir = optional_str(args, "workdir")?.map(str::to_owned);
-        let options = ExecOptions { timeout_ms, working_dir, on_output: ctx.on_output.clone(), ..ExecOptions::default() };
+        let sandbox = ctx.sandbox.cloned();
+        let options = ExecOptions { timeout_ms, working_dir, on_output: ctx.on_output.clone(), sandbox, env_vars: None };
         let result = ctx.env.exec_command(command, &options).await?;
         Ok(format_result(&result, timeout_ms).into())
     }

@@ -204,6 +204,7 @@ fn runs_commands_with_separate_streams_and_exit_codes() {
         working_dir: Some("sub".into()),
         env_vars: Some([("GREETING".to_owned(), "hello".to_owned())].into_iter().collect()),
         on_output: Some(Rc::new(move |text: &str| sink.borrow_mut().push(text.to_owned()))),
+        sandbox: None,
     };
     let result = block_on(env.exec_command("cat f.txt; echo; echo $GREETING", &options)).unwrap();
     assert_eq!(result.stdout, "hi\nhello\n");

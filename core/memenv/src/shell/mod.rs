@@ -214,6 +214,7 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         exit_code,
         timed_out: shell.timed_out,
         duration_ms: env.now().saturating_sub(start),
+        sandbox_denied: None,
     })
 }
 
