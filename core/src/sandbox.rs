@@ -135,9 +135,9 @@ impl Network {
         }
         for host in hosts {
             let bare = host.strip_prefix("*.").unwrap_or(host);
-            let fine = !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+            let fine = bare.contains('.') && bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
             if !fine {
-                return Err(["`", host, "` is not a host name; give names like example.com or *.example.com (no scheme, port or path), or `on`, or `off`"].concat());
+                return Err(["`", host, "` is not a host name; give names like example.com or *.example.com (no scheme, port or path), or the network `on` or `off`"].concat());
             }
         }
         Ok(())
