@@ -97,7 +97,11 @@ enum NetworkWritten {
 impl<'de> Deserialize<'de> for Network {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         match NetworkWritten::deserialize(deserializer)? {
-            NetworkWritten::Word(word) => Network::parse(&word).map_err(serde::de::Error::custom),
+            NetworkWritten::Word(word) if word == "off" => Ok(Self::Off),
+            NetworkWritten::Word(word) if word == "on" => Ok(Self::On),
+            NetworkWritten::Word(word) => {
+                Err(serde::de::Error::custom(["the network is `off`, `on` or a list of hosts, not `", &word, "`"].concat()))
+            }
             NetworkWritten::Hosts(hosts) => Ok(Self::Hosts(hosts)),
         }
     }
@@ -158,13 +162,6 @@ pub struct SandboxPolicy {
 }
 
 #[derive(Deserialize)]
-#[serde(untagged)]
-enum PolicyWritten {
-    Mode(String),
-    Full(Full),
-}
-
-#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Full {
     mode: SandboxMode,
@@ -176,9 +173,19 @@ struct Full {
 
 impl<'de> Deserialize<'de> for SandboxPolicy {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let policy = match PolicyWritten::deserialize(deserializer)? {
-            PolicyWritten::Mode(name) => Self::new(SandboxMode::parse(&name).map_err(serde::de::Error::custom)?),
-            PolicyWritten::Full(Full { mode, writable_roots, network }) => Self { mode, writable_roots, network },
+        use serde::de::Error;
+        // Through a value rather than an untagged enum, which would hide why the full form failed.
+        let policy = match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(name) => Self::new(SandboxMode::parse(&name).map_err(D::Error::custom)?),
+            full @ serde_json::Value::Object(_) => {
+                let Full { mode, writable_roots, network } = serde_json::from_value(full).map_err(D::Error::custom)?;
+                Self { mode, writable_roots, network }
+            }
+            _ => {
+                return Err(D::Error::custom(
+                    "a sandbox is a mode (read-only, workspace-write, full-access) or {mode, writable_roots, network}",
+                ))
+            }
         };
         policy.check().map_err(serde::de::Error::custom)?;
         Ok(policy)
@@ -272,7 +279,8 @@ mod tests {
         assert!(read(r#""workspace""#).unwrap_err().contains("read-only, workspace-write, full-access"));
         assert!(read(r#"{"mode":"workspace-write","writable_roots":["data"]}"#).unwrap_err().contains("not an absolute path"));
         assert!(read(r#"{"mode":"read-only","writable_roots":["/data"]}"#).unwrap_err().contains("workspace-write only"));
-        assert!(read(r#"{"mode":"workspace-write","network":"sometimes"}"#).unwrap_err().contains("not a host name"));
+        assert!(read(r#"{"mode":"workspace-write","network":"sometimes"}"#).unwrap_err().contains("`off`, `on` or a list"));
+        assert!(Network::parse("sometimes").unwrap_err().contains("not a host name"));
         assert!(read(r#"{"mode":"workspace-write","network":["https://x.org/"]}"#).unwrap_err().contains("not a host name"));
         assert!(read(r#"{"mode":"workspace-write","network":[]}"#).unwrap_err().contains("empty"));
         assert!(read(r#"{"mode":"workspace-write","roots":[]}"#).is_err());
