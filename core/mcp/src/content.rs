@@ -54,7 +54,7 @@ pub fn tool_output(result: &Value) -> Result<ToolOutput, ToolError> {
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         return Err(ToolError::new(if text.is_empty() { "the MCP tool reported an error".to_owned() } else { text }));
     }
-    Ok(ToolOutput { text, image })
+    Ok(ToolOutput { text, image, sandbox_denied: None })
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@
 //! denies. And an allow with a command does not vouch for git told to write a file or run a
 //! program (`--output`, `-c`, `-C`, `--git-dir`, ..., see `git.rs`).
 
+mod escalation;
 mod git;
 #[cfg(test)]
 mod tests;
@@ -468,9 +469,13 @@ pub struct ApprovalRequest {
     pub reason: String,
     /// The rule that [`Approval::AllowAlways`] adds to the session.
     pub always: Rule,
-    /// A write to the agent's configuration or git's: asked every time, whatever the rules, so
-    /// that only an answer (or `full-auto`) lets it through.
+    /// A write to the agent's configuration or git's, or a call to run outside the sandbox: asked
+    /// every time, whatever the rules, so that only an answer lets it through ("always" allows
+    /// it once).
     pub protected: bool,
+    /// The sandbox refused the call (a command it denied, a write it does not allow); allowing
+    /// runs it again outside the sandbox, with the user's rights.
+    pub outside_sandbox: bool,
 }
 
 /// The host's answer to an [`ApprovalRequest`].
@@ -529,6 +534,20 @@ impl Gate {
         Self { policy, approver, ..Self::default() }
     }
 
+    /// Waits for the turn to ask: one question at a time.
+    async fn turn(&self) -> Turn<'_> {
+        futures::future::poll_fn(|cx| {
+            if self.asking.replace(true) {
+                self.waiting.borrow_mut().push(cx.waker().clone());
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await;
+        Turn(self)
+    }
+
     /// The gate with `sandbox` as what its calls may reach.
     pub fn confining(self, sandbox: SandboxPolicy) -> Self {
         Self { sandbox, ..self }
@@ -543,16 +562,7 @@ impl Gate {
             Permission::Deny => return Decided { allowed: false, source: verdict.source, reason: verdict.reason },
             Permission::Ask => verdict.reason.unwrap_or_default(),
         };
-        futures::future::poll_fn(|cx| {
-            if self.asking.replace(true) {
-                self.waiting.borrow_mut().push(cx.waker().clone());
-                Poll::Pending
-            } else {
-                Poll::Ready(())
-            }
-        })
-        .await;
-        let _turn = Turn(self);
+        let _turn = self.turn().await;
         let protected = call.protected.is_some();
         if let Some(rule) = self.always.borrow().iter().find(|rule| !protected && rule.matches(&call)) {
             let reason = ["allowed always for ", &rule.describe(), " earlier in this session"].concat();
@@ -569,6 +579,7 @@ impl Gate {
             reason,
             always: call.always_rule(),
             protected,
+            outside_sandbox: false,
         };
         on_ask(&request);
         let (allowed, reason) = match approver.approve(&request).await {

@@ -1,8 +1,9 @@
 //! One tool call in named stages, and the round that runs a turn's calls. `prepare` repairs the
 //! call, looks the tool up, validates the arguments and runs the repeat guard and the
-//! `pre_tool_use` hooks; `decide` asks the approval policy; `run` runs the tool; `finalize`
-//! (`tool_finalize.rs`) redacts, runs the `post_tool_use` hooks, truncates and emits the call's one
-//! `tool_call_end`. A stage that stops the call says so as a value (a [`Refusal`]), never by
+//! `pre_tool_use` hooks; `decide` asks the approval policy, and for a file tool the sandbox;
+//! `run` runs the tool, and a command the sandbox denied again outside it if the user allows;
+//! `finalize` (`tool_finalize.rs`) redacts, runs the `post_tool_use` hooks, truncates and emits
+//! the call's one `tool_call_end`. A stage that stops the call says so as a value (a [`Refusal`]), never by
 //! returning past the stages after it, so every way out goes through `finalize`.
 
 use std::borrow::Cow;
@@ -17,7 +18,8 @@ use crate::approval::{ApprovalRequest, CallFacts};
 use crate::hooks::HookEvent;
 use crate::join::join_all;
 use crate::llm::{MediaData, ToolCall, ToolResult};
-use crate::tools::{ToolContext, ToolExecutor};
+use crate::sandbox::SandboxPolicy;
+use crate::tools::{ToolContext, ToolExecutor, ToolOutput};
 
 /// A round of calls, which may run concurrently. The input's state is borrowed for the round and
 /// shared by its calls: a call's repeat guard and result attempt see the calls before it.
@@ -201,37 +203,102 @@ impl Session {
         }
     }
 
-    /// Decide: the approval policy, and the host's approver when the policy asks. An allowed
-    /// call's decision is said here; a refused one's in `finalize`, with every other refusal.
+    /// Decide: the approval policy, and the host's approver when the policy asks; then, for a
+    /// file tool, whether the sandbox lets it write where it would (and if not, whether the user
+    /// lets it write there anyway). An allowed call's decisions are said here; a refused one's in
+    /// `finalize`, with every other refusal.
     async fn decide(&self, call: &ToolCall) -> Result<(), Refusal> {
         let facts = CallFacts::resolved(&call.name, &call.arguments, &*self.inner.env).await;
-        let on_ask = |request: &ApprovalRequest| {
-            self.emit(EventData::ApprovalRequested {
-                call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                reason: request.reason.clone(),
-                always: request.always.describe(),
-            })
-        };
-        let decided = self.inner.gate.decide(&call.id, &call.arguments, facts, on_ask).await;
-        match decided.allowed {
-            true => {
-                self.decision(call, Decision::Allow, decided.reason, decided.source);
-                Ok(())
-            }
-            false => {
-                let reason = decided.reason.unwrap_or_default();
-                let message =
-                    ["Not run: the call to ", &call.name, " was denied (", &reason, "). Do something else, or ask the user."]
-                        .concat();
-                Err(Refusal { source: decided.source, reason, message, answer_now: false })
-            }
+        let refused_write = self.inner.gate.refused_write(&facts);
+        let decided = self.inner.gate.decide(&call.id, &call.arguments, facts, |request| self.asking(call, request)).await;
+        if !decided.allowed {
+            let reason = decided.reason.unwrap_or_default();
+            let message =
+                ["Not run: the call to ", &call.name, " was denied (", &reason, "). Do something else, or ask the user."]
+                    .concat();
+            return Err(Refusal { source: decided.source, reason, message, answer_now: false });
+        }
+        self.decision(call, Decision::Allow, decided.reason, decided.source);
+        match refused_write {
+            Some(denied) => self.outside_sandbox(call, &denied).await,
+            None => Ok(()),
         }
     }
 
-    /// Run: the tool itself, its output streamed (redacted) as it comes. What a result tool
-    /// delivered is recorded as it returns.
+    /// Whether a call the sandbox refused may run outside it, as the host's approver answers;
+    /// allowed, the decision is said here.
+    async fn outside_sandbox(&self, call: &ToolCall, denied: &str) -> Result<(), Refusal> {
+        let decided =
+            self.inner.gate.escalate(&call.id, &call.name, &call.arguments, denied, |request| self.asking(call, request)).await;
+        let reason = decided.reason.unwrap_or_default();
+        if decided.allowed {
+            self.decision(call, Decision::Allow, Some(reason), decided.source);
+            return Ok(());
+        }
+        let message = ["Not run: ", &reason, ". Do it another way inside the sandbox, or ask the user."].concat();
+        Err(Refusal { source: decided.source, reason, message, answer_now: false })
+    }
+
+    fn asking(&self, call: &ToolCall, request: &ApprovalRequest) {
+        self.emit(EventData::ApprovalRequested {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            reason: request.reason.clone(),
+            always: request.always.describe(),
+        })
+    }
+
+    /// Run: the tool itself, its output streamed (redacted) as it comes. A command the sandbox
+    /// denied runs again outside it if the user allows. What a result tool delivered is
+    /// recorded as it returns.
     async fn run(&self, round: &Round<'_>, call: &ToolCall, executor: Rc<dyn ToolExecutor>) -> Ran {
+        let sandbox = &self.inner.gate.sandbox;
+        let ran = executor.execute(&call.arguments, &self.tool_context(round, call, sandbox)).await;
+        let ran = match ran {
+            Ok(ToolOutput { sandbox_denied: Some(denied), text, .. }) if sandbox.confines() => {
+                Ok(self.run_outside_sandbox(round, call, &*executor, text, &denied).await)
+            }
+            ran => ran,
+        };
+        match ran {
+            Ok(output) => {
+                if let Some(tool) = self.result_tool(&executor) {
+                    round.input().deliver(tool.delivery(&call.arguments));
+                }
+                Ran { text: output.text, image: output.image, failed: false }
+            }
+            Err(e) => Ran { text: format!("Tool error ({}): {e}", call.name), image: None, failed: true },
+        }
+    }
+
+    /// A call the sandbox denied (`confined` is what it printed there): run again with the
+    /// user's rights if the approver allows, else left as it was, saying why.
+    async fn run_outside_sandbox(
+        &self,
+        round: &Round<'_>,
+        call: &ToolCall,
+        executor: &dyn ToolExecutor,
+        confined: String,
+        denied: &str,
+    ) -> ToolOutput {
+        if let Err(refusal) = self.outside_sandbox(call, denied).await {
+            self.decision(call, Decision::Deny, Some(refusal.reason.clone()), refusal.source);
+            return [&confined, "\n[Not run outside the sandbox: ", &refusal.reason, ".]"].concat().into();
+        }
+        let unconfined = SandboxPolicy::full_access();
+        match executor.execute(&call.arguments, &self.tool_context(round, call, &unconfined)).await {
+            Ok(again) => ToolOutput {
+                text: [&confined, "\n[Run again outside the sandbox, as the user allowed:]\n", &again.text].concat(),
+                ..again
+            },
+            Err(e) => [&confined, "\n[Run again outside the sandbox, as the user allowed, it failed: ", &e.to_string(), "]"]
+                .concat()
+                .into(),
+        }
+    }
+
+    /// What a tool runs with: the session's environment, limits and rules, and `sandbox`.
+    fn tool_context<'s>(&'s self, round: &Round<'_>, call: &ToolCall, sandbox: &'s SandboxPolicy) -> ToolContext<'s> {
         let on_output: Rc<dyn Fn(&str)> = {
             let session = self.clone();
             let call_id = call.id.clone();
@@ -241,7 +308,7 @@ impl Session {
             })
         };
         let config = round.config;
-        let ctx = ToolContext {
+        ToolContext {
             env: &*self.inner.env,
             default_command_timeout_ms: config
                 .default_command_timeout_ms
@@ -250,16 +317,7 @@ impl Session {
             max_command_timeout_ms: config.max_command_timeout_ms,
             on_output: Some(on_output),
             files_seen: self.inner.profile.requires_read_before_write().then_some(&self.inner.files_seen),
-            sandbox: Some(&self.inner.gate.sandbox),
-        };
-        match executor.execute(&call.arguments, &ctx).await {
-            Ok(output) => {
-                if let Some(tool) = self.result_tool(&executor) {
-                    round.input().deliver(tool.delivery(&call.arguments));
-                }
-                Ran { text: output.text, image: output.image, failed: false }
-            }
-            Err(e) => Ran { text: format!("Tool error ({}): {e}", call.name), image: None, failed: true },
+            sandbox: Some(sandbox),
         }
     }
 

@@ -54,7 +54,7 @@ impl ToolExecutor for ReadFileTool {
             seen::mark(ctx, path);
             let text = format!("Image {path} ({media_type}, {} bytes).", data.len());
             let image = MediaData { data: Some(data), media_type: Some(media_type.into()), ..MediaData::default() };
-            return Ok(ToolOutput { text, image: Some(image) });
+            return Ok(ToolOutput { text, image: Some(image), sandbox_denied: None });
         }
 
         // A file held in memory is read where it is. Any other is read from its offset, the lines

@@ -42,11 +42,14 @@ impl<'a> ToolContext<'a> {
 pub struct ToolOutput {
     pub text: String,
     pub image: Option<MediaData>,
+    /// What the sandbox refused the call (a command it denied), for the session to offer to run
+    /// it outside the sandbox.
+    pub sandbox_denied: Option<String>,
 }
 
 impl From<String> for ToolOutput {
     fn from(text: String) -> Self {
-        Self { text, image: None }
+        Self { text, ..Self::default() }
     }
 }
 

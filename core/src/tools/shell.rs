@@ -46,7 +46,11 @@ impl ToolExecutor for ShellTool {
         let sandbox = ctx.sandbox.cloned();
         let options = ExecOptions { timeout_ms, working_dir, on_output: ctx.on_output.clone(), sandbox, env_vars: None };
         let result = ctx.env.exec_command(command, &options).await?;
-        Ok(format_result(&result, timeout_ms).into())
+        let mut text = format_result(&result, timeout_ms);
+        if let (Some(denied), Some(policy)) = (&result.sandbox_denied, &options.sandbox) {
+            text.push_str(&["\n[The sandbox (", &policy.describe(), ") refused ", denied, ".]"].concat());
+        }
+        Ok(ToolOutput { text, image: None, sandbox_denied: result.sandbox_denied })
     }
 }
 

@@ -9,6 +9,7 @@ mod named_files;
 mod read_first;
 mod repeats;
 mod results;
+mod sandbox;
 mod snapshot;
 mod subagents;
 
