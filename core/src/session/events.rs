@@ -85,7 +85,9 @@ pub enum EventData {
     },
     /// Whether a call is run: `source` is the check that decided (`registry` for an unknown
     /// tool, `arguments` for arguments that are not a JSON object, `schema` for the tool's
-    /// schema; then the approval policy: `rule`, `mode`, or `approver` for a call it asked about).
+    /// schema; then the approval policy: `rule`, `mode`, or `approver` for a call it asked about;
+    /// then `sandbox`, a second decision on a call the sandbox refused, allowed to run outside it
+    /// or kept in).
     ToolDecision {
         call_id: String,
         tool_name: String,
