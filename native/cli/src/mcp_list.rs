@@ -11,7 +11,7 @@ use serde_json::json;
 use openagent_host::http::NativeHttpClient;
 use openagent_host::runtime::NativeRuntime;
 use openagent_runner::agents;
-use openagent_runner::mcp::{connect_all, load, Endpoint, McpServerConfig};
+use openagent_runner::mcp::{connect_all, load, McpServerConfig};
 use openagent_runner::trust;
 
 /// A line on stdout; a reader that stops early (`| head`) is no error, and the servers are still
@@ -67,7 +67,7 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
     let mut failed = false;
     let mut rows = Vec::new();
     for server in &connected {
-        let described = described(&server.config);
+        let described = server.config.describe_with_sandbox();
         let sandbox = sandbox(&server.config);
         match &server.connection {
             Ok((client, tools)) => {
@@ -119,7 +119,7 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
                 json!({"name": name, "endpoint": server.describe(), "sandbox": sandbox(server), "status": "untrusted", "error": why}),
             ),
             false => {
-                say!("{name}  untrusted  ({}): not started: {why}", described(server));
+                say!("{name}  untrusted  ({}): not started: {why}", server.describe_with_sandbox());
             }
         }
     }
@@ -129,20 +129,9 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
     u8::from(failed)
 }
 
-/// What runs, or where, and for a server this machine spawns the sandbox it runs under.
-fn described(config: &McpServerConfig) -> String {
-    match config.endpoint() {
-        Ok(Endpoint::Stdio { .. }) => format!("{}; sandbox {}", config.describe(), config.sandbox().describe()),
-        _ => config.describe(),
-    }
-}
-
-/// The policy a stdio server runs under, as JSON; `null` for an HTTP server, which runs elsewhere.
+/// The policy a stdio server runs under, as JSON; `null` for an HTTP server.
 fn sandbox(config: &McpServerConfig) -> serde_json::Value {
-    match config.endpoint() {
-        Ok(Endpoint::Stdio { .. }) => serde_json::to_value(config.sandbox()).expect("a policy serialises"),
-        _ => serde_json::Value::Null,
-    }
+    serde_json::to_value(config.runs_under()).expect("a policy serialises")
 }
 
 fn client_close(runtime: &NativeRuntime, client: &openagent_mcp::McpClient) {

@@ -82,9 +82,19 @@ impl McpServerConfig {
         }
     }
 
-    /// The policy the server runs under: its `sandbox`, else `full-access`.
-    pub fn sandbox(&self) -> SandboxPolicy {
-        self.sandbox.clone().unwrap_or_else(SandboxPolicy::full_access)
+    /// The policy a stdio server runs under: its `sandbox`, else `full-access`; `None` for an
+    /// HTTP server, which runs elsewhere.
+    pub fn runs_under(&self) -> Option<SandboxPolicy> {
+        matches!(self.endpoint(), Ok(Endpoint::Stdio { .. }))
+            .then(|| self.sandbox.clone().unwrap_or_else(SandboxPolicy::full_access))
+    }
+
+    /// [`McpServerConfig::describe`], with the sandbox of a server this machine spawns.
+    pub fn describe_with_sandbox(&self) -> String {
+        match self.runs_under() {
+            Some(policy) => format!("{}; sandbox {}", self.describe(), policy.describe()),
+            None => self.describe(),
+        }
     }
 
     /// A line for people: what runs, or where.
@@ -153,7 +163,13 @@ mod tests {
         .expect("valid");
         assert_eq!(servers["fs"].describe(), "stdio: npx -y server");
         assert_eq!(servers["docs"].describe(), "http: https://example.test/mcp");
-        assert_eq!(servers["fs"].sandbox(), SandboxPolicy::full_access(), "the user's own program, unconfined by default");
+        assert_eq!(
+            servers["fs"].runs_under(),
+            Some(SandboxPolicy::full_access()),
+            "the user's own program, unconfined by default"
+        );
+        assert_eq!(servers["docs"].runs_under(), None, "an HTTP server runs elsewhere");
+        assert_eq!(servers["fs"].describe_with_sandbox(), "stdio: npx -y server; sandbox full-access");
     }
 
     #[test]
@@ -161,7 +177,7 @@ mod tests {
         let servers =
             parse(r#"{"mcpServers": {"fs": {"command": "srv", "sandbox": {"mode": "workspace-write", "network": "on"}}}}"#)
                 .expect("valid");
-        assert_eq!(servers["fs"].sandbox().describe(), "workspace-write, network on");
+        assert_eq!(servers["fs"].runs_under().map(|policy| policy.describe()).as_deref(), Some("workspace-write, network on"));
         let error = |text: &str| parse(text).expect_err("refused").to_string();
         assert!(error(r#"{"mcpServers": {"x": {"command": "srv", "sandbox": "yolo"}}}"#)
             .contains("unknown sandbox mode `yolo`; the modes are read-only, workspace-write, full-access"));

@@ -120,7 +120,7 @@ fn mcp(agent: &Launcher) -> Vec<Line> {
     let mut lines = Vec::new();
     for server in &agent.mcp {
         let mut line = Line::styled(format!("  {} ", server.name), text::bold());
-        line.push(server.config.describe(), text::dim());
+        line.push(server.config.describe_with_sandbox(), text::dim());
         lines.push(line);
         match &server.connection {
             Ok((_, tools)) => {
