@@ -172,3 +172,27 @@ fn the_sandbox_command_shows_and_changes_the_policy() {
     }
     assert!(server.requests().is_empty(), "nothing reached the model");
 }
+
+/// A hook is the user's own program: `full-access` unless its entry says otherwise, and an entry
+/// whose `sandbox` cannot be used is refused, naming the file, before any model call.
+#[test]
+fn a_hooks_sandbox_is_read_with_the_hook_and_a_bad_one_refused() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.cwd().join(".openagent")).expect("the directory");
+    let server = serve([]);
+    sandbox.write(".openagent/hooks.json", r#"{"hooks": {"session_end": [{"command": "true", "sandbox": "jail"}]}}"#);
+    let run = sandbox.run_json(&server, TASK, &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let error = run.run_finished()["error"].as_str().expect("the error").to_owned();
+    assert!(error.contains(".openagent/hooks.json: unknown sandbox mode `jail`"), "{error}");
+    assert!(server.requests().is_empty(), "the model was never called");
+
+    let server = serve([Step::reply(Reply::text(ANSWER))]);
+    let hooks =
+        r#"{"hooks": {"session_end": [{"command": "touch ended", "sandbox": {"mode": "workspace-write", "network": "on"}}]}}"#;
+    sandbox.write(".openagent/hooks.json", hooks);
+    sandbox.trust();
+    let run = sandbox.run_json(&server, TASK, &[]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(sandbox.cwd().join("ended").exists(), "the hook ran");
+}
