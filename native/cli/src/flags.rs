@@ -205,7 +205,7 @@ pub struct SessionFlags {
 }
 
 /// What the agent's commands may reach once they run (the approval mode says whether they run).
-#[derive(Args, Clone, Default)]
+#[derive(Args, Clone)]
 pub struct SandboxFlags {
     /// What commands may reach: read-only (no writes), workspace-write (writes under the working
     /// directory, the temporary directory and --writable-root only) or full-access (your own
