@@ -326,6 +326,7 @@ fn sandbox_cli(dir: &Path, server: &MockServer, task: &str, data_dir: &Path, age
                 env_pass: Vec::new(),
                 approval: None,
                 default_approval: ApprovalMode::FullAuto,
+                sandbox: Default::default(),
                 data_dir: Some(data_dir.to_owned()),
             },
             limits: LimitFlags::default(),

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use openagent_core::approval::ApprovalMode;
+use openagent_core::env::lexical_path;
+use openagent_core::sandbox::{Network, SandboxMode};
 use openagent_runner::resume::ResumeFrom;
-use openagent_runner::{LimitFlags, OutputMode};
+use openagent_runner::{LimitFlags, OutputMode, SandboxOptions};
 
 use crate::sessions::SessionsCommand;
 
@@ -198,6 +200,48 @@ pub struct SessionFlags {
     /// the interactive session and full-auto for `run`, where `ask` is a deny.
     #[arg(long, value_name = "MODE", value_parser = approval_mode)]
     pub approval: Option<ApprovalMode>,
+    #[command(flatten)]
+    pub sandbox: SandboxFlags,
+}
+
+/// What the agent's commands may reach once they run (the approval mode says whether they run).
+#[derive(Args, Clone)]
+pub struct SandboxFlags {
+    /// What commands may reach: read-only (no writes), workspace-write (writes under the working
+    /// directory, the temporary directory and --writable-root only) or full-access (your own
+    /// rights, unconfined). Default: the agent config's `sandbox:`, else workspace-write with the
+    /// network off; widen it with --sandbox full-access or --sandbox-network on.
+    #[arg(long, value_name = "MODE", value_parser = sandbox_mode)]
+    pub sandbox: Option<SandboxMode>,
+    /// The network confined commands may reach: off (the default), on, or only these hosts,
+    /// separated by commas (crates.io,*.npmjs.org).
+    #[arg(long, value_name = "off|on|HOSTS", value_parser = sandbox_network)]
+    pub sandbox_network: Option<Network>,
+    /// A directory commands may write besides the working one, in workspace-write (repeatable;
+    /// relative to the current directory).
+    #[arg(long = "writable-root", value_name = "DIR")]
+    pub writable_roots: Vec<PathBuf>,
+}
+
+pub fn sandbox_mode(name: &str) -> Result<SandboxMode, String> {
+    SandboxMode::parse(name)
+}
+
+pub fn sandbox_network(text: &str) -> Result<Network, String> {
+    Network::parse(text)
+}
+
+impl SandboxFlags {
+    /// The runner's options: each root made absolute against the current directory, as the
+    /// policy takes it, with `.` and `..` folded (the host then refuses one that is a symlink).
+    pub fn options(&self) -> SandboxOptions {
+        let here = std::env::current_dir().map(|dir| dir.display().to_string()).unwrap_or_else(|_| "/".into());
+        SandboxOptions {
+            mode: self.sandbox,
+            network: self.sandbox_network.clone(),
+            writable_roots: self.writable_roots.iter().map(|dir| lexical_path(&here, &dir.display().to_string())).collect(),
+        }
+    }
 }
 
 pub fn approval_mode(name: &str) -> Result<ApprovalMode, String> {
@@ -252,6 +296,9 @@ pub struct ServeFlags {
     /// (default full-auto). Calls that ask wait for POST /sessions/{id}/approvals/{call_id}.
     #[arg(long, value_name = "MODE", value_parser = approval_mode)]
     pub approval: Option<ApprovalMode>,
+    /// The sessions' sandbox where a request's `sandbox` and the agent config say nothing.
+    #[command(flatten)]
+    pub sandbox: SandboxFlags,
 }
 
 /// `--output`: the runner's [`OutputMode`], as clap lists it.

@@ -11,7 +11,7 @@ use serde_json::json;
 use openagent_host::http::NativeHttpClient;
 use openagent_host::runtime::NativeRuntime;
 use openagent_runner::agents;
-use openagent_runner::mcp::{connect_all, load};
+use openagent_runner::mcp::{connect_all, load, McpServerConfig};
 use openagent_runner::trust;
 
 /// A line on stdout; a reader that stops early (`| head`) is no error, and the servers are still
@@ -67,7 +67,8 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
     let mut failed = false;
     let mut rows = Vec::new();
     for server in &connected {
-        let described = server.config.describe();
+        let described = server.config.describe_with_sandbox();
+        let sandbox = sandbox(&server.config);
         match &server.connection {
             Ok((client, tools)) => {
                 let info = client.server_info();
@@ -77,7 +78,7 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
                         .iter()
                         .map(|t| json!({"name": t.definition.name, "description": t.definition.description}))
                         .collect();
-                    rows.push(json!({"name": server.name, "endpoint": described, "status": "connected", "server": info.name,
+                    rows.push(json!({"name": server.name, "endpoint": server.config.describe(), "sandbox": sandbox, "status": "connected", "server": info.name,
                         "version": info.version, "protocol_version": info.protocol_version, "tools": list, "warnings": tools.warnings}));
                 } else {
                     say!(
@@ -101,7 +102,8 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
             Err(error) => {
                 failed = true;
                 if json {
-                    rows.push(json!({"name": server.name, "endpoint": described, "status": "error", "error": error.to_string()}));
+                    rows.push(json!({"name": server.name, "endpoint": server.config.describe(), "sandbox": sandbox,
+                        "status": "error", "error": error.to_string()}));
                 } else {
                     say!("{}  error  ({described}): {error}", server.name);
                 }
@@ -113,9 +115,11 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
         let Some((file, status)) = untrusted(name) else { continue };
         let why = trust::refusal(&file, status, cwd, Some(data_dir)).to_string();
         match json {
-            true => rows.push(json!({"name": name, "endpoint": server.describe(), "status": "untrusted", "error": why})),
+            true => rows.push(
+                json!({"name": name, "endpoint": server.describe(), "sandbox": sandbox(server), "status": "untrusted", "error": why}),
+            ),
             false => {
-                say!("{name}  untrusted  ({}): not started: {why}", server.describe());
+                say!("{name}  untrusted  ({}): not started: {why}", server.describe_with_sandbox());
             }
         }
     }
@@ -123,6 +127,11 @@ pub fn run(cwd: &Path, agent: Option<&str>, json: bool, data_dir: &Path) -> u8 {
         say!("{}", serde_json::Value::Array(rows));
     }
     u8::from(failed)
+}
+
+/// The policy a stdio server runs under, as JSON; `null` for an HTTP server.
+fn sandbox(config: &McpServerConfig) -> serde_json::Value {
+    serde_json::to_value(config.runs_under()).expect("a policy serialises")
 }
 
 fn client_close(runtime: &NativeRuntime, client: &openagent_mcp::McpClient) {

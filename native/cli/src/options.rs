@@ -31,6 +31,7 @@ fn agent_options(flags: &SessionFlags) -> AgentOptions {
         env_pass: flags.env_pass.clone(),
         approval: flags.approval,
         default_approval: ApprovalMode::FullAuto,
+        sandbox: flags.sandbox.options(),
         // None (no data directory) trusts nothing; the run itself refuses to start without one.
         data_dir: data_dir(flags.data_dir.clone()).ok(),
     }

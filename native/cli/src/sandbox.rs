@@ -41,6 +41,13 @@ pub fn sandbox_run(flags: SandboxRunFlags) -> u8 {
         );
         return 2;
     }
+    if flags.session.sandbox.options() != openagent_runner::SandboxOptions::default() {
+        eprintln!(
+            "error: `openagent sandbox run` holds the agent in WebAssembly (one directory, the built-in shell, no network \
+             but the model), so --sandbox, --sandbox-network and --writable-root do not apply; leave them out"
+        );
+        return 2;
+    }
     if !(flags.timeout.is_finite() && flags.timeout > 0.0) {
         eprintln!("error: --timeout must be a positive number of seconds");
         return 2;

@@ -56,6 +56,7 @@ pub fn serve(flags: ServeFlags) -> ExitCode {
         max_connections: flags.max_connections,
         head_within: flags.header_deadline_ms.map(std::time::Duration::from_millis),
         approval: flags.approval,
+        sandbox: flags.sandbox.options(),
         session_idle: (flags.session_idle_timeout > 0).then(|| std::time::Duration::from_secs(flags.session_idle_timeout)),
     };
     match serve::Server::start(options) {

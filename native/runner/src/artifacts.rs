@@ -8,6 +8,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use openagent_core::sandbox::SandboxPolicy;
 use openagent_core::setup::ProviderSettings;
 use openagent_core::SessionConfig;
 use serde::Serialize;
@@ -44,6 +45,10 @@ pub struct RunConfig {
     /// The session the resumed one was forked from (`openagent sessions fork`), if it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<String>,
+    /// The sandbox policy the run's commands were held to; absent for a run that has none of
+    /// the native host's (the WebAssembly sandbox's, whose guest holds it in on its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxPolicy>,
     /// Presentation only, like `stream` and `events_file`: kept for replay and debugging, left
     /// out of the fingerprint.
     pub output_mode: String,
@@ -56,6 +61,7 @@ impl RunConfig {
     pub fn new(task: &str, agent: &Launcher, config: &SessionConfig, output_mode: &str) -> Self {
         Self {
             agent: agent.config.as_ref().map(|config| serde_json::to_value(config).expect("a config serialises")),
+            sandbox: Some(agent.sandbox.clone()),
             ..Self::without_agent(task, &agent.settings, &agent.model, &agent.cwd, config, output_mode)
         }
     }
@@ -83,6 +89,7 @@ impl RunConfig {
             output_schema: None,
             resumed_from: None,
             forked_from: None,
+            sandbox: None,
             output_mode: output_mode.to_owned(),
             stream: false,
             events_file: None,
@@ -214,6 +221,7 @@ mod tests {
             output_schema: None,
             resumed_from: None,
             forked_from: None,
+            sandbox: None,
             output_mode: "human".into(),
             stream: false,
             events_file: None,
@@ -234,6 +242,7 @@ mod tests {
             RunConfig { agent: Some(json!({"id": "reviewer", "instructions": "Be terse."})), ..config() },
             RunConfig { resumed_from: Some("r_earlier".into()), ..config() },
             RunConfig { output_schema: Some(json!({"type": "object"})), ..config() },
+            RunConfig { sandbox: Some(SandboxPolicy::full_access()), ..config() },
         ] {
             assert_ne!(changed.fingerprint(), human.fingerprint(), "{changed:?}");
         }

@@ -74,6 +74,8 @@ pub enum EndpointError {
     NotHttp(String),
     #[error("has `args` or `env`, which only a `command` server takes")]
     ArgsWithoutCommand,
+    #[error("has `sandbox`, which only a `command` server takes: an HTTP server runs outside this machine's sandbox")]
+    SandboxWithoutCommand,
     #[error("`command` is empty")]
     EmptyCommand,
     /// Of type `stdio` without a `command`, or `http` without a `url`.

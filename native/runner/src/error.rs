@@ -63,6 +63,23 @@ pub enum RunError {
     /// A requested output schema does not compile.
     #[error("output_schema: {0}")]
     OutputSchema(String),
+    /// The sandbox policy asked for is not one a session can have.
+    #[error("the sandbox policy cannot be used: {0}")]
+    BadSandbox(String),
+    /// This machine cannot enforce the sandbox policy: the run refuses rather than letting
+    /// commands run unconfined.
+    #[error("{}", cannot_confine(policy, reason))]
+    CannotConfine { policy: String, reason: String },
+}
+
+/// The refusal of a policy this machine cannot enforce, with the way out where the host's reason
+/// does not give it.
+fn cannot_confine(policy: &str, reason: &str) -> String {
+    let way_out = match reason.contains("full-access") {
+        true => "",
+        false => "; to run commands with your own rights instead, give --sandbox full-access (`sandbox: full-access` in an agent.yml or a serve request)",
+    };
+    format!("this machine cannot enforce the sandbox ({policy}): {reason}{way_out}")
 }
 
 /// A setup error with what to set here: the variables of the provider table, and the flags.

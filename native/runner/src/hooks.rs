@@ -7,6 +7,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 use openagent_core::hooks::HOOK_POINTS;
+use openagent_core::sandbox::SandboxPolicy;
 use serde::{Deserialize, Serialize};
 
 pub use crate::config_error::HooksError;
@@ -32,6 +33,18 @@ pub struct HookConfig {
     /// Milliseconds before the hook is stopped and reported (60000 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What the hook's command may reach (the core's `SandboxPolicy`, checked as it is read);
+    /// absent: `full-access`, as the hook is the user's own program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxPolicy>,
+}
+
+impl HookConfig {
+    /// The policy the hook runs under, as commands take it (`ExecOptions::sandbox`): `None`,
+    /// unconfined, for `full-access`.
+    pub fn exec_sandbox(&self) -> Option<SandboxPolicy> {
+        self.sandbox.clone().filter(SandboxPolicy::confines)
+    }
 }
 
 /// The hooks of each point, in the order they run.
@@ -116,6 +129,20 @@ mod tests {
         .unwrap();
         assert_eq!(hooks["pre_tool_use"][0].matcher.as_deref(), Some("shell|mcp__*"));
         assert_eq!(hooks["session_end"][0].timeout_ms, None);
+        assert_eq!(hooks["session_end"][0].exec_sandbox(), None, "full-access by default");
+    }
+
+    #[test]
+    fn a_hook_takes_a_sandbox_policy_checked_as_it_is_read() {
+        let hooks = parse(r#"{"hooks": {"session_end": [{"command": "x", "sandbox": "read-only"}]}}"#).unwrap();
+        assert_eq!(hooks["session_end"][0].exec_sandbox().map(|p| p.describe()).as_deref(), Some("read-only, network off"));
+        let full = parse(r#"{"hooks": {"session_end": [{"command": "x", "sandbox": "full-access"}]}}"#).unwrap();
+        assert_eq!(full["session_end"][0].exec_sandbox(), None);
+        let refused = parse(r#"{"hooks": {"session_end": [{"command": "x", "sandbox": "open"}]}}"#).unwrap_err().to_string();
+        assert!(
+            refused.contains("unknown sandbox mode `open`; the modes are read-only, workspace-write, full-access"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use openagent_core::approval::{ApprovalMode, Approver, Policy};
 use openagent_core::llm::catalog::Catalog;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
+use openagent_core::sandbox::SandboxPolicy;
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
 use openagent_core::setup::{profile, server_models, ProviderKind, ProviderSettings, SetupError};
 use openagent_core::{Session, SessionConfig, SessionError};
@@ -20,10 +21,11 @@ use crate::hooks;
 use crate::limits::LimitFlags;
 use crate::mcp::{self, McpServer};
 use crate::models;
+use crate::sandbox::{enforceable, SandboxOptions};
 use crate::trust;
 use openagent_host::hooks::CommandHooks;
 use openagent_host::http::NativeHttpClient;
-use openagent_host::local_env::{secret_values, EnvPass, LocalEnvironment};
+use openagent_host::local_env::{check_sandbox, secret_values, EnvPass, LocalEnvironment};
 use openagent_host::runtime::NativeRuntime;
 use openagent_host::url::without_password;
 
@@ -44,6 +46,8 @@ pub struct AgentOptions {
     pub approval: Option<ApprovalMode>,
     /// The mode when neither the flag nor the agent config gives one: the host's default.
     pub default_approval: ApprovalMode,
+    /// `--sandbox` and its companions (serve's `sandbox`): over the agent config's `sandbox:`.
+    pub sandbox: SandboxOptions,
     /// The user's data directory, whose trust store says which of the directory's hooks and MCP
     /// servers may run (`openagent trust`); none: none of them.
     pub data_dir: Option<PathBuf>,
@@ -62,6 +66,8 @@ pub struct Launcher {
     pub mcp: Vec<McpServer>,
     /// The approval policy every session of this run is held to.
     pub policy: Policy,
+    /// What the commands of every session of this run may reach, checked enforceable here.
+    pub sandbox: SandboxPolicy,
     /// Who is asked when the policy says `ask`: by default no one ([`CannotAsk`]), so `ask` is
     /// a deny that names the flag; the interactive session and `serve` ask a person.
     pub approver: Rc<dyn Approver>,
@@ -91,6 +97,10 @@ impl Launcher {
         // Checked once both files are loaded (so a broken one is named as broken) and before
         // anything of them starts or a model server is asked anything.
         trust::check(options.data_dir.as_deref(), &cwd, &trust::project_files(&cwd, config.as_ref()))?;
+        // Before any model server is asked anything and any MCP server starts: a policy this
+        // machine cannot enforce refuses the run instead of running commands unconfined.
+        let sandbox = options.sandbox.policy(config.as_ref().and_then(|c| c.sandbox.as_ref()))?;
+        enforceable(&sandbox, &cwd, check_sandbox)?;
         let http = Rc::new(NativeHttpClient::new());
         let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
         let catalog = models::load(&cwd)?;
@@ -107,7 +117,22 @@ impl Launcher {
         let policy = Policy { mode, rules: permissions.rules };
         let approver = Rc::new(CannotAsk);
         let env = Rc::new(env);
-        Ok(Self { settings, model, cwd, config, mcp, policy, approver, hooks, catalog, server_window, env, http, runtime })
+        Ok(Self {
+            settings,
+            model,
+            cwd,
+            config,
+            mcp,
+            policy,
+            sandbox,
+            approver,
+            hooks,
+            catalog,
+            server_window,
+            env,
+            http,
+            runtime,
+        })
     }
 
     /// The session's settings: the agent config's limits, or for a session `resumed` the ones
@@ -165,6 +190,7 @@ impl Launcher {
             .retries(RetryPolicy::default())
             .redact(self.secrets())
             .approval(self.policy.clone())
+            .sandbox(self.sandbox.clone())
             .approver(self.approver.clone());
         if let Some(hooks) = &self.hooks {
             builder = builder.hooks(hooks.clone());
@@ -181,6 +207,15 @@ impl Launcher {
         let mut secrets = secret_values(std::env::vars_os());
         secrets.extend(self.settings.key.key().map(|key| key.expose().to_owned()));
         secrets
+    }
+
+    /// Puts the sessions built from now on under `policy`, if it can be used and this machine
+    /// can enforce it (the interactive session's `/sandbox`); the error says why not.
+    pub fn set_sandbox(&mut self, policy: SandboxPolicy) -> Result<(), RunError> {
+        policy.check().map_err(RunError::BadSandbox)?;
+        enforceable(&policy, &self.cwd, check_sandbox)?;
+        self.sandbox = policy;
+        Ok(())
     }
 
     /// The error as the user should read it: what went wrong and what to do.

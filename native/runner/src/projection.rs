@@ -58,6 +58,9 @@ pub struct RunInfo {
     pub resumed_from: Option<String>,
     /// The session that one was forked from, if it was.
     pub forked_from: Option<String>,
+    /// The sandbox policy the run's commands are held to (the core's serialised
+    /// `SandboxPolicy`); `None` for a run without the native host's.
+    pub sandbox: Option<Value>,
 }
 
 /// How the run ended, for `run_finished`.
@@ -215,6 +218,7 @@ fn run_started(state: &mut State, event: &EventData, out: &mut Vec<(&'static str
             "artifacts_dir": info.artifacts_dir,
             "resumed_from": info.resumed_from,
             "forked_from": info.forked_from,
+            "sandbox": info.sandbox,
             "truncated": original.is_some(),
             "original_bytes": original,
         }),

@@ -116,6 +116,7 @@ impl Report {
             artifacts_dir: artifacts.as_ref().map(|a| a.dir().display().to_string()),
             resumed_from: config.resumed_from.clone(),
             forked_from: config.forked_from.clone(),
+            sandbox: config.sandbox.as_ref().map(|policy| serde_json::to_value(policy).expect("a policy serialises")),
         };
         output.start(run_id, info);
         // A resumed session's run has an id (and artifacts) of its own; its events go on in the

@@ -80,6 +80,7 @@ impl Resumed {
             env_pass: flags.env_pass.clone(),
             approval: flags.approval,
             default_approval: flags.default_approval,
+            sandbox: flags.sandbox.clone(),
             data_dir: flags.data_dir.clone(),
         }
     }

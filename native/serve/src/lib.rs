@@ -39,7 +39,7 @@ use sse::Streams;
 pub use web::{WebRoots, WebServer};
 
 use openagent_core::approval::ApprovalMode;
-use openagent_runner::AgentOptions;
+use openagent_runner::{AgentOptions, SandboxOptions};
 
 use openagent_http_server::{self as http_server, Answer, BadRequest, Limits, Request, Responder, Serving};
 use openagent_store::Store;
@@ -82,6 +82,8 @@ pub struct ServeOptions {
     pub session_idle: Option<Duration>,
     /// `--approval`: the sessions' approval mode where a request and the agent config say nothing.
     pub approval: Option<ApprovalMode>,
+    /// `--sandbox` and its companions: the sessions' sandbox where a request's says nothing.
+    pub sandbox: SandboxOptions,
 }
 
 /// How long the open sessions have to record their end when the server is stopped.
@@ -111,8 +113,13 @@ impl Server {
         let port = options.port;
         let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|error| ServeError::Listen { port, error })?;
         let addr = listener.local_addr().map_err(ServeError::Address)?;
-        let defaults =
-            AgentOptions { cwd: options.cwd, env_pass: options.env_pass, approval: options.approval, ..AgentOptions::default() };
+        let defaults = AgentOptions {
+            cwd: options.cwd,
+            env_pass: options.env_pass,
+            approval: options.approval,
+            sandbox: options.sandbox,
+            ..AgentOptions::default()
+        };
         let runs = Runs::new(options.data_dir.clone(), defaults, options.session_idle);
         let api = Api::new(runs.clone(), options.data_dir, options.allowed_base_urls);
         let defaults = Limits::default();

@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::runs::NewRun;
 use crate::api_error::ApiError;
+use openagent_core::sandbox::SandboxPolicy;
 use openagent_http_server::Request;
-use openagent_runner::{AgentOptions, LimitFlags};
+use openagent_runner::{AgentOptions, LimitFlags, SandboxOptions};
 
 /// `POST /sessions`'s body.
 #[derive(Debug, Deserialize)]
@@ -31,6 +32,9 @@ pub(super) struct NewSessionBody {
     parent_id: Option<String>,
     /// The approval mode, over the agent config's and the server's `--approval`.
     approval: Option<String>,
+    /// The sandbox policy (`"workspace-write"` or `{mode, writable_roots, network}`), whole, over
+    /// the server's `--sandbox` and the agent config's.
+    sandbox: Option<Value>,
 }
 
 impl NewSessionBody {
@@ -50,6 +54,12 @@ impl NewSessionBody {
             return Err(ApiError::new(400, "output_schema must be a JSON Schema object"));
         }
         let approval = self.approval.as_deref().map(ApprovalMode::parse).transpose().map_err(|e| ApiError::new(400, e))?;
+        let sandbox = match self.sandbox {
+            Some(value) => SandboxOptions::whole(
+                serde_json::from_value::<SandboxPolicy>(value).map_err(|e| ApiError::new(400, format!("sandbox: {e}")))?,
+            ),
+            None => SandboxOptions::default(),
+        };
         Ok(NewRun {
             task: self.task,
             agent: AgentOptions {
@@ -59,6 +69,7 @@ impl NewSessionBody {
                 cwd: None,
                 agent: self.agent,
                 approval,
+                sandbox,
                 ..AgentOptions::default()
             },
             limits,
@@ -171,6 +182,11 @@ mod tests {
         assert!(error(r#"{"task": " "}"#).contains("task is empty"));
         assert!(error(r#"{"task": "x", "reasoning_effort": "max"}"#).contains("not one of low, medium, high"));
         assert!(error(r#"{"task": "x", "output_schema": "object"}"#).contains("JSON Schema object"));
+        assert_eq!(
+            error(r#"{"task": "x", "sandbox": "yolo"}"#),
+            "sandbox: unknown sandbox mode `yolo`; the modes are read-only, workspace-write, full-access"
+        );
+        assert!(error(r#"{"task": "x", "sandbox": {"mode": "read-only", "network": "maybe"}}"#).starts_with("sandbox: "));
         let run = parse::<NewSessionBody>(br#"{"task": "x", "max_turns": 3, "model": "m", "parent_id": "r_1"}"#)
             .and_then(NewSessionBody::into_run)
             .expect("valid");
@@ -178,6 +194,12 @@ mod tests {
             (run.limits.max_turns, run.agent.model.as_deref(), run.parent_id.as_deref()),
             (Some(3), Some("m"), Some("r_1"))
         );
+        assert_eq!(run.agent.sandbox, SandboxOptions::default(), "no sandbox: the server's");
+        let run = parse::<NewSessionBody>(br#"{"task": "x", "sandbox": {"mode": "workspace-write", "network": ["crates.io"]}}"#)
+            .and_then(NewSessionBody::into_run)
+            .expect("valid");
+        let policy = run.agent.sandbox.policy(None).expect("usable");
+        assert_eq!(policy.describe(), "workspace-write, network to crates.io only");
     }
 
     /// The window and compaction settings `openagent run` takes as flags, a request takes too.

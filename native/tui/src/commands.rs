@@ -8,7 +8,7 @@ pub struct Command {
     pub help: &'static str,
 }
 
-pub const COMMANDS: [Command; 13] = [
+pub const COMMANDS: [Command; 14] = [
     Command { name: "help", args: "", help: "list the commands and keys" },
     Command { name: "model", args: "[NAME]", help: "show the model, or switch to NAME for the next input" },
     Command { name: "effort", args: "[low|medium|high|off]", help: "show or set the reasoning effort" },
@@ -19,6 +19,11 @@ pub const COMMANDS: [Command; 13] = [
     Command { name: "resume", args: "[ID]", help: "take up a stored session of this directory (a picker without ID)" },
     Command { name: "fork", args: "", help: "continue in a copy of this conversation, leaving it as it is" },
     Command { name: "approval", args: "[MODE]", help: "show or set the approval mode (read-only, auto-edit, full-auto)" },
+    Command {
+        name: "sandbox",
+        args: "[MODE|network on|off]",
+        help: "show or set what commands may reach (read-only, workspace-write, full-access)",
+    },
     Command { name: "mcp", args: "", help: "the MCP servers and their tools" },
     Command { name: "tools", args: "[N]", help: "list the tool calls, or open or close call N's output" },
     Command { name: "quit", args: "", help: "end the session (also Ctrl-D, or Ctrl-C twice)" },

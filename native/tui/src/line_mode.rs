@@ -84,13 +84,14 @@ pub fn run(args: Request, first_task: Option<String>) -> u8 {
     let resumed = plan.resumed.as_ref().map(|resumed| (resumed.id().to_owned(), resumed.record.exit_reason.clone()));
     let agent = &plan.launcher;
     eprintln!(
-        "OpenAgent{} · {} · {} · {} · approval {}{}\nType a task and press Enter. While it runs, type to steer it. /compact compacts the \
+        "OpenAgent{} · {} · {} · {} · approval {} · sandbox {}{}\nType a task and press Enter. While it runs, type to steer it. /compact compacts the \
          conversation; /help lists the commands. Ctrl-C stops the run; Ctrl-C twice or Ctrl-D quits.",
         agent.config.as_ref().map(|config| format!(" · agent {}", config.id)).unwrap_or_default(),
         agent.settings.kind,
         agent.model,
         agent.cwd.display(),
         agent.policy.mode.name(),
+        agent.sandbox.describe(),
         resumed.as_ref().map(|(id, _)| format!("\nResuming session {id}.")).unwrap_or_default(),
     );
     let id = plan.session_id(&new_run_id(runtime.now_ms()));

@@ -261,11 +261,51 @@ fn mcp_list_shows_each_server_with_its_status_and_tools() {
     assert_eq!(list.code, Some(1), "one server failed: {list:?}");
     assert!(list.stdout.contains("everything  connected  (stdio: "), "{list:?}");
     assert!(list.stdout.contains("\n  mcp__everything__echo  Echoes back the input string\n"), "{list:?}");
-    assert!(list.stdout.contains("gone  error  (stdio: /nonexistent/mcp-server): MCP server gone: cannot start"), "{list:?}");
+    assert!(
+        list.stdout.contains("gone  error  (stdio: /nonexistent/mcp-server; sandbox full-access): MCP server gone: cannot start"),
+        "{list:?}"
+    );
     sandbox.write(".openagent/mcp.json", r#"{"mcpServers": {"x": {"url": "ftp://nope"}}}"#);
     let broken = openagent_tests::cli::Running::start(sandbox.openagent(None, &["mcp", "list"])).finish();
     assert_eq!(broken.code, Some(2), "{broken:?}");
     assert!(broken.stderr.contains(".openagent/mcp.json: server `x` `url` is `ftp://nope`"), "{broken:?}");
+}
+
+/// Each stdio server runs under its own `sandbox:` (full-access when absent: the user's own
+/// program); `mcp list` says which, in text and JSON, and an HTTP server, run elsewhere, has none.
+#[test]
+fn mcp_list_shows_the_sandbox_each_server_runs_under() {
+    let sandbox = Sandbox::new();
+    let config = json!({"mcpServers": {
+        "confined": {"command": "/nonexistent/confined", "sandbox": {"mode": "workspace-write", "network": ["crates.io"]}},
+        "own": {"command": "/nonexistent/own"},
+        "remote": {"url": "http://127.0.0.1:9/mcp"},
+    }});
+    write_mcp_json(&sandbox, &config);
+    sandbox.trust();
+    let list = openagent_tests::cli::Running::start(sandbox.openagent(None, &["mcp", "list"])).finish();
+    assert_eq!(list.code, Some(1), "{list:?}");
+    assert!(
+        list.stdout
+            .contains("confined  error  (stdio: /nonexistent/confined; sandbox workspace-write, network to crates.io only)"),
+        "{list:?}"
+    );
+    assert!(list.stdout.contains("own  error  (stdio: /nonexistent/own; sandbox full-access)"), "{list:?}");
+    assert!(list.stdout.contains("remote  error  (http: http://127.0.0.1:9/mcp)"), "{list:?}");
+    let json = openagent_tests::cli::Running::start(sandbox.openagent(None, &["mcp", "list", "--json"])).finish();
+    let rows: Value = serde_json::from_str(&json.stdout).expect("one JSON array");
+    let policy = |name: &str| rows.as_array().unwrap().iter().find(|row| row["name"] == name).expect("listed")["sandbox"].clone();
+    assert_eq!(policy("confined"), json!({"mode": "workspace-write", "network": ["crates.io"]}));
+    assert_eq!(policy("own")["mode"], "full-access");
+    assert_eq!(policy("remote"), Value::Null);
+
+    write_mcp_json(&sandbox, &json!({"mcpServers": {"x": {"command": "srv", "sandbox": "jail"}}}));
+    let broken = openagent_tests::cli::Running::start(sandbox.openagent(None, &["mcp", "list"])).finish();
+    assert_eq!(broken.code, Some(2), "{broken:?}");
+    assert!(
+        broken.stderr.contains("unknown sandbox mode `jail`; the modes are read-only, workspace-write, full-access"),
+        "{broken:?}"
+    );
 }
 
 #[test]

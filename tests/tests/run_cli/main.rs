@@ -7,7 +7,7 @@
 //! `openagent serve`, through the client in `api`; `resume` sessions taken up again (resume,
 //! continue, fork, after SIGKILL, over serve); `files` the file tools' guards (special files,
 //! the workspace boundary); `config_files` config files that are FIFOs, devices or too large; `contract_docs` the README's table of v1 types against the core's list; `signals` how the CLI and serve end on each signal with a command
-//! running; `approval` the approval policies (run, agent configs, the terminal's questions); `images` the images a task attaches as `@path`; `tui` the interactive screen in tmux (`tmux`). `support` says how the binary is found.
+//! running; `approval` the approval policies (run, agent configs, the terminal's questions); `sandbox` the sandbox policy's flags, config, serve field and `/sandbox`; `images` the images a task attaches as `@path`; `tui` the interactive screen in tmux (`tmux`). `support` says how the binary is found.
 
 mod agents;
 mod api;
@@ -20,6 +20,7 @@ mod images;
 mod models;
 mod outcomes;
 mod resume;
+mod sandbox;
 mod secrets;
 mod serve;
 mod sessions;

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use openagent_core::approval::{ApprovalMode, Rule};
+use openagent_core::sandbox::SandboxPolicy;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -54,6 +55,11 @@ pub struct AgentConfig {
     /// The approval policy: a mode and rules; `--approval` overrides the mode.
     #[serde(default)]
     pub permissions: Option<Permissions>,
+    /// What the agent's commands may reach (`workspace-write` with the network off when absent):
+    /// a mode, or `{mode, writable_roots, network}`; checked as it is read (the core's
+    /// `SandboxPolicy`); `--sandbox` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxPolicy>,
     /// Commands run at points of the session, after `.openagent/hooks.json`'s.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hooks: HooksConfig,

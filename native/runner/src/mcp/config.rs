@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use openagent_core::sandbox::SandboxPolicy;
 use serde::{Deserialize, Serialize};
 
 use crate::config_error::{self, ConfigError};
@@ -35,6 +36,10 @@ pub struct McpServerConfig {
     /// Every request's timeout, in milliseconds (60000 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What a stdio server may reach once spawned (the core's `SandboxPolicy`); absent:
+    /// `full-access`, as the server is the user's own program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 /// How to reach a server, once its config is checked.
@@ -63,6 +68,9 @@ impl McpServerConfig {
                 if self.command.is_some() || !self.args.is_empty() || !self.env.is_empty() {
                     return Err(EndpointError::ArgsWithoutCommand);
                 }
+                if self.sandbox.is_some() {
+                    return Err(EndpointError::SandboxWithoutCommand);
+                }
                 Ok(Endpoint::Http { url, headers: &self.headers })
             }
             (Some(_), None) if matches!(kind, None | Some("stdio")) => Err(EndpointError::EmptyCommand),
@@ -71,6 +79,21 @@ impl McpServerConfig {
                 Some(kind) => Err(EndpointError::UnknownType(kind.to_owned())),
                 None => Err(EndpointError::NoEndpoint),
             },
+        }
+    }
+
+    /// The policy a stdio server runs under: its `sandbox`, else `full-access`; `None` for an
+    /// HTTP server, which runs elsewhere.
+    pub fn runs_under(&self) -> Option<SandboxPolicy> {
+        matches!(self.endpoint(), Ok(Endpoint::Stdio { .. }))
+            .then(|| self.sandbox.clone().unwrap_or_else(SandboxPolicy::full_access))
+    }
+
+    /// [`McpServerConfig::describe`], with the sandbox of a server this machine spawns.
+    pub fn describe_with_sandbox(&self) -> String {
+        match self.runs_under() {
+            Some(policy) => format!("{}; sandbox {}", self.describe(), policy.describe()),
+            None => self.describe(),
         }
     }
 
@@ -140,6 +163,28 @@ mod tests {
         .expect("valid");
         assert_eq!(servers["fs"].describe(), "stdio: npx -y server");
         assert_eq!(servers["docs"].describe(), "http: https://example.test/mcp");
+        assert_eq!(
+            servers["fs"].runs_under(),
+            Some(SandboxPolicy::full_access()),
+            "the user's own program, unconfined by default"
+        );
+        assert_eq!(servers["docs"].runs_under(), None, "an HTTP server runs elsewhere");
+        assert_eq!(servers["fs"].describe_with_sandbox(), "stdio: npx -y server; sandbox full-access");
+    }
+
+    #[test]
+    fn a_stdio_server_takes_a_sandbox_and_an_http_one_does_not() {
+        let servers =
+            parse(r#"{"mcpServers": {"fs": {"command": "srv", "sandbox": {"mode": "workspace-write", "network": "on"}}}}"#)
+                .expect("valid");
+        assert_eq!(servers["fs"].runs_under().map(|policy| policy.describe()).as_deref(), Some("workspace-write, network on"));
+        let error = |text: &str| parse(text).expect_err("refused").to_string();
+        assert!(error(r#"{"mcpServers": {"x": {"command": "srv", "sandbox": "yolo"}}}"#)
+            .contains("unknown sandbox mode `yolo`; the modes are read-only, workspace-write, full-access"));
+        assert_eq!(
+            error(r#"{"mcpServers": {"x": {"url": "http://b", "sandbox": "read-only"}}}"#),
+            "server `x` has `sandbox`, which only a `command` server takes: an HTTP server runs outside this machine's sandbox"
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ use openagent_core::runtime::{format_rfc3339, Runtime};
 use openagent_core::{Session, SessionStatus};
 use openagent_host::runtime::NativeRuntime;
 use openagent_runner::report::Output;
+use openagent_runner::SandboxOptions;
 use openagent_runner::{pinned_runtime, AgentOptions, ExitReason, Plan, Report, Request, RunConfig, RunError, Running, Wake};
 use openagent_store::{Recorder, SessionResult};
 
@@ -102,6 +103,11 @@ impl Runs {
                 env_pass: self.defaults.env_pass.clone(),
                 // The server's --approval is the default under the agent config's mode.
                 default_approval: self.defaults.approval.unwrap_or(self.defaults.default_approval),
+                // The request's policy whole, else the server's --sandbox (over the agent config's).
+                sandbox: match run.agent.sandbox == SandboxOptions::default() {
+                    true => self.defaults.sandbox.clone(),
+                    false => run.agent.sandbox.clone(),
+                },
                 // The server's own: what a request says cannot make a directory's hooks trusted.
                 data_dir: Some(self.data_dir.clone()),
                 ..run.agent.clone()

@@ -12,6 +12,7 @@ use futures::StreamExt;
 use openagent_core::approval::ApprovalMode;
 use openagent_core::llm::catalog::Catalog;
 use openagent_core::runtime::{format_rfc3339, Runtime};
+use openagent_core::sandbox::{Network, SandboxMode};
 use openagent_core::setup::ProviderKind;
 use openagent_core::SessionConfig;
 
@@ -54,6 +55,7 @@ impl State {
             "resume" => self.resume(arg, runtime, keys, signals),
             "fork" => self.fork(runtime),
             "approval" => self.approval(arg),
+            "sandbox" => self.sandbox(arg),
             _ => Err(format!("/{name} is not handled here")),
         };
         if let Err(message) = outcome {
@@ -108,6 +110,31 @@ impl State {
         self.running.launcher.policy.mode = ApprovalMode::parse(arg)?;
         self.rebuild();
         self.view.screen.note(Color::Cyan, "·", &format!("approval: {}", self.running.launcher.policy.mode.name()));
+        Ok(())
+    }
+
+    /// `/sandbox MODE` or `/sandbox network off|on|HOSTS`: the policy of the sessions built from
+    /// now on, once this machine is known to enforce it; the conversation stays.
+    fn sandbox(&mut self, arg: &str) -> Result<(), String> {
+        let mut policy = self.running.launcher.sandbox.clone();
+        match arg.split_once(char::is_whitespace) {
+            Some(("network", network)) => policy.network = Network::parse(network.trim())?,
+            None if arg == "network" => return Err("/sandbox network takes off, on or hosts separated by commas".into()),
+            // The network stays as it was; roots are for workspace-write only.
+            _ => {
+                policy.mode = SandboxMode::parse(arg)?;
+                if policy.mode != SandboxMode::WorkspaceWrite {
+                    policy.writable_roots.clear();
+                }
+            }
+        }
+        self.running.launcher.set_sandbox(policy).map_err(|e| e.to_string())?;
+        self.rebuild();
+        self.view.screen.note(
+            Color::Cyan,
+            "·",
+            &format!("sandbox: {}, from the next input", self.running.launcher.sandbox.describe()),
+        );
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 use crossterm::style::Color;
 use openagent_core::approval::ApprovalMode;
 use openagent_core::llm::Usage;
+use openagent_core::sandbox::SandboxMode;
 use openagent_core::Session;
 
 use crate::help_lines;
@@ -12,7 +13,7 @@ use openagent_runner::Launcher;
 
 /// Answers a command that only reads, at once (also while a run goes on): `/help`, `/cost`,
 /// `/status`, `/mcp`, `/tools` (which opens and closes output on the screen), and `/model`,
-/// `/effort` or `/approval` without an argument. False for the others, which change the session.
+/// `/effort`, `/approval` or `/sandbox` without an argument. False for the others, which change the session.
 pub(crate) fn answer(name: &str, arg: &str, session: &Session, agent: &Launcher, view: &mut View, in_store: bool) -> bool {
     let lines = match (name, arg) {
         ("help", _) => help_lines(),
@@ -38,6 +39,14 @@ pub(crate) fn answer(name: &str, arg: &str, session: &Session, agent: &Launcher,
         }
         ("approval", "") => {
             info(vec![("approval", agent.policy.mode.name().to_owned()), ("modes", ApprovalMode::NAMES.to_owned())])
+        }
+        ("sandbox", "") => {
+            let mut lines = info(vec![("sandbox", agent.sandbox.describe()), ("modes", SandboxMode::NAMES.to_owned())]);
+            lines.push(Line::styled(
+                "  /sandbox MODE sets it, /sandbox network on|off the network; from the next input",
+                text::dim(),
+            ));
+            lines
         }
         ("tools", "") => view.tool_list(),
         ("tools", number) => {
@@ -96,6 +105,7 @@ fn status(session: &Session, agent: &Launcher, context: (u64, Option<u64>), in_s
         ("directory", agent.cwd.display().to_string()),
         ("session", format!("{}{stored}", session.id())),
         ("approval", agent.policy.mode.name().to_owned()),
+        ("sandbox", agent.sandbox.describe()),
         ("context", context),
         ("tools", session.tool_names().join(", ")),
     ]
@@ -110,7 +120,7 @@ fn mcp(agent: &Launcher) -> Vec<Line> {
     let mut lines = Vec::new();
     for server in &agent.mcp {
         let mut line = Line::styled(format!("  {} ", server.name), text::bold());
-        line.push(server.config.describe(), text::dim());
+        line.push(server.config.describe_with_sandbox(), text::dim());
         lines.push(line);
         match &server.connection {
             Ok((_, tools)) => {

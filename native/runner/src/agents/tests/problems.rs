@@ -42,8 +42,9 @@ fn unknown_keys_are_errors_at_every_level() {
     assert_eq!(at(&p), ("tols", Some(6)));
     assert!(p.message.starts_with("is not a key of this format (the keys here are `schema`, `id`"), "{p:?}");
     assert!(
-        p.message
-            .ends_with("`tools`, `limits`, `output`, `mcp_servers`, `permissions`, `hooks`): remove it or correct its spelling"),
+        p.message.ends_with(
+            "`tools`, `limits`, `output`, `mcp_servers`, `permissions`, `sandbox`, `hooks`): remove it or correct its spelling"
+        ),
         "{p:?}"
     );
     let p = problem(&with("limits:\n  max_turns: 3\n  max_trns: 3\n"));
