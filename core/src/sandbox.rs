@@ -167,8 +167,7 @@ struct Full {
     mode: SandboxMode,
     #[serde(default)]
     writable_roots: Vec<String>,
-    #[serde(default)]
-    network: Network,
+    network: Option<Network>,
 }
 
 impl<'de> Deserialize<'de> for SandboxPolicy {
@@ -179,6 +178,7 @@ impl<'de> Deserialize<'de> for SandboxPolicy {
             serde_json::Value::String(name) => Self::new(SandboxMode::parse(&name).map_err(D::Error::custom)?),
             full @ serde_json::Value::Object(_) => {
                 let Full { mode, writable_roots, network } = serde_json::from_value(full).map_err(D::Error::custom)?;
+                let network = network.unwrap_or_else(|| Self::new(mode).network);
                 Self { mode, writable_roots, network }
             }
             _ => {
@@ -193,9 +193,10 @@ impl<'de> Deserialize<'de> for SandboxPolicy {
 }
 
 impl SandboxPolicy {
-    /// `mode` with no extra roots and the network off.
+    /// `mode` with no extra roots, and the network off unless the mode is `full-access`.
     pub fn new(mode: SandboxMode) -> Self {
-        Self { mode, ..Self::default() }
+        let network = if mode == SandboxMode::FullAccess { Network::On } else { Network::Off };
+        Self { mode, writable_roots: Vec::new(), network }
     }
 
     pub fn full_access() -> Self {
@@ -217,6 +218,9 @@ impl SandboxPolicy {
         }
         if self.mode != SandboxMode::WorkspaceWrite && !self.writable_roots.is_empty() {
             return Err(["writable roots apply to workspace-write only, not ", self.mode.name()].concat());
+        }
+        if self.mode == SandboxMode::FullAccess && self.network != Network::On {
+            return Err("full-access has the whole network; a network setting applies to read-only and workspace-write".into());
         }
         self.network.check()
     }
@@ -272,6 +276,11 @@ mod tests {
         let back: SandboxPolicy = serde_json::from_value(serde_json::to_value(&full).unwrap()).unwrap();
         assert_eq!(back, full);
         assert_eq!(SandboxPolicy::default().describe(), "workspace-write, network off");
+        assert_eq!(
+            serde_json::to_value(SandboxPolicy::full_access()).unwrap(),
+            serde_json::json!({"mode": "full-access", "network": "on"})
+        );
+        assert_eq!(read(r#"{"mode":"full-access"}"#).unwrap(), SandboxPolicy::full_access());
     }
 
     #[test]
@@ -284,6 +293,7 @@ mod tests {
         assert!(read(r#"{"mode":"workspace-write","network":["https://x.org/"]}"#).unwrap_err().contains("not a host name"));
         assert!(read(r#"{"mode":"workspace-write","network":[]}"#).unwrap_err().contains("empty"));
         assert!(read(r#"{"mode":"workspace-write","roots":[]}"#).is_err());
+        assert!(read(r#"{"mode":"full-access","network":"off"}"#).unwrap_err().contains("full-access has the whole network"));
         assert_eq!(
             Network::parse("crates.io, github.com").unwrap(),
             Network::Hosts(vec!["crates.io".into(), "github.com".into()])
