@@ -20,9 +20,13 @@ pub struct CannotAsk;
 impl Approver for CannotAsk {
     async fn approve(&self, request: &ApprovalRequest) -> Approval {
         // No rule lets a protected write through, so none is suggested for it.
-        let how = match request.protected {
-            true => "Make this change yourself, or run with `--approval full-auto` if the task is to make it",
-            false => {
+        let how = match (request.outside_sandbox, request.protected) {
+            (true, _) => {
+                "Run with `--sandbox full-access` if the task needs it, or widen the sandbox \
+                 (`--sandbox-network on`, `--writable-root DIR`)"
+            }
+            (false, true) => "Make this change yourself, or run with `--approval full-auto` if the task is to make it",
+            (false, false) => {
                 "Run with `--approval full-auto` (or `auto-edit` for file edits), or allow it with a rule in \
                  `permissions:` of the agent config"
             }

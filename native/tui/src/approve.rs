@@ -89,12 +89,20 @@ impl Approver for TuiApprover {
     async fn approve(&self, request: &ApprovalRequest) -> Approval {
         let (answer, reply) = oneshot::channel();
         let mut title = Line::styled("? ", bold().with(Color::Yellow));
-        title.push(format!("Allow {}", request.tool_name), bold());
+        let outside = if request.outside_sandbox { " outside the sandbox" } else { "" };
+        title.push(format!("Allow {}{outside}", request.tool_name), bold());
         title.push(format!(" {}", main_argument(&request.arguments)), Default::default());
         let mut lines = vec![title, Line::styled(format!("  {}", request.reason), dim())];
         lines.extend(preview(&request.tool_name, &request.arguments));
-        let mut keys = Line::styled("  [y]es  [n]o  [a]lways", fg(Color::Yellow));
-        keys.push(format!(" for {}", request.always.describe()), dim());
+        // Running outside the sandbox asks every time: there is no "always" to offer.
+        let keys = match request.outside_sandbox {
+            true => Line::styled("  [y]es  [n]o", fg(Color::Yellow)),
+            false => {
+                let mut keys = Line::styled("  [y]es  [n]o  [a]lways", fg(Color::Yellow));
+                keys.push(format!(" for {}", request.always.describe()), dim());
+                keys
+            }
+        };
         lines.push(keys);
         *self.question.0.borrow_mut() = Some(Open { lines, answer, reason: false });
         reply.await.unwrap_or(Approval::Deny(Some("the question was not answered".into())))
