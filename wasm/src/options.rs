@@ -6,6 +6,7 @@ use openagent_core::approval::{ApprovalMode, Policy};
 use openagent_core::llm::catalog::{Catalog, Overrides};
 use openagent_core::llm::json_text;
 use openagent_core::llm::openai_chat::LOCAL_BASE_URL;
+use openagent_core::sandbox::SandboxPolicy;
 use openagent_core::session::SessionSnapshot;
 use openagent_core::setup::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::SessionConfig;
@@ -46,6 +47,8 @@ pub struct AgentOptions {
     pub snapshot: Option<SessionSnapshot>,
     /// `approval`: the mode; full-auto when absent.
     pub approval: Policy,
+    /// `sandbox`: what commands may write once they run; workspace-write when absent.
+    pub sandbox: SandboxPolicy,
 }
 
 #[derive(Default)]
@@ -194,6 +197,7 @@ impl AgentOptions {
                 Some(Value::String(mode)) => Policy { mode: ApprovalMode::parse(mode)?, rules: Vec::new() },
                 Some(_) => return Err("`approval` must be \"read-only\", \"auto-edit\" or \"full-auto\"".into()),
             },
+            sandbox: crate::sandbox::read(fields.0.get("sandbox"))?,
         })
     }
 
@@ -294,6 +298,7 @@ pub(crate) const OPTION_FIELDS: &[&str] = &[
     "models",
     "compaction",
     "approval",
+    "sandbox",
 ];
 
 pub(crate) const COMPACTION_FIELDS: &[&str] = &["thresholdPercent", "keepRecentTokens"];
