@@ -153,6 +153,13 @@ export interface HostCommandCall {
   signal: AbortSignal;
   /** The agent's files, to read and write while the command runs (relative paths resolve against the agent's working directory, not `cwd`). */
   fs: MemoryFs;
+  /**
+   * The agent's sandbox, as the `sandbox` option writes it in full (`null`: unconfined,
+   * full-access). The shell holds its own writes to it; what the command writes through `fs`
+   * and the network it reaches are its own to hold to it (`nodeCommand` and `pythonCommand`
+   * narrow their `allowNetwork` to its `network`).
+   */
+  sandbox: { mode: SandboxMode; writable_roots?: string[]; network: "off" | "on" | string[] } | null;
 }
 
 /** `exitCode` is 0 when absent; output may be text or bytes. */
