@@ -83,10 +83,10 @@ impl HostCommand for JsCommand {
         let signal = abort.0.as_ref().map_or(JsValue::UNDEFINED, |controller| controller.signal().into());
         let env = strings(call.env.iter().flat_map(|(name, value)| [name, value]));
         let timeout_ms = call.time_left_ms.map_or(-1.0, |ms| ms as f64);
-        let fs = MemoryFs::from_env(call.files.clone()).into();
         // The policy as agent.yml writes it; `null` unconfined. A serialisation that fails leaves
-        // the command confined by the page's own options only, which is all it had before.
-        let sandbox = call.sandbox.and_then(|policy| to_js(policy).ok()).unwrap_or(JsValue::NULL);
+        // the command's network to the page's own options, which is all it had before.
+        let sandbox = call.confinement.as_ref().and_then(|confinement| to_js(confinement.policy()).ok());
+        let fs = MemoryFs::confined(call.files.clone(), call.confinement).into();
         let running = run_command(
             &self.name,
             &self.function,
@@ -97,7 +97,7 @@ impl HostCommand for JsCommand {
             timeout_ms,
             signal,
             fs,
-            sandbox,
+            sandbox.unwrap_or(JsValue::NULL),
         );
         let answer = JsFuture::from(running).await;
         abort.0 = None;

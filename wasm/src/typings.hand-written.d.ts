@@ -155,9 +155,9 @@ export interface HostCommandCall {
   fs: MemoryFs;
   /**
    * The agent's sandbox, as the `sandbox` option writes it in full (`null`: unconfined,
-   * full-access). The shell holds its own writes to it; what the command writes through `fs`
-   * and the network it reaches are its own to hold to it (`nodeCommand` and `pythonCommand`
-   * narrow their `allowNetwork` to its `network`).
+   * full-access). Writes through `fs` are held to it (a refused one throws, `a.txt: Read-only
+   * file system`); the network the command reaches is its own to hold to it (`nodeCommand` and
+   * `pythonCommand` narrow their `allowNetwork` to its `network`).
    */
   sandbox: { mode: SandboxMode; writable_roots?: string[]; network: "off" | "on" | string[] } | null;
 }

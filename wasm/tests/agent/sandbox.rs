@@ -1,11 +1,18 @@
 //! `sandbox`: the option in agent.yml's words, and the in-memory shell holding to it.
 
+use js_sys::{Function, Object, Reflect};
 use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use openagent_wasm::Agent;
 
 use crate::support::{agent_with, error_message, js, options, requests, scripted_fetch, submit};
+
+#[wasm_bindgen(module = "/tests/support/commands.js")]
+extern "C" {
+    fn count() -> Function;
+}
 
 fn shell(command: &str) -> Value {
     json!({"name": "shell", "arguments": {"command": command}})
@@ -48,6 +55,21 @@ async fn workspace_write_is_the_default_and_the_full_form_adds_roots() {
     let (agent, _) = agent_with(replies, json!({"sandbox": "full-access"}));
     submit(&agent, "write").await.unwrap();
     assert_eq!(agent.fs().read_text("/etc/c").unwrap(), "c\n");
+}
+
+#[test]
+async fn a_js_command_writes_through_fs_only_where_the_sandbox_lets_it() {
+    let replies = json!([{"toolCalls": [shell("count notes.txt")]}, {"text": "done"}]);
+    let fetch = scripted_fetch(js(replies));
+    let options = options(&fetch, json!({"sandbox": "read-only", "files": {"notes.txt": "a\nb\n"}}));
+    let commands = Object::new();
+    Reflect::set(&commands, &"count".into(), &count()).unwrap();
+    Reflect::set(&options, &"commands".into(), &commands).unwrap();
+    let agent = Agent::new(options).unwrap();
+    submit(&agent, "count").await.unwrap();
+    assert!(agent.fs().read_text("counts/notes.txt").is_err(), "nothing was written");
+    let output = first_output(&fetch);
+    assert!(output.contains("count: counts/notes.txt: Read-only file system\nExit code: 1"), "{output}");
 }
 
 #[test]

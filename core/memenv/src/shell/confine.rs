@@ -7,18 +7,25 @@
 //! protected path. The first refusal is kept for `ExecResult::sandbox_denied`.
 //!
 //! The built-in shell has no command of its own that reaches the network; the host's commands
-//! are given the policy ([`HostCall::sandbox`](crate::HostCall::sandbox)) to honour it.
+//! are given the confinement ([`HostCall::confinement`](crate::HostCall::confinement)), its
+//! policy to honour and its check for their writes.
 
 use std::cell::{RefCell, RefMut};
 use std::ops::Deref;
 
 use crate::fs::{join, resolve, Node, Stamp, Tree};
+use crate::MemoryEnvironment;
 use openagent_core::env::EnvError;
 use openagent_core::runtime::EpochMillis;
 use openagent_core::sandbox::{protected, SandboxMode, SandboxPolicy};
 
-/// What one command may write.
-pub(super) struct Confinement {
+/// What one command may write: the session's sandbox policy, its roots made absolute. The shell
+/// checks its own writes with it; a host command is given it ([`HostCall::confinement`]) to check
+/// what it writes through [`HostCall::files`], so that its refusals are reported as the shell's are.
+///
+/// [`HostCall::confinement`]: crate::HostCall::confinement
+/// [`HostCall::files`]: crate::HostCall::files
+pub struct Confinement {
     policy: SandboxPolicy,
     /// Absolute and normalised: the environment's working directory, the temporary directory
     /// and the policy's own.
@@ -30,7 +37,7 @@ pub(super) struct Confinement {
 impl Confinement {
     /// The confinement `policy` sets on a command whose environment works in `working_dir`;
     /// `None` when it sets none (no policy, or `full-access`).
-    pub fn new(policy: Option<&SandboxPolicy>, working_dir: &str, scratch: &str) -> Option<Self> {
+    pub(super) fn new(policy: Option<&SandboxPolicy>, working_dir: &str, scratch: &str) -> Option<Self> {
         let policy = policy.filter(|policy| policy.confines())?;
         let mut roots = vec![working_dir.to_owned(), scratch.to_owned()];
         // The roots are absolute (the policy checks it), so resolving only normalises them.
@@ -42,8 +49,18 @@ impl Confinement {
         &self.policy
     }
 
+    /// Whether a command may create, change or remove `path` (absolute, or relative to the
+    /// working directory of `files`), and for a directory everything in it. A refusal is
+    /// [`EnvError::PermissionDenied`] with what a shell prints (`Read-only file system`,
+    /// `Permission denied`), and is kept for the command's `sandbox_denied`.
+    pub fn check_write(&self, files: &MemoryEnvironment, path: &str) -> Result<(), EnvError> {
+        let path = files.resolve(path)?;
+        let tree = files.inner.tree.borrow();
+        self.allow_all(&path, tree.get(&path).ok())
+    }
+
     /// What the first refused write was, if one was.
-    pub fn denied(&self) -> Option<String> {
+    pub(super) fn denied(&self) -> Option<String> {
         self.denied.borrow().clone()
     }
 
@@ -304,26 +321,39 @@ mod tests {
         }
     }
 
-    /// Records the sandbox each call was given.
+    /// Records the sandbox each call was given, and writes `argv[1]` after asking it.
     #[derive(Default)]
     struct Sees(RefCell<Vec<Option<SandboxPolicy>>>);
 
     #[async_trait(?Send)]
     impl HostCommand for Sees {
         async fn run(&self, call: HostCall<'_>) -> HostOutput {
-            self.0.borrow_mut().push(call.sandbox.cloned());
-            HostOutput::default()
+            self.0.borrow_mut().push(call.confinement.as_ref().map(|confinement| confinement.policy().clone()));
+            let path = call.argv.get(1).cloned().unwrap_or_default();
+            let checked = call.confinement.map_or(Ok(()), |confinement| confinement.check_write(call.files, &path));
+            match checked.and_then(|()| call.files.write_bytes(&path, b"host")) {
+                Ok(()) => HostOutput::default(),
+                Err(err) => HostOutput { stderr: err.to_string().into_bytes(), exit_code: 1, ..HostOutput::default() },
+            }
         }
     }
 
     #[test]
-    fn host_commands_are_told_the_sandbox_they_run_in() {
+    fn host_commands_are_given_the_confinement_and_their_refusals_are_reported() {
         let env = files();
         let sees = Rc::new(Sees::default());
         env.add_host_command("node", sees.clone()).unwrap();
-        for policy in [read_only(), workspace_write(), Some(SandboxPolicy::full_access()), None] {
-            confined(&env, "node", policy);
+        let refused = confined(&env, "node a.txt", read_only());
+        assert_eq!((refused.exit_code, refused.stderr.as_str()), (1, "permission denied: Read-only file system"));
+        assert_eq!(refused.sandbox_denied.as_deref(), Some("a write to /workspace/a.txt: the sandbox is read-only"));
+        let refused = confined(&env, "node .git", workspace_write());
+        assert!(refused.sandbox_denied.unwrap_or_default().contains("`.git/config` stays read-only"));
+        assert_eq!(confined(&env, "node b.txt", workspace_write()).exit_code, 0);
+        for policy in [Some(SandboxPolicy::full_access()), None] {
+            assert_eq!(confined(&env, "node /etc/x", policy).sandbox_denied, None);
         }
-        assert_eq!(*sees.0.borrow(), [read_only(), workspace_write(), None, None]);
+        assert_eq!(*sees.0.borrow(), [read_only(), workspace_write(), workspace_write(), None, None]);
+        assert_eq!(env.read_bytes_sync("a.txt").unwrap(), b"alpha\n");
+        assert_eq!(env.read_bytes_sync("/etc/x").unwrap(), b"host");
     }
 }

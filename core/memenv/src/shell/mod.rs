@@ -39,7 +39,10 @@ mod exec;
 mod expand;
 mod parse;
 
-use self::confine::{Confinement, Files};
+use std::rc::Rc;
+
+pub use self::confine::Confinement;
+use self::confine::Files;
 use super::fs::resolve;
 use super::{MemoryEnvironment, SCRATCH_DIRECTORY};
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
@@ -111,14 +114,15 @@ struct Shell {
     substitutions: u64,
     /// How many command lists are running inside one another.
     depth: usize,
-    /// What the sandbox lets the command write; `None` when it is not confined.
-    confinement: Option<Confinement>,
+    /// What the sandbox lets the command write; `None` when it is not confined. Shared with
+    /// the host commands it runs, whose refusals it reports too.
+    confinement: Option<Rc<Confinement>>,
 }
 
 impl Shell {
     /// The files, whose writes the sandbox checks.
     fn tree(&self) -> Files<'_> {
-        Files::new(self.env.inner.tree.borrow_mut(), self.confinement.as_ref())
+        Files::new(self.env.inner.tree.borrow_mut(), self.confinement.as_deref())
     }
 
     fn now(&self) -> EpochMillis {
@@ -204,7 +208,7 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         pipefail: false,
         substitutions: 0,
         depth: 0,
-        confinement: Confinement::new(options.sandbox.as_ref(), &home, SCRATCH_DIRECTORY),
+        confinement: Confinement::new(options.sandbox.as_ref(), &home, SCRATCH_DIRECTORY).map(Rc::new),
     };
     let mut output = Output::default();
     match parse::parse(command) {
@@ -224,7 +228,7 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         exit_code,
         timed_out: shell.timed_out,
         duration_ms: env.now().saturating_sub(start),
-        sandbox_denied: shell.confinement.as_ref().and_then(Confinement::denied),
+        sandbox_denied: shell.confinement.as_deref().and_then(Confinement::denied),
     })
 }
 
