@@ -313,10 +313,10 @@ pub(crate) const LIMIT_FIELDS: &[&str] = &[
 ];
 
 /// An options object whose fields are all among the known ones; absent and `null` fields read as `None`.
-struct Fields<'a>(&'a Map<String, Value>);
+pub(crate) struct Fields<'a>(pub(crate) &'a Map<String, Value>);
 
 impl<'a> Fields<'a> {
-    fn of(value: &'a Value, known: &[&str]) -> Result<Self, String> {
+    pub(crate) fn of(value: &'a Value, known: &[&str]) -> Result<Self, String> {
         let Value::Object(map) = value else { return Err("expected an object".into()) };
         if let Some(unknown) = map.keys().find(|key| !known.contains(&key.as_str())) {
             let expected: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();
