@@ -21,3 +21,19 @@ export function lockDown() {
   remove(self, [...NETWORK, ...STORAGE]);
   if (self.navigator) remove(self.navigator, ["storage"]);
 }
+
+/**
+ * lockDown(), but for `fetch` to `hosts` (names, or `*.example.com` for the names below it): a
+ * sandbox's host list. The URL's host name is checked, as a proxy would, not where it resolves.
+ */
+export function lockDownBut(hosts) {
+  const fetch = self.fetch?.bind(self);
+  lockDown();
+  if (!fetch) return;
+  const allowed = (host) => hosts.some((name) => (name.startsWith("*.") ? host.endsWith(name.slice(1)) : host === name));
+  self.fetch = async (input, init) => {
+    const host = new URL(input?.url ?? String(input), self.location?.href).hostname;
+    if (!allowed(host)) throw new TypeError(`fetch to ${host}: the sandbox lets commands reach only ${hosts.join(", ")}`);
+    return fetch(input, init);
+  };
+}

@@ -10,7 +10,7 @@
 // `process.exitCode` (0) as the `exit` listeners leave it. A promise that can never settle,
 // because nothing is left that could settle it, ends the run with exit code 13, as Node does.
 
-import { lockDown } from "./no-network.js";
+import { lockDown, lockDownBut } from "./no-network.js";
 import { makeBuiltins } from "./node-builtins.js";
 import { makeFs } from "./node-fs.js";
 import { Buffer, inspect, makeConsole, path } from "./node-lib.js";
@@ -142,8 +142,9 @@ function run(start) {
       };
     }
   };
+  if (Array.isArray(start.allowNetwork)) lockDownBut(start.allowNetwork);
+  else if (!start.allowNetwork) lockDown();
   if (start.allowNetwork) counted(self, ["fetch"]);
-  else lockDown();
   counted(self.Response?.prototype, ["text", "json", "arrayBuffer", "blob", "formData", "bytes"]);
   counted(self.Blob?.prototype, ["text", "arrayBuffer", "bytes"]);
   const subtle = ["encrypt", "decrypt", "sign", "verify", "digest", "generateKey", "deriveKey", "deriveBits", "importKey", "exportKey", "wrapKey", "unwrapKey"];

@@ -5,7 +5,7 @@ import type { HostCommand } from "./openagent_wasm.js";
 export interface NodeCommandOptions {
   /** The longest a run may take, in ms (60000); the shell's own timeout stops it sooner. */
   timeoutMs?: number;
-  /** Leave fetch, WebSocket and the like to the script (false: they are taken away). */
+  /** Leave fetch, WebSocket and the like to the script (false: they are taken away), as far as the agent's sandbox lets commands reach: its network `off`, nothing; a host list, `fetch` to those hosts only. */
   allowNetwork?: boolean;
   /** Stdout and stderr together are cut at this many bytes (1 MiB). */
   maxOutputBytes?: number;

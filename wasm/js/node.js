@@ -11,7 +11,7 @@
 // platform work is left (Node's rule: see node-worker.js), at `process.exit()`, at an uncaught error (exit code 1), or
 // at the timeout: the smaller of `timeoutMs` and the shell's time left (exit code 124).
 
-import { runInWorker } from "./worker-run.js";
+import { networkFor, runInWorker } from "./worker-run.js";
 
 export { liveWorkers } from "./worker-run.js";
 
@@ -36,7 +36,8 @@ const IGNORED = /^--(no-warnings|no-deprecation|enable-source-maps|trace-uncaugh
 
 /**
  * The `node` command: `nodeCommand({ timeoutMs, allowNetwork })` gives the function to put in the
- * agent's `commands`. `allowNetwork` leaves fetch, WebSocket and the like to the script;
+ * agent's `commands`. `allowNetwork` leaves fetch, WebSocket and the like to the script, as far
+ * as the agent's sandbox lets commands reach (its network `off`: nothing; a host list: fetch to those);
  * `maxOutputBytes` caps stdout and stderr together; `maxFileBytes` bounds the files sent.
  */
 export function nodeCommand({ timeoutMs = 60_000, allowNetwork = false, maxOutputBytes = 1 << 20, maxFileBytes = 32 << 20 } = {}) {
@@ -80,6 +81,6 @@ async function runNode(call, limits) {
   if (parsed.mode === "stdin" && call.stdin.length === 0) {
     return { stderr: 'node: no script: give a file (node app.js) or code (node -e "..."); there is no interactive REPL here\n', exitCode: 9 };
   }
-  const script = { ...parsed, allowNetwork: limits.allowNetwork, version: NODE_VERSION };
+  const script = { ...parsed, allowNetwork: networkFor(limits.allowNetwork, call.sandbox), version: NODE_VERSION };
   return runInWorker("node", new URL("./node-worker.js", import.meta.url), call, limits, script);
 }

@@ -3,7 +3,7 @@
 // sys.argv, os.environ, the working directory, standard input), then reports the files the script
 // changed and its exit code.
 
-import { lockDown } from "./no-network.js";
+import { lockDown, lockDownBut } from "./no-network.js";
 
 const post = self.postMessage.bind(self);
 
@@ -17,7 +17,8 @@ self.onmessage = async ({ data: start }) => {
     post({ type: "out", fd: 2, data: `python: could not load Pyodide from ${start.indexURL}: ${error?.message ?? error}\n` });
     return post({ type: "exit", code: 1 });
   }
-  if (!start.allowNetwork) lockDown();
+  if (Array.isArray(start.allowNetwork)) lockDownBut(start.allowNetwork);
+  else if (!start.allowNetwork) lockDown();
   const code = run(pyodide, start);
   report(pyodide, start);
   post({ type: "exit", code });

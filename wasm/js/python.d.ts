@@ -7,7 +7,7 @@ export interface PythonCommandOptions {
   indexURL?: string;
   /** The longest a run may take, in ms, Pyodide's loading included (60000); the shell's timeout stops it sooner. */
   timeoutMs?: number;
-  /** Leave fetch and the like to the script (false: they are taken away once Pyodide is loaded). */
+  /** Leave fetch and the like to the script (false: they are taken away once Pyodide is loaded), as far as the agent's sandbox lets commands reach: its network `off`, nothing; a host list, `fetch` to those hosts only. */
   allowNetwork?: boolean;
   /** Stdout and stderr together are cut at this many bytes (1 MiB). */
   maxOutputBytes?: number;

@@ -8,7 +8,7 @@
 // codes as CPython's: SystemExit's code, 1 for an uncaught exception (with its traceback), 2 for
 // bad arguments; 124 at the timeout.
 
-import { runInWorker } from "./worker-run.js";
+import { networkFor, runInWorker } from "./worker-run.js";
 
 /** The Pyodide release this runner is written and tested against (npm `pyodide`), and its Python. */
 export const PYODIDE_VERSION = "314.0.7";
@@ -55,7 +55,7 @@ export function pythonCommand({ indexURL = PYODIDE_URL, timeoutMs = 60_000, allo
     if (parsed.mode === "stdin" && call.stdin.length === 0) {
       return { stderr: `${call.argv[0]}: no script: give a file (python app.py) or code (python -c "..."); there is no interactive REPL here\n`, exitCode: 2 };
     }
-    const script = { ...parsed, indexURL, allowNetwork };
+    const script = { ...parsed, indexURL, allowNetwork: networkFor(allowNetwork, call.sandbox) };
     return runInWorker(call.argv[0], new URL("./python-worker.js", import.meta.url), call, limits, script);
   };
   return Object.assign(run, { remake });

@@ -46,6 +46,15 @@ function apply(name, fs, change) {
 // The longest delay setTimeout keeps: a browser runs a longer one (Infinity among them) at once.
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
+/**
+ * What a run may reach: the page's `allowNetwork` narrowed by the agent's sandbox (the call's
+ * `sandbox`, null when unconfined): true, false, or the host names its fetch may reach.
+ */
+export function networkFor(allowNetwork, sandbox) {
+  if (!allowNetwork || !sandbox || sandbox.network === "on") return !!allowNetwork;
+  return Array.isArray(sandbox.network) ? sandbox.network : false;
+}
+
 /** Runs `script` in a worker from `url` for the shell's `call`; resolves to the command's answer. */
 export async function runInWorker(name, url, call, limits, script) {
   if (call.signal?.aborted) return { stderr: `${name}: stopped\n`, exitCode: 130 };

@@ -92,7 +92,8 @@ impl Agent {
             // A tool that prints the key (a registered JS tool, a file holding it) must not put it
             // in the events, the snapshot or the next request.
             .redact(options.api_key.clone())
-            .approval(options.approval);
+            .approval(options.approval)
+            .sandbox(options.sandbox);
         if let Some(callback) = callbacks.on_approval {
             builder = builder.approver(Rc::new(crate::approval::JsApprover { callback }));
         }

@@ -14,14 +14,14 @@ export function commandList(commands) {
 }
 
 /**
- * Calls a command with `{ argv, stdin, cwd, env, timeoutMs, signal, fs }` (`env` comes as
+ * Calls a command with `{ argv, stdin, cwd, env, timeoutMs, signal, fs, sandbox }` (`env` comes as
  * [name, value, ...], `timeoutMs` below 0 as null); resolves to [stdout, stderr, exitCode], a
  * throw as exit code 1 and an answer of another shape as 126, each with a message on stderr.
  */
-export async function runCommand(name, run, argv, stdin, cwd, env, timeoutMs, signal, fs) {
+export async function runCommand(name, run, argv, stdin, cwd, env, timeoutMs, signal, fs, sandbox) {
   const vars = {};
   for (let i = 0; i < env.length; i += 2) vars[env[i]] = env[i + 1];
-  const call = { argv, stdin: stdin.slice(), cwd, env: vars, timeoutMs: timeoutMs < 0 ? null : timeoutMs, signal, fs };
+  const call = { argv, stdin: stdin.slice(), cwd, env: vars, timeoutMs: timeoutMs < 0 ? null : timeoutMs, signal, fs, sandbox };
   const none = new Uint8Array();
   const failed = (message, code) => [none, encoder.encode(`${name}: ${message}\n`), code];
   let answer;

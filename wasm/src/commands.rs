@@ -1,7 +1,7 @@
 //! `commands`: shell commands written in JS (`node`, say), which the agent's built-in shell runs
 //! like its builtins: in pipes, with redirections, `&&`, `$VAR`s and the timeout (the core's
 //! `HostCommand` seam). Each is an async function called with `{ argv, stdin, cwd, env,
-//! timeoutMs, signal, fs }` that answers `{ stdout, stderr, exitCode }`.
+//! timeoutMs, signal, fs, sandbox }` that answers `{ stdout, stderr, exitCode }`.
 
 use std::rc::Rc;
 
@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
-use crate::convert::error;
+use crate::convert::{error, to_js};
 use crate::fetch::describe;
 use crate::fs::MemoryFs;
 
@@ -34,6 +34,7 @@ extern "C" {
         timeout_ms: f64,
         signal: JsValue,
         fs: JsValue,
+        sandbox: JsValue,
     ) -> Promise;
 }
 
@@ -82,7 +83,10 @@ impl HostCommand for JsCommand {
         let signal = abort.0.as_ref().map_or(JsValue::UNDEFINED, |controller| controller.signal().into());
         let env = strings(call.env.iter().flat_map(|(name, value)| [name, value]));
         let timeout_ms = call.time_left_ms.map_or(-1.0, |ms| ms as f64);
-        let fs = MemoryFs::from_env(call.files.clone()).into();
+        // The policy as agent.yml writes it; `null` unconfined. A serialisation that fails leaves
+        // the command's network to the page's own options, which is all it had before.
+        let sandbox = call.confinement.as_ref().and_then(|confinement| to_js(confinement.policy()).ok());
+        let fs = MemoryFs::confined(call.files.clone(), call.confinement).into();
         let running = run_command(
             &self.name,
             &self.function,
@@ -93,6 +97,7 @@ impl HostCommand for JsCommand {
             timeout_ms,
             signal,
             fs,
+            sandbox.unwrap_or(JsValue::NULL),
         );
         let answer = JsFuture::from(running).await;
         abort.0 = None;

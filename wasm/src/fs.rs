@@ -1,8 +1,11 @@
 //! `MemoryFs`: the agent's in-memory filesystem, from JS. It shares its files with the agent,
 //! so a page can seed a project, watch what the agent writes and save it all.
 
+use std::rc::Rc;
+
+use openagent_core::env::EnvError;
 use openagent_core::llm::json_text;
-use openagent_memenv::MemoryEnvironment;
+use openagent_memenv::{Confinement, MemoryEnvironment};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{error, to_js, to_json};
@@ -11,11 +14,27 @@ use crate::convert::{error, to_js, to_json};
 #[wasm_bindgen]
 pub struct MemoryFs {
     env: MemoryEnvironment,
+    /// A shell command's sandbox, for the `fs` a JS command is given: its writes are checked.
+    confinement: Option<Rc<Confinement>>,
 }
 
 impl MemoryFs {
     pub fn from_env(env: MemoryEnvironment) -> Self {
-        Self { env }
+        Self { env, confinement: None }
+    }
+
+    /// The files as a JS command running in `confinement` may change them.
+    pub fn confined(env: MemoryEnvironment, confinement: Option<Rc<Confinement>>) -> Self {
+        Self { env, confinement }
+    }
+
+    /// Whether `path` may be written; refused, the error says it as a shell would (`a.txt: Read-only file system`).
+    fn check(&self, path: &str) -> Result<(), JsValue> {
+        let Some(confinement) = &self.confinement else { return Ok(()) };
+        confinement.check_write(&self.env, path).map_err(|err| match err {
+            EnvError::PermissionDenied(why) => error(&[path, ": ", &why].concat()),
+            other => fail(other),
+        })
     }
 }
 
@@ -51,6 +70,7 @@ impl MemoryFs {
                 return Err(error(&format!("write({}): the content must be a string or a Uint8Array", json_text::quote(path))))
             }
         };
+        self.check(path)?;
         self.env.write_bytes(path, &bytes).map_err(fail)
     }
 
@@ -79,11 +99,13 @@ impl MemoryFs {
 
     /// Removes a file, or a directory (a non-empty one only when `recursive`).
     pub fn remove(&self, path: &str, recursive: Option<bool>) -> Result<(), JsValue> {
+        self.check(path)?;
         self.env.remove(path, recursive.unwrap_or(false)).map_err(fail)
     }
 
     /// Creates a directory and its parents.
     pub fn mkdir(&self, path: &str) -> Result<(), JsValue> {
+        self.check(path)?;
         self.env.mkdir_p(path).map_err(fail)
     }
 
@@ -95,6 +117,8 @@ impl MemoryFs {
 
     /// Replaces every file with a snapshot's; an invalid snapshot changes nothing.
     pub fn restore(&self, #[wasm_bindgen(unchecked_param_type = "Snapshot")] snapshot: JsValue) -> Result<(), JsValue> {
+        // Every file is replaced: the root's to write.
+        self.check("/")?;
         self.env.restore(&to_json(&snapshot, "the snapshot")?).map_err(fail)
     }
 

@@ -45,6 +45,7 @@ pub mod input;
 pub mod mcp;
 pub mod options;
 pub mod runtime;
+pub mod sandbox;
 pub mod snapshot;
 mod split;
 pub mod tools;

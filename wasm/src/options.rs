@@ -6,6 +6,7 @@ use openagent_core::approval::{ApprovalMode, Policy};
 use openagent_core::llm::catalog::{Catalog, Overrides};
 use openagent_core::llm::json_text;
 use openagent_core::llm::openai_chat::LOCAL_BASE_URL;
+use openagent_core::sandbox::SandboxPolicy;
 use openagent_core::session::SessionSnapshot;
 use openagent_core::setup::{ProviderKind, ProviderSettings, SetupError};
 use openagent_core::SessionConfig;
@@ -46,6 +47,8 @@ pub struct AgentOptions {
     pub snapshot: Option<SessionSnapshot>,
     /// `approval`: the mode; full-auto when absent.
     pub approval: Policy,
+    /// `sandbox`: what commands may write once they run; workspace-write when absent.
+    pub sandbox: SandboxPolicy,
 }
 
 #[derive(Default)]
@@ -194,6 +197,7 @@ impl AgentOptions {
                 Some(Value::String(mode)) => Policy { mode: ApprovalMode::parse(mode)?, rules: Vec::new() },
                 Some(_) => return Err("`approval` must be \"read-only\", \"auto-edit\" or \"full-auto\"".into()),
             },
+            sandbox: crate::sandbox::read(fields.0.get("sandbox"))?,
         })
     }
 
@@ -294,6 +298,7 @@ pub(crate) const OPTION_FIELDS: &[&str] = &[
     "models",
     "compaction",
     "approval",
+    "sandbox",
 ];
 
 pub(crate) const COMPACTION_FIELDS: &[&str] = &["thresholdPercent", "keepRecentTokens"];
@@ -308,10 +313,10 @@ pub(crate) const LIMIT_FIELDS: &[&str] = &[
 ];
 
 /// An options object whose fields are all among the known ones; absent and `null` fields read as `None`.
-struct Fields<'a>(&'a Map<String, Value>);
+pub(crate) struct Fields<'a>(pub(crate) &'a Map<String, Value>);
 
 impl<'a> Fields<'a> {
-    fn of(value: &'a Value, known: &[&str]) -> Result<Self, String> {
+    pub(crate) fn of(value: &'a Value, known: &[&str]) -> Result<Self, String> {
         let Value::Object(map) = value else { return Err("expected an object".into()) };
         if let Some(unknown) = map.keys().find(|key| !known.contains(&key.as_str())) {
             let expected: Vec<String> = known.iter().map(|name| format!("`{name}`")).collect();

@@ -108,6 +108,15 @@ export interface AgentOptions {
    */
   onApproval?: (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;
   /**
+   * What the agent's commands may write once they run, in agent.yml's words: `"read-only"`
+   * (nothing), `"workspace-write"` (the default: the working directory, `/tmp` and
+   * `writable_roots`, but never `.git/config`, `.git/hooks`, `.openagent` and shell start-up
+   * files), `"full-access"`, or `{ mode, writable_roots, network }`. A write it refuses fails as
+   * on a read-only disk, and the model reads what was refused. The built-in shell has no command
+   * of its own that reaches the network; a command from `commands` is told the policy.
+   */
+  sandbox?: SandboxPolicy;
+  /**
    * The page's own code before and after each tool call, on each task, and when the agent closes.
    * A throw, a rejection or an answer of the wrong shape is a `warning` event and changes nothing.
    */
@@ -144,6 +153,13 @@ export interface HostCommandCall {
   signal: AbortSignal;
   /** The agent's files, to read and write while the command runs (relative paths resolve against the agent's working directory, not `cwd`). */
   fs: MemoryFs;
+  /**
+   * The agent's sandbox, as the `sandbox` option writes it in full (`null`: unconfined,
+   * full-access). Writes through `fs` are held to it (a refused one throws, `a.txt: Read-only
+   * file system`); the network the command reaches is its own to hold to it (`nodeCommand` and
+   * `pythonCommand` narrow their `allowNetwork` to its `network`).
+   */
+  sandbox: { mode: SandboxMode; writable_roots?: string[]; network: "off" | "on" | string[] } | null;
 }
 
 /** `exitCode` is 0 when absent; output may be text or bytes. */
@@ -195,6 +211,19 @@ export interface McpServerAdded {
 }
 
 export type ApprovalMode = "read-only" | "auto-edit" | "full-auto";
+
+export type SandboxMode = "read-only" | "workspace-write" | "full-access";
+
+/** A sandbox mode, or the full form. */
+export type SandboxPolicy =
+  | SandboxMode
+  | {
+      mode: SandboxMode;
+      /** Absolute directories writable beside the working directory and `/tmp` (workspace-write only). */
+      writable_roots?: string[];
+      /** `"off"` (the default), `"on"`, or the host names (`example.com`, `*.example.com`) commands may reach. */
+      network?: "off" | "on" | string[];
+    };
 
 /** The `approval_requested` event's data. */
 export interface ApprovalRequest {

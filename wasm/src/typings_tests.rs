@@ -18,6 +18,7 @@ use std::path::Path;
 use openagent_core::llm::json_text;
 use openagent_core::llm::openai_chat::LOCAL_BASE_URL;
 use openagent_core::llm::providers::PROVIDERS;
+use openagent_core::sandbox::SandboxMode;
 use openagent_core::session::{SessionEvent, SessionSnapshot};
 use openagent_core::setup::ProviderKind;
 use openagent_memenv::MemorySnapshot;
@@ -98,6 +99,10 @@ fn the_hand_written_options_name_the_fields_options_rs_reads() {
     assert_eq!(interface_fields("AgentOptions"), sorted(&options));
     assert_eq!(interface_fields("Limits"), sorted(LIMIT_FIELDS));
     assert_eq!(interface_fields("Compaction"), sorted(COMPACTION_FIELDS));
+    // The modes as the core reads them (`sandbox` goes through its deserializer).
+    let modes: Vec<String> = SandboxMode::NAMES.split(", ").map(|mode| format!("{mode:?}")).collect();
+    let declared = format!("export type SandboxMode = {};\n", modes.join(" | "));
+    assert!(HAND_WRITTEN.contains(&declared), "the hand-written typings should declare {declared}");
 }
 
 /// The fields of `export interface {name}` in the hand-written typings.

@@ -28,6 +28,7 @@ export function applySettings(saved) {
   $("max-rounds").value = saved.maxRounds || "";
   $("output-schema").value = saved.outputSchema || "";
   $("approval").value = saved.approval || "full-auto";
+  $("sandbox").value = saved.sandbox || "workspace-write";
   $("subagents").checked = saved.subagents === true;
   if (saved.apiKey) {
     $("api-key").value = saved.apiKey;
@@ -93,6 +94,7 @@ export function readSettings() {
     maxRounds: $("max-rounds").value.trim(),
     outputSchema: $("output-schema").value.trim(),
     approval: $("approval").value,
+    sandbox: $("sandbox").value,
     subagents: $("subagents").checked,
   };
 }
@@ -105,6 +107,7 @@ export function agentOptions(settings) {
   if (settings.baseUrl) options.baseUrl = settings.baseUrl;
   if (settings.effort) options.reasoningEffort = settings.effort;
   if (settings.approval) options.approval = settings.approval;
+  if (settings.sandbox) options.sandbox = settings.sandbox;
   if (settings.subagents && settings.provider === "openai-compatible") options.subagents = true;
   // Compaction needs the window; a local server's (llama.cpp's n_ctx) is not in the catalog.
   if (settings.contextWindow) options.contextWindow = Number(settings.contextWindow);

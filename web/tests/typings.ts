@@ -17,6 +17,7 @@ export async function example(apiKey: string): Promise<string> {
     provider: "anthropic",
     apiKey,
     reasoningEffort: "high",
+    sandbox: { mode: "workspace-write", writable_roots: ["/data"], network: ["crates.io"] },
     limits: { maxTurns: 20 },
     files: { "README.md": "# Hi\n" },
     onEvent: (event: AgentEvent) => console.log(event.kind),
@@ -96,6 +97,9 @@ export async function example(apiKey: string): Promise<string> {
   new Agent({ provider: "anthropic", commands: { bad: () => 42 } });
   const workers: number = liveWorkers() + NODE_VERSION.length + PYTHON_VERSION.length;
   console.log(workers);
+  new Agent({ provider: "anthropic", sandbox: "read-only" });
+  // @ts-expect-error: the sandbox modes are read-only, workspace-write and full-access
+  new Agent({ provider: "anthropic", sandbox: "sandboxed" });
   // @ts-expect-error: the provider is one of four
   new Agent({ provider: "openia" });
   // @ts-expect-error: the reasoning effort is a known level

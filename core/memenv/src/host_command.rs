@@ -8,7 +8,9 @@
 
 use async_trait::async_trait;
 
-use super::MemoryEnvironment;
+use std::rc::Rc;
+
+use super::{Confinement, MemoryEnvironment};
 
 /// How long the shell waits for a host command past its deadline before dropping it. The command
 /// is told the time left ([`HostCall::time_left_ms`]) so it can stop by itself and report what it
@@ -30,6 +32,11 @@ pub struct HostCall<'a> {
     pub time_left_ms: Option<u64>,
     /// The files the shell works on, to read and write while the command runs.
     pub files: &'a MemoryEnvironment,
+    /// The sandbox the command runs in, `None` when unconfined (no policy, or `full-access`).
+    /// The shell confines its own writes; a host command asks
+    /// [`check_write`](Confinement::check_write) before it writes through `files` (its refusal is
+    /// reported with the shell's), and holds its network to the [`policy`](Confinement::policy).
+    pub confinement: Option<Rc<Confinement>>,
 }
 
 /// What a host command did. Its output goes where the command's redirections point.

@@ -35,6 +35,7 @@ pub use self::fs::resolve as resolve_path;
 use self::fs::{resolve, Kind, Tree};
 pub use self::host_command::{HostCall, HostCommand, HostOutput, HOST_GRACE_MS};
 pub use self::runner::CommandRunner;
+pub use self::shell::Confinement;
 #[cfg(feature = "typings")]
 pub use self::snapshot::Snapshot as MemorySnapshot;
 use openagent_core::env::{line_start, DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};

@@ -61,6 +61,7 @@ async fn a_js_command_runs_in_pipes_redirections_and_conditionals() {
     assert_eq!(seen[1]["argv"], json!(["up", "big", "words"]));
     assert_eq!(seen[1]["env"]["GREETING"], "hi");
     assert_eq!(seen[2]["cwd"], "/workspace/src");
+    assert_eq!(seen[0]["sandbox"], json!({"mode": "workspace-write", "network": "off"}), "the session's sandbox, in full");
     let left = seen[0]["timeoutMs"].as_f64().unwrap();
     assert!(left > 4_000.0 && left <= 5_000.0, "the time left: {left}");
 }

@@ -10,5 +10,6 @@ mod fetch_body;
 mod governance;
 mod images;
 mod read_timeout;
+mod sandbox;
 mod snapshot;
 mod support;

@@ -255,7 +255,7 @@ impl Shell {
         let mut tree = self.tree();
         match tree.get(&path) {
             Ok(node) if node.is_dir() => return Err(fail(EnvError::IsADirectory(path))),
-            Ok(_) if append => {}
+            Ok(_) if append => tree.allow(&path).map_err(fail)?,
             _ => tree.write(&path, Vec::new(), now, false).map_err(fail)?,
         }
         Ok(Target::File(path))

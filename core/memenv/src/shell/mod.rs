@@ -27,17 +27,24 @@
 //! stage. Only `sleep` (on the runtime's timer) and host commands wait; they honour the timeout,
 //! which ends the command with `timed_out` and exit status 124, keeping the output so far.
 //! Scripts may run scripts 64 deep.
+//!
+//! `ExecOptions::sandbox` confines what a command writes (`confine`): nothing in `read-only`,
+//! only the working directory, `/tmp` and the policy's writable roots in `workspace-write`
+//! (never their protected paths), as the native host's kernel sandbox does.
 
 mod builtins;
+mod confine;
 mod escapes;
 mod exec;
 mod expand;
 mod parse;
 
-use std::cell::RefMut;
+use std::rc::Rc;
 
-use super::fs::{resolve, Tree};
-use super::MemoryEnvironment;
+pub use self::confine::Confinement;
+use self::confine::Files;
+use super::fs::resolve;
+use super::{MemoryEnvironment, SCRATCH_DIRECTORY};
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 use openagent_core::runtime::EpochMillis;
 use openagent_core::sorted_map::SortedMap;
@@ -107,11 +114,15 @@ struct Shell {
     substitutions: u64,
     /// How many command lists are running inside one another.
     depth: usize,
+    /// What the sandbox lets the command write; `None` when it is not confined. Shared with
+    /// the host commands it runs, whose refusals it reports too.
+    confinement: Option<Rc<Confinement>>,
 }
 
 impl Shell {
-    fn tree(&self) -> RefMut<'_, Tree> {
-        self.env.inner.tree.borrow_mut()
+    /// The files, whose writes the sandbox checks.
+    fn tree(&self) -> Files<'_> {
+        Files::new(self.env.inner.tree.borrow_mut(), self.confinement.as_deref())
     }
 
     fn now(&self) -> EpochMillis {
@@ -162,6 +173,8 @@ fn describe(err: &EnvError) -> String {
         EnvError::IsADirectory(_) => "Is a directory".into(),
         EnvError::NotADirectory(_) => "Not a directory".into(),
         EnvError::InvalidPath { reason, .. } => reason.clone(),
+        // The sandbox's refusals (`confine`) carry the words a shell prints for them.
+        EnvError::PermissionDenied(error) => error.clone(),
         other => other.to_string(),
     }
 }
@@ -195,6 +208,7 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         pipefail: false,
         substitutions: 0,
         depth: 0,
+        confinement: Confinement::new(options.sandbox.as_ref(), &home, SCRATCH_DIRECTORY).map(Rc::new),
     };
     let mut output = Output::default();
     match parse::parse(command) {
@@ -214,7 +228,7 @@ pub(super) async fn run(env: &MemoryEnvironment, command: &str, options: &ExecOp
         exit_code,
         timed_out: shell.timed_out,
         duration_ms: env.now().saturating_sub(start),
-        sandbox_denied: None,
+        sandbox_denied: shell.confinement.as_deref().and_then(Confinement::denied),
     })
 }
 

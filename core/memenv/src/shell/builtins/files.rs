@@ -7,7 +7,7 @@ use openagent_core::env::EnvError;
 use openagent_core::llm::sort::sorted_order;
 use openagent_core::runtime::{format_rfc3339, EpochMillis};
 
-use super::super::describe;
+use super::super::{describe, Files};
 use super::{lines, Call, Flags};
 
 /// An operand's absolute path, or the status after reporting why it has none.
@@ -190,7 +190,7 @@ fn each_operand(
     c: &mut Call,
     operands: &[String],
     action: &str,
-    change: &dyn Fn(&mut Tree, &str, EpochMillis) -> Result<(), String>,
+    change: &dyn Fn(&mut Files, &str, EpochMillis) -> Result<(), String>,
 ) -> i32 {
     let mut status = 0;
     for operand in operands {
@@ -342,7 +342,7 @@ pub(super) fn mv(c: &mut Call) -> i32 {
         } else if !parent_is_dir {
             Err("No such file or directory".to_owned())
         } else {
-            tree.take(&source_path, now).and_then(|node| tree.insert(&target_path, node, now)).map_err(|err| describe(&err))
+            tree.rename(&source_path, &target_path, now).map_err(|err| describe(&err))
         };
         drop(tree);
         if let Err(reason) = moved {
@@ -382,7 +382,7 @@ pub(super) fn cp(c: &mut Call) -> i32 {
 }
 
 /// Copies `source` to `target`, merging into an existing directory as `cp -r` does.
-fn copy(tree: &mut Tree, source: &str, target: &str, now: u64, keep_times: bool) -> Result<(), EnvError> {
+fn copy(tree: &mut Files, source: &str, target: &str, now: u64, keep_times: bool) -> Result<(), EnvError> {
     // Everything to copy, depth first, taken before anything is written: (path below
     // `source`, the bytes of a file or `None` for a directory, stamp).
     let content = |node: &Node| match &node.kind {

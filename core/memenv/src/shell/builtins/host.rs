@@ -19,6 +19,7 @@ pub(super) async fn run(c: &mut Call<'_>, argv: &[String], command: Rc<dyn HostC
         env: c.shell.vars.as_slice(),
         time_left_ms,
         files: &env,
+        confinement: c.shell.confinement.clone(),
     };
     let limit = match time_left_ms {
         Some(left) => runtime.sleep(left.saturating_add(HOST_GRACE_MS)),
