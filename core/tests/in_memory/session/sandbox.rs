@@ -137,3 +137,44 @@ fn full_access_writes_anything_the_tools_may_with_one_decision_each() {
     assert_eq!(decisions(&events).len(), 1);
     assert_eq!(block_on(env.read_file(".git/config", None, None)).unwrap(), "x");
 }
+
+fn shell(command: &str) -> ScriptStep {
+    ScriptStep::tool_call("shell", json!({ "command": command }))
+}
+
+#[test]
+fn a_command_the_sandbox_denied_is_told_to_the_model_and_kept_in_without_anyone_to_ask() {
+    let (session, env) = session(vec![shell("mkdir -p /srv && echo x > /srv/motd"), ScriptStep::text("done")], SandboxPolicy::default(), None);
+    let events = run(&session);
+    let decided = decisions(&events);
+    assert_eq!(
+        decided.iter().map(|d| (d.0, d.1.as_str())).collect::<Vec<_>>(),
+        [(Decision::Allow, "mode"), (Decision::Deny, "sandbox")]
+    );
+    let output = ends(&events)[0].0.clone().expect("the command ran, and its output is the result");
+    assert!(output.contains("Permission denied"), "the command's own output: {output}");
+    assert!(
+        output.contains("[The sandbox (workspace-write, network off) refused a write to /srv outside the writable roots.]"),
+        "{output}"
+    );
+    assert!(output.contains("[Not run outside the sandbox: the sandbox"), "{output}");
+    assert!(block_on(env.read_file("/srv/motd", None, None)).is_err());
+}
+
+#[test]
+fn allowed_outside_the_sandbox_a_denied_command_runs_again_with_the_users_rights() {
+    let answers = Rc::new(Answers(RefCell::new(vec![Approval::Allow]), RefCell::default()));
+    let steps = vec![shell("mkdir -p /srv && echo x > /srv/motd"), shell("echo fine > ok.txt"), ScriptStep::text("done")];
+    let (session, env) = session(steps, SandboxPolicy::default(), Some(answers.clone()));
+    let events = run(&session);
+    let decided = decisions(&events);
+    assert_eq!(
+        decided.iter().map(|d| (d.0, d.1.as_str())).collect::<Vec<_>>(),
+        [(Decision::Allow, "mode"), (Decision::Allow, "sandbox"), (Decision::Allow, "mode")]
+    );
+    let output = ends(&events)[0].0.clone().unwrap();
+    assert!(output.contains("[Run again outside the sandbox, as the user allowed:]"), "{output}");
+    assert_eq!(block_on(env.read_file("/srv/motd", None, None)).unwrap(), "x\n");
+    assert_eq!(answers.1.borrow().len(), 1, "the command inside the workspace asked nothing");
+    assert_eq!(block_on(env.read_file("ok.txt", None, None)).unwrap(), "fine\n");
+}
