@@ -3,6 +3,7 @@
 //! atomic writes), `exec` (commands in process groups), `vars` (the environment variable policy),
 //! `search` (ripgrep's walker, and glob) and `grep` (with ripgrep's searcher).
 
+mod confined;
 pub(crate) mod exec;
 mod files;
 mod grep;
@@ -18,6 +19,7 @@ use std::time::UNIX_EPOCH;
 use async_trait::async_trait;
 use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
 
+pub use self::confined::check_sandbox;
 pub use self::exec::Supervision;
 pub(crate) use self::vars::is_secret;
 pub use self::vars::{secret_values, EnvPass, EnvPolicy};
@@ -43,6 +45,10 @@ pub struct LocalEnvironment {
     pass: EnvPass,
     /// How commands are supervised; probed at the first command when not chosen.
     supervision: Option<Supervision>,
+    /// The home whose keys confined commands may not read, when not this process's `$HOME`.
+    home: Option<PathBuf>,
+    /// The sandbox policy last prepared for this environment's commands.
+    prepared: confined::Prepared,
 }
 
 impl LocalEnvironment {
@@ -57,7 +63,15 @@ impl LocalEnvironment {
         match fs::metadata(&dir) {
             Ok(meta) if meta.is_dir() => {
                 let root = fs::canonicalize(&dir).map_err(|err| io_error(err, &shown))?;
-                Ok(Self { working_dir: dir, root, policy: EnvPolicy::default(), pass: EnvPass::default(), supervision: None })
+                Ok(Self {
+                    working_dir: dir,
+                    root,
+                    policy: EnvPolicy::default(),
+                    pass: EnvPass::default(),
+                    supervision: None,
+                    home: None,
+                    prepared: confined::Prepared::default(),
+                })
             }
             Ok(_) => Err(EnvError::NotADirectory(shown)),
             Err(err) => Err(io_error(err, &shown)),
@@ -83,7 +97,16 @@ impl LocalEnvironment {
         self
     }
 
-    /// How this environment's commands are supervised.
+    /// The home whose keys and credentials (and the agent's data directory under it) confined
+    /// commands may not read, instead of this process's `$HOME`: for tests, and hosts that run
+    /// the agent for another user.
+    pub fn with_home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// How this environment's commands are supervised when they are not confined (a confined
+    /// command always runs in namespaces of its own).
     pub fn supervision(&self) -> Supervision {
         self.supervision.unwrap_or_else(Supervision::detect)
     }
@@ -253,7 +276,12 @@ impl ExecutionEnvironment for LocalEnvironment {
             return Err(EnvError::NotADirectory(show(&dir)));
         }
         let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
-        exec::run(command, &dir, vars, options, None, self.supervision()).await
+        // The working directory, not the command's, is the writable root.
+        let confinement = match options.sandbox.as_ref().filter(|policy| policy.confines()) {
+            Some(policy) => Some(self.prepared.get(policy, &self.root, self.home.as_ref())?),
+            None => None,
+        };
+        exec::run(command, &dir, vars, options, None, self.supervision(), confinement).await
     }
 
     async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
@@ -273,7 +301,8 @@ impl ExecutionEnvironment for LocalEnvironment {
     fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
         // A subagent's directory is inside this one, so that scoping cannot widen the boundary.
         let dir = self.resolve_inside(working_dir, true)?;
-        let scoped = Self { supervision: self.supervision, ..Self::new(dir)?.with_env_policy(self.policy) };
+        let scoped =
+            Self { supervision: self.supervision, home: self.home.clone(), ..Self::new(dir)?.with_env_policy(self.policy) };
         Ok(Rc::new(scoped.with_env_pass(self.pass.clone())))
     }
 
@@ -300,12 +329,4 @@ fn kernel_release() -> Option<String> {
     }
     let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
     Some(release.to_string_lossy().into_owned())
-}
-
-/// Whether this machine can enforce `policy` for the commands of an environment on `cwd`, checked
-/// before a run's first model call so that a policy the kernel cannot enforce refuses the run
-/// instead of running commands unconfined. The error names what is missing and what to give.
-pub fn check_sandbox(policy: &openagent_core::sandbox::SandboxPolicy, cwd: &Path) -> Result<(), String> {
-    let _ = (policy, cwd);
-    Ok(())
 }

@@ -1,0 +1,94 @@
+//! seccomp and Landlock on the network: with the network off a confined command reaches no
+//! listener, even on loopback, while Unix sockets keep working; with the network on, and in
+//! full-access, it does. Each client is run where it is installed, and skipped with a reason
+//! where it is not.
+
+mod confine;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+use confine::{have, write, write_with_network, Place};
+use openagent_core::sandbox::SandboxPolicy;
+
+/// A listener on 127.0.0.1 that answers every connection with a small HTTP response; its port.
+fn listener() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback listener");
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = [0u8; 1024];
+            let _ = stream.read(&mut request);
+            let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 7\r\n\r\nreached");
+        }
+    });
+    port
+}
+
+/// Each client's command to the listener on `port`, printing `reached` when it got through.
+fn clients(port: u16) -> Vec<(&'static str, String)> {
+    let mut clients = Vec::new();
+    if have("curl") {
+        clients.push(("curl", format!("curl -sS --max-time 5 http://127.0.0.1:{port}/")));
+    }
+    if have("python3") {
+        let script = format!(
+            "import socket; s = socket.create_connection(('127.0.0.1', {port}), timeout=5); s.sendall(b'GET / HTTP/1.0\\r\\n\\r\\n'); print('reached' if b'reached' in s.recv(1024) else 'no')"
+        );
+        clients.push(("python3", format!("python3 -c \"{script}\"")));
+    }
+    if have("nc") {
+        clients.push(("nc", format!("printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 127.0.0.1 {port}")));
+    }
+    clients
+}
+
+#[test]
+fn with_the_network_off_no_client_reaches_a_loopback_listener() {
+    let Some(place) = Place::new() else { return };
+    let port = listener();
+    for (client, command) in clients(port) {
+        let result = place.run(Some(write()), &command);
+        assert_ne!(result.exit_code, 0, "{client}: {result:?}");
+        assert!(!result.stdout.contains("reached"), "{client}: {result:?}");
+        let denied = result.sandbox_denied.unwrap_or_default();
+        assert!(denied.starts_with("a network connection: the network is off"), "{client}: {denied} {:?}", result.stderr);
+    }
+}
+
+#[test]
+fn with_the_network_on_and_in_full_access_clients_reach_it() {
+    let Some(place) = Place::new() else { return };
+    let port = listener();
+    for (client, command) in clients(port) {
+        for policy in [write_with_network(), SandboxPolicy::full_access()] {
+            let result = place.run(Some(policy.clone()), &command);
+            assert!(result.stdout.contains("reached"), "{client} with {}: {result:?}", policy.describe());
+        }
+    }
+}
+
+#[test]
+fn unix_sockets_and_socketpairs_work_with_the_network_off() {
+    let Some(place) = Place::new() else { return };
+    if !have("python3") {
+        return;
+    }
+    let script = "import socket; a, b = socket.socketpair(); a.sendall(b'pair'); print(b.recv(4).decode()); \
+                  s = socket.socket(socket.AF_UNIX); s.bind('sock'); s.listen(); print('unix')";
+    let result = place.run(Some(write()), &format!("python3 -c \"{script}\""));
+    assert_eq!(result.stdout, "pair\nunix\n", "{result:?}");
+}
+
+#[test]
+fn a_network_allow_list_is_refused_until_it_is_enforced() {
+    let Some(place) = Place::new() else { return };
+    let policy = SandboxPolicy { network: openagent_core::sandbox::Network::Hosts(vec!["crates.io".into()]), ..write() };
+    let options = openagent_core::env::ExecOptions { timeout_ms: 5_000, sandbox: Some(policy.clone()), ..Default::default() };
+    use openagent_core::env::ExecutionEnvironment;
+    let result = openagent_host::NativeRuntime::new().block_on(place.env().exec_command("true", &options));
+    let err = result.expect_err("an allow-list is not run as `on`").to_string();
+    assert!(err.contains("not enforced yet") && err.contains("`on` or `off`"), "{err}");
+    let check = openagent_host::local_env::check_sandbox(&policy, &place.work).unwrap_err();
+    assert!(check.contains("not enforced yet"), "{check}");
+}

