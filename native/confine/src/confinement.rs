@@ -1,7 +1,9 @@
-//! One policy, prepared for a working directory: the Landlock ruleset, the seccomp filters and
-//! the mount plan, ready for any number of commands.
+//! One policy, prepared for a working directory: the Landlock ruleset and the seccomp filters,
+//! ready for any number of commands, and for each command the mounts of what exists as it starts
+//! (a `.git/config` made by an earlier command is protected from the next one on).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use openagent_core::sandbox::{Network, SandboxMode, SandboxPolicy};
 
@@ -13,17 +15,27 @@ use crate::{ConfineError, Places};
 
 /// A [`SandboxPolicy`] made ready to confine commands run in one working directory.
 ///
-/// Made in the agent with [`prepare`](Self::prepare); then, for each command, in the command's
-/// own namespaces: [`mount`](Self::mount) in the namespace's init, [`restrict`](Self::restrict) in
-/// the shell just before exec.
+/// Made in the agent with [`prepare`](Self::prepare), and for each command, still in the agent,
+/// made a [`Confined`] with [`command`](Self::command).
 #[derive(Debug)]
 pub struct Confinement {
     writes: Writes,
     syscalls: Syscalls,
-    mounts: Mounts,
     network_off: bool,
+    roots: Vec<PathBuf>,
+    cwd: PathBuf,
+    places: Places,
     /// The writable roots as a denial names them.
-    roots: String,
+    shown: String,
+}
+
+/// One command's confinement: the shared ruleset and filters, and the mounts of this moment.
+/// In the command's own namespaces: [`mount`](Self::mount) in the namespace's init,
+/// [`restrict`](Self::restrict) in the shell just before exec.
+#[derive(Debug)]
+pub struct Confined {
+    shared: Arc<Confinement>,
+    mounts: Mounts,
 }
 
 impl Confinement {
@@ -54,12 +66,25 @@ impl Confinement {
         let network_off = policy.network == Network::Off;
         let writes = Writes::prepare(&roots, network_off)?;
         let syscalls = Syscalls::prepare(network_off)?;
-        let mounts = Mounts::plan(&roots, &cwd, places.home.as_deref(), places.data_dir.as_deref());
         let shown: Vec<String> = roots.iter().map(|root| root.display().to_string()).collect();
-        let roots = if shown.is_empty() { "none: the sandbox is read-only".into() } else { shown.join(", ") };
-        Ok(Self { writes, syscalls, mounts, network_off, roots })
+        let shown = if shown.is_empty() { "none: the sandbox is read-only".into() } else { shown.join(", ") };
+        Ok(Self { writes, syscalls, network_off, roots, cwd, places: places.clone(), shown })
     }
 
+    /// The confinement of a command about to start: the mounts of what is there now.
+    pub fn command(self: &Arc<Self>) -> Confined {
+        let places = &self.places;
+        let mounts = Mounts::plan(&self.roots, &self.cwd, places.home.as_deref(), places.data_dir.as_deref());
+        Confined { shared: self.clone(), mounts }
+    }
+
+    /// What the confinement refused a command that failed, from its output (see [`crate::denial`]).
+    pub fn denial(&self, stdout: &str, stderr: &str) -> Option<String> {
+        crate::denial(stdout, stderr, self.network_off, &self.shown)
+    }
+}
+
+impl Confined {
     /// In the command's mount namespace, its mounts made private, before any Landlock domain:
     /// the read-only and hiding mounts.
     ///
@@ -75,15 +100,15 @@ impl Confinement {
     /// Async-signal-safe: for between fork and exec.
     pub unsafe fn restrict(&self) -> std::io::Result<()> {
         crate::privileges::no_new_privs()?;
-        self.writes.restrict_self()?;
+        self.shared.writes.restrict_self()?;
         crate::privileges::drop_capabilities()?;
         // Last: the filters refuse nothing the steps before need, but nothing after them may
         // be refused either, and exec is not.
-        self.syscalls.install()
+        self.shared.syscalls.install()
     }
 
-    /// What the confinement refused a command that failed, from its output (see [`crate::denial`]).
+    /// What the confinement refused this command, when it failed, from its output.
     pub fn denial(&self, stdout: &str, stderr: &str) -> Option<String> {
-        crate::denial(stdout, stderr, self.network_off, &self.roots)
+        self.shared.denial(stdout, stderr)
     }
 }

@@ -23,10 +23,11 @@
 //! - **Privileges** ([`privileges`]): no_new_privs, and no capabilities at all, for root too: the
 //!   bounding set dropped, ambient and inheritable cleared, so nothing the command execs has any.
 //!
-//! Everything that allocates or may fail for a reason worth a sentence happens in
-//! [`Confinement::prepare`], in the agent; the child (between fork and exec, in a copy of a
-//! multithreaded process) only makes system calls on what was prepared. One prepared value serves
-//! any number of commands: the Landlock ruleset is a descriptor each child restricts itself with.
+//! Everything that allocates or may fail for a reason worth a sentence happens in the agent:
+//! [`Confinement::prepare`] once per policy and working directory, [`Confinement::command`] (the
+//! mounts of what exists now) per command; the child (between fork and exec, in a copy of a
+//! multithreaded process) only makes system calls on what was prepared. The Landlock ruleset is a
+//! descriptor that every command's shell restricts itself with, so it is built once.
 //! [`support`] says what this machine lacks, with the test seam that pretends something is missing.
 //!
 //! What it does not do: confine `full-access` (the user's own rights), or enforce a network
@@ -50,7 +51,7 @@ pub mod writes;
 use std::path::PathBuf;
 
 #[cfg(target_os = "linux")]
-pub use confinement::Confinement;
+pub use confinement::{Confined, Confinement};
 pub use denial::denial;
 pub use support::{check_root, check_support, PRETEND_MISSING};
 

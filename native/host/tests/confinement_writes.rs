@@ -64,6 +64,9 @@ fn git_config_and_hooks_stay_read_only_while_git_add_works() {
     if !confine::have("git") {
         return;
     }
+    // The session's first command comes before the repository: what the next commands protect
+    // is what exists as each starts.
+    assert_eq!(place.run(Some(write()), "true").exit_code, 0);
     let init = place.run(None, "git init -q . && mkdir -p .git/hooks && echo '#!/bin/sh' > .git/hooks/pre-commit");
     assert_eq!(init.exit_code, 0, "{init:?}");
     let config = std::fs::read_to_string(place.work.join(".git/config")).unwrap();

@@ -11,12 +11,15 @@ use openagent_core::env::EnvError;
 use openagent_core::sandbox::SandboxPolicy;
 
 #[cfg(target_os = "linux")]
-pub(crate) use openagent_confine::Confinement;
+pub(crate) use openagent_confine::{Confined, Confinement};
 
-/// Where no kernel can confine: a confined command is refused before this is ever made.
+/// Where no kernel can confine: a confined command is refused before these are ever made.
 #[cfg(not(target_os = "linux"))]
 #[derive(Debug)]
 pub(crate) struct Confinement;
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+pub(crate) struct Confined;
 
 /// The last policy an environment prepared, and what it made of it: sessions keep one policy, so
 /// one entry serves every command (the Landlock ruleset is a descriptor each command reuses).
@@ -26,24 +29,31 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// `policy` prepared for commands of an environment on `cwd`, from the cache when it was the
-    /// last one asked for. The error says what is missing and what to give instead.
-    pub(crate) fn get(&self, policy: &SandboxPolicy, cwd: &Path, home: Option<&PathBuf>) -> Result<Arc<Confinement>, EnvError> {
+    /// A command's confinement under `policy` in an environment on `cwd`, from the policy
+    /// prepared last when it is the same; `namespaces` says whether commands can have their own.
+    /// The error says what is missing and what to give instead.
+    pub(crate) fn get(
+        &self,
+        policy: &SandboxPolicy,
+        cwd: &Path,
+        home: Option<&PathBuf>,
+        namespaces: bool,
+    ) -> Result<Confined, EnvError> {
         let mut last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some((cached, confinement)) = last.as_ref() {
             if cached == policy {
-                return Ok(confinement.clone());
+                return Ok(command(confinement));
             }
         }
-        let confinement = Arc::new(prepare(policy, cwd, home).map_err(EnvError::Io)?);
+        let confinement = Arc::new(prepare(policy, cwd, home, namespaces).map_err(EnvError::Io)?);
         *last = Some((policy.clone(), confinement.clone()));
-        Ok(confinement)
+        Ok(command(&confinement))
     }
 }
 
 #[cfg(target_os = "linux")]
-fn prepare(policy: &SandboxPolicy, cwd: &Path, home: Option<&PathBuf>) -> Result<Confinement, String> {
-    openagent_confine::check_support(super::exec::namespaces_available()).map_err(|err| err.to_string())?;
+fn prepare(policy: &SandboxPolicy, cwd: &Path, home: Option<&PathBuf>, namespaces: bool) -> Result<Confinement, String> {
+    openagent_confine::check_support(namespaces).map_err(|err| err.to_string())?;
     let places = match home {
         Some(home) => openagent_confine::Places::with_home(Some(home.clone())),
         None => openagent_confine::Places::of_this_process(),
@@ -52,27 +62,35 @@ fn prepare(policy: &SandboxPolicy, cwd: &Path, home: Option<&PathBuf>) -> Result
 }
 
 #[cfg(not(target_os = "linux"))]
-fn prepare(_: &SandboxPolicy, _: &Path, _: Option<&PathBuf>) -> Result<Confinement, String> {
-    openagent_confine::check_support(false).map_err(|err| err.to_string())?;
+fn prepare(_: &SandboxPolicy, _: &Path, _: Option<&PathBuf>, namespaces: bool) -> Result<Confinement, String> {
+    openagent_confine::check_support(namespaces).map_err(|err| err.to_string())?;
     Err("confinement is only implemented on Linux; run with `--sandbox full-access`".into())
+}
+
+#[cfg(target_os = "linux")]
+fn command(confinement: &Arc<Confinement>) -> Confined {
+    confinement.command()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn command(_: &Arc<Confinement>) -> Confined {
+    Confined
 }
 
 /// What the confinement refused a failed command, from its output.
 #[cfg(target_os = "linux")]
-pub(crate) fn denial(confinement: &Confinement, stdout: &str, stderr: &str) -> Option<String> {
-    confinement.denial(stdout, stderr)
+pub(crate) fn denial(confined: &Confined, stdout: &str, stderr: &str) -> Option<String> {
+    confined.denial(stdout, stderr)
 }
 
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn denial(_: &Confinement, _: &str, _: &str) -> Option<String> {
+pub(crate) fn denial(_: &Confined, _: &str, _: &str) -> Option<String> {
     None
 }
 
-/// Whether this machine can enforce `policy` for the commands of an environment on `cwd`, checked
-/// before a run's first model call so that a policy the kernel cannot enforce refuses the run
-/// instead of running commands unconfined. The error names what is missing and what to give.
-/// `full-access` always passes.
-pub fn check_sandbox(policy: &SandboxPolicy, cwd: &Path) -> Result<(), String> {
+/// Whether `policy` can be enforced for commands of an environment on `cwd` (see
+/// [`super::check_sandbox`]), `namespaces` saying whether commands can have their own.
+pub(crate) fn check(policy: &SandboxPolicy, cwd: &Path, namespaces: bool) -> Result<(), String> {
     if !policy.confines() {
         return Ok(());
     }
@@ -80,5 +98,5 @@ pub fn check_sandbox(policy: &SandboxPolicy, cwd: &Path) -> Result<(), String> {
     for root in &policy.writable_roots {
         openagent_confine::check_root(Path::new(root)).map_err(|err| err.to_string())?;
     }
-    prepare(policy, cwd, None).map(drop)
+    prepare(policy, cwd, None, namespaces).map(drop)
 }

@@ -38,7 +38,7 @@ use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
 use descendants::Descendants;
 
-use super::confined::{self, Confinement};
+use super::confined::{self, Confined};
 
 /// How a command's processes are held to the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,7 +145,7 @@ pub(crate) async fn run(
     options: &ExecOptions,
     input: Option<Vec<u8>>,
     supervision: Supervision,
-    confinement: Option<Arc<Confinement>>,
+    confinement: Option<Arc<Confined>>,
 ) -> Result<ExecResult, EnvError> {
     let supervision = if confinement.is_some() { Supervision::Namespace } else { supervision };
     static NEXT: AtomicU64 = AtomicU64::new(0);

@@ -14,12 +14,12 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
 use openagent_core::env::{DirEntry, EnvError, ExecOptions, ExecResult, ExecutionEnvironment, FileInfo, GrepOptions};
 
-pub use self::confined::check_sandbox;
 pub use self::exec::Supervision;
 pub(crate) use self::vars::is_secret;
 pub use self::vars::{secret_values, EnvPass, EnvPolicy};
@@ -278,7 +278,9 @@ impl ExecutionEnvironment for LocalEnvironment {
         let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
         // The working directory, not the command's, is the writable root.
         let confinement = match options.sandbox.as_ref().filter(|policy| policy.confines()) {
-            Some(policy) => Some(self.prepared.get(policy, &self.root, self.home.as_ref())?),
+            Some(policy) => {
+                Some(Arc::new(self.prepared.get(policy, &self.root, self.home.as_ref(), exec::namespaces_available())?))
+            }
             None => None,
         };
         exec::run(command, &dir, vars, options, None, self.supervision(), confinement).await
@@ -329,4 +331,13 @@ fn kernel_release() -> Option<String> {
     }
     let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
     Some(release.to_string_lossy().into_owned())
+}
+
+/// Whether this machine can enforce `policy` for the commands of an environment on `cwd`, checked
+/// before a run's first model call so that a policy the kernel cannot enforce refuses the run
+/// instead of running commands unconfined. The error names what is missing and what to give
+/// (`--sandbox full-access` among it); a writable root that does not exist or is a symlink is
+/// refused too. `full-access` always passes.
+pub fn check_sandbox(policy: &openagent_core::sandbox::SandboxPolicy, cwd: &Path) -> Result<(), String> {
+    confined::check(policy, cwd, exec::namespaces_available())
 }

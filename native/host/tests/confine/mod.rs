@@ -13,12 +13,14 @@ use openagent_host::local_env::check_sandbox;
 use openagent_host::{LocalEnvironment, NativeRuntime};
 
 /// A workspace `work/`, a directory `outside/` beside it, and a fake `home/`, all under the
-/// user's cache directory: not under the temporary directory, which is a writable root.
+/// user's cache directory: not under the temporary directory, which is a writable root. Its
+/// commands run in one environment, as a session's do (the policy is prepared once).
 pub struct Place {
     pub base: PathBuf,
     pub work: PathBuf,
     pub outside: PathBuf,
     pub home: PathBuf,
+    env: LocalEnvironment,
 }
 
 impl Place {
@@ -28,10 +30,12 @@ impl Place {
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
         let name = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let base = home.join(".cache/openagent-confine-tests").join(name);
-        let place = Self { work: base.join("work"), outside: base.join("outside"), home: base.join("home"), base };
-        for dir in [&place.work, &place.outside, &place.home] {
+        let (work, outside, home) = (base.join("work"), base.join("outside"), base.join("home"));
+        for dir in [&work, &outside, &home] {
             std::fs::create_dir_all(dir).expect("test directories");
         }
+        let env = LocalEnvironment::new(&work).expect("the environment").with_home(&home);
+        let place = Self { base, work, outside, home, env };
         if let Err(why) = check_sandbox(&write(), &place.work) {
             eprintln!("skipped: this kernel cannot confine commands: {why}");
             return None;
@@ -40,13 +44,13 @@ impl Place {
     }
 
     pub fn env(&self) -> LocalEnvironment {
-        LocalEnvironment::new(&self.work).expect("the environment").with_home(&self.home)
+        self.env.clone()
     }
 
     /// `command` run in the workspace under `policy` (`None`: the host's own, unconfined).
     pub fn run(&self, policy: Option<SandboxPolicy>, command: &str) -> ExecResult {
         let options = ExecOptions { timeout_ms: 20_000, sandbox: policy, ..ExecOptions::default() };
-        NativeRuntime::new().block_on(self.env().exec_command(command, &options)).expect("the command starts")
+        NativeRuntime::new().block_on(self.env.exec_command(command, &options)).expect("the command starts")
     }
 }
 

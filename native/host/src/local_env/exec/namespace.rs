@@ -36,7 +36,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use super::{Confinement, GRACE};
+use super::{Confined, GRACE};
 
 /// What the supervisor needs between fork and exec, prepared before the fork: it cannot
 /// allocate there.
@@ -47,11 +47,11 @@ pub(super) struct Namespaces {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
     /// The confinement whose mounts the init makes.
-    confinement: Option<Arc<Confinement>>,
+    confinement: Option<Arc<Confined>>,
 }
 
 impl Namespaces {
-    pub(super) fn new(confinement: Option<Arc<Confinement>>) -> Self {
+    pub(super) fn new(confinement: Option<Arc<Confined>>) -> Self {
         // SAFETY: getuid, geteuid and getgid cannot fail and touch no memory.
         let (uid, euid, gid) = unsafe { (libc::getuid(), libc::geteuid(), libc::getgid()) };
         let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS;
@@ -106,7 +106,7 @@ unsafe fn supervise(init: libc::pid_t) -> ! {
 
 /// The init, pid 1 of the namespace: returns in the shell it forks, and otherwise reaps every
 /// process reparented to it until the shell exits, then ends the rest and exits as the shell did.
-unsafe fn init(confinement: Option<&Confinement>) -> std::io::Result<()> {
+unsafe fn init(confinement: Option<&Confined>) -> std::io::Result<()> {
     // Dies with the supervisor, and takes the namespace with it. (Were the supervisor killed in
     // the moment before this, the init would run on until its shell exits.)
     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
