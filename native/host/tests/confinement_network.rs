@@ -27,7 +27,9 @@ fn listener() -> u16 {
 
 /// Each client's command to the listener on `port`, printing `reached` when it got through.
 fn clients(port: u16) -> Vec<(&'static str, String)> {
-    let mut clients = Vec::new();
+    // bash's own /dev/tcp: no client program at all.
+    let bash = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3");
+    let mut clients = vec![("bash /dev/tcp", bash)];
     if have("curl") {
         clients.push(("curl", format!("curl -sS --max-time 5 http://127.0.0.1:{port}/")));
     }
@@ -66,6 +68,18 @@ fn with_the_network_on_and_in_full_access_clients_reach_it() {
             assert!(result.stdout.contains("reached"), "{client} with {}: {result:?}", policy.describe());
         }
     }
+}
+
+#[test]
+fn with_the_network_off_ping_gets_no_raw_socket() {
+    let Some(place) = Place::new() else { return };
+    if !have("ping") {
+        return;
+    }
+    let result = place.run(Some(write()), "ping -c 1 -W 1 127.0.0.1");
+    assert_ne!(result.exit_code, 0, "{result:?}");
+    let reached = place.run(Some(SandboxPolicy::full_access()), "ping -c 1 -W 1 127.0.0.1");
+    assert_eq!(reached.exit_code, 0, "ping works unconfined: {reached:?}");
 }
 
 #[test]

@@ -106,6 +106,17 @@ fn a_confined_command_has_no_privileges_and_a_seccomp_filter() {
 }
 
 #[test]
+fn a_confined_command_still_times_out() {
+    let Some(place) = Place::new() else { return };
+    let options = openagent_core::env::ExecOptions { timeout_ms: 200, sandbox: Some(write()), ..Default::default() };
+    use openagent_core::env::ExecutionEnvironment;
+    let result = openagent_host::NativeRuntime::new().block_on(place.env().exec_command("sleep 41.1", &options)).unwrap();
+    assert!(result.timed_out && result.exit_code == 124, "{result:?}");
+    assert_eq!(result.sandbox_denied, None, "a timeout is not a refusal");
+    assert_eq!(survivors("41.1"), Vec::<i32>::new());
+}
+
+#[test]
 fn a_confined_command_runs_in_namespaces_even_when_the_scan_is_asked_for() {
     let Some(place) = Place::new() else { return };
     let env = place.env().with_supervision(openagent_host::Supervision::Scan);

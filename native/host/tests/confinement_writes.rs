@@ -4,6 +4,7 @@
 mod confine;
 
 use confine::{read_only, write, Place};
+use openagent_core::sandbox::SandboxPolicy;
 
 #[test]
 fn a_write_inside_the_workspace_and_the_temporary_directory_works() {
@@ -42,6 +43,32 @@ fn a_write_outside_the_roots_is_refused_whichever_way_it_goes() {
     // The same commands, unconfined, do write: the refusals above are the sandbox's.
     let result = place.run(None, &format!("echo x > {outside}/direct"));
     assert_eq!(result.exit_code, 0, "{result:?}");
+}
+
+#[test]
+fn a_configured_writable_root_and_the_bit_buckets_are_writable() {
+    let Some(place) = Place::new() else { return };
+    let outside = place.outside.display().to_string();
+    let policy = SandboxPolicy { writable_roots: vec![outside.clone()], ..write() };
+    let result =
+        place.run(Some(policy), &format!("echo x > {outside}/granted && echo y > /dev/null && head -c 4 /dev/zero > /dev/null"));
+    assert_eq!(result.exit_code, 0, "{result:?}");
+    assert!(place.outside.join("granted").exists());
+    let result = place.run(Some(read_only()), "echo y > /dev/null && ls -l /bin > /dev/null && echo ok");
+    assert_eq!(result.stdout, "ok\n", "{result:?}");
+    // The command's own pipes, by the names scripts use for them.
+    let result = place.run(Some(read_only()), "echo out > /dev/stdout && echo err > /dev/stderr && echo fd | tee /dev/fd/2");
+    assert_eq!((result.exit_code, result.stdout.as_str(), result.stderr.as_str()), (0, "out\nfd\n", "err\nfd\n"), "{result:?}");
+}
+
+#[test]
+fn a_protected_name_made_a_symlink_to_a_decoy_is_still_refused() {
+    let Some(place) = Place::new() else { return };
+    std::fs::create_dir_all(place.work.join("decoy")).unwrap();
+    std::os::unix::fs::symlink(place.work.join("decoy"), place.work.join(".openagent")).unwrap();
+    let result = place.run(Some(write()), "echo denied > .openagent/agent.yml");
+    assert_ne!(result.exit_code, 0, "{result:?}");
+    assert!(!place.work.join("decoy/agent.yml").exists());
 }
 
 #[test]
