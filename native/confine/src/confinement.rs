@@ -8,10 +8,11 @@ use std::sync::Arc;
 use openagent_core::sandbox::{Network, SandboxMode, SandboxPolicy};
 
 use crate::mounts::Mounts;
+use crate::proxy::Proxy;
 use crate::support::{check_root, real_dir};
 use crate::syscalls::Syscalls;
 use crate::writes::Writes;
-use crate::{ConfineError, Places};
+use crate::{ConfineError, Net, Places};
 
 /// A [`SandboxPolicy`] made ready to confine commands run in one working directory.
 ///
@@ -21,7 +22,9 @@ use crate::{ConfineError, Places};
 pub struct Confinement {
     writes: Writes,
     syscalls: Syscalls,
-    network_off: bool,
+    network: Network,
+    /// The allow-list's proxy, with `Network::Hosts`; it stops with the confinement.
+    proxy: Option<Proxy>,
     roots: Vec<PathBuf>,
     cwd: PathBuf,
     places: Places,
@@ -40,15 +43,10 @@ pub struct Confined {
 
 impl Confinement {
     /// `policy` (`read-only` or `workspace-write`) for commands whose working directory is `cwd`.
-    /// Refuses what cannot be enforced: a kernel without Landlock, a network allow-list, a
-    /// writable root that does not exist or is a symlink.
+    /// Refuses what cannot be enforced: a kernel without Landlock (or, for a network allow-list,
+    /// without Landlock's network rules), a writable root that does not exist or is a symlink.
+    /// A network allow-list starts its proxy here.
     pub fn prepare(policy: &SandboxPolicy, cwd: &Path, places: &Places) -> Result<Self, ConfineError> {
-        if let Network::Hosts(hosts) = &policy.network {
-            return Err(ConfineError::NotEnforced(format!(
-                "the network allow-list ({}) is not enforced yet; give the network `on` or `off`",
-                hosts.join(", ")
-            )));
-        }
         let cwd = real_dir(cwd)?;
         let roots = match policy.mode {
             SandboxMode::ReadOnly => Vec::new(),
@@ -63,12 +61,20 @@ impl Confinement {
                 return Err(ConfineError::NotEnforced("full-access is not confined; run its commands as they are".into()))
             }
         };
-        let network_off = policy.network == Network::Off;
-        let writes = Writes::prepare(&roots, network_off)?;
-        let syscalls = Syscalls::prepare(network_off)?;
+        let proxy = match &policy.network {
+            Network::Hosts(hosts) => Some(start_proxy(hosts)?),
+            _ => None,
+        };
+        let net = match (&policy.network, &proxy) {
+            (Network::Off, _) => Net::Off,
+            (_, Some(proxy)) => Net::Proxy(proxy.port()),
+            _ => Net::On,
+        };
+        let writes = Writes::prepare(&roots, net)?;
+        let syscalls = Syscalls::prepare(net)?;
         let shown: Vec<String> = roots.iter().map(|root| root.display().to_string()).collect();
         let shown = if shown.is_empty() { "none: the sandbox is read-only".into() } else { shown.join(", ") };
-        Ok(Self { writes, syscalls, network_off, roots, cwd, places: places.clone(), shown })
+        Ok(Self { writes, syscalls, network: policy.network.clone(), proxy, roots, cwd, places: places.clone(), shown })
     }
 
     /// The confinement of a command about to start: the mounts of what is there now.
@@ -80,8 +86,20 @@ impl Confinement {
 
     /// What the confinement refused a command that failed, from its output (see [`crate::denial`]).
     pub fn denial(&self, stdout: &str, stderr: &str) -> Option<String> {
-        crate::denial(stdout, stderr, self.network_off, &self.shown)
+        crate::denial(stdout, stderr, &self.network, &self.shown)
     }
+}
+
+/// The allow-list's proxy, where Landlock can hold commands to it (its network rules, ABI 4).
+fn start_proxy(hosts: &[String]) -> Result<Proxy, ConfineError> {
+    if crate::support::landlock_abi() < 4 {
+        return Err(ConfineError::NotEnforced(
+            "this kernel has no Landlock network rules (Linux 6.7 or later), which a network allow-list needs to hold \
+             commands to its proxy; give the network `on` or `off`, or run with `--sandbox full-access`"
+                .into(),
+        ));
+    }
+    Proxy::start(hosts)
 }
 
 impl Confined {
@@ -105,6 +123,11 @@ impl Confined {
         // Last: the filters refuse nothing the steps before need, but nothing after them may
         // be refused either, and exec is not.
         self.shared.syscalls.install()
+    }
+
+    /// The variables the command gets beside its own: the allow-list's proxy, if there is one.
+    pub fn vars(&self) -> Vec<(String, String)> {
+        self.shared.proxy.as_ref().map(Proxy::vars).unwrap_or_default()
     }
 
     /// What the confinement refused this command, when it failed, from its output.

@@ -30,10 +30,15 @@
 //! descriptor that every command's shell restricts itself with, so it is built once.
 //! [`support`] says what this machine lacks, with the test seam that pretends something is missing.
 //!
-//! What it does not do: confine `full-access` (the user's own rights), or enforce a network
-//! allow-list (`Network::Hosts` is refused with what to give instead). A protected path that does
+//! - **The network allow-list** ([`proxy`]): with `Network::Hosts`, a local HTTP proxy that lets
+//!   through only the listed hosts, the command's clients pointed at it, and the rules above
+//!   narrowed to it (TCP connects to its port only, stream sockets only).
+//!
+//! What it does not do: confine `full-access` (the user's own rights). A protected path that does
 //! not exist when the command starts can be created by it, and a protected directory's parent can
-//! be renamed: the mounts protect what is there, for the command's life.
+//! be renamed: the mounts protect what is there, for the command's life. On an x86_64 kernel built
+//! with the x32 ABI, x32 system call numbers pass the seccomp filter (Landlock and the dropped
+//! capabilities still hold).
 
 #[cfg(target_os = "linux")]
 mod confinement;
@@ -42,6 +47,8 @@ mod denial;
 pub mod mounts;
 #[cfg(target_os = "linux")]
 pub mod privileges;
+#[cfg(target_os = "linux")]
+pub mod proxy;
 pub mod support;
 #[cfg(target_os = "linux")]
 pub mod syscalls;
@@ -70,6 +77,17 @@ pub enum ConfineError {
     /// Building the Landlock ruleset or the seccomp filter failed.
     #[error("could not prepare the sandbox: {0}; run with `--sandbox full-access` to run commands unconfined")]
     Prepare(String),
+}
+
+/// What the network rules of a confinement allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) enum Net {
+    /// Unix sockets only.
+    Off,
+    /// TCP to the allow-list's proxy on this port of the loopback only.
+    Proxy(u16),
+    On,
 }
 
 /// The places a policy's paths are computed from: the agent's, unless a test or a host says

@@ -11,13 +11,14 @@
 //! with ENOSYS instead: its flags are in memory seccomp cannot read, and on ENOSYS the C library
 //! falls back to `clone`, whose flags it can. With the network off: `socket` in any domain but
 //! `AF_UNIX` (so Unix sockets and `socketpair` keep working), and `io_uring_setup`, since
-//! io_uring can open sockets without the `socket` call.
+//! io_uring can open sockets without the `socket` call. With an allow-list, `AF_INET` and
+//! `AF_INET6` sockets are allowed too, of the stream type only (TCP to the proxy; no UDP).
 
 use std::collections::BTreeMap;
 
 use seccompiler::{BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
 
-use crate::ConfineError;
+use crate::{ConfineError, Net};
 
 /// The namespace flags `clone` may not have.
 const NAMESPACE_FLAGS: [libc::c_int; 7] = [
@@ -61,8 +62,8 @@ pub struct Syscalls {
 }
 
 impl Syscalls {
-    /// The filters for a command with the network off (`network_off`) or on.
-    pub fn prepare(network_off: bool) -> Result<Self, ConfineError> {
+    /// The filters for a command with the network `net`.
+    pub(crate) fn prepare(net: Net) -> Result<Self, ConfineError> {
         let fail = |err: seccompiler::BackendError| ConfineError::Prepare(format!("seccomp: {err}"));
         let arch = std::env::consts::ARCH
             .try_into()
@@ -73,10 +74,8 @@ impl Syscalls {
             SeccompRule::new(vec![SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag)?])
         };
         refused.insert(libc::SYS_clone, NAMESPACE_FLAGS.into_iter().map(with_flag).collect::<Result<_, _>>().map_err(fail)?);
-        if network_off {
-            let not_unix =
-                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64).map_err(fail)?;
-            refused.insert(libc::SYS_socket, vec![SeccompRule::new(vec![not_unix]).map_err(fail)?]);
+        if net != Net::On {
+            refused.insert(libc::SYS_socket, socket_rules(net).map_err(fail)?);
             refused.insert(libc::SYS_io_uring_setup, Vec::new());
         }
         let eperm = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch);
@@ -104,4 +103,23 @@ impl Syscalls {
         }
         Ok(())
     }
+}
+
+/// When `socket` is refused: any domain but `AF_UNIX`, or with a proxy any but `AF_UNIX`,
+/// `AF_INET` and `AF_INET6`, and these two of any type but `SOCK_STREAM` (the type's low four
+/// bits; the flags above them are free).
+fn socket_rules(net: Net) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+    let domain = |op, family: libc::c_int| SeccompCondition::new(0, SeccompCmpArgLen::Dword, op, family as u64);
+    if net == Net::Off {
+        return Ok(vec![SeccompRule::new(vec![domain(SeccompCmpOp::Ne, libc::AF_UNIX)?])?]);
+    }
+    let other_domain = [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6].map(|family| domain(SeccompCmpOp::Ne, family));
+    let mut rules = vec![SeccompRule::new(other_domain.into_iter().collect::<Result<_, _>>()?)?];
+    for family in [libc::AF_INET, libc::AF_INET6] {
+        for kind in (0..16).filter(|&kind| kind != libc::SOCK_STREAM as u64) {
+            let not_stream = SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::MaskedEq(0xf), kind)?;
+            rules.push(SeccompRule::new(vec![domain(SeccompCmpOp::Eq, family)?, not_stream])?);
+        }
+    }
+    Ok(rules)
 }

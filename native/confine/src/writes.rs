@@ -2,7 +2,8 @@
 //! listing and executing stay allowed everywhere; writing, creating, removing, renaming
 //! (`Refer`), truncating and device ioctls are allowed only beneath the granted paths. The ruleset
 //! also scopes signals (a command cannot signal the agent or another command) and, with the network
-//! off, handles TCP bind and connect with no port allowed.
+//! off, handles TCP bind and connect with no port allowed (with an allow-list, connects to its
+//! proxy's port only).
 //!
 //! The ruleset is built once, in the agent, as a descriptor; each command's shell restricts itself
 //! with it (`landlock_restrict_self`), a single system call, so one ruleset serves many commands.
@@ -14,11 +15,11 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
-    ABI,
+    AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope, ABI,
 };
 
-use crate::ConfineError;
+use crate::{ConfineError, Net};
 
 /// The ABI whose rights are asked for: the newest one tested (this is what the kernel the tests
 /// run on has); a newer kernel enforces exactly these, an older one what it knows of them.
@@ -35,9 +36,10 @@ pub struct Writes {
 }
 
 impl Writes {
-    /// Writes beneath `roots` (directories) and to [`DEVICES`]; `network_off` also refuses TCP
-    /// binds and connects. Fails when the kernel has no Landlock.
-    pub fn prepare(roots: &[PathBuf], network_off: bool) -> Result<Self, ConfineError> {
+    /// Writes beneath `roots` (directories) and to [`DEVICES`]; with the network off or behind a
+    /// proxy, TCP binds and connects are refused (but to the proxy). Fails when the kernel has no
+    /// Landlock.
+    pub(crate) fn prepare(roots: &[PathBuf], net: Net) -> Result<Self, ConfineError> {
         let fail = |err: landlock::RulesetError| ConfineError::Prepare(format!("Landlock refused the ruleset: {err}"));
         if crate::support::landlock_abi() < 1 {
             return Err(ConfineError::Unsupported {
@@ -47,10 +49,13 @@ impl Writes {
         let write = AccessFs::from_write(TESTED);
         let mut ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort);
         ruleset = ruleset.handle_access(write).map_err(fail)?.scope(Scope::Signal).map_err(fail)?;
-        if network_off {
+        if net != Net::On {
             ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(fail)?;
         }
         let mut created = ruleset.create().map_err(fail)?;
+        if let Net::Proxy(port) = net {
+            created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp)).map_err(fail)?;
+        }
         for root in roots {
             created = created.add_rule(beneath(root, write)?).map_err(fail)?;
         }

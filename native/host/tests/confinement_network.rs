@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 
 use confine::{have, write, write_with_network, Place};
-use openagent_core::sandbox::SandboxPolicy;
+use openagent_core::sandbox::{Network, SandboxPolicy};
 
 /// A listener on 127.0.0.1 that answers every connection with a small HTTP response; its port.
 fn listener() -> u16 {
@@ -95,14 +95,32 @@ fn unix_sockets_and_socketpairs_work_with_the_network_off() {
 }
 
 #[test]
-fn a_network_allow_list_is_refused_until_it_is_enforced() {
+fn with_an_allow_list_only_its_hosts_are_reached_and_only_through_the_proxy() {
     let Some(place) = Place::new() else { return };
-    let policy = SandboxPolicy { network: openagent_core::sandbox::Network::Hosts(vec!["crates.io".into()]), ..write() };
-    let options = openagent_core::env::ExecOptions { timeout_ms: 5_000, sandbox: Some(policy.clone()), ..Default::default() };
-    use openagent_core::env::ExecutionEnvironment;
-    let result = openagent_host::NativeRuntime::new().block_on(place.env().exec_command("true", &options));
-    let err = result.expect_err("an allow-list is not run as `on`").to_string();
-    assert!(err.contains("not enforced yet") && err.contains("`on` or `off`"), "{err}");
-    let check = openagent_host::local_env::check_sandbox(&policy, &place.work).unwrap_err();
-    assert!(check.contains("not enforced yet"), "{check}");
+    let port = listener();
+    let policy = SandboxPolicy { network: Network::Hosts(vec!["127.0.0.1".into()]), ..write() };
+    if have("curl") {
+        let through = place.run(Some(policy.clone()), &format!("curl -sSf --max-time 5 http://127.0.0.1:{port}/"));
+        assert_eq!(through.stdout, "reached", "an allowed host, through the proxy: {through:?}");
+        let tunnel = place.run(Some(policy.clone()), &format!("curl -sSf --max-time 5 -p http://127.0.0.1:{port}/"));
+        assert_eq!(tunnel.stdout, "reached", "an allowed host, through a CONNECT tunnel: {tunnel:?}");
+        let other = place.run(Some(policy.clone()), &format!("curl -sS --max-time 5 http://127.0.0.2:{port}/"));
+        assert!(other.stdout.contains("127.0.0.2 is not in the sandbox's network allow-list (127.0.0.1)"), "{other:?}");
+        let tunnel = place.run(Some(policy.clone()), &format!("curl -sS --max-time 5 -p http://127.0.0.2:{port}/"));
+        assert_ne!(tunnel.exit_code, 0, "a host not listed, through a tunnel: {tunnel:?}");
+        let denied = tunnel.sandbox_denied.clone().unwrap_or_default();
+        assert!(denied.starts_with("a network connection to a host outside the allow-list (127.0.0.1)"), "{denied}: {tunnel:?}");
+    }
+    let direct = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected");
+    let result = place.run(Some(policy.clone()), &direct);
+    assert!(!result.stdout.contains("connected"), "a direct connection passed by the proxy: {result:?}");
+    let denied = result.sandbox_denied.unwrap_or_default();
+    assert!(denied.starts_with("a network connection that did not go through the allow-list's proxy"), "{denied}");
+    if have("python3") {
+        let udp = "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM); print('udp')";
+        let result = place.run(Some(policy.clone()), &format!("python3 -c \"{udp}\""));
+        assert!(!result.stdout.contains("udp"), "a UDP socket (DNS of its own): {result:?}");
+    }
+    let check = openagent_host::local_env::check_sandbox(&policy, &place.work);
+    assert_eq!(check, Ok(()));
 }

@@ -4,6 +4,7 @@
 //! confined command fails with what is missing, and never runs unconfined. `full-access` (and a
 //! command with no policy, the host's own) runs as before.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -75,6 +76,17 @@ fn command(confinement: &Arc<Confinement>) -> Confined {
 #[cfg(not(target_os = "linux"))]
 fn command(_: &Arc<Confinement>) -> Confined {
     Confined
+}
+
+/// The variables a confined command gets beside its own (the allow-list's proxy).
+#[cfg(target_os = "linux")]
+pub(crate) fn vars(confined: &Confined) -> impl Iterator<Item = (OsString, OsString)> {
+    confined.vars().into_iter().map(|(name, value)| (name.into(), value.into()))
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn vars(_: &Confined) -> impl Iterator<Item = (OsString, OsString)> {
+    std::iter::empty()
 }
 
 /// What the confinement refused a failed command, from its output.

@@ -275,7 +275,7 @@ impl ExecutionEnvironment for LocalEnvironment {
         if !dir.is_dir() {
             return Err(EnvError::NotADirectory(show(&dir)));
         }
-        let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
+        let mut vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
         // The working directory, not the command's, is the writable root.
         let confinement = match options.sandbox.as_ref().filter(|policy| policy.confines()) {
             Some(policy) => {
@@ -283,6 +283,9 @@ impl ExecutionEnvironment for LocalEnvironment {
             }
             None => None,
         };
+        if let Some(confined) = &confinement {
+            vars.extend(confined::vars(confined));
+        }
         exec::run(command, &dir, vars, options, None, self.supervision(), confinement).await
     }
 
