@@ -1,7 +1,7 @@
 //! openagent-confine: holds every process of a command the model starts to the session's
-//! [`SandboxPolicy`], with the Linux kernel's own means. The host runs each command in PID and
-//! mount namespaces of its own (openagent-host's `namespace`); this crate adds what the command
-//! may do there:
+//! [`SandboxPolicy`](openagent_core::sandbox::SandboxPolicy), with the Linux kernel's own means.
+//! The host runs each command in PID and mount namespaces of its own (openagent-host's
+//! `namespace`); this crate adds what the command may do there:
 //!
 //! - **Writes** ([`writes`], Landlock): only under the writable roots (the working directory, the
 //!   temporary directory and the policy's `writable_roots`) and to the device nodes commands need

@@ -1,7 +1,8 @@
 //! The support check a run makes before its first model call, and the seam that pretends the
 //! kernel lacks a part: a confining policy is refused, naming what is missing and
 //! `--sandbox full-access`, and a confined command fails instead of running unconfined.
-//! One test, in a binary of its own: it sets the seam's variable for the whole process.
+//! One test, in a binary of its own: it sets the seam's variable (and `OPENAGENT_SUPERVISION`)
+//! for the whole process.
 
 use openagent_core::env::{ExecOptions, ExecutionEnvironment};
 use openagent_core::sandbox::{SandboxMode, SandboxPolicy};
@@ -18,6 +19,15 @@ fn a_policy_this_machine_cannot_enforce_is_refused_with_what_is_missing() {
         return;
     }
     assert_eq!(check_sandbox(&SandboxPolicy::full_access(), &dir), Ok(()));
+
+    // `OPENAGENT_SUPERVISION=scan` is for full access: a confined command still has its namespaces.
+    std::env::set_var("OPENAGENT_SUPERVISION", "scan");
+    assert_eq!(openagent_host::Supervision::detect(), openagent_host::Supervision::Scan);
+    let env = LocalEnvironment::new(&dir).unwrap();
+    let confined = ExecOptions { timeout_ms: 5_000, sandbox: Some(write.clone()), ..ExecOptions::default() };
+    let result = NativeRuntime::new().block_on(env.exec_command("echo $$", &confined)).unwrap();
+    assert_eq!(result.stdout, "2\n", "the shell is pid 2 of its own namespace: {result:?}");
+    std::env::remove_var("OPENAGENT_SUPERVISION");
 
     // A writable root must be a real directory.
     let missing = SandboxPolicy { writable_roots: vec![dir.join("missing").display().to_string()], ..write.clone() };

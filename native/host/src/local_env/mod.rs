@@ -1,6 +1,7 @@
 //! `LocalEnvironment`: the spec 4.2 environment over the real filesystem and `/bin/bash`. The
 //! files: this one (paths and the environment's operations), `files` (bounded reads, confined and
-//! atomic writes), `exec` (commands in process groups), `vars` (the environment variable policy),
+//! atomic writes), `exec` (commands in process groups), `confined` (the sandbox policy held by the
+//! kernel for commands), `vars` (the environment variable policy),
 //! `search` (ripgrep's walker, and glob) and `grep` (with ripgrep's searcher).
 
 mod confined;
@@ -29,7 +30,10 @@ pub use self::vars::{secret_values, EnvPass, EnvPolicy};
 /// everything the command started), grep and glob through the `ignore` walker (which honours
 /// `.gitignore`) with ripgrep's searcher and `globset`. A command that times out is killed
 /// (SIGTERM to its group, SIGKILL 2 s later) and reports `timed_out` with exit code 124, as
-/// coreutils' `timeout` does, keeping the output it had written.
+/// coreutils' `timeout` does, keeping the output it had written. A command whose
+/// `ExecOptions::sandbox` is `read-only` or `workspace-write` runs confined by the kernel
+/// ([`check_sandbox`] says whether this machine can), or not at all; its result says in
+/// `sandbox_denied` when the output shows the confinement refused it.
 ///
 /// Paths are absolute or relative to the working directory. Reads may leave it (this is the
 /// user's own machine: docs, toolchains), but only regular files are read, at most 16 MiB at a
