@@ -1,10 +1,10 @@
 //! Telling, from a failed command's output, that its confinement refused it: Landlock says
 //! EACCES ("Permission denied"), a read-only mount EROFS ("Read-only file system"), seccomp
-//! EPERM ("Operation not permitted"), and with the network off clients report the socket they
-//! could not make or the host they could not reach. The text is a guess from what tools print; it
+//! EPERM ("Operation not permitted"), with the network off clients report the socket they could
+//! not make or the host they could not reach, and a hidden key reads as missing. The text is a guess from what tools print; it
 //! says what was refused and quotes the line that showed it.
 
-use openagent_core::sandbox::Network;
+use openagent_core::sandbox::{Network, READ_DENIED};
 
 /// What the confinement refused, from a failed command's output, or `None` when nothing in it
 /// looks like a refusal. `network` says whether a failed connection is the sandbox's doing;
@@ -67,6 +67,13 @@ pub fn denial(stdout: &str, stderr: &str, network: &Network, roots: &str) -> Opt
     if let Some(line) = find(&["Permission denied"]) {
         return Some(format!("a write outside the writable roots ({roots}): {}", quote(line)));
     }
+    // A hidden credential reads as missing.
+    let hidden = |line: &&str| {
+        line.contains("No such file or directory") && READ_DENIED.iter().any(|name| line.contains(&format!("/{name}")))
+    };
+    if let Some(line) = lines().find(hidden) {
+        return Some(format!("a read of keys or credentials the sandbox hides ({})", quote(line)));
+    }
     find(&["Operation not permitted"])
         .map(|line| format!("an operation the sandbox forbids (tracing, namespaces, mounts; {})", quote(line)))
 }
@@ -104,6 +111,9 @@ mod tests {
         assert!(mount.starts_with("an operation the sandbox forbids"), "{mount}");
         assert_eq!(denial("", "curl: (7) Failed to connect", &Network::On, "/w"), None, "the network is on: not the sandbox");
         assert_eq!(denial("done", "error: no such file", OFF, "/w"), None);
+        let key = denial("", "cat: /home/u/.ssh/id_rsa: No such file or directory", OFF, "/w").unwrap();
+        assert!(key.starts_with("a read of keys or credentials the sandbox hides"), "{key}");
+        assert_eq!(denial("", "cat: notes.md: No such file or directory", OFF, "/w"), None);
         let bash = denial("", "bash: connect: Permission denied\nbash: /dev/tcp/127.0.0.1/80: Permission denied", OFF, "/w");
         assert!(bash.unwrap().starts_with("a network connection"));
         let hosts = Network::Hosts(vec!["crates.io".into()]);

@@ -126,10 +126,14 @@ fn keys_under_the_home_and_the_agents_data_are_not_readable() {
     std::fs::write(data.join("secrets.json"), "{\"key\":\"sk-secret\"}").unwrap();
     let home = place.home.display();
     let command =
-        format!("cat {home}/.ssh/id_rsa; cat {home}/.netrc; cat {home}/.local/share/openagent/secrets.json; ls -A {home}/.ssh");
+        format!("ls -A {home}/.ssh; cat {home}/.netrc; cat {home}/.local/share/openagent/secrets.json; cat {home}/.ssh/id_rsa");
     let result = place.run(Some(write()), &command);
+    assert!(result.sandbox_denied.as_deref().unwrap_or_default().starts_with("a read of keys"), "{result:?}");
     let seen = format!("{}{}", result.stdout, result.stderr);
-    for secret in ["PRIVATE KEY", "password", "sk-secret"] {
+    // The agent's data directory is the one under the home unless a variable names another.
+    let data_is_under_home = ["OPENAGENT_DATA_DIR", "XDG_DATA_HOME"].iter().all(|name| std::env::var_os(name).is_none());
+    let secrets = if data_is_under_home { &["PRIVATE KEY", "password", "sk-secret"][..] } else { &["PRIVATE KEY", "password"] };
+    for secret in secrets {
         assert!(!seen.contains(secret), "{secret} was read: {result:?}");
     }
     assert!(!result.stdout.contains("id_rsa"), "the key is listed: {result:?}");
