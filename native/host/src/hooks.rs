@@ -76,7 +76,7 @@ impl Hooks for CommandHooks {
             // The user's own commands get the user's variables, less the secrets, as MCP servers do.
             let vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), None);
             let options = ExecOptions { timeout_ms: hook.timeout_ms, ..ExecOptions::default() };
-            let done = match exec::run(&hook.command, &self.dir, vars, &options, Some(stdin), Supervision::detect()).await {
+            let done = match exec::run(&hook.command, &self.dir, vars, &options, Some(stdin), Supervision::detect(), None).await {
                 Ok(done) => done,
                 Err(e) => {
                     outcome.failures.push(format!("{} could not start: {e}", hook.describe()));

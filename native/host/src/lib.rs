@@ -7,10 +7,12 @@
 //! clock, `futures-timer`'s sleeps, and a `futures` `LocalPool` that the host drives with
 //! [`NativeRuntime::block_on`]. [`LocalEnvironment`] implements the `ExecutionEnvironment` seam
 //! over the real filesystem and `/bin/bash`, each command supervised so that none outlives its
-//! call. Under them are the process-level parts: signals, the agent's own secrets, hooks run as
+//! call and, under a sandbox policy below full access, confined by the kernel (openagent-confine:
+//! Landlock, seccomp, mounts in the command's namespace); [`local_env::check_sandbox`] says before
+//! a run whether this machine can. Under them are the process-level parts: signals, the agent's own secrets, hooks run as
 //! commands, the MCP stdio transport, URLs and bounded reads of regular files.
 //!
-//! It depends on the core crates only: it knows nothing of sessions being run (the runner), the
+//! It depends on the core crates (and openagent-confine) only: it knows nothing of sessions being run (the runner), the
 //! store or the commands, and must not import them.
 //!
 //! ```no_run

@@ -11,11 +11,16 @@
 //! processes inherit. When the shell exits, times out or is cancelled, they are all ended
 //! (SIGTERM, then SIGKILL after [`GRACE`]), and output stops being collected soon after whoever
 //! still holds the pipes.
+//!
+//! A confined command (a sandbox policy below `full-access`, [`super::confined`]) always runs in
+//! its namespaces, whatever `OPENAGENT_SUPERVISION` says: its init makes the confinement's mounts, and
+//! the shell restricts itself (Landlock, no capabilities, seccomp) just before exec.
 
 mod descendants;
 #[cfg(target_os = "linux")]
 mod namespace;
 mod output;
+mod supervision;
 #[cfg(target_os = "linux")]
 mod watchdog;
 
@@ -34,40 +39,9 @@ use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
 use descendants::Descendants;
 
-/// How a command's processes are held to the command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Supervision {
-    /// A PID namespace per command (Linux): what the command starts ends with it, by construction.
-    Namespace,
-    /// The command's session, group and descendants, and orphans by the marker they inherit,
-    /// found by scanning /proc: where namespaces cannot be made.
-    Scan,
-}
-
-/// The variable that chooses the scan over namespaces: `OPENAGENT_SUPERVISION=scan`, for a
-/// command that must see the host's pids or gain privileges (`sudo`), which a user namespace
-/// does not allow.
-const SUPERVISION_VAR: &str = "OPENAGENT_SUPERVISION";
-
-impl Supervision {
-    /// What this machine allows, unless [`SUPERVISION_VAR`] asks for the scan: on Linux, probed
-    /// once per process by running `/bin/true` the way commands run.
-    pub fn detect() -> Self {
-        static DETECTED: std::sync::OnceLock<Supervision> = std::sync::OnceLock::new();
-        *DETECTED.get_or_init(|| {
-            match std::env::var(SUPERVISION_VAR).as_deref() {
-                Ok("scan") => return Self::Scan,
-                Ok("" | "auto") | Err(_) => {}
-                Ok(other) => eprintln!("openagent: {SUPERVISION_VAR}={other:?} is not `scan` or `auto`; using auto"),
-            }
-            #[cfg(target_os = "linux")]
-            if namespace::probe() {
-                return Self::Namespace;
-            }
-            Self::Scan
-        })
-    }
-}
+use super::confined::{self, Confined};
+pub(crate) use supervision::namespaces_available;
+pub use supervision::Supervision;
 
 /// The exit code of a command killed by its timeout, as coreutils' `timeout` reports it.
 const TIMEOUT_EXIT_CODE: i32 = 124;
@@ -119,8 +93,9 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Runs `command` in `dir` with exactly `vars`, supervised as `supervision` says; `input`, when
-/// given, is written to its stdin (which is closed after it; otherwise stdin is `/dev/null`).
+/// Runs `command` in `dir` with exactly `vars`, supervised as `supervision` says (in namespaces
+/// whatever it says when `confinement` is given, which the command is then held to); `input`,
+/// when given, is written to its stdin (which is closed after it; otherwise stdin is `/dev/null`).
 pub(crate) async fn run(
     command: &str,
     dir: &Path,
@@ -128,7 +103,9 @@ pub(crate) async fn run(
     options: &ExecOptions,
     input: Option<Vec<u8>>,
     supervision: Supervision,
+    confinement: Option<Arc<Confined>>,
 ) -> Result<ExecResult, EnvError> {
+    let supervision = if confinement.is_some() { Supervision::Namespace } else { supervision };
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let started = Instant::now();
     let marker = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
@@ -137,7 +114,7 @@ pub(crate) async fn run(
     // command's detached processes need the watchdog for that.
     #[cfg(target_os = "linux")]
     let namespaces = match supervision {
-        Supervision::Namespace => Some(namespace::Namespaces::new()),
+        Supervision::Namespace => Some(namespace::Namespaces::new(confinement.clone())),
         Supervision::Scan => {
             watchdog::start();
             None
@@ -155,14 +132,19 @@ pub(crate) async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let parent = std::process::id() as libc::pid_t;
+    let confined = confinement.clone();
     // SAFETY: between fork and exec the closure calls only async-signal-safe functions
-    // (setsid, prctl, getppid; `enter`'s system calls) and allocates nothing.
+    // (setsid, prctl, getppid; `enter`'s and `restrict`'s system calls) and allocates nothing.
     unsafe {
         shell.pre_exec(move || {
             leader_of_its_own(parent)?;
             #[cfg(target_os = "linux")]
             if let Some(namespaces) = &namespaces {
                 namespaces.enter()?;
+            }
+            #[cfg(target_os = "linux")]
+            if let Some(confinement) = &confined {
+                confinement.restrict()?;
             }
             Ok(())
         })
@@ -221,6 +203,12 @@ pub(crate) async fn run(
         Ok(Err(err)) if supervision == Supervision::Scan => {
             return Err(EnvError::Io(format!("could not start /bin/bash: {err}")))
         }
+        Ok(Err(err)) if confinement.is_some() => {
+            return Err(EnvError::Io(format!(
+                "could not start /bin/bash confined (its namespaces, mounts, Landlock or seccomp were refused: {err}); \
+                 run with `--sandbox full-access` to run commands unconfined"
+            )))
+        }
         Ok(Err(err)) => return Err(EnvError::Io(format!("could not start /bin/bash in a PID namespace of its own: {err}"))),
         Err(_) => return Err(EnvError::Io("the thread that starts the command ended before it did".into())),
     };
@@ -249,6 +237,9 @@ pub(crate) async fn run(
     }
     drop(guard);
     result.duration_ms = started.elapsed().as_millis() as u64;
+    if let Some(confinement) = confinement.filter(|_| result.exit_code != 0 && !result.timed_out) {
+        result.sandbox_denied = confined::denial(&confinement, &result.stdout, &result.stderr);
+    }
     Ok(result)
 }
 

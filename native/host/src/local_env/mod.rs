@@ -1,8 +1,10 @@
 //! `LocalEnvironment`: the spec 4.2 environment over the real filesystem and `/bin/bash`. The
 //! files: this one (paths and the environment's operations), `files` (bounded reads, confined and
-//! atomic writes), `exec` (commands in process groups), `vars` (the environment variable policy),
+//! atomic writes), `exec` (commands in process groups), `confined` (the sandbox policy held by the
+//! kernel for commands), `vars` (the environment variable policy),
 //! `search` (ripgrep's walker, and glob) and `grep` (with ripgrep's searcher).
 
+mod confined;
 pub(crate) mod exec;
 mod files;
 mod grep;
@@ -13,6 +15,7 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
@@ -27,7 +30,10 @@ pub use self::vars::{secret_values, EnvPass, EnvPolicy};
 /// everything the command started), grep and glob through the `ignore` walker (which honours
 /// `.gitignore`) with ripgrep's searcher and `globset`. A command that times out is killed
 /// (SIGTERM to its group, SIGKILL 2 s later) and reports `timed_out` with exit code 124, as
-/// coreutils' `timeout` does, keeping the output it had written.
+/// coreutils' `timeout` does, keeping the output it had written. A command whose
+/// `ExecOptions::sandbox` is `read-only` or `workspace-write` runs confined by the kernel
+/// ([`check_sandbox`] says whether this machine can), or not at all; its result says in
+/// `sandbox_denied` when the output shows the confinement refused it.
 ///
 /// Paths are absolute or relative to the working directory. Reads may leave it (this is the
 /// user's own machine: docs, toolchains), but only regular files are read, at most 16 MiB at a
@@ -43,6 +49,10 @@ pub struct LocalEnvironment {
     pass: EnvPass,
     /// How commands are supervised; probed at the first command when not chosen.
     supervision: Option<Supervision>,
+    /// The home whose keys confined commands may not read, when not this process's `$HOME`.
+    home: Option<PathBuf>,
+    /// The sandbox policy last prepared for this environment's commands.
+    prepared: confined::Prepared,
 }
 
 impl LocalEnvironment {
@@ -57,7 +67,15 @@ impl LocalEnvironment {
         match fs::metadata(&dir) {
             Ok(meta) if meta.is_dir() => {
                 let root = fs::canonicalize(&dir).map_err(|err| io_error(err, &shown))?;
-                Ok(Self { working_dir: dir, root, policy: EnvPolicy::default(), pass: EnvPass::default(), supervision: None })
+                Ok(Self {
+                    working_dir: dir,
+                    root,
+                    policy: EnvPolicy::default(),
+                    pass: EnvPass::default(),
+                    supervision: None,
+                    home: None,
+                    prepared: confined::Prepared::default(),
+                })
             }
             Ok(_) => Err(EnvError::NotADirectory(shown)),
             Err(err) => Err(io_error(err, &shown)),
@@ -83,7 +101,16 @@ impl LocalEnvironment {
         self
     }
 
-    /// How this environment's commands are supervised.
+    /// The home whose keys and credentials (and the agent's data directory under it) confined
+    /// commands may not read, instead of this process's `$HOME`: for tests, and hosts that run
+    /// the agent for another user.
+    pub fn with_home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// How this environment's commands are supervised when they are not confined (a confined
+    /// command always runs in namespaces of its own).
     pub fn supervision(&self) -> Supervision {
         self.supervision.unwrap_or_else(Supervision::detect)
     }
@@ -252,8 +279,18 @@ impl ExecutionEnvironment for LocalEnvironment {
         if !dir.is_dir() {
             return Err(EnvError::NotADirectory(show(&dir)));
         }
-        let vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
-        exec::run(command, &dir, vars, options, None, self.supervision()).await
+        let mut vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
+        // The working directory, not the command's, is the writable root.
+        let confinement = match options.sandbox.as_ref().filter(|policy| policy.confines()) {
+            Some(policy) => {
+                Some(Arc::new(self.prepared.get(policy, &self.root, self.home.as_ref(), exec::namespaces_available())?))
+            }
+            None => None,
+        };
+        if let Some(confined) = &confinement {
+            vars.extend(confined::vars(confined));
+        }
+        exec::run(command, &dir, vars, options, None, self.supervision(), confinement).await
     }
 
     async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
@@ -273,7 +310,8 @@ impl ExecutionEnvironment for LocalEnvironment {
     fn scoped(&self, working_dir: &str) -> Result<Rc<dyn ExecutionEnvironment>, EnvError> {
         // A subagent's directory is inside this one, so that scoping cannot widen the boundary.
         let dir = self.resolve_inside(working_dir, true)?;
-        let scoped = Self { supervision: self.supervision, ..Self::new(dir)?.with_env_policy(self.policy) };
+        let scoped =
+            Self { supervision: self.supervision, home: self.home.clone(), ..Self::new(dir)?.with_env_policy(self.policy) };
         Ok(Rc::new(scoped.with_env_pass(self.pass.clone())))
     }
 
@@ -304,8 +342,9 @@ fn kernel_release() -> Option<String> {
 
 /// Whether this machine can enforce `policy` for the commands of an environment on `cwd`, checked
 /// before a run's first model call so that a policy the kernel cannot enforce refuses the run
-/// instead of running commands unconfined. The error names what is missing and what to give.
+/// instead of running commands unconfined. The error names what is missing and what to give
+/// (`--sandbox full-access` among it); a writable root that does not exist or is a symlink is
+/// refused too. `full-access` always passes.
 pub fn check_sandbox(policy: &openagent_core::sandbox::SandboxPolicy, cwd: &Path) -> Result<(), String> {
-    let _ = (policy, cwd);
-    Ok(())
+    confined::check(policy, cwd, exec::namespaces_available())
 }

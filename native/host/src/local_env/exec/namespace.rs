@@ -24,12 +24,19 @@
 //! kills the init (its own parent-death signal), and with it the namespace.
 //!
 //! Where the kernel refuses (no user namespaces for this user, a seccomp filter), commands run
-//! as before, and [`super::descendants`] finds what they leave behind by scanning /proc.
+//! as before, and [`super::descendants`] finds what they leave behind by scanning /proc; a
+//! confined command does not run at all.
+//!
+//! For a confined command the init also makes the confinement's mounts (read-only protected
+//! paths, hidden keys) once the namespace's mounts are private and before forking the shell, so
+//! that they hold for every process of the command and no Landlock domain yet forbids them. A
+//! refused mount fails the command's start.
 
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 
-use super::GRACE;
+use super::{Confined, GRACE};
 
 /// What the supervisor needs between fork and exec, prepared before the fork: it cannot
 /// allocate there.
@@ -39,10 +46,12 @@ pub(super) struct Namespaces {
     /// which needs no user namespace).
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    /// The confinement whose mounts the init makes.
+    confinement: Option<Arc<Confined>>,
 }
 
 impl Namespaces {
-    pub(super) fn new() -> Self {
+    pub(super) fn new(confinement: Option<Arc<Confined>>) -> Self {
         // SAFETY: getuid, geteuid and getgid cannot fail and touch no memory.
         let (uid, euid, gid) = unsafe { (libc::getuid(), libc::geteuid(), libc::getgid()) };
         let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS;
@@ -52,7 +61,7 @@ impl Namespaces {
             uid_map = format!("{uid} {uid} 1\n").into_bytes();
             gid_map = format!("{gid} {gid} 1\n").into_bytes();
         }
-        Self { flags, uid_map, gid_map }
+        Self { flags, uid_map, gid_map, confinement }
     }
 
     /// Run in the forked child, before exec: makes the namespaces and the init, and returns only
@@ -72,7 +81,7 @@ impl Namespaces {
             write_file(c"/proc/self/gid_map", &self.gid_map)?;
         }
         match fork()? {
-            0 => init(),
+            0 => init(self.confinement.as_deref()),
             pid => supervise(pid),
         }
     }
@@ -97,16 +106,24 @@ unsafe fn supervise(init: libc::pid_t) -> ! {
 
 /// The init, pid 1 of the namespace: returns in the shell it forks, and otherwise reaps every
 /// process reparented to it until the shell exits, then ends the rest and exits as the shell did.
-unsafe fn init() -> std::io::Result<()> {
+unsafe fn init(confinement: Option<&Confined>) -> std::io::Result<()> {
     // Dies with the supervisor, and takes the namespace with it. (Were the supervisor killed in
     // the moment before this, the init would run on until its shell exits.)
     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
     // The namespace's own /proc, private to it. Without it (a /proc the kernel will not let a
     // user namespace mount again) commands still run; only pids in /proc are the host's.
     let none = std::ptr::null();
-    if libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) == 0 {
+    let private = libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) == 0;
+    if private {
         let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
         libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null());
+    }
+    // The confinement's mounts, only where they cannot reach the agent's namespace.
+    if let Some(confinement) = confinement {
+        if !private {
+            return Err(std::io::Error::last_os_error());
+        }
+        confinement.mount()?;
     }
     let shell = fork()?;
     if shell == 0 {
@@ -204,7 +221,7 @@ fn now_ms() -> i64 {
 
 /// Whether a command can be run in namespaces here: `/bin/true` run the way commands are.
 pub(super) fn probe() -> bool {
-    let namespaces = Namespaces::new();
+    let namespaces = Namespaces::new(None);
     let mut probe = Command::new("/bin/true");
     probe.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
     // SAFETY: `enter` makes only async-signal-safe system calls on memory prepared before the fork.
