@@ -29,8 +29,9 @@ fn main() {
 
     let started = Instant::now();
     let args = [script.display().to_string(), "stdio".into()];
-    let transport =
-        Rc::new(StdioTransport::spawn("everything", &node.display().to_string(), &args, &BTreeMap::new(), &dir).expect("spawns"));
+    let transport = Rc::new(
+        StdioTransport::spawn("everything", &node.display().to_string(), &args, &BTreeMap::new(), &dir, None).expect("spawns"),
+    );
     let rt: Rc<dyn Runtime> = runtime.clone();
     let (client, tools) = runtime
         .block_on(async {

@@ -9,15 +9,21 @@
 //! - Exit 2: block, stderr the reason; no later hook of that point runs.
 //! - Anything else (another exit code, a timeout, a command that cannot start, unreadable
 //!   output): a failure, reported and otherwise ignored.
+//!
+//! A hook is the user's own program, so it runs with the user's rights unless its configuration
+//! names a sandbox policy; then it is confined as the model's commands are.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use openagent_core::approval::glob_match;
-use openagent_core::env::ExecOptions;
+use openagent_core::env::{EnvError, ExecOptions};
 use openagent_core::hooks::{HookEvent, HookInput, HookOutcome, Hooks};
+use openagent_core::sandbox::SandboxPolicy;
 use serde_json::Value;
 
+use super::local_env::confined::{self, Confined, Prepared};
 use super::local_env::exec;
 use super::local_env::vars::command_vars;
 use super::local_env::{EnvPass, EnvPolicy, Supervision};
@@ -34,6 +40,9 @@ pub struct HookCommand {
     pub matcher: Option<String>,
     pub command: String,
     pub timeout_ms: u64,
+    /// What the hook may reach, as its configuration says; `None`: the user's own rights (the
+    /// default: a hook is the user's program).
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 impl HookCommand {
@@ -55,11 +64,20 @@ impl HookCommand {
 pub struct CommandHooks {
     dir: PathBuf,
     hooks: Vec<HookCommand>,
+    /// The confinement of the hooks that have a policy, prepared once per policy.
+    prepared: Prepared,
 }
 
 impl CommandHooks {
     pub fn new(dir: PathBuf, hooks: Vec<HookCommand>) -> Self {
-        Self { dir, hooks }
+        Self { dir, hooks, prepared: Prepared::default() }
+    }
+
+    /// How `hook` is held in: the confinement its policy asks for, none without one.
+    fn confinement(&self, hook: &HookCommand) -> Result<Option<Arc<Confined>>, EnvError> {
+        let Some(policy) = hook.sandbox.as_ref().filter(|policy| policy.confines()) else { return Ok(None) };
+        let confined = self.prepared.get(policy, &self.dir, None, exec::namespaces_available())?;
+        Ok(Some(Arc::new(confined)))
     }
 }
 
@@ -74,9 +92,20 @@ impl Hooks for CommandHooks {
             }
             let stdin = serde_json::to_vec(&input).unwrap_or_default();
             // The user's own commands get the user's variables, less the secrets, as MCP servers do.
-            let vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), None);
-            let options = ExecOptions { timeout_ms: hook.timeout_ms, ..ExecOptions::default() };
-            let done = match exec::run(&hook.command, &self.dir, vars, &options, Some(stdin), Supervision::detect(), None).await {
+            let mut vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), None);
+            let confinement = match self.confinement(hook) {
+                Ok(confinement) => confinement,
+                Err(e) => {
+                    outcome.failures.push(format!("{} could not be confined: {e}", hook.describe()));
+                    continue;
+                }
+            };
+            if let Some(confined) = &confinement {
+                vars.extend(confined::vars(confined));
+            }
+            let options = ExecOptions { timeout_ms: hook.timeout_ms, sandbox: hook.sandbox.clone(), ..ExecOptions::default() };
+            let ran = exec::run(&hook.command, &self.dir, vars, &options, Some(stdin), Supervision::detect(), confinement).await;
+            let done = match ran {
                 Ok(done) => done,
                 Err(e) => {
                     outcome.failures.push(format!("{} could not start: {e}", hook.describe()));

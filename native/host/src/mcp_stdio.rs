@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,11 +15,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::StreamExt;
+use openagent_core::sandbox::SandboxPolicy;
 use openagent_mcp::{jsonrpc, McpError, McpTransport};
 use serde_json::Value;
 
-use super::local_env::exec::leader_of_its_own;
-use super::local_env::exec::GRACE;
+use super::local_env::confined::{self, Prepared};
+use super::local_env::exec::{self, namespaces_available, GRACE};
 use super::local_env::vars::{command_vars, EnvPass, EnvPolicy};
 
 /// How much of the server's stderr is kept for error messages.
@@ -49,14 +49,27 @@ impl StdioTransport {
     /// Starts `command` with `args` in `cwd`. It sees the host's variables but its secrets (a
     /// command's under `EnvPolicy::InheritAll`), then `env`, which the configuration gives on
     /// purpose. Between SIGTERM and SIGKILL when it is stopped: a command's [`GRACE`].
+    /// With a confining `sandbox` policy the server is held to it as the model's commands are
+    /// (its own namespaces, Landlock, seccomp); it refuses to start where that cannot be done.
     pub fn spawn(
         name: &str,
         command: &str,
         args: &[String],
         env: &BTreeMap<String, String>,
         cwd: &Path,
+        sandbox: Option<&SandboxPolicy>,
     ) -> Result<Self, McpError> {
-        let vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), env);
+        let mut vars = command_vars(EnvPolicy::InheritAll, &EnvPass::default(), std::env::vars_os(), env);
+        let confined = match sandbox.filter(|policy| policy.confines()) {
+            Some(policy) => {
+                let confined = Prepared::default()
+                    .get(policy, cwd, None, namespaces_available())
+                    .map_err(|e| McpError::Transport(format!("MCP server {name}: cannot be confined: {e}")))?;
+                vars.extend(confined::vars(&confined));
+                Some(Arc::new(confined))
+            }
+            None => None,
+        };
         let mut process = Command::new(command);
         process
             .args(args)
@@ -66,11 +79,8 @@ impl StdioTransport {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: between fork and exec the closure calls only async-signal-safe functions.
-        unsafe { process.pre_exec(move || leader_of_its_own(parent)) };
-        let mut child =
-            process.spawn().map_err(|e| McpError::Transport(format!("MCP server {name}: cannot start `{command}`: {e}")))?;
+        let mut child = exec::start(&mut process, confined)
+            .map_err(|e| McpError::Transport(format!("MCP server {name}: cannot start `{command}`: {e}")))?;
         let (stdout, stderr_pipe) = (child.stdout.take(), child.stderr.take());
         let (tx, rx) = unbounded();
         let oversized = Arc::new(AtomicBool::new(false));

@@ -11,7 +11,7 @@ use openagent_tests::processes::{assert_no_survivor, TempDir};
 use serde_json::json;
 
 fn hook(point: &'static str, command: &str) -> HookCommand {
-    HookCommand { point, matcher: None, command: command.into(), timeout_ms: 10_000 }
+    HookCommand { point, matcher: None, command: command.into(), timeout_ms: 10_000, sandbox: None }
 }
 
 fn pre(dir: &Path, tool: &str) -> HookInput {
@@ -163,4 +163,25 @@ fn user_prompt_submit_output_is_context_and_long_text_is_cut() {
     let reason = outcome.block.unwrap();
     assert!(reason.len() < MAX_TEXT + 64, "{}", reason.len());
     assert!(reason.ends_with(&format!("[... {} more bytes]", 100_000 - MAX_TEXT)), "{}", &reason[reason.len() - 40..]);
+}
+
+#[test]
+fn a_hook_with_a_sandbox_policy_is_confined_and_one_without_keeps_the_users_rights() {
+    let dir = TempDir::new();
+    let policy = openagent_core::sandbox::SandboxPolicy::new(openagent_core::sandbox::SandboxMode::ReadOnly);
+    if let Err(why) = openagent_host::local_env::check_sandbox(&policy, dir.0.as_path()) {
+        eprintln!("skipped: this kernel cannot confine commands: {why}");
+        return;
+    }
+    let confined = HookCommand { sandbox: Some(policy), ..hook("pre_tool_use", "echo x > confined.txt") };
+    let outcome = run(dir.0.as_path(), vec![confined], &pre(dir.0.as_path(), "shell"));
+    assert_eq!(outcome.failures.len(), 1, "{outcome:?}");
+    assert!(
+        outcome.failures[0].contains("failed with exit code 1") && outcome.failures[0].contains("Permission denied"),
+        "{outcome:?}"
+    );
+    assert!(!dir.0.as_path().join("confined.txt").exists());
+    let outcome = run(dir.0.as_path(), vec![hook("pre_tool_use", "echo x > free.txt")], &pre(dir.0.as_path(), "shell"));
+    assert_eq!(outcome, HookOutcome::default());
+    assert!(dir.0.as_path().join("free.txt").exists());
 }

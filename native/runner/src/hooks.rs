@@ -105,6 +105,7 @@ pub fn load(cwd: &Path, agent: &HooksConfig) -> Result<Option<Rc<CommandHooks>>,
         .flat_map(|(point, list)| {
             list.into_iter().map(move |hook| HookCommand {
                 point: HOOK_POINTS.into_iter().find(|p| *p == point).unwrap_or_default(),
+                sandbox: hook.exec_sandbox(),
                 matcher: hook.matcher,
                 command: hook.command,
                 timeout_ms: hook.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),

@@ -32,7 +32,7 @@ fn stdio(
     timeout_ms: u64,
 ) -> Result<(Rc<McpClient>, McpTools), McpError> {
     let cwd = std::env::temp_dir();
-    let transport = Rc::new(StdioTransport::spawn(name, command, args, &BTreeMap::new(), &cwd)?);
+    let transport = Rc::new(StdioTransport::spawn(name, command, args, &BTreeMap::new(), &cwd, None)?);
     let rt: Rc<dyn Runtime> = runtime.clone();
     runtime.block_on(async {
         let client = McpClient::connect(name, transport, rt, options(timeout_ms)).await?;
@@ -388,4 +388,28 @@ fn an_untrusted_mcp_server_is_not_started_until_trusted_and_again_once_its_file_
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.run_finished()["error"].as_str().is_some_and(|e| e.contains("it changed since it was trusted")), "{run:?}");
     assert!(!sandbox.cwd().join("started").exists());
+}
+
+/// An MCP stdio server whose entry names a sandbox policy is held to it as the model's commands
+/// are: no new privileges, seccomp on, and no write outside its writable roots.
+#[test]
+fn a_stdio_server_with_a_sandbox_policy_runs_confined() {
+    let sandbox = Sandbox::new();
+    let policy = openagent_core::sandbox::SandboxPolicy::default();
+    if let Err(why) = openagent_host::local_env::check_sandbox(&policy, &sandbox.cwd()) {
+        eprintln!("skipped: this kernel cannot confine commands: {why}");
+        return;
+    }
+    let escape = format!("/etc/openagent-mcp-escape-{}", std::process::id());
+    let script = format!(
+        "grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status > status.tmp; echo x > {escape}; mv status.tmp status; sleep 30"
+    );
+    let args = ["-c".to_owned(), script];
+    let transport =
+        StdioTransport::spawn("confined", "/bin/bash", &args, &BTreeMap::new(), &sandbox.cwd(), Some(&policy)).unwrap();
+    openagent_tests::cli::eventually("the server wrote its status", || sandbox.cwd().join("status").exists());
+    drop(transport);
+    let status = std::fs::read_to_string(sandbox.cwd().join("status")).unwrap();
+    assert_eq!(status, "NoNewPrivs:\t1\nSeccomp:\t2\n");
+    assert!(!std::path::Path::new(&escape).exists(), "the write outside its roots was refused");
 }

@@ -13,6 +13,7 @@ mod agents;
 mod api;
 mod approval;
 mod config_files;
+mod confinement;
 mod contract_docs;
 mod files;
 mod hooks;

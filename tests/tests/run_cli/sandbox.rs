@@ -29,14 +29,19 @@ fn a_run_is_workspace_write_with_the_network_off_by_default_and_the_flags_widen_
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(recorded(&run), json!({"mode": "workspace-write", "network": "off"}));
 
-    let flags = ["--sandbox-network", "crates.io,*.npmjs.org", "--writable-root", "../cache", "--writable-root", "/srv/data"];
+    // Each root must exist (the check before the first model call refuses one that does not).
+    let (cache, data) = (sandbox.path("cache"), sandbox.path("data-too"));
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::create_dir_all(&data).unwrap();
+    let data = data.display().to_string();
+    let flags = ["--sandbox-network", "crates.io,*.npmjs.org", "--writable-root", "../cache", "--writable-root", &data];
     let run = sandbox.run_json(&server, TASK, &flags);
     assert_eq!(run.code, Some(0), "{run:?}");
     // Relative to the current directory (the working one here), with `..` folded.
-    let cache = sandbox.path("cache").display().to_string();
+    let cache = cache.display().to_string();
     assert_eq!(
         recorded(&run),
-        json!({"mode": "workspace-write", "writable_roots": [cache, "/srv/data"], "network": ["crates.io", "*.npmjs.org"]})
+        json!({"mode": "workspace-write", "writable_roots": [cache, data], "network": ["crates.io", "*.npmjs.org"]})
     );
 }
 
@@ -110,11 +115,10 @@ fn an_agent_configs_sandbox_holds_under_the_flags_and_a_bad_one_is_refused_namin
 }
 
 /// Where this machine cannot enforce the policy, the run refuses before any request, naming what
-/// is missing and `--sandbox full-access`. Needs the real check in openagent-host
-/// (`local_env::check_sandbox`), which honours `OPENAGENT_CONFINE_PRETEND_MISSING`; the stub there
-/// enforces nothing and refuses nothing. The refusal's wording is proven in the runner's unit tests.
+/// is missing and `--sandbox full-access` (openagent-host's `local_env::check_sandbox`, with its
+/// test seam `OPENAGENT_CONFINE_PRETEND_MISSING`); so does a writable root that does not exist or
+/// is a symlink.
 #[test]
-#[ignore = "needs openagent-host's real check_sandbox (OPENAGENT_CONFINE_PRETEND_MISSING)"]
 fn a_policy_this_machine_cannot_enforce_refuses_the_run_before_any_model_call() {
     let sandbox = Sandbox::new();
     let server = serve([Step::reply(Reply::text(ANSWER))]);
@@ -127,6 +131,17 @@ fn a_policy_this_machine_cannot_enforce_refuses_the_run_before_any_model_call() 
     assert!(server.requests().is_empty(), "the model was never called");
     let run = sandbox.run_with_env(&server, &["run", TASK, "--output", "json", "--sandbox", "full-access"], &pretend);
     assert_eq!(run.code, Some(0), "full-access needs no confinement: {run:?}");
+
+    let real = sandbox.path("real");
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, sandbox.path("link")).unwrap();
+    for (root, why) in [("../missing", "does not exist"), ("../link", "symlink")] {
+        let run = sandbox.run_json(&server, TASK, &["--writable-root", root]);
+        assert_eq!(run.code, Some(2), "{run:?}");
+        let error = run.run_finished()["error"].as_str().expect("the error").to_owned();
+        assert!(error.contains("the writable root") && error.contains(why), "{root}: {error}");
+    }
+    assert_eq!(server.requests().len(), 1, "only the full-access run reached the model");
 }
 
 #[test]

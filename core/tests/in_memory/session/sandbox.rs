@@ -144,7 +144,8 @@ fn shell(command: &str) -> ScriptStep {
 
 #[test]
 fn a_command_the_sandbox_denied_is_told_to_the_model_and_kept_in_without_anyone_to_ask() {
-    let (session, env) = session(vec![shell("mkdir -p /srv && echo x > /srv/motd"), ScriptStep::text("done")], SandboxPolicy::default(), None);
+    let (session, env) =
+        session(vec![shell("mkdir -p /srv && echo x > /srv/motd"), ScriptStep::text("done")], SandboxPolicy::default(), None);
     let events = run(&session);
     let decided = decisions(&events);
     assert_eq!(

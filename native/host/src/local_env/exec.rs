@@ -243,6 +243,31 @@ pub(crate) async fn run(
     Ok(result)
 }
 
+/// Starts `command` as a program of the user's that a sandbox policy names (an MCP server):
+/// leader of its own session, and with `confined`, in namespaces of its own (which end with it)
+/// and held to the confinement, as the model's commands are. The caller owns the child: killing
+/// its process group ends the program, and its supervisor and init with it.
+pub(crate) fn start(command: &mut Command, confined: Option<Arc<Confined>>) -> std::io::Result<Child> {
+    let parent = std::process::id() as libc::pid_t;
+    #[cfg(target_os = "linux")]
+    let namespaces = confined.as_ref().map(|confined| namespace::Namespaces::new(Some(confined.clone())));
+    // SAFETY: as in `run`: only async-signal-safe system calls on what was prepared before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            leader_of_its_own(parent)?;
+            #[cfg(target_os = "linux")]
+            if let (Some(namespaces), Some(confinement)) = (&namespaces, &confined) {
+                namespaces.enter()?;
+                confinement.restrict()?;
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = &confined;
+            Ok(())
+        })
+    };
+    command.spawn()
+}
+
 /// linux/capability.h's number for the right to trace any process.
 #[cfg(target_os = "linux")]
 const CAP_SYS_PTRACE: libc::c_ulong = 19;

@@ -4,7 +4,7 @@
 //! kernel for commands), `vars` (the environment variable policy),
 //! `search` (ripgrep's walker, and glob) and `grep` (with ripgrep's searcher).
 
-mod confined;
+pub(crate) mod confined;
 pub(crate) mod exec;
 mod files;
 mod grep;

@@ -42,7 +42,9 @@ async fn connect(
     runtime: Rc<dyn Runtime>,
 ) -> Result<(Rc<McpClient>, McpTools), McpError> {
     let transport: Rc<dyn McpTransport> = match config.endpoint().map_err(|e| McpError::Transport(e.to_string()))? {
-        Endpoint::Stdio { command, args, env } => Rc::new(StdioTransport::spawn(name, command, args, env, cwd)?),
+        Endpoint::Stdio { command, args, env } => {
+            Rc::new(StdioTransport::spawn(name, command, args, env, cwd, config.runs_under().as_ref())?)
+        }
         Endpoint::Http { url, headers } => {
             Rc::new(HttpTransport::new(url, headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(), http))
         }
