@@ -76,11 +76,12 @@ impl Approver for TerminalApprover {
         };
         // On a terminal, first clear the spinner's frame from its line.
         let clear = if std::io::stderr().is_terminal() { "\r\x1b[2K" } else { "" };
-        say(&format!(
-            "{clear}\n? {what}\n  ({})\n  Allow? [y]es, [n]o, [a]lways for {}: ",
-            request.reason,
-            request.always.describe()
-        ));
+        // Running outside the sandbox asks every time: there is no "always" to offer.
+        let keys = match request.outside_sandbox {
+            true => "Run it outside the sandbox? [y]es, [n]o: ".to_owned(),
+            false => format!("Allow? [y]es, [n]o, [a]lways for {}: ", request.always.describe()),
+        };
+        say(&format!("{clear}\n? {what}\n  ({})\n  {keys}", request.reason));
         loop {
             let Some(line) = self.answers.next_line().await else {
                 return Approval::Deny(Some("the question was not answered".into()));

@@ -115,3 +115,76 @@ fn full_access_allows_each_of_them() {
     assert!(std::fs::read_to_string(sandbox.cwd().join(".git/config")).unwrap().contains("fsmonitor"));
     assert!(sandbox.cwd().join("inside.txt").exists());
 }
+
+/// The interactive session asks, on failure, whether a command the sandbox refused may run outside
+/// it: yes runs it again with the user's rights, no keeps it in; "always" is not offered.
+#[test]
+fn the_interactive_session_asks_to_run_a_refused_command_outside_the_sandbox() {
+    if let Some(why) = unsupported() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let (sandbox, outside, _listener) = prepared();
+    let server = serve([
+        shell("toolu_yes", &format!("echo allowed > {}/yes.txt", outside.display())),
+        shell("toolu_no", &format!("echo kept > {}/no.txt", outside.display())),
+        Step::reply(Reply::text(ANSWER)),
+    ]);
+    let tmp = sandbox.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut command = sandbox.openagent(Some(&server), &["--approval", "full-auto"]);
+    command.env("TMPDIR", &tmp);
+    let mut terminal = crate::terminal::Terminal::start(command, None, None);
+    terminal.wait_for("sandbox workspace-write");
+    terminal.type_bytes(b"write outside\n");
+    terminal.wait_for("refused a write");
+    terminal.wait_for("Run it outside the sandbox? [y]es, [n]o: ");
+    terminal.type_bytes(b"y\n");
+    terminal.wait_for("? shell echo kept");
+    terminal.type_bytes(b"n\n");
+    terminal.wait_for("Why not?");
+    terminal.type_bytes(b"\n");
+    terminal.wait_for(ANSWER);
+    assert!(!terminal.shown().contains("[a]lways"), "no always for running outside the sandbox");
+    terminal.type_bytes(b"\x04");
+    assert_eq!(terminal.exit_code(), Some(0));
+    assert_eq!(std::fs::read_to_string(outside.join("yes.txt")).unwrap(), "allowed\n");
+    assert!(!outside.join("no.txt").exists());
+    let told = server.requests()[2].body.to_string();
+    assert!(told.contains("[Run again outside the sandbox, as the user allowed:]"), "{told}");
+    assert!(told.contains("[Not run outside the sandbox: the user denied this call.]"), "{told}");
+}
+
+/// `serve` asks its client, on failure, whether a command the sandbox refused may run outside it.
+#[test]
+fn serve_asks_its_client_to_run_a_refused_command_outside_the_sandbox() {
+    if let Some(why) = unsupported() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let (sandbox, _outside, listener) = prepared();
+    let port = listener.local_addr().unwrap().port();
+    let mock = serve([shell("toolu_net", &format!("echo hello > /dev/tcp/127.0.0.1/{port}")), Step::reply(Reply::text(ANSWER))]);
+    let api = crate::api::Serve::start(&sandbox, Some(&mock), &[]);
+    let id = api.start_session(&json!({"task": TASK}));
+    let mut stream = api.events(&id, "");
+    let asked = loop {
+        let frame = stream.next_frame().expect("the stream goes on until the call is answered");
+        if frame.event == "approval_requested" {
+            break frame.data["data"].clone();
+        }
+    };
+    assert_eq!(asked["call_id"], "toolu_net");
+    let reason = asked["reason"].as_str().unwrap();
+    assert!(reason.starts_with("the sandbox (workspace-write, network off) refused a network connection"), "{reason}");
+    assert!(reason.ends_with("; run it outside the sandbox?"), "{reason}");
+    assert!(listener.accept().is_err(), "nothing reached the listener from inside");
+    let answered = api.call("POST", &format!("/sessions/{id}/approvals/toolu_net"), Some(&json!({"decision": "allow"})));
+    assert_eq!(answered.status, 202, "{answered:?}");
+    assert_eq!(api.wait_for_result(&id)["result_text"], ANSWER);
+    listener.set_nonblocking(false).unwrap();
+    assert!(listener.accept().is_ok(), "run again outside the sandbox, it connected");
+    let decided: Vec<Value> =
+        api.events(&id, "").rest().into_iter().filter(|f| f.event == "tool_decision").map(|f| f.data["data"].clone()).collect();
+    assert_eq!(by_call(&decided, "toolu_net"), [("allow".into(), "mode".into()), ("allow".into(), "sandbox".into())]);
+}
