@@ -98,13 +98,20 @@ pub fn sleepers(seconds: &str) -> Vec<i32> {
 /// Fails when a `sleep <seconds>` still runs a moment after the tool returned, killing it first so
 /// that no test leaves a process behind.
 pub fn assert_no_survivor(seconds: &str) {
-    let until = Instant::now() + Duration::from_millis(500);
+    let survivors = survivors_after(seconds, Duration::from_millis(500));
+    assert!(survivors.is_empty(), "sleep {seconds} survived the command: {survivors:?}");
+}
+
+/// Waits up to `wait` for the `sleep <seconds>` processes to be gone, then kills and reaps any
+/// left and returns their pids.
+pub fn survivors_after(seconds: &str, wait: Duration) -> Vec<i32> {
+    let until = Instant::now() + wait;
     while !sleepers(seconds).is_empty() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
     let survivors = sleepers(seconds);
     kill_and_reap(&survivors);
-    assert!(survivors.is_empty(), "sleep {seconds} survived the command: {survivors:?}");
+    survivors
 }
 
 pub fn kill_and_reap(pids: &[i32]) {

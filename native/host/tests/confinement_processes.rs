@@ -4,21 +4,15 @@
 
 mod confine;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use confine::{have, read_only, write, Place};
 use openagent_core::sandbox::SandboxPolicy;
-use openagent_tests::processes::{kill_and_reap, sleepers};
+use openagent_tests::processes::survivors_after;
 
 /// Waits up to a few seconds for sleeps of `seconds` to be gone; kills and returns any left.
 fn survivors(seconds: &str) -> Vec<i32> {
-    let until = Instant::now() + Duration::from_secs(4);
-    while !sleepers(seconds).is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let left = sleepers(seconds);
-    kill_and_reap(&left);
-    left
+    survivors_after(seconds, Duration::from_secs(4))
 }
 
 #[test]
@@ -140,13 +134,7 @@ fn setsid_still_starting_as_the_shell_exits_is_ended_every_time_when_confined() 
         let seconds = format!("27.{run:05}2");
         let result = place.run(Some(write()), &format!("setsid sleep {seconds} & echo spawned"));
         assert!(result.stdout.contains("spawned"), "{result:?}");
-        let until = Instant::now() + Duration::from_millis(300);
-        while !sleepers(&seconds).is_empty() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let left = sleepers(&seconds);
-        kill_and_reap(&left);
-        if !left.is_empty() {
+        if !survivors_after(&seconds, Duration::from_millis(300)).is_empty() {
             survived.push(seconds);
         }
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use openagent_core::env::{ExecOptions, ExecResult, ExecutionEnvironment};
 use openagent_host::{NativeRuntime, Supervision};
 
-use openagent_tests::processes::{assert_no_survivor, kill_and_reap, sleepers, TempDir};
+use openagent_tests::processes::{assert_no_survivor, kill_and_reap, sleepers, survivors_after, TempDir};
 
 /// The kinds of supervision this machine can give: the scan always, namespaces where the kernel
 /// allows them (checked by [`namespaces_are_used_where_the_kernel_allows_them`]).
@@ -168,13 +168,7 @@ fn setsid_still_starting_as_the_shell_exits_is_ended_every_time() {
         let seconds = format!("26.{run:05}{tag}");
         let (result, _) = exec_as(kind, &format!("setsid sleep {seconds} & echo spawned"), 2_000);
         assert!(result.stdout.contains("spawned"), "{result:?}");
-        let until = Instant::now() + Duration::from_millis(300);
-        while !sleepers(&seconds).is_empty() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let left = sleepers(&seconds);
-        kill_and_reap(&left);
-        if !left.is_empty() {
+        if !survivors_after(&seconds, Duration::from_millis(300)).is_empty() {
             survived.push(format!("{seconds} ({kind:?})"));
         }
     }
