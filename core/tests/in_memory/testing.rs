@@ -6,12 +6,27 @@ use futures::executor::block_on;
 use serde_json::Value;
 
 use openagent_core::env::ExecutionEnvironment;
+use openagent_core::llm::{ScriptStep, ScriptedClient};
+use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
-use openagent_core::tools::{ToolContext, ToolError, ToolExecutor, ToolOutput};
+use openagent_core::session::{Session, SessionBuilder};
+use openagent_core::tools::{register_core_tools, ToolContext, ToolError, ToolExecutor, ToolOutput, ToolRegistry};
 use openagent_memenv::MemoryEnvironment;
 
 pub fn memory_env() -> MemoryEnvironment {
     MemoryEnvironment::new(Rc::new(VirtualRuntime::new(|_| {})))
+}
+
+/// A session of the core profile and tools on a fresh `MemoryEnvironment`, answered by `steps`,
+/// for the caller to configure and build; with the environment, to look at afterwards.
+pub fn scripted_session(steps: Vec<ScriptStep>) -> (SessionBuilder, Rc<MemoryEnvironment>) {
+    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
+    let mut registry = ToolRegistry::new();
+    register_core_tools(&mut registry);
+    let profile = Rc::new(CoreProfile::new("test-model", registry));
+    let client = Rc::new(ScriptedClient::new(steps));
+    (Session::builder(profile, env.clone(), client, runtime), env)
 }
 
 /// The spec 5.4 defaults.

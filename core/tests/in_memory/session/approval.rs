@@ -13,12 +13,11 @@ use serde_json::json;
 
 use openagent_core::approval::{Approval, ApprovalMode, ApprovalRequest, Approver, Permission, Policy, Rule};
 use openagent_core::env::ExecutionEnvironment;
-use openagent_core::llm::{ScriptStep, ScriptedClient};
-use openagent_core::profiles::CoreProfile;
-use openagent_core::runtime::VirtualRuntime;
+use openagent_core::llm::ScriptStep;
 use openagent_core::session::{Decision, EventData, Session, SessionEvent, StopReason, Turn};
-use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_memenv::MemoryEnvironment;
+
+use crate::testing::scripted_session;
 
 struct Answers(RefCell<Vec<Approval>>);
 
@@ -30,13 +29,8 @@ impl Approver for Answers {
 }
 
 fn session(steps: Vec<ScriptStep>, policy: Policy, answers: Option<Vec<Approval>>) -> (Session, Rc<MemoryEnvironment>) {
-    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
-    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
-    let mut registry = ToolRegistry::new();
-    register_core_tools(&mut registry);
-    let profile = Rc::new(CoreProfile::new("test-model", registry));
-    let client = Rc::new(ScriptedClient::new(steps));
-    let mut builder = Session::builder(profile, env.clone(), client, runtime).approval(policy);
+    let (builder, env) = scripted_session(steps);
+    let mut builder = builder.approval(policy);
     if let Some(answers) = answers {
         builder = builder.approver(Rc::new(Answers(RefCell::new(answers))));
     }

@@ -14,13 +14,12 @@ use serde_json::json;
 
 use openagent_core::approval::{Approval, ApprovalRequest, Approver};
 use openagent_core::env::ExecutionEnvironment;
-use openagent_core::llm::{ScriptStep, ScriptedClient};
-use openagent_core::profiles::CoreProfile;
-use openagent_core::runtime::VirtualRuntime;
+use openagent_core::llm::ScriptStep;
 use openagent_core::sandbox::{SandboxMode, SandboxPolicy};
 use openagent_core::session::{Decision, EventData, Session, SessionEvent, StopReason};
-use openagent_core::tools::{register_core_tools, ToolRegistry};
 use openagent_memenv::MemoryEnvironment;
+
+use crate::testing::scripted_session;
 
 /// Answers in turn, keeping the requests it was asked.
 #[derive(Default)]
@@ -35,13 +34,8 @@ impl Approver for Answers {
 }
 
 fn session(steps: Vec<ScriptStep>, sandbox: SandboxPolicy, answers: Option<Rc<Answers>>) -> (Session, Rc<MemoryEnvironment>) {
-    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
-    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
-    let mut registry = ToolRegistry::new();
-    register_core_tools(&mut registry);
-    let profile = Rc::new(CoreProfile::new("test-model", registry));
-    let client = Rc::new(ScriptedClient::new(steps));
-    let mut builder = Session::builder(profile, env.clone(), client, runtime).sandbox(sandbox);
+    let (builder, env) = scripted_session(steps);
+    let mut builder = builder.sandbox(sandbox);
     if let Some(answers) = answers {
         builder = builder.approver(answers);
     }
