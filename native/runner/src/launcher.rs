@@ -25,7 +25,7 @@ use crate::sandbox::{enforceable, SandboxOptions};
 use crate::trust;
 use openagent_host::hooks::CommandHooks;
 use openagent_host::http::NativeHttpClient;
-use openagent_host::local_env::{check_sandbox, secret_values, EnvPass, LocalEnvironment};
+use openagent_host::local_env::{secret_values, EnvPass, LocalEnvironment};
 use openagent_host::runtime::NativeRuntime;
 use openagent_host::url::without_password;
 
@@ -100,7 +100,7 @@ impl Launcher {
         // Before any model server is asked anything and any MCP server starts: a policy this
         // machine cannot enforce refuses the run instead of running commands unconfined.
         let sandbox = options.sandbox.policy(config.as_ref().and_then(|c| c.sandbox.as_ref()))?;
-        enforceable(&sandbox, &cwd, check_sandbox)?;
+        enforceable(&sandbox, &cwd, |policy, _| env.check_sandbox(policy))?;
         let http = Rc::new(NativeHttpClient::new());
         let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
         let catalog = models::load(&cwd)?;
@@ -213,7 +213,7 @@ impl Launcher {
     /// can enforce it (the interactive session's `/sandbox`); the error says why not.
     pub fn set_sandbox(&mut self, policy: SandboxPolicy) -> Result<(), RunError> {
         policy.check().map_err(RunError::BadSandbox)?;
-        enforceable(&policy, &self.cwd, check_sandbox)?;
+        enforceable(&policy, &self.cwd, |policy, _| self.env.check_sandbox(policy))?;
         self.sandbox = policy;
         Ok(())
     }

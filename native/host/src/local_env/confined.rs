@@ -40,15 +40,28 @@ impl Prepared {
         home: Option<&PathBuf>,
         namespaces: bool,
     ) -> Result<Confined, EnvError> {
+        self.shared(policy, cwd, home, namespaces).map(|confinement| command(&confinement)).map_err(EnvError::Io)
+    }
+
+    /// What every command under `policy` shares (the Landlock ruleset, the seccomp filters, the
+    /// allow-list's proxy): the one prepared last when the policy is the same, else made now
+    /// and kept.
+    fn shared(
+        &self,
+        policy: &SandboxPolicy,
+        cwd: &Path,
+        home: Option<&PathBuf>,
+        namespaces: bool,
+    ) -> Result<Arc<Confinement>, String> {
         let mut last = self.last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some((cached, confinement)) = last.as_ref() {
             if cached == policy {
-                return Ok(command(confinement));
+                return Ok(confinement.clone());
             }
         }
-        let confinement = Arc::new(prepare(policy, cwd, home, namespaces).map_err(EnvError::Io)?);
+        let confinement = Arc::new(prepare(policy, cwd, home, namespaces)?);
         *last = Some((policy.clone(), confinement.clone()));
-        Ok(command(&confinement))
+        Ok(confinement)
     }
 }
 
@@ -102,7 +115,14 @@ pub(crate) fn denial(_: &Confined, _: &str, _: &str) -> Option<String> {
 
 /// Whether `policy` can be enforced for commands of an environment on `cwd` (see
 /// [`super::check_sandbox`]), `namespaces` saying whether commands can have their own.
-pub(crate) fn check(policy: &SandboxPolicy, cwd: &Path, namespaces: bool) -> Result<(), String> {
+/// With `prepared`, what it prepares is kept for the environment's commands, so that checking
+/// before a run and its first command build the confinement once.
+pub(crate) fn check(
+    policy: &SandboxPolicy,
+    cwd: &Path,
+    namespaces: bool,
+    prepared: Option<(&Prepared, Option<&PathBuf>)>,
+) -> Result<(), String> {
     if !policy.confines() {
         return Ok(());
     }
@@ -110,5 +130,8 @@ pub(crate) fn check(policy: &SandboxPolicy, cwd: &Path, namespaces: bool) -> Res
     for root in &policy.writable_roots {
         openagent_confine::check_root(Path::new(root)).map_err(|err| err.to_string())?;
     }
-    prepare(policy, cwd, None, namespaces).map(drop)
+    match prepared {
+        Some((prepared, home)) => prepared.shared(policy, cwd, home, namespaces).map(drop),
+        None => prepare(policy, cwd, None, namespaces).map(drop),
+    }
 }

@@ -109,6 +109,13 @@ impl LocalEnvironment {
         self
     }
 
+    /// [`check_sandbox`] for this environment's commands: what it prepares (the Landlock ruleset,
+    /// the seccomp filters) is kept for them, so the check before a run's first model call is
+    /// also the first command's preparation.
+    pub fn check_sandbox(&self, policy: &openagent_core::sandbox::SandboxPolicy) -> Result<(), String> {
+        confined::check(policy, &self.root, exec::namespaces_available(), Some((&self.prepared, self.home.as_ref())))
+    }
+
     /// How this environment's commands are supervised when they are not confined (a confined
     /// command always runs in namespaces of its own).
     pub fn supervision(&self) -> Supervision {
@@ -346,5 +353,5 @@ fn kernel_release() -> Option<String> {
 /// (`--sandbox full-access` among it); a writable root that does not exist or is a symlink is
 /// refused too. `full-access` always passes.
 pub fn check_sandbox(policy: &openagent_core::sandbox::SandboxPolicy, cwd: &Path) -> Result<(), String> {
-    confined::check(policy, cwd, exec::namespaces_available())
+    confined::check(policy, cwd, exec::namespaces_available(), None)
 }
