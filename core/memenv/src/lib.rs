@@ -397,6 +397,18 @@ mod tests {
         assert!(env.os_version().contains("built-in shell"));
     }
 
+    /// A program run without a shell reaches the built-in one with each word quoted: spaces,
+    /// quotes, `$` and empty words come through as they were given.
+    #[test]
+    fn a_program_runs_through_the_shell_with_its_words_as_given() {
+        let env = test_env();
+        let options = ExecOptions::default();
+        let words = ["a b", "it's", "$HOME", "", "plain-1.2/x=y"];
+        let result = block_on(env.exec_program("printf", &["[%s]", words[0], words[1], words[2], words[3], words[4]], &options)).unwrap();
+        assert_eq!(result.exit_code, 0, "{result:?}");
+        assert_eq!(result.stdout, "[a b][it's][$HOME][][plain-1.2/x=y]");
+    }
+
     #[test]
     fn refuses_paths_outside_the_root() {
         let env = test_env();

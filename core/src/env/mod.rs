@@ -100,6 +100,16 @@ pub struct ExecResult {
     pub sandbox_denied: Option<String>,
 }
 
+/// `word` as a POSIX shell reads it back: as it is when it holds nothing the shell treats
+/// specially, else in single quotes (a quote inside written `'\''`).
+fn shell_word(word: &str) -> String {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"-_./=:@%+,".contains(&b);
+    match !word.is_empty() && word.bytes().all(plain) {
+        true => word.to_owned(),
+        false => format!("'{}'", word.replace('\'', "'\\''")),
+    }
+}
+
 /// Options of [`ExecutionEnvironment::grep`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GrepOptions {
@@ -194,6 +204,15 @@ pub trait ExecutionEnvironment {
     /// Runs a shell command. A command that fails still returns `Ok` with its exit code; `Err`
     /// means it could not be run at all. Dropping the future cancels the command.
     async fn exec_command(&self, command: &str, options: &ExecOptions) -> Result<ExecResult, EnvError>;
+
+    /// Runs `program` with `args` as they are, without a shell: for a host's own commands (the git
+    /// facts of the system prompt), which need no shell syntax and should not pay for a shell's
+    /// start. Supervised as [`exec_command`](Self::exec_command)'s commands are. The default runs
+    /// it through `exec_command`, each word quoted for a POSIX shell.
+    async fn exec_program(&self, program: &str, args: &[&str], options: &ExecOptions) -> Result<ExecResult, EnvError> {
+        let words: Vec<String> = std::iter::once(program).chain(args.iter().copied()).map(shell_word).collect();
+        self.exec_command(&words.join(" "), options).await
+    }
 
     /// Searches file contents under `path` (a file or a directory) for a regular expression.
     /// Returns `path:line:text` lines, at most `options.max_results`; empty when nothing matched.

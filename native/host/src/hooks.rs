@@ -104,7 +104,16 @@ impl Hooks for CommandHooks {
                 vars.extend(confined::vars(confined));
             }
             let options = ExecOptions { timeout_ms: hook.timeout_ms, sandbox: hook.sandbox.clone(), ..ExecOptions::default() };
-            let ran = exec::run(&hook.command, &self.dir, vars, &options, Some(stdin), Supervision::detect(), confinement).await;
+            let ran = exec::run(
+                exec::Program::Shell(&hook.command),
+                &self.dir,
+                vars,
+                &options,
+                Some(stdin),
+                Supervision::detect(),
+                confinement,
+            )
+            .await;
             let done = match ran {
                 Ok(done) => done,
                 Err(e) => {

@@ -174,3 +174,55 @@ fn setsid_still_starting_as_the_shell_exits_is_ended_every_time() {
     }
     assert!(survived.is_empty(), "these sleeps survived their command: {survived:?}");
 }
+
+/// A program of the host's runs with no shell between: its arguments reach it as they are, and
+/// what it starts is held to it as a command's processes are.
+#[test]
+fn a_program_runs_without_a_shell_and_is_supervised_as_a_command() {
+    for kind in kinds() {
+        let dir = TempDir::new();
+        let env = dir.env().with_supervision(kind);
+        let runtime = NativeRuntime::new();
+        let options = ExecOptions { timeout_ms: 5_000, ..ExecOptions::default() };
+        let echoed = runtime.block_on(env.exec_program("/bin/echo", &["$HOME", "a b", "*", ""], &options)).expect("echo runs");
+        assert_eq!(echoed.stdout, "$HOME a b * \n", "{kind:?}: no expansion, one argument each: {echoed:?}");
+        let tag = if kind == Supervision::Namespace { 1 } else { 0 };
+        let seconds = format!("30.108{tag}");
+        let script = format!("setsid sleep {seconds} & echo spawned");
+        let spawned = runtime.block_on(env.exec_program("bash", &["-c", &script], &options)).expect("bash runs");
+        assert!(spawned.stdout.contains("spawned"), "{kind:?}: {spawned:?}");
+        assert_no_survivor(&seconds);
+        let missing = runtime.block_on(env.exec_program("openagent-no-such-program", &[], &options)).unwrap_err();
+        assert!(missing.to_string().contains("could not start openagent-no-such-program"), "{kind:?}: {missing}");
+    }
+}
+
+/// Commands started together start together (each worker forks its own), and one dropped before
+/// its process has even started is ended as soon as it has: nothing of it is left.
+#[test]
+fn commands_dropped_before_they_started_leave_nothing() {
+    use futures::FutureExt;
+    for kind in kinds() {
+        let dir = TempDir::new();
+        let env = dir.env().with_supervision(kind);
+        let options = ExecOptions { timeout_ms: 10_000, ..ExecOptions::default() };
+        let tag = if kind == Supervision::Namespace { 1 } else { 0 };
+        for round in 0..10 {
+            let seconds = format!("30.109{round:02}{tag}");
+            let started = dir.0.join(format!("started-{round}-{tag}"));
+            let command = format!("touch {}; sleep {seconds}", started.display());
+            // One poll starts the worker; the future is dropped before it could see the spawn.
+            let mut pending = env.exec_command(&command, &options).boxed_local();
+            assert!((&mut pending).now_or_never().is_none(), "{kind:?}: a sleep does not end at once");
+            drop(pending);
+            // The shell is mostly stopped before it runs at all; if it ran, its sleep must not stay.
+            let until = Instant::now() + Duration::from_millis(300);
+            while !started.exists() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            std::thread::sleep(Duration::from_millis(300));
+            let left = survivors_after(&seconds, Duration::from_secs(3));
+            assert!(left.is_empty(), "{kind:?}: round {round}: sleep {seconds} survived its dropped command: {left:?}");
+        }
+    }
+}

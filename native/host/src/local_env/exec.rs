@@ -21,6 +21,7 @@ mod descendants;
 mod namespace;
 mod output;
 mod supervision;
+mod wake;
 #[cfg(target_os = "linux")]
 mod watchdog;
 
@@ -28,20 +29,29 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use futures::channel::mpsc::{unbounded, UnboundedSender};
+use futures::channel::oneshot;
 use futures::StreamExt;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
 use descendants::Descendants;
+use wake::{Alarm, Wake, POLL};
 
 use super::confined::{self, Confined};
 pub(crate) use supervision::namespaces_available;
 pub use supervision::Supervision;
+
+/// Says that every command has ended under its supervision, the agent leaving normally: the
+/// watchdog (where commands are scanned for) then has nothing to look for, and exits at once.
+pub(crate) fn all_ended() {
+    #[cfg(target_os = "linux")]
+    watchdog::all_ended();
+}
 
 /// The exit code of a command killed by its timeout, as coreutils' `timeout` reports it.
 const TIMEOUT_EXIT_CODE: i32 = 124;
@@ -53,12 +63,6 @@ pub(crate) const GRACE: Duration = Duration::from_secs(2);
 /// then, unless a process supervision could not find (one that cleared its environment and left
 /// the command's session) holds them: its output is not waited for.
 const LATE_OUTPUT: Duration = Duration::from_millis(200);
-
-/// How often, at most, the worker checks for exit, timeout and cancellation. It starts at
-/// [`FIRST_POLL`] and doubles up to this, so a quick command is seen to end within a
-/// millisecond or two while a long one costs a wake-up per 10 ms.
-const POLL: Duration = Duration::from_millis(10);
-const FIRST_POLL: Duration = Duration::from_micros(250);
 
 /// How often a long command's processes are listed, so that one that leaves the command's
 /// session and then exits on its own is still known, and reaped, by the agent it was
@@ -76,28 +80,70 @@ enum Event {
 }
 
 /// Kills the command when the exec future is dropped before it ended: SIGTERM now, and the
-/// worker escalates to SIGKILL after the grace period.
+/// worker escalates to SIGKILL after the grace period. Dropped before the command has started,
+/// it leaves the worker to end it as soon as it has.
 struct CancelOnDrop {
-    pgid: libc::pid_t,
+    /// The command's process group once it has started (0 until then): the shell (or, in a
+    /// namespace, its supervisor) leads its own session and group, so both ids are its pid.
+    pgid: Arc<AtomicI32>,
     cancelled: Arc<AtomicBool>,
     finished: Arc<AtomicBool>,
+    /// Wakes the worker, so it escalates without waiting for its next look.
+    alarm: Arc<Alarm>,
 }
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if !self.finished.load(Ordering::SeqCst) {
             self.cancelled.store(true, Ordering::SeqCst);
-            // SAFETY: kill has no memory effects; a negative pid addresses the whole process group.
-            unsafe { libc::kill(-self.pgid, libc::SIGTERM) };
+            let pgid = self.pgid.load(Ordering::SeqCst);
+            if pgid > 0 {
+                // SAFETY: kill has no memory effects; a negative pid addresses the whole process group.
+                unsafe { libc::kill(-pgid, libc::SIGTERM) };
+            }
+            self.alarm.ring();
         }
     }
 }
 
-/// Runs `command` in `dir` with exactly `vars`, supervised as `supervision` says (in namespaces
+/// What a command runs: a line for `/bin/bash -c`, or a program of the host's own with its
+/// arguments, with no shell between.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Program<'a> {
+    Shell(&'a str),
+    Direct { program: &'a str, args: &'a [&'a str] },
+}
+
+impl Program<'_> {
+    fn command(&self) -> Command {
+        match *self {
+            Program::Shell(line) => {
+                let mut shell = Command::new("/bin/bash");
+                shell.arg("-c").arg(line);
+                shell
+            }
+            Program::Direct { program, args } => {
+                let mut direct = Command::new(program);
+                direct.args(args);
+                direct
+            }
+        }
+    }
+
+    /// What could not be started, for its error.
+    fn name(&self) -> &str {
+        match *self {
+            Program::Shell(_) => "/bin/bash",
+            Program::Direct { program, .. } => program,
+        }
+    }
+}
+
+/// Runs `program` in `dir` with exactly `vars`, supervised as `supervision` says (in namespaces
 /// whatever it says when `confinement` is given, which the command is then held to); `input`,
 /// when given, is written to its stdin (which is closed after it; otherwise stdin is `/dev/null`).
 pub(crate) async fn run(
-    command: &str,
+    program: Program<'_>,
     dir: &Path,
     vars: Vec<(OsString, OsString)>,
     options: &ExecOptions,
@@ -120,10 +166,8 @@ pub(crate) async fn run(
             None
         }
     };
-    let mut shell = Command::new("/bin/bash");
+    let mut shell = program.command();
     shell
-        .arg("-c")
-        .arg(command)
         .current_dir(dir)
         .env_clear()
         .envs(vars)
@@ -151,9 +195,13 @@ pub(crate) async fn run(
     };
 
     let (tx, mut rx) = unbounded();
-    let (spawned_tx, spawned) = mpsc::channel();
+    let (spawned_tx, spawned) = oneshot::channel();
     let (cancelled, finished) = (Arc::<AtomicBool>::default(), Arc::<AtomicBool>::default());
+    let pgid = Arc::<AtomicI32>::default();
+    let watch_pgid = pgid.clone();
     let (watch_cancelled, watch_finished) = (cancelled.clone(), finished.clone());
+    let alarm = Arc::new(Alarm::new());
+    let watch_alarm = alarm.clone();
     // As in the in-memory environment, 0 means no timeout.
     let deadline = (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
     // The worker spawns the shell itself: the shell's parent-death signal fires when the thread
@@ -169,6 +217,7 @@ pub(crate) async fn run(
                 }
             };
             let pid = child.id() as libc::pid_t;
+            watch_pgid.store(pid, Ordering::SeqCst);
             if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
                 // A thread of its own: a command that reads none of a large input must not stall
                 // supervision. It ends when the input is written or the command's end closes the
@@ -184,7 +233,8 @@ pub(crate) async fn run(
             let mut command = Descendants::new(pid, marker);
             let _registration = crate::signals::supervise(command.killer());
             let contained = supervision == Supervision::Namespace;
-            let (code, timed_out) = watch(&mut child, &mut command, contained, deadline, &watch_cancelled);
+            let cancel = Cancel { flag: &watch_cancelled, alarm: &watch_alarm };
+            let (code, timed_out) = watch(&mut child, &mut command, contained, deadline, cancel);
             // The pipes close once every process holding them is gone; a holder supervision could
             // not find gets a short grace, not the caller's patience.
             let until = Instant::now() + LATE_OUTPUT;
@@ -197,24 +247,27 @@ pub(crate) async fn run(
             let _ = tx.unbounded_send(Event::Exit { code, timed_out });
         })
         .map_err(|err| EnvError::Io(format!("could not start a thread to run the command: {err}")))?;
-    // The spawn takes a fork and an exec: waiting for it here is as short as spawning here.
-    let pid = match spawned.recv() {
-        Ok(Ok(pid)) => pid,
+    // From here, dropping the future ends the command, started or about to be.
+    let guard = CancelOnDrop { pgid, cancelled, finished, alarm };
+    // Awaited, not waited for: a caller starting several commands at once has them start
+    // together, each worker forking its own.
+    match spawned.await {
+        Ok(Ok(_)) => {}
         Ok(Err(err)) if supervision == Supervision::Scan => {
-            return Err(EnvError::Io(format!("could not start /bin/bash: {err}")))
+            return Err(EnvError::Io(format!("could not start {}: {err}", program.name())))
         }
         Ok(Err(err)) if confinement.is_some() => {
             return Err(EnvError::Io(format!(
-                "could not start /bin/bash confined (its namespaces, mounts, Landlock or seccomp were refused: {err}); \
-                 run with `--sandbox full-access` to run commands unconfined"
+                "could not start {} confined (its namespaces, mounts, Landlock or seccomp were refused: {err}); \
+                 run with `--sandbox full-access` to run commands unconfined",
+                program.name()
             )))
         }
-        Ok(Err(err)) => return Err(EnvError::Io(format!("could not start /bin/bash in a PID namespace of its own: {err}"))),
+        Ok(Err(err)) => {
+            return Err(EnvError::Io(format!("could not start {} in a PID namespace of its own: {err}", program.name())))
+        }
         Err(_) => return Err(EnvError::Io("the thread that starts the command ended before it did".into())),
-    };
-    // The shell (or, in a namespace, its supervisor) leads its own session and group, so both
-    // ids are its pid.
-    let guard = CancelOnDrop { pgid: pid, cancelled, finished };
+    }
 
     let mut result = ExecResult::default();
     while let Some(event) = rx.next().await {
@@ -321,19 +374,27 @@ fn read_output(stdout: Option<ChildStdout>, stderr: Option<ChildStderr>, tx: &Un
     closed
 }
 
+/// How the caller says it wants the result no longer: the flag, and the alarm that wakes the
+/// worker to look at it.
+struct Cancel<'a> {
+    flag: &'a AtomicBool,
+    alarm: &'a Alarm,
+}
+
 /// Waits for the shell to exit, the deadline to pass or the caller to cancel, and leaves no
 /// process of the command behind: background jobs and daemons would otherwise hold the pipes
 /// open and outlive the command. Returns the exit code and whether the timeout fired. A
 /// `contained` command (in its namespace) has nothing left once its supervisor has exited, and
-/// none of its orphans come to the agent: it is not scanned for then.
+/// none of its orphans come to the agent: it is not scanned for then. Between looks it sleeps on
+/// the shell's exit and the caller's cancel ([`wake`]), bounded by the deadline and the next scan.
 fn watch(
     child: &mut Child,
     command: &mut Descendants,
     contained: bool,
     deadline: Option<Instant>,
-    cancelled: &AtomicBool,
+    cancel: Cancel,
 ) -> (i32, bool) {
-    let mut pause = FIRST_POLL;
+    let mut wake = Wake::on(child.id() as libc::pid_t);
     let mut scanned = Instant::now();
     loop {
         match child.try_wait() {
@@ -344,7 +405,7 @@ fn watch(
                 return (exit_code(status), false);
             }
             // Nobody reads this result: the future that wanted it was dropped.
-            Ok(None) if cancelled.load(Ordering::SeqCst) => {
+            Ok(None) if cancel.flag.load(Ordering::SeqCst) => {
                 terminate(Some(child), command);
                 return (-1, false);
             }
@@ -357,8 +418,13 @@ fn watch(
                     command.scan();
                     scanned = Instant::now();
                 }
-                thread::sleep(pause);
-                pause = (pause * 2).min(POLL);
+                let next_scan = (!contained).then(|| (scanned + SCAN_EVERY).saturating_duration_since(Instant::now()));
+                let until_deadline = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+                let timeout = match (next_scan, until_deadline) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                wake.wait(cancel.alarm, timeout);
             }
             Err(_) => {
                 terminate(Some(child), command);

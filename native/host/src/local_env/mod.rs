@@ -122,6 +122,30 @@ impl LocalEnvironment {
         self.supervision.unwrap_or_else(Supervision::detect)
     }
 
+    /// A command or a program of the host's, in the working directory (or the one `options`
+    /// names), with the environment's variables and, under a confining policy, its confinement.
+    async fn exec(&self, program: exec::Program<'_>, options: &ExecOptions) -> Result<ExecResult, EnvError> {
+        let dir = match &options.working_dir {
+            Some(dir) => self.resolve(dir)?,
+            None => self.working_dir.clone(),
+        };
+        if !dir.is_dir() {
+            return Err(EnvError::NotADirectory(show(&dir)));
+        }
+        let mut vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
+        // The working directory, not the command's, is the writable root.
+        let confinement = match options.sandbox.as_ref().filter(|policy| policy.confines()) {
+            Some(policy) => {
+                Some(Arc::new(self.prepared.get(policy, &self.root, self.home.as_ref(), exec::namespaces_available())?))
+            }
+            None => None,
+        };
+        if let Some(confined) = &confinement {
+            vars.extend(confined::vars(confined));
+        }
+        exec::run(program, &dir, vars, options, None, self.supervision(), confinement).await
+    }
+
     fn resolve(&self, path: &str) -> Result<PathBuf, EnvError> {
         let invalid = |reason: &str| EnvError::InvalidPath { path: path.to_owned(), reason: reason.to_owned() };
         if path.is_empty() {
@@ -279,25 +303,11 @@ impl ExecutionEnvironment for LocalEnvironment {
     }
 
     async fn exec_command(&self, command: &str, options: &ExecOptions) -> Result<ExecResult, EnvError> {
-        let dir = match &options.working_dir {
-            Some(dir) => self.resolve(dir)?,
-            None => self.working_dir.clone(),
-        };
-        if !dir.is_dir() {
-            return Err(EnvError::NotADirectory(show(&dir)));
-        }
-        let mut vars = vars::command_vars(self.policy, &self.pass, std::env::vars_os(), options.env_vars.iter().flatten());
-        // The working directory, not the command's, is the writable root.
-        let confinement = match options.sandbox.as_ref().filter(|policy| policy.confines()) {
-            Some(policy) => {
-                Some(Arc::new(self.prepared.get(policy, &self.root, self.home.as_ref(), exec::namespaces_available())?))
-            }
-            None => None,
-        };
-        if let Some(confined) = &confinement {
-            vars.extend(confined::vars(confined));
-        }
-        exec::run(command, &dir, vars, options, None, self.supervision(), confinement).await
+        self.exec(exec::Program::Shell(command), options).await
+    }
+
+    async fn exec_program(&self, program: &str, args: &[&str], options: &ExecOptions) -> Result<ExecResult, EnvError> {
+        self.exec(exec::Program::Direct { program, args }, options).await
     }
 
     async fn grep(&self, pattern: &str, path: &str, options: &GrepOptions) -> Result<String, EnvError> {
