@@ -32,8 +32,6 @@
 //! that they hold for every process of the command and no Landlock domain yet forbids them. A
 //! refused mount fails the command's start.
 
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use super::{Confined, GRACE};
@@ -71,6 +69,20 @@ impl Namespaces {
     /// # Safety
     /// Only between fork and exec: it never returns in the supervisor and the init, which exit.
     pub(super) unsafe fn enter(&self) -> std::io::Result<()> {
+        self.unshare()?;
+        match fork()? {
+            0 => init(self.confinement.as_deref()),
+            pid => supervise(pid),
+        }
+    }
+}
+
+impl Namespaces {
+    /// Leaves for the new namespaces, mapping the agent's user into a new user namespace.
+    ///
+    /// # Safety
+    /// Only in a forked child: the calling process's namespaces change.
+    unsafe fn unshare(&self) -> std::io::Result<()> {
         if libc::unshare(self.flags) == -1 {
             return Err(std::io::Error::last_os_error());
         }
@@ -80,10 +92,7 @@ impl Namespaces {
             write_file(c"/proc/self/setgroups", b"deny")?;
             write_file(c"/proc/self/gid_map", &self.gid_map)?;
         }
-        match fork()? {
-            0 => init(self.confinement.as_deref()),
-            pid => supervise(pid),
-        }
+        Ok(())
     }
 }
 
@@ -219,12 +228,27 @@ fn now_ms() -> i64 {
     now.tv_sec * 1000 + now.tv_nsec / 1_000_000
 }
 
-/// Whether a command can be run in namespaces here: `/bin/true` run the way commands are.
+/// Whether a command can be run in namespaces here: a forked child makes the namespaces (and the
+/// user namespace's maps) the way a command's supervisor does, and exits. The refusals this meets
+/// (no user namespaces for this user, a seccomp filter) are the ones a command would: this is the
+/// check every run makes before its first command, at the cost of one fork.
 pub(super) fn probe() -> bool {
     let namespaces = Namespaces::new(None);
-    let mut probe = Command::new("/bin/true");
-    probe.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-    // SAFETY: `enter` makes only async-signal-safe system calls on memory prepared before the fork.
-    unsafe { probe.pre_exec(move || namespaces.enter()) };
-    probe.status().is_ok_and(|status| status.success())
+    // SAFETY: the child makes only async-signal-safe system calls on memory prepared before the
+    // fork, and exits.
+    unsafe {
+        match fork() {
+            Ok(0) => libc::_exit(if namespaces.unshare().is_ok() { 0 } else { 1 }),
+            Ok(pid) => loop {
+                let mut status = 0;
+                if libc::waitpid(pid, &mut status, 0) == pid {
+                    return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+                }
+                if *libc::__errno_location() != libc::EINTR {
+                    return false;
+                }
+            },
+            Err(_) => false,
+        }
+    }
 }

@@ -18,7 +18,7 @@ const SUPERVISION_VAR: &str = "OPENAGENT_SUPERVISION";
 
 impl Supervision {
     /// What this machine allows, unless [`SUPERVISION_VAR`] asks for the scan: on Linux, probed
-    /// once per process by running `/bin/true` the way commands run.
+    /// once per process by making a command's namespaces in a forked child.
     pub fn detect() -> Self {
         static DETECTED: std::sync::OnceLock<Supervision> = std::sync::OnceLock::new();
         *DETECTED.get_or_init(|| {
@@ -36,7 +36,7 @@ impl Supervision {
 }
 
 /// Whether this machine lets a command have PID and mount namespaces of its own: on Linux,
-/// probed once per process by running `/bin/true` the way commands run, whatever
+/// probed once per process by making a command's namespaces in a forked child, whatever
 /// [`SUPERVISION_VAR`] says (confined commands need them).
 pub(crate) fn namespaces_available() -> bool {
     static PROBED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
