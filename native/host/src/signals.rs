@@ -109,13 +109,18 @@ fn commands() -> std::sync::MutexGuard<'static, BTreeMap<u64, Killer>> {
 /// caller is gone already has it, from its supervisor), up to `grace` for their supervisors to
 /// see them gone, then SIGKILL to what is left. Returns at once when none runs.
 pub fn end_commands(grace: Duration) {
+    if !commands().is_empty() {
+        commands().values().for_each(|kill| kill(libc::SIGTERM));
+        let until = Instant::now() + grace;
+        while !commands().is_empty() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        commands().values().for_each(|kill| kill(libc::SIGKILL));
+    }
+    // Every command ended under its supervision, which ended what it started: the watchdog need
+    // not look through the machine's processes after the agent. One that had to be killed may
+    // have left something: the watchdog looks then, as it does for an agent that is killed.
     if commands().is_empty() {
-        return;
+        crate::local_env::exec::all_ended();
     }
-    commands().values().for_each(|kill| kill(libc::SIGTERM));
-    let until = Instant::now() + grace;
-    while !commands().is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    commands().values().for_each(|kill| kill(libc::SIGKILL));
 }

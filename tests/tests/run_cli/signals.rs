@@ -139,7 +139,9 @@ fn sigkill_of_the_agent_mid_command_kills_the_command_and_its_daemon() {
     for supervision in ["namespace", "scan"] {
         let sandbox = Sandbox::new();
         let server = serve([shell_call(DAEMON_AND_SLEEPER)]);
-        let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
+        // Unconfined: a confined command has its namespaces whatever the variable says.
+        let args = ["run", TASK, "--output", "json", "--sandbox", "full-access"];
+        let mut command = sandbox.openagent(Some(&server), &args);
         command.env("OPENAGENT_SUPERVISION", supervision);
         let mut running = Running::start(command);
         running.wait_for_line(Pipe::Stdout, |line| line.contains(r#""type":"tool_exec_started""#));
@@ -155,13 +157,14 @@ fn sigkill_of_the_agent_mid_command_kills_the_command_and_its_daemon() {
 
 /// Where commands are scanned for (no namespaces), the watchdog starts with the first command,
 /// out of the agent's session, carrying no marker and holding nothing but its pipe, and leaves
-/// soon after the agent does.
+/// as the agent does, told that every command ended.
 #[test]
 fn the_watchdog_holds_nothing_of_the_agent_and_leaves_with_it() {
     let sandbox = Sandbox::new();
     let waits = "while [ ! -e go ]; do sleep 0.02; done";
     let server = serve([shell_call(waits), Step::reply(Reply::text(ANSWER))]);
-    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json"]);
+    // Unconfined: a confined command has its namespaces whatever the variable says.
+    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--output", "json", "--sandbox", "full-access"]);
     command.env("OPENAGENT_SUPERVISION", "scan");
     let mut running = Running::start(command);
     running.wait_for_line(Pipe::Stdout, |line| line.contains(r#""type":"tool_exec_started""#));
@@ -282,14 +285,13 @@ fn after_a_terminal_hang_up_the_agent_writes_to_dev_null_not_into_a_panic() {
     assert_eq!(terminal.exit_code(), Some(0), "the end of input quits");
 }
 
-/// The agent's watchdog: its child that shows in `ps` as `openagent-watchdog`.
+/// The agent's watchdog: its child that shows in `ps` as `openagent-watch`.
 fn watchdog_of(agent: i32) -> Option<i32> {
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
         let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
         let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
         let parent: i32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
-        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-        let named = cmdline.split(|byte| *byte == 0).any(|arg| arg == b"openagent-watchdog");
+        let named = std::fs::read_to_string(entry.path().join("comm")).ok()?.trim_end() == "openagent-watch";
         (parent == agent && named).then_some(pid)
     })
 }

@@ -1,49 +1,67 @@
 //! The watchdog: what ends a command's processes when the agent itself is killed (SIGKILL, the
-//! OOM killer) and supervision dies with it. The shell dies too (its parent-death signal), but
-//! what it started, background jobs, `setsid` daemons, double forks, would be orphaned to PID 1
-//! and run on.
+//! OOM killer) and supervision dies with it, where commands are scanned for rather than held in
+//! namespaces of their own. The shell dies too (its parent-death signal), but what it started,
+//! background jobs, `setsid` daemons, double forks, would be orphaned to PID 1 and run on.
 //!
-//! One small process per agent, started at its first command: `/bin/sh` blocked reading a pipe
-//! whose only write end the agent holds (close-on-exec, so no command inherits it). However the
-//! agent ends, the kernel closes that end; the watchdog's read then sees end of file, and it
-//! SIGKILLs every process whose environment still carries `OPENAGENT_COMMAND_ID=<agent pid>.`,
-//! the marker all of a command's processes inherit, and exits. After a normal exit the commands
-//! are gone already: it finds nothing and exits at once.
+//! One small process per agent, started at its first scanned command: a fork of the agent,
+//! blocked reading a pipe whose only write end the agent holds (close-on-exec, so no command
+//! inherits it). However the agent ends, the kernel closes that end; the watchdog's read then
+//! sees end of file, and it SIGKILLs every process whose environment still carries
+//! `OPENAGENT_COMMAND_ID=<agent pid>.`, the marker all of a command's processes inherit, and
+//! exits. An agent that leaves normally has ended its commands already ([`all_ended`]): it writes
+//! a byte first, and the watchdog exits without looking at a single process.
 //!
-//! It is a program of its own, not a fork of the agent, because a forked copy of a multithreaded
-//! process may only make async-signal-safe calls. It leads a session of its own, so the signals
-//! of the agent's terminal and process group do not reach it; it holds neither the terminal nor a
-//! command's pipes (stdin is the pipe, stdout and stderr /dev/null, every other descriptor closed
-//! at exec); its environment is `PATH` alone, so it carries no marker. Its cost is one spawn at
-//! the first command, nothing per command. Linux only: it reads /proc.
+//! It is a fork, not a program: starting it costs a fork, not an exec and a shell's start. A
+//! forked copy of a multithreaded process may only make async-signal-safe calls, so it makes
+//! system calls alone, on buffers allocated before the fork. It leads a session of its own, so
+//! the signals of the agent's terminal and process group do not reach it; it holds neither the
+//! terminal nor a command's pipes (stdin is the pipe, stdout and stderr /dev/null, every other
+//! descriptor closed). Linux only: it reads /proc.
 
-use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::{Mutex, PoisonError};
 
-/// How the watchdog shows in `ps`: its shell's `$0`.
-const NAME: &str = "openagent-watchdog";
+/// How the watchdog shows in `ps` (its command line is still the agent's): at most 15 bytes.
+const NAME: &std::ffi::CStr = c"openagent-watch";
 
-/// Waits for end of input, then kills every process whose environment has a variable matching
-/// `$1` exactly. A round that killed something is followed by another, for children forked while
-/// it ran; the rounds are bounded so that a process that will not die does not keep it looping.
-const SCRIPT: &str = r#"read -r _
-for _ in 1 2 3 4 5 6 7 8; do
-    killed=
-    for environ in $(grep -lsxz -e "$1" /proc/[0-9]*/environ); do
-        pid=${environ#/proc/}
-        kill -KILL "${pid%/environ}" 2>/dev/null && killed=1
-    done
-    [ "$killed" ] || exit 0
-done"#;
+/// Rounds of killing: a round that killed something is followed by another, for children forked
+/// while it ran; bounded, so that a process that will not die does not keep it looping.
+const ROUNDS: usize = 8;
+
+/// The write end of the running watchdog's pipe, held until the agent ends or says all ended.
+static ALIVE: Mutex<Option<OwnedFd>> = Mutex::new(None);
 
 /// Starts the agent's watchdog unless it runs already. When it cannot start, commands run as
 /// before: killing the agent then leaves what they started running.
 pub(super) fn start() {
-    /// The pipe's write end, held until the agent ends: its closing wakes the watchdog.
-    static ALIVE: OnceLock<Option<OwnedFd>> = OnceLock::new();
-    ALIVE.get_or_init(spawn);
+    let mut alive = ALIVE.lock().unwrap_or_else(PoisonError::into_inner);
+    if alive.is_none() {
+        *alive = spawn();
+    }
+}
+
+/// Tells the watchdog that every command has ended under its supervision, so there is nothing
+/// for it to look for: it exits at once. For the agent leaving normally; a command started after
+/// this starts a new watchdog.
+pub(crate) fn all_ended() {
+    if let Some(write) = ALIVE.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        // SAFETY: writes one byte from a live buffer to a descriptor we own.
+        unsafe { libc::write(write.as_raw_fd(), b"0".as_ptr().cast(), 1) };
+    }
+}
+
+/// What the watchdog needs after the fork, made before it: it cannot allocate there.
+struct Prepared {
+    read: OwnedFd,
+    null: OwnedFd,
+    /// `\0OPENAGENT_COMMAND_ID=<agent pid>.`: a variable of the environment as /proc shows it,
+    /// NUL-separated, behind a NUL that stands for the start.
+    needle: Vec<u8>,
+    /// getdents64 records of /proc.
+    entries: Vec<u8>,
+    /// One environment, read in pieces, behind the last `needle.len()` bytes of the piece before.
+    environ: Vec<u8>,
+    own_pid: libc::pid_t,
 }
 
 /// Spawns the watchdog and returns the write end of its stdin.
@@ -55,38 +73,158 @@ fn spawn() -> Option<OwnedFd> {
     }
     // SAFETY: pipe2 has just opened both descriptors, and nothing else owns them.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    // The marker's value is `<agent pid>.<n>`: the dot is escaped, so pid 12 does not match 123.
-    let marker = format!("{}={}\\.[0-9]*", super::MARKER, std::process::id());
-    let mut watchdog = Command::new("/bin/sh");
-    watchdog
-        .args(["-c", SCRIPT, NAME, &marker])
-        .env_clear()
-        // It may outlive the agent for a moment: it keeps no directory of the agent's busy.
-        .current_dir("/")
-        .stdin(read)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    if let Some(path) = std::env::var_os("PATH") {
-        watchdog.env("PATH", path);
+    // SAFETY: a path literal; the descriptor, when opened, is ours alone.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+    if null < 0 {
+        return None;
     }
-    // SAFETY: between fork and exec the closure makes only system calls, which are
-    // async-signal-safe, and touches no memory of ours.
-    unsafe { watchdog.pre_exec(own_session_and_nothing_inherited) };
-    // Never waited for: it exits only once the agent has, unless someone kills it.
-    watchdog.spawn().ok()?;
-    Some(write)
+    // The dot ends the pid: pid 12 does not match 123.
+    let needle = format!("\0{}={}.", super::MARKER, std::process::id()).into_bytes();
+    let prepared = Prepared {
+        read,
+        // SAFETY: just opened, owned by nothing else.
+        null: unsafe { OwnedFd::from_raw_fd(null) },
+        environ: vec![0; needle.len() + 64 * 1024],
+        needle,
+        entries: vec![0; 32 * 1024],
+        own_pid: 0,
+    };
+    // SAFETY: the child makes only system calls on `prepared`, allocated before the fork, and
+    // exits without returning.
+    match unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_ulong, 0, 0, 0, 0) } {
+        -1 => None,
+        0 => unsafe { watch(prepared) },
+        // Never waited for: it exits only once the agent has, or has said all ended, and the
+        // agent, a child subreaper, reaps it with the other orphans it finds (or init does).
+        _ => Some(write),
+    }
 }
 
-/// In the forked watchdog, before exec: a session of its own, and every descriptor above stderr
-/// closed at exec, including those the agent inherited without close-on-exec (a jobserver pipe, a
-/// terminal). Before Linux 5.11 (no close_range) those inherited ones stay open.
-fn own_session_and_nothing_inherited() -> std::io::Result<()> {
-    // SAFETY: setsid and close_range take no pointers.
-    unsafe {
-        if libc::setsid() == -1 {
-            return Err(std::io::Error::last_os_error());
+/// The forked watchdog: its own session, its descriptors set, then one read of the pipe.
+///
+/// # Safety
+/// Only in the child of the fork in [`spawn`].
+unsafe fn watch(mut prepared: Prepared) -> ! {
+    libc::setsid();
+    // It may outlive the agent for a moment: it keeps no directory of the agent's busy.
+    libc::chdir(c"/".as_ptr());
+    libc::prctl(libc::PR_SET_NAME, NAME.as_ptr() as libc::c_ulong, 0, 0, 0);
+    // The agent's handlers are the agent's: here a signal does what it does to any process.
+    for signal in 1..32 {
+        if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+            libc::signal(signal, libc::SIG_DFL);
         }
-        libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC);
     }
-    Ok(())
+    let mut none: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut none);
+    libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    libc::dup2(prepared.read.as_raw_fd(), 0);
+    libc::dup2(prepared.null.as_raw_fd(), 1);
+    libc::dup2(prepared.null.as_raw_fd(), 2);
+    libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, 0 as libc::c_uint);
+    prepared.own_pid = libc::getpid();
+    let mut byte = 0u8;
+    let ended = loop {
+        match libc::read(0, (&mut byte as *mut u8).cast(), 1) {
+            // The agent said all its commands ended: nothing to look for.
+            1 => break false,
+            -1 if *libc::__errno_location() == libc::EINTR => continue,
+            // End of file (or the pipe broken): the agent is gone without saying so.
+            _ => break true,
+        }
+    };
+    if ended {
+        for _ in 0..ROUNDS {
+            if !kill_marked(&mut prepared) {
+                break;
+            }
+        }
+    }
+    libc::_exit(0)
+}
+
+/// SIGKILLs every process whose environment carries the needle; whether it killed any.
+unsafe fn kill_marked(prepared: &mut Prepared) -> bool {
+    let proc_dir = libc::open(c"/proc".as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC);
+    if proc_dir < 0 {
+        return false;
+    }
+    let mut killed = false;
+    loop {
+        let length = libc::syscall(libc::SYS_getdents64, proc_dir, prepared.entries.as_mut_ptr(), prepared.entries.len());
+        if length <= 0 {
+            break;
+        }
+        let mut at = 0;
+        while at < length as usize {
+            // struct linux_dirent64: u64 inode, i64 offset, u16 record length, u8 type, name.
+            let record = &prepared.entries[at..];
+            let size = u16::from_ne_bytes([record[16], record[17]]) as usize;
+            if let Some(pid) = pid_of(&record[19..size]) {
+                if pid != prepared.own_pid && carries_needle(prepared, pid) && libc::kill(pid, libc::SIGKILL) == 0 {
+                    killed = true;
+                }
+            }
+            at += size;
+        }
+    }
+    libc::close(proc_dir);
+    killed
+}
+
+/// The pid a /proc entry's NUL-terminated name is, if it is all digits.
+fn pid_of(name: &[u8]) -> Option<libc::pid_t> {
+    let name = &name[..name.iter().position(|&b| b == 0)?];
+    if name.is_empty() || name.len() > 9 || !name.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(name.iter().fold(0, |pid, digit| pid * 10 + libc::pid_t::from(digit - b'0')))
+}
+
+/// Whether `/proc/<pid>/environ` holds the needle, read in pieces into the prepared buffer.
+unsafe fn carries_needle(prepared: &mut Prepared, pid: libc::pid_t) -> bool {
+    let mut path = *b"/proc/0000000000/environ\0";
+    let mut digits = [0u8; 10];
+    let (mut n, mut count) = (pid as u32, 0);
+    loop {
+        digits[count] = b'0' + (n % 10) as u8;
+        count += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut end = 6;
+    for i in (0..count).rev() {
+        path[end] = digits[i];
+        end += 1;
+    }
+    let tail = b"/environ\0";
+    path[end..end + tail.len()].copy_from_slice(tail);
+    let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return false;
+    }
+    let needle_length = prepared.needle.len();
+    // The piece before ends in these bytes; at the start they stand for the NUL before the first
+    // variable.
+    let mut kept = 1;
+    prepared.environ[0] = 0;
+    let mut found = false;
+    loop {
+        let room = prepared.environ.len() - kept;
+        let read = libc::read(fd, prepared.environ[kept..].as_mut_ptr().cast(), room);
+        if read <= 0 {
+            break;
+        }
+        let filled = kept + read as usize;
+        if prepared.environ[..filled].windows(needle_length).any(|window| window == prepared.needle.as_slice()) {
+            found = true;
+            break;
+        }
+        kept = filled.min(needle_length - 1);
+        prepared.environ.copy_within(filled - kept..filled, 0);
+    }
+    libc::close(fd);
+    found
 }
