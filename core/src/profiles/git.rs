@@ -1,7 +1,12 @@
-//! The git snapshot of spec 6.4, taken through the environment's shell: the branch, how many files
-//! are modified and untracked, and the latest commits. It is orientation; the model runs git itself
-//! for more. Without git (not a repository, or an environment without the command, such as the
-//! built-in shell) there is no snapshot and the prompt says nothing about git.
+//! The git snapshot of spec 6.4: the branch, how many files are modified and untracked, and the
+//! latest commits. It is orientation; the model runs git itself for more. Without git (not a
+//! repository, or an environment without the command, such as the built-in shell) there is no
+//! snapshot and the prompt says nothing about git.
+//!
+//! The root and the branch are read from the repository's files (the `.git` found from the working
+//! directory up, and its `HEAD`), and the status and the log are asked of git at once, each as a
+//! program of its own rather than through a shell: the snapshot is on the way to every session's
+//! first model call, and each process it starts is time that call waits.
 
 use crate::env::{ExecOptions, ExecutionEnvironment};
 
@@ -24,12 +29,12 @@ impl GitSnapshot {
         if env.has_command("git") == Some(false) {
             return None;
         }
-        // One call gives the root and the branch, and fails outside a repository.
-        let head = run(env, "git rev-parse --show-toplevel --abbrev-ref HEAD").await?;
-        let mut lines = head.lines().map(str::trim);
-        let (root, branch) = (lines.next().filter(|root| !root.is_empty())?, lines.next()?);
-        let status = run(env, "git status --porcelain").await;
-        let log = run(env, "git log --oneline -5").await;
+        let (root, branch) = head(env).await?;
+        // Both at once: the slower sets the time, not their sum. `--no-optional-locks`: the
+        // status does not refresh the index, so it never holds the lock a git of the user's
+        // running at the same moment would fail on.
+        let (status, log) =
+            futures::join!(run(env, &["--no-optional-locks", "status", "--porcelain"]), run(env, &["log", "--oneline", "-5"]),);
         let changes = status.map(|status| {
             let lines = status.lines().filter(|line| !line.trim().is_empty());
             lines.fold((0, 0), |(modified, untracked), line| match line.starts_with("??") {
@@ -39,7 +44,7 @@ impl GitSnapshot {
         });
         let log = log.unwrap_or_default();
         let recent_commits = log.lines().map(str::trim).filter(|line| !line.is_empty()).map(str::to_owned).collect();
-        Some(Self { root: root.to_owned(), branch: branch.to_owned(), changes, recent_commits })
+        Some(Self { root, branch, changes, recent_commits })
     }
 
     /// The snapshot as a prompt section.
@@ -62,10 +67,71 @@ impl GitSnapshot {
     }
 }
 
-/// What a command printed, when it ran and succeeded.
-async fn run(env: &dyn ExecutionEnvironment, command: &str) -> Option<String> {
+/// The work tree's root and its branch, as `git rev-parse --show-toplevel --abbrev-ref HEAD` gives
+/// them: the nearest directory from the working one up holding a `.git` (a directory, or the file
+/// of a linked work tree or submodule naming its git directory) whose `HEAD` reads as one; the
+/// branch `HEAD` names, or `HEAD` when it is detached.
+async fn head(env: &dyn ExecutionEnvironment) -> Option<(String, String)> {
+    let mut dir = env.working_directory();
+    loop {
+        let dot_git = join(&dir, ".git");
+        let git_dir = match env.stat(&dot_git).await {
+            Ok(info) if info.is_dir => Some(dot_git),
+            Ok(_) => gitdir_of(env, &dir, &dot_git).await,
+            Err(_) => None,
+        };
+        if let Some(git_dir) = git_dir {
+            if let Some(branch) = branch(env, &git_dir).await {
+                return Some((dir, branch));
+            }
+        }
+        dir = parent(&dir)?;
+    }
+}
+
+/// The git directory a `.git` file names (`gitdir: PATH`, relative to the file's directory).
+async fn gitdir_of(env: &dyn ExecutionEnvironment, dir: &str, file: &str) -> Option<String> {
+    let text = String::from_utf8(env.read_bytes(file).await.ok()?).ok()?;
+    let path = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    match path.starts_with('/') {
+        true => Some(path.to_owned()),
+        false => Some(join(dir, path)),
+    }
+}
+
+/// The branch `HEAD` in `git_dir` names; `HEAD` for a detached one; none when there is no
+/// `HEAD` to read (not a git directory after all).
+async fn branch(env: &dyn ExecutionEnvironment, git_dir: &str) -> Option<String> {
+    let head = String::from_utf8(env.read_bytes(&join(git_dir, "HEAD")).await.ok()?).ok()?;
+    let head = head.trim();
+    match head.strip_prefix("ref:") {
+        Some(reference) => {
+            let reference = reference.trim();
+            Some(reference.strip_prefix("refs/heads/").unwrap_or(reference).to_owned()).filter(|name| !name.is_empty())
+        }
+        None if head.len() >= 40 && head.bytes().all(|b| b.is_ascii_hexdigit()) => Some("HEAD".to_owned()),
+        None => None,
+    }
+}
+
+fn join(dir: &str, name: &str) -> String {
+    match dir.ends_with('/') {
+        true => format!("{dir}{name}"),
+        false => format!("{dir}/{name}"),
+    }
+}
+
+/// The directory above `dir`; none above the root.
+fn parent(dir: &str) -> Option<String> {
+    let trimmed = dir.trim_end_matches('/');
+    let cut = trimmed.rfind('/')?;
+    Some(if cut == 0 { "/".to_owned() } else { trimmed[..cut].to_owned() })
+}
+
+/// What `git ARGS` printed, when it ran and succeeded.
+async fn run(env: &dyn ExecutionEnvironment, args: &[&str]) -> Option<String> {
     let options = ExecOptions { timeout_ms: TIMEOUT_MS, ..ExecOptions::default() };
-    match env.exec_command(command, &options).await {
+    match env.exec_program("git", args, &options).await {
         Ok(result) if result.exit_code == 0 && !result.timed_out => Some(result.stdout),
         _ => None,
     }

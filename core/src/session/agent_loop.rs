@@ -14,8 +14,6 @@ use super::{state, Session, SessionConfig, SessionError, SessionStatus, StopReas
 use crate::abort::AbortSignal;
 use crate::hooks::HookEvent;
 use crate::llm::{ErrorKind, LlmError, Reason, Response, StreamAccumulator, StreamEvent, ToolChoice, ToolResult};
-use crate::profiles::PromptContext;
-use crate::runtime::format_rfc3339;
 
 impl Session {
     /// Spec 2.5 `process_input`, for one input.
@@ -206,9 +204,13 @@ impl Session {
     /// would defeat the provider's prompt cache for the whole history behind it.
     async fn build_system_prompt(&self) {
         let inner = &self.inner;
-        let today = format_rfc3339(self.now())[..10].to_owned();
-        let ctx = PromptContext { env: &*inner.env, today, user_instructions: inner.user_instructions.as_deref() };
-        let prompt = inner.profile.build_system_prompt(&ctx).await + self.result_instructions();
+        // Begun by `prepare_prompt`, or begun now.
+        let pending = inner.pending_prompt.borrow_mut().take();
+        let base = match pending {
+            Some(pending) => pending.finish().await,
+            None => super::prepared_prompt::base_prompt(inner, self.now()).await,
+        };
+        let prompt = base + self.result_instructions();
         inner.cache.borrow_mut().set_system_prompt(prompt);
     }
 

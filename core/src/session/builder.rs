@@ -260,6 +260,7 @@ impl SessionBuilder {
                 hooks: self.hooks,
                 result_tools,
                 end_hooks: RefCell::new(None),
+                pending_prompt: RefCell::new(None),
             }
         });
         let session = Session { inner };

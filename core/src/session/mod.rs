@@ -25,6 +25,7 @@ mod lifecycle;
 mod loop_detection;
 mod named_files;
 mod outcome;
+mod prepared_prompt;
 mod redact;
 mod repair;
 mod repeats;
@@ -149,6 +150,8 @@ struct Inner {
     result_tools: Vec<Rc<results::ResultTool>>,
     /// Done when the `session_end` hooks, started as the session closed, have finished.
     end_hooks: RefCell<Option<oneshot::Receiver<()>>>,
+    /// The system prompt [`Session::prepare_prompt`] began, until the first input takes it.
+    pending_prompt: RefCell<Option<prepared_prompt::PendingPrompt>>,
 }
 
 impl Session {

@@ -45,16 +45,18 @@ impl CommandRunner for FakeGit {
     }
 }
 
-/// A repository at `/repo` on branch `feature/x`.
+/// What git says of the repository at `/repo`.
 const REPO: &[(&str, &str)] = &[
-    ("git rev-parse --show-toplevel --abbrev-ref HEAD", "/repo\nfeature/x\n"),
-    ("git status --porcelain", " M src/a.rs\nA  src/b.rs\nR  old.rs -> new.rs\n?? notes.txt\n?? tmp/\n"),
+    ("git --no-optional-locks status --porcelain", " M src/a.rs\nA  src/b.rs\nR  old.rs -> new.rs\n?? notes.txt\n?? tmp/\n"),
     ("git log --oneline -5", "abc1234 Add the parser\ndef5678 Initial commit\n"),
 ];
 
+/// An environment in `cwd` with a repository at `/repo` on branch `feature/x` (its `.git/HEAD`),
+/// whose git answers from `answers`.
 fn git_env(cwd: &str, answers: &'static [(&'static str, &'static str)]) -> (MemoryEnvironment, Rc<FakeGit>) {
     let git = Rc::new(FakeGit { answers, asked: RefCell::default() });
     let env = memory_env().with_working_directory(cwd).expect("working directory").with_command_runner(git.clone());
+    write(&env, "/repo/.git/HEAD", "ref: refs/heads/feature/x\n");
     (env, git)
 }
 
@@ -358,12 +360,13 @@ fn git_snapshot_is_skipped_without_git_and_trimmed_when_status_fails() {
     // The built-in shell has no git: no snapshot, and nothing said about it.
     let env = memory_env();
     assert!(!prompt(&AnthropicProfile::new("claude-sonnet-4-5"), &env, None).contains("<git>"));
-    // Outside a repository git fails (the fake answers nothing).
-    let (env, _) = git_env("/w", &[]);
+    // Outside a repository (no `.git` from the working directory up) git is not even asked.
+    let (env, git) = git_env("/w", REPO);
     assert!(!prompt(&GeminiProfile::new("gemini-2.5-pro"), &env, None).contains("<git>"));
+    assert_eq!(git.asked.borrow().len(), 0);
     // A repository whose status and log fail still gives its root and branch.
-    const HEAD_ONLY: &[(&str, &str)] = &[("git rev-parse --show-toplevel --abbrev-ref HEAD", "/repo\nmain\n")];
-    let (env, _) = git_env("/repo", HEAD_ONLY);
+    let (env, _) = git_env("/repo", &[]);
+    write(&env, "/repo/.git/HEAD", "ref: refs/heads/main\n");
     let text = prompt(&GeneralProfile::new("local"), &env, None);
     assert!(text.contains("<git>\nRepository root: /repo\nBranch: main\n</git>"), "{text}");
 }
@@ -388,8 +391,39 @@ fn the_built_in_shell_is_not_asked_for_a_git_it_does_not_have() {
         }
     }
     env.add_host_command("git", Rc::new(HostGit)).unwrap();
+    write(&env, &format!("{}/.git/HEAD", env.working_directory().trim_end_matches('/')), "ref: refs/heads/main\n");
     let _ = prompt(&AnthropicProfile::new("claude-sonnet-4-5"), &env, None);
     assert!(RUNS.with(|runs| runs.get()) > 0);
+}
+
+/// `git rev-parse --show-toplevel --abbrev-ref HEAD`, read from the repository's files: the
+/// nearest `.git` up whose `HEAD` reads, a linked work tree's `.git` file, a detached `HEAD`.
+#[test]
+fn the_root_and_the_branch_are_read_from_the_repository() {
+    let root_and_branch = |env: &MemoryEnvironment| {
+        let text = prompt(&GeneralProfile::new("local"), env, None);
+        let block = text.split("<git>\n").nth(1)?.split("</git>").next()?.to_owned();
+        let mut lines = block.lines();
+        Some((lines.next()?.strip_prefix("Repository root: ")?.to_owned(), lines.next()?.strip_prefix("Branch: ")?.to_owned()))
+    };
+    let (env, _) = git_env("/repo/a/b", REPO);
+    assert_eq!(root_and_branch(&env), Some(("/repo".into(), "feature/x".into())));
+    // A `.git` without a HEAD is not a repository: the one above is.
+    write(&env, "/repo/a/.git/config", "");
+    assert_eq!(root_and_branch(&env), Some(("/repo".into(), "feature/x".into())));
+    // A linked work tree: its `.git` file names the git directory, relative to the file.
+    let (env, _) = git_env("/repo/w/b", REPO);
+    write(&env, "/repo/w/.git", "gitdir: ../.git/worktrees/w\n");
+    write(&env, "/repo/.git/worktrees/w/HEAD", "ref: refs/heads/topic\n");
+    assert_eq!(root_and_branch(&env), Some(("/repo/w".into(), "topic".into())));
+    write(&env, "/repo/w/.git", "gitdir: /elsewhere/git\n");
+    write(&env, "/elsewhere/git/HEAD", "0123456789abcdef0123456789abcdef01234567\n");
+    assert_eq!(root_and_branch(&env), Some(("/repo/w".into(), "HEAD".into())), "detached");
+    // A HEAD that is neither a ref nor a commit, or a `.git` file naming nothing: not a repository.
+    for (file, text) in [("/elsewhere/git/HEAD", "junk\n"), ("/repo/w/.git", "not a gitdir line\n")] {
+        write(&env, file, text);
+        assert_eq!(root_and_branch(&env), Some(("/repo".into(), "feature/x".into())), "{file}: {text:?}");
+    }
 }
 
 #[test]
@@ -454,6 +488,33 @@ fn instruction_files_stop_at_32kb_with_a_marker() {
 }
 
 // ---- a session with each profile ----
+
+/// Spec 6.3 with a host that begins the prompt early: the git snapshot's commands start at
+/// `prepare_prompt`, before any input, and the first input takes that prompt up (git is not asked
+/// again), the same prompt an unprepared session builds.
+#[test]
+fn a_prompt_begun_before_the_first_input_is_the_prompt_it_sends() {
+    let prompts: Vec<(String, Vec<(String, u64)>)> = [true, false]
+        .into_iter()
+        .map(|prepared| {
+            let runtime = Rc::new(VirtualRuntime::new(|_| {}));
+            let (env, git) = git_env("/repo", REPO);
+            let client = Rc::new(ScriptedClient::new([ScriptStep::text("done")]));
+            let profile = Rc::new(OpenAiProfile::new("gpt-5"));
+            let session = Session::builder(profile, Rc::new(env), client.clone(), runtime).build();
+            if prepared {
+                session.prepare_prompt();
+                assert_eq!(git.asked.borrow().len(), 2, "both of git's commands started before any input");
+                session.prepare_prompt();
+            }
+            block_on(session.submit("go")).expect("completed");
+            let asked = git.asked.borrow().clone();
+            (client.requests()[0].messages[0].text(), asked)
+        })
+        .collect();
+    assert!(prompts[0].0.contains("<git>\nRepository root: /repo\nBranch: feature/x\n"), "{}", prompts[0].0);
+    assert_eq!(prompts[0], prompts[1], "prepared or not, the same prompt and the same two commands, once");
+}
 
 /// One tool round per profile, with a tool only that family has (or the shared read_file).
 #[test]

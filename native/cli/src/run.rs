@@ -44,9 +44,9 @@ pub fn run(args: RunArgs) -> u8 {
         events_file: args.events.as_ref().map(|p| p.display().to_string()),
         ..plan.run_config(&args.task, args.output.as_str())
     };
-    let report = Report::start(&run_id, &config, args.output, &args.data_dir, events, format_rfc3339(now()));
     // A resumed session keeps its id; a new one is named after its first run.
     let id = plan.session_id(&run_id);
+    let report = || Report::start(&run_id, &config, args.output, &args.data_dir, events, format_rfc3339(now()));
     let mut running = match plan.start(&id, report, Ok) {
         Ok(running) => running,
         Err(error) => return refuse(args.output, args.stream, now(), started, error.to_string()),

@@ -4,7 +4,7 @@
 //! 1. [`Plan::resolve`]: everything that can refuse (the directory, the agent config, the MCP,
 //!    hooks and models files and their trust, the provider and model, the stored session to
 //!    resume), resolved before anything is written;
-//! 2. [`Plan::start`]: the session built on the host's [`Report`] (which holds the run's
+//! 2. [`Plan::start`]: the session built, its system prompt begun, on the host's [`Report`] (which holds the run's
 //!    artifacts and its row in the store);
 //! 3. [`Running::drive`]: one input driven until it ends, every event reported, and
 //!    [`Running::end`]: how it ended, explained.
@@ -77,16 +77,19 @@ impl Plan {
     }
 
     /// Builds the session `id` (continuing the resumed one), with what `extend` adds to its
-    /// builder (an output schema, a host's hooks), reporting to `report`.
+    /// builder (an output schema, a host's hooks), reporting to the report `report` makes. The
+    /// session's system prompt is begun first (its git snapshot's commands started), so that
+    /// making the report (the run's artifacts, its row in the store) runs beside them.
     pub fn start(
         self,
         id: &str,
-        report: Report,
+        report: impl FnOnce() -> Report,
         extend: impl FnOnce(SessionBuilder) -> Result<SessionBuilder, RunError>,
     ) -> Result<Running, RunError> {
         let builder = extend(self.launcher.builder(id, self.config))?;
         let session = self.launcher.build(builder, self.resumed.map(|resumed| resumed.snapshot));
-        Ok(Running { launcher: self.launcher, session, report })
+        session.prepare_prompt();
+        Ok(Running { launcher: self.launcher, session, report: report() })
     }
 }
 

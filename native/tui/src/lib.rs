@@ -159,7 +159,7 @@ pub fn run(args: Request, first_task: Option<String>) -> u8 {
     let view = View::new(screen, editor, changes, plan.launcher.settings.kind.to_string(), plan.launcher.model.clone());
     let resumed = plan.resumed.clone();
     let id = plan.session_id(&openagent_runner::new_run_id(runtime.now_ms()));
-    let running = match plan.start(&id, Report::to(Output::Silent, None), |builder| Ok(builder.hooks(hooks.clone()))) {
+    let running = match plan.start(&id, || Report::to(Output::Silent, None), |builder| Ok(builder.hooks(hooks.clone()))) {
         Ok(running) => running,
         Err(error) => {
             eprintln!("error: {error}");

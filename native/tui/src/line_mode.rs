@@ -96,7 +96,7 @@ pub fn run(args: Request, first_task: Option<String>) -> u8 {
     );
     let id = plan.session_id(&new_run_id(runtime.now_ms()));
     let report = Report::to(Output::Human(human), None);
-    let mut running = match plan.start(&id, report, Ok) {
+    let mut running = match plan.start(&id, || report, Ok) {
         Ok(running) => running,
         Err(error) => {
             eprintln!("error: {error}");

@@ -126,10 +126,14 @@ impl Runs {
             None => Recorder::start(&self.data_dir, stored),
         };
         let report = Report::to(Output::Silent, Some(recorder.map_err(|e| StartError::Failed(e.to_string()))?));
-        plan.start(id, report, |builder| match &run.output_schema {
-            Some(schema) => builder.output_schema(schema.clone()).map_err(|e| RunError::OutputSchema(e.to_string())),
-            None => Ok(builder),
-        })
+        plan.start(
+            id,
+            || report,
+            |builder| match &run.output_schema {
+                Some(schema) => builder.output_schema(schema.clone()).map_err(|e| RunError::OutputSchema(e.to_string())),
+                None => Ok(builder),
+            },
+        )
         .map_err(|e| StartError::Refused(e.to_string()))
     }
 }
