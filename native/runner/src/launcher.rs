@@ -9,9 +9,10 @@ use openagent_core::approval::{ApprovalMode, Approver, Policy};
 use openagent_core::llm::catalog::Catalog;
 use openagent_core::llm::http::HttpClient;
 use openagent_core::llm::{ErrorKind, RetryPolicy};
+use openagent_core::runtime::Runtime;
 use openagent_core::sandbox::SandboxPolicy;
 use openagent_core::session::{SessionBuilder, SessionSnapshot};
-use openagent_core::setup::{profile, server_models, ProviderKind, ProviderSettings, SetupError};
+use openagent_core::setup::{profile, server_models, ProviderKind, ProviderSettings, ServerModel, SetupError};
 use openagent_core::{Session, SessionConfig, SessionError};
 
 use crate::agents::{self, AgentConfig};
@@ -22,6 +23,7 @@ use crate::limits::LimitFlags;
 use crate::mcp::{self, McpServer};
 use crate::models;
 use crate::sandbox::{enforceable, SandboxOptions};
+use crate::server_models::ServerModels;
 use crate::trust;
 use openagent_host::hooks::CommandHooks;
 use openagent_host::http::NativeHttpClient;
@@ -102,7 +104,7 @@ impl Launcher {
         let sandbox = options.sandbox.policy(config.as_ref().and_then(|c| c.sandbox.as_ref()))?;
         enforceable(&sandbox, &cwd, |policy, _| env.check_sandbox(policy))?;
         let http = Rc::new(NativeHttpClient::new());
-        let (settings, model, server_window) = resolve_provider(options, config.as_ref(), &runtime, &*http)?;
+        let (settings, model, server_window) = resolve_kept(options, config.as_ref(), &runtime, &http)?;
         let catalog = models::load(&cwd)?;
         let mcp = match servers.is_empty() {
             true => Vec::new(),
@@ -262,6 +264,49 @@ pub fn resolve_provider(
     runtime: &NativeRuntime,
     http: &dyn HttpClient,
 ) -> Result<(ProviderSettings, String, Option<u64>), RunError> {
+    resolve_with(options, agent, |settings| runtime.block_on(server_models(settings, http)))
+}
+
+/// [`resolve_provider`] with what the server's listing was when this data directory last asked
+/// (`server-models.json`): a server found there is asked again beside the run, not before it.
+fn resolve_kept(
+    options: &AgentOptions,
+    agent: Option<&AgentConfig>,
+    runtime: &Rc<NativeRuntime>,
+    http: &Rc<NativeHttpClient>,
+) -> Result<(ProviderSettings, String, Option<u64>), RunError> {
+    let Some(kept) = options.data_dir.as_deref().map(ServerModels::in_dir) else {
+        return resolve_provider(options, agent, runtime, &**http);
+    };
+    resolve_with(options, agent, |settings| {
+        let ask = {
+            let (settings, http, kept) = (settings.clone(), http.clone(), kept.clone());
+            async move {
+                let listed = server_models(&settings, &*http).await;
+                if let Ok(models) = &listed {
+                    kept.put(&settings.base_url, models);
+                }
+                listed
+            }
+        };
+        let model = settings.model.as_deref();
+        match kept.get(&settings.base_url).filter(|models| model.is_none_or(|model| models.iter().any(|m| m.id == model))) {
+            Some(models) => {
+                // Whatever it answers is for the next run; one that ends first does not wait for it.
+                runtime.spawn_local(Box::pin(async move { drop(ask.await) }));
+                Ok(models)
+            }
+            None => runtime.block_on(ask),
+        }
+    })
+}
+
+/// The provider, model and server window, with `list` giving an OpenAI-compatible server's models.
+fn resolve_with(
+    options: &AgentOptions,
+    agent: Option<&AgentConfig>,
+    list: impl FnOnce(&ProviderSettings) -> Result<Vec<ServerModel>, SetupError>,
+) -> Result<(ProviderSettings, String, Option<u64>), RunError> {
     let settings = ProviderSettings::resolve(
         options.provider.as_deref().or(agent.and_then(|c| c.provider.as_deref())),
         options.model.as_deref().or(agent.and_then(|c| c.model.as_deref())),
@@ -273,7 +318,7 @@ pub fn resolve_provider(
         let model = settings.model.clone().expect("every other provider has a default model");
         return Ok((settings, model, None));
     }
-    let listed = runtime.block_on(server_models(&settings, http));
+    let listed = list(&settings);
     let model = match (&settings.model, &listed) {
         (Some(model), _) => model.clone(),
         (None, Ok(models)) => models

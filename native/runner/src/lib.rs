@@ -33,6 +33,7 @@ pub mod request;
 pub mod resume;
 pub mod run_id;
 pub mod sandbox;
+pub mod server_models;
 pub mod stdout;
 pub mod tally;
 pub mod terminal;
