@@ -36,6 +36,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::Connection;
 
 pub use events::{SessionResult, Spent, StoredEvent};
@@ -51,6 +52,11 @@ pub const DATABASE: &str = "openagent.db";
 /// How long a write waits for another process's transaction before it fails. Transactions here
 /// last microseconds, so only a stuck process makes this matter.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The log's size, in pages, at which a commit copies it into the database: the next run to open
+/// the store reads the whole log to index it, so a small one is quick to open; a checkpoint every
+/// few runs is what that costs.
+const WAL_PAGES: i64 = 256;
 
 /// An open session store.
 pub struct Store {
@@ -84,6 +90,13 @@ impl Store {
         // NORMAL in WAL mode does not fsync each commit: a killed process loses nothing, a power
         // loss may lose the last commits; FULL would cost an fsync per event.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // The last connection to close would copy the log into the database and remove it, with
+        // an fsync of each, and the next run's first commit would make a new log with two more
+        // (its header, the directory): four waits on the disk in every run, before its first
+        // model call and after its answer. The log is kept for the next run instead, and copied
+        // into the database by the commit that grows it past WAL_PAGES, in whichever run that is.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        conn.pragma_update(None, "wal_autocheckpoint", WAL_PAGES)?;
         conn.pragma_update(None, "foreign_keys", true)?;
         schema::migrate(&mut conn)?;
         Ok(conn)

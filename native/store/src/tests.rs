@@ -349,3 +349,36 @@ fn a_session_kept_open_by_another_live_process_is_found_as_such() {
     other.wait().unwrap();
     assert_eq!(store.open_elsewhere("r_1").unwrap(), None, "its process is gone");
 }
+
+/// Closing leaves the log for the next run (no copy into the database, no fsyncs on the way out),
+/// and a commit that grows it past its bound copies it in, so the next open has a small log to read.
+#[test]
+fn the_log_outlives_the_store_closing_and_stays_bounded() {
+    let dir = DataDir::new();
+    let wal = dir.0.join(format!("{DATABASE}-wal"));
+    let pages = |bytes: u64| bytes / 4096;
+    {
+        let mut store = Store::open(&dir.0).unwrap();
+        store.create_session(&new_session("r_1", "2026-01-01T00:00:00.000Z")).unwrap();
+        append(&mut store, 1, &event("r_1", 1, EventData::UserInput { content: "hi".into(), images: Vec::new() }));
+    }
+    let kept = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    assert!(kept > 0, "the log is kept when the store closes");
+    let mut largest = 0;
+    for run in 2..40 {
+        let mut store = Store::open(&dir.0).unwrap();
+        let id = format!("r_{run}");
+        store.create_session(&new_session(&id, "2026-01-01T00:00:00.000Z")).unwrap();
+        let big = EventData::UserInput { content: "x".repeat(40_000), images: Vec::new() };
+        for seq in 1..=20 {
+            append(&mut store, seq, &event(&id, 1, big.clone()));
+        }
+        drop(store);
+        largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
+    }
+    // 38 runs of ~200 pages each: the log was copied in along the way, never far past its bound.
+    assert!(pages(largest) < 2 * WAL_PAGES as u64 + 300, "the log reached {} pages", pages(largest));
+    let store = Store::open(&dir.0).unwrap();
+    assert_eq!(store.session("r_39").unwrap().info.task, "fix the bug", "what the log held is all there");
+    assert_eq!(store.events_after("r_2", 0, None).unwrap().len(), 20);
+}

@@ -128,6 +128,39 @@ fn a_run_killed_with_sigkill_keeps_every_event_and_reads_as_interrupted() {
     assert_eq!(interrupted[0]["id"], "r_killed", "{interrupted}");
 }
 
+/// The store's first rows: a run killed while its first model call waits is in the store, with
+/// every event it wrote before the call, in a git work tree whose snapshot ran beside the store's
+/// opening.
+#[test]
+fn a_run_killed_before_its_first_answer_keeps_its_first_rows() {
+    let sandbox = sandbox_with_notes();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git").args(args).current_dir(sandbox.cwd()).output();
+        status.is_ok_and(|out| out.status.success())
+    };
+    if !git(&["init", "-q"]) {
+        println!("skipped: git is not installed");
+        return;
+    }
+    let server = serve([Step::slow_first_byte(30_000, Reply::text("too late"))]);
+    let events = sandbox.path("events.jsonl");
+    let mut command = sandbox.openagent(Some(&server), &["run", TASK, "--events", events.to_str().expect("UTF-8")]);
+    command.env("OPENAGENT_RUN_ID", "r_first");
+    let run = Running::start(command);
+    eventually("the run waits for its first model response", || server.requests().len() == 1);
+    run.signal(libc::SIGKILL);
+    assert_eq!(run.finish().code, None, "killed by the signal");
+
+    let written = lines(&std::fs::read_to_string(&events).expect("the events file"));
+    assert!(written.iter().any(|line| line.starts_with(r#"{"kind":"turn_start""#)), "{written:?}");
+    let stored = lines(&sandbox.sessions(&["events", "r_first", "--json"]).stdout);
+    assert_eq!(stored, written, "every event before the model call is in the store");
+    let shown = sessions_json(&sandbox, &["show", "r_first", "--json"]);
+    assert_eq!(shown["status"], "interrupted", "{shown}");
+    let prompt = server.requests()[0].body["system"].to_string();
+    assert!(prompt.contains("<git>"), "the snapshot was in the first call: {prompt}");
+}
+
 #[test]
 fn a_subagent_is_a_session_of_its_own_under_its_parent() {
     let sandbox = Sandbox::new();
