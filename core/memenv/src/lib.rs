@@ -404,7 +404,8 @@ mod tests {
         let env = test_env();
         let options = ExecOptions::default();
         let words = ["a b", "it's", "$HOME", "", "plain-1.2/x=y"];
-        let result = block_on(env.exec_program("printf", &["[%s]", words[0], words[1], words[2], words[3], words[4]], &options)).unwrap();
+        let result =
+            block_on(env.exec_program("printf", &["[%s]", words[0], words[1], words[2], words[3], words[4]], &options)).unwrap();
         assert_eq!(result.exit_code, 0, "{result:?}");
         assert_eq!(result.stdout, "[a b][it's][$HOME][][plain-1.2/x=y]");
     }
