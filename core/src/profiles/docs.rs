@@ -39,7 +39,7 @@ pub(crate) async fn project_docs(env: &dyn ExecutionEnvironment, root: Option<&s
 }
 
 /// The directories from `root` down to `cwd`, root first; only `cwd` when it is not below `root`.
-fn walk(root: Option<&str>, cwd: &str) -> Vec<String> {
+pub(super) fn walk(root: Option<&str>, cwd: &str) -> Vec<String> {
     // Windows hosts may give `C:\dir` while git gives `C:/dir`; both accept `/`.
     let cwd = cwd.replace('\\', "/");
     let root = root.map(|root| root.replace('\\', "/").trim_end_matches('/').to_owned());

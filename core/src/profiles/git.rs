@@ -72,9 +72,9 @@ impl GitSnapshot {
 /// of a linked work tree or submodule naming its git directory) whose `HEAD` reads as one; the
 /// branch `HEAD` names, or `HEAD` when it is detached.
 async fn head(env: &dyn ExecutionEnvironment) -> Option<(String, String)> {
-    let mut dir = env.working_directory();
-    loop {
-        let dot_git = join(&dir, ".git");
+    // The working directory and each one above it, nearest first (the root as "").
+    for dir in super::docs::walk(Some("/"), &env.working_directory()).into_iter().rev() {
+        let dot_git = format!("{dir}/.git");
         let git_dir = match env.stat(&dot_git).await {
             Ok(info) if info.is_dir => Some(dot_git),
             Ok(_) => gitdir_of(env, &dir, &dot_git).await,
@@ -82,11 +82,11 @@ async fn head(env: &dyn ExecutionEnvironment) -> Option<(String, String)> {
         };
         if let Some(git_dir) = git_dir {
             if let Some(branch) = branch(env, &git_dir).await {
-                return Some((dir, branch));
+                return Some((if dir.is_empty() { "/".to_owned() } else { dir }, branch));
             }
         }
-        dir = parent(&dir)?;
     }
+    None
 }
 
 /// The git directory a `.git` file names (`gitdir: PATH`, relative to the file's directory).
@@ -95,14 +95,14 @@ async fn gitdir_of(env: &dyn ExecutionEnvironment, dir: &str, file: &str) -> Opt
     let path = text.lines().next()?.strip_prefix("gitdir:")?.trim();
     match path.starts_with('/') {
         true => Some(path.to_owned()),
-        false => Some(join(dir, path)),
+        false => Some(format!("{dir}/{path}")),
     }
 }
 
 /// The branch `HEAD` in `git_dir` names; `HEAD` for a detached one; none when there is no
 /// `HEAD` to read (not a git directory after all).
 async fn branch(env: &dyn ExecutionEnvironment, git_dir: &str) -> Option<String> {
-    let head = String::from_utf8(env.read_bytes(&join(git_dir, "HEAD")).await.ok()?).ok()?;
+    let head = String::from_utf8(env.read_bytes(&format!("{git_dir}/HEAD")).await.ok()?).ok()?;
     let head = head.trim();
     match head.strip_prefix("ref:") {
         Some(reference) => {
@@ -112,20 +112,6 @@ async fn branch(env: &dyn ExecutionEnvironment, git_dir: &str) -> Option<String>
         None if head.len() >= 40 && head.bytes().all(|b| b.is_ascii_hexdigit()) => Some("HEAD".to_owned()),
         None => None,
     }
-}
-
-fn join(dir: &str, name: &str) -> String {
-    match dir.ends_with('/') {
-        true => format!("{dir}{name}"),
-        false => format!("{dir}/{name}"),
-    }
-}
-
-/// The directory above `dir`; none above the root.
-fn parent(dir: &str) -> Option<String> {
-    let trimmed = dir.trim_end_matches('/');
-    let cut = trimmed.rfind('/')?;
-    Some(if cut == 0 { "/".to_owned() } else { trimmed[..cut].to_owned() })
 }
 
 /// What `git ARGS` printed, when it ran and succeeded.

@@ -3,6 +3,7 @@
 //! instruction files) can start while the host does its own start-up work, so that the first
 //! model call does not wait for the two in turn.
 
+use std::future::Future;
 use std::task::{Context, Poll};
 
 use futures::future::{FutureExt, LocalBoxFuture};
@@ -38,7 +39,7 @@ impl Session {
         if inner.cache.borrow().prompt_built || inner.pending_prompt.borrow().is_some() {
             return;
         }
-        let mut building = base_prompt(inner, self.now());
+        let mut building = base_prompt(inner, self.now()).boxed_local();
         // One poll with nobody to wake: far enough to have started what it waits for (or to have
         // finished, without git). The first input polls it again with a waker of its own.
         let pending = match building.poll_unpin(&mut Context::from_waker(&futures::task::noop_waker())) {
@@ -49,13 +50,13 @@ impl Session {
     }
 }
 
-/// The profile's system prompt for `inner`'s environment and user instructions, dated `now_ms`.
-pub(super) fn base_prompt(inner: &Inner, now_ms: u64) -> LocalBoxFuture<'static, String> {
+/// The profile's system prompt for `inner`'s environment and user instructions, dated `now_ms`:
+/// owned clones of what it needs, so that it can be kept across calls.
+pub(super) fn base_prompt(inner: &Inner, now_ms: u64) -> impl Future<Output = String> + 'static {
     let (profile, env, user) = (inner.profile.clone(), inner.env.clone(), inner.user_instructions.clone());
     let today = format_rfc3339(now_ms)[..10].to_owned();
     async move {
         let ctx = PromptContext { env: &*env, today, user_instructions: user.as_deref() };
         profile.build_system_prompt(&ctx).await
     }
-    .boxed_local()
 }

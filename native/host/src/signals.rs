@@ -121,6 +121,17 @@ pub fn end_commands(grace: Duration) {
     // not look through the machine's processes after the agent. One that had to be killed may
     // have left something: the watchdog looks then, as it does for an agent that is killed.
     if commands().is_empty() {
-        crate::local_env::exec::all_ended();
+        if let Some(all_ended) = ALL_ENDED.get() {
+            all_ended();
+        }
     }
+}
+
+/// What [`end_commands`] calls once every command has ended under its supervision: the
+/// watchdog's release, set when the first scanned command starts one.
+static ALL_ENDED: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Has `all_ended` called when the process leaves with every command ended.
+pub(crate) fn when_all_ended(all_ended: fn()) {
+    let _ = ALL_ENDED.set(all_ended);
 }

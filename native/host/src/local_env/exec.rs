@@ -46,13 +46,6 @@ use super::confined::{self, Confined};
 pub(crate) use supervision::namespaces_available;
 pub use supervision::Supervision;
 
-/// Says that every command has ended under its supervision, the agent leaving normally: the
-/// watchdog (where commands are scanned for) then has nothing to look for, and exits at once.
-pub(crate) fn all_ended() {
-    #[cfg(target_os = "linux")]
-    watchdog::all_ended();
-}
-
 /// The exit code of a command killed by its timeout, as coreutils' `timeout` reports it.
 const TIMEOUT_EXIT_CODE: i32 = 124;
 

@@ -8,7 +8,7 @@
 //! inherits it). However the agent ends, the kernel closes that end; the watchdog's read then
 //! sees end of file, and it SIGKILLs every process whose environment still carries
 //! `OPENAGENT_COMMAND_ID=<agent pid>.`, the marker all of a command's processes inherit, and
-//! exits. An agent that leaves normally has ended its commands already ([`all_ended`]): it writes
+//! exits. An agent that leaves normally has ended its commands already (`signals::end_commands`): it writes
 //! a byte first, and the watchdog exits without looking at a single process.
 //!
 //! It is a fork, not a program: starting it costs a fork, not an exec and a shell's start. A
@@ -37,13 +37,14 @@ pub(super) fn start() {
     let mut alive = ALIVE.lock().unwrap_or_else(PoisonError::into_inner);
     if alive.is_none() {
         *alive = spawn();
+        crate::signals::when_all_ended(all_ended);
     }
 }
 
 /// Tells the watchdog that every command has ended under its supervision, so there is nothing
 /// for it to look for: it exits at once. For the agent leaving normally; a command started after
 /// this starts a new watchdog.
-pub(crate) fn all_ended() {
+fn all_ended() {
     if let Some(write) = ALIVE.lock().unwrap_or_else(PoisonError::into_inner).take() {
         // SAFETY: writes one byte from a live buffer to a descriptor we own.
         unsafe { libc::write(write.as_raw_fd(), b"0".as_ptr().cast(), 1) };
