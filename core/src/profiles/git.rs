@@ -33,8 +33,8 @@ impl GitSnapshot {
         // Both at once: the slower sets the time, not their sum. `--no-optional-locks`: the
         // status does not refresh the index, so it never holds the lock a git of the user's
         // running at the same moment would fail on.
-        let (status, log) =
-            futures::join!(run(env, &["--no-optional-locks", "status", "--porcelain"]), run(env, &["log", "--oneline", "-5"]),);
+        let status = run(env, &["--no-optional-locks", "status", "--porcelain"]);
+        let (status, log) = futures::join!(status, run(env, &["log", "--oneline", "-5"]));
         let changes = status.map(|status| {
             let lines = status.lines().filter(|line| !line.trim().is_empty());
             lines.fold((0, 0), |(modified, untracked), line| match line.starts_with("??") {

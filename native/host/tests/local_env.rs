@@ -483,3 +483,36 @@ fn fast_output_streams_a_piece_per_read_not_a_delta_per_line() {
     assert!(pieces.iter().all(|piece| piece.ends_with('\n')), "every piece ends with a whole line");
     assert!(pieces.len() < 1_000, "{} deltas for 200,000 lines", pieces.len());
 }
+
+/// A repository's files are the model's input as much as its code: a `.git/HEAD` that is a FIFO
+/// (reading it would block the session) or a `.git` file naming no directory gives no git block,
+/// and the session's first call is not held up by either.
+#[test]
+fn a_hostile_git_directory_gives_no_snapshot_and_does_not_hold_up_the_first_call() {
+    use openagent_core::llm::{ScriptStep, ScriptedClient};
+    use openagent_core::profiles::GeneralProfile;
+    use openagent_core::session::Session;
+    use openagent_host::NativeRuntime;
+
+    for hostile in ["fifo", "gitdir"] {
+        let dir = TempDir::new();
+        match hostile {
+            "fifo" => {
+                std::fs::create_dir(dir.0.join(".git")).unwrap();
+                let name = CString::new(dir.0.join(".git/HEAD").to_str().unwrap()).unwrap();
+                // SAFETY: mkfifo reads the NUL-terminated path it is given.
+                assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+            }
+            _ => std::fs::write(dir.0.join(".git"), "gitdir: /nonexistent/openagent-test\n").unwrap(),
+        }
+        let runtime = Rc::new(NativeRuntime::new());
+        let client = Rc::new(ScriptedClient::new([ScriptStep::text("done")]));
+        let session =
+            Session::builder(Rc::new(GeneralProfile::new("local")), Rc::new(dir.env()), client.clone(), runtime.clone()).build();
+        let started = Instant::now();
+        runtime.block_on(session.submit("go")).expect("completed");
+        assert!(started.elapsed() < Duration::from_secs(5), "{hostile}: {:?}", started.elapsed());
+        let prompt = client.requests()[0].messages[0].text();
+        assert!(!prompt.contains("<git>"), "{hostile}: {prompt}");
+    }
+}
