@@ -290,7 +290,12 @@ fn resolve_kept(
             }
         };
         let model = settings.model.as_deref();
-        match kept.get(&settings.base_url).filter(|models| model.is_none_or(|model| models.iter().any(|m| m.id == model))) {
+        // A listing without the model asked for (or without any) is asked again now.
+        let usable = |models: &Vec<ServerModel>| match model {
+            Some(model) => models.iter().any(|m| m.id == model),
+            None => !models.is_empty(),
+        };
+        match kept.get(&settings.base_url).filter(usable) {
             Some(models) => {
                 // Whatever it answers is for the next run; one that ends first does not wait for it.
                 runtime.spawn_local(Box::pin(async move { drop(ask.await) }));

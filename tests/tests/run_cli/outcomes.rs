@@ -507,6 +507,42 @@ fn a_compatible_server_s_listed_window_is_the_run_s_window() {
     assert_eq!(context_warnings(&["--context-window", "1000000"]), Vec::<String>::new());
 }
 
+/// The listing is kept in the data directory: the next run against the same server takes the
+/// window from it, without waiting for `GET /models` first (which it asks beside its work).
+#[test]
+fn a_compatible_server_s_listing_is_kept_for_the_next_run() {
+    let sandbox = Sandbox::new();
+    let server = serve([Step::reply(Reply::text("done")), Step::reply(Reply::text("done"))]);
+    server.list_models(json!({"object": "list", "data": [{"id": "qwen.gguf", "meta": {"n_ctx": 64}}]}));
+    let base_url = format!("{}/v1", server.base_url());
+    let warned = |run: usize| {
+        let events = sandbox.path(&format!("events-{run}.jsonl"));
+        let args = [
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            &base_url,
+            "--compact-at",
+            "0",
+            "--events",
+            events.to_str().unwrap(),
+        ];
+        let done = sandbox.run_json(&server, &"say done ".repeat(40), &args);
+        assert_eq!(done.code, Some(0), "{done:?}");
+        read_events(&events)
+            .iter()
+            .any(|e| e["kind"] == "warning" && e["data"]["message"].as_str().unwrap_or("").contains("of context window"))
+    };
+    assert!(warned(1), "the first run asks the server, and has its window");
+    let first: Vec<String> = server.requests().iter().map(|r| r.method.clone()).collect();
+    assert_eq!(first, ["GET", "POST"], "asked before the call");
+    let kept = std::fs::read_to_string(sandbox.data_dir().join("server-models.json")).expect("the listing is kept");
+    assert!(kept.contains("qwen.gguf") && kept.contains("64"), "{kept}");
+    // The server now serves a window far larger: a run that waited for its answer would not warn.
+    server.list_models(json!({"object": "list", "data": [{"id": "qwen.gguf", "meta": {"n_ctx": 1_000_000}}]}));
+    assert!(warned(2), "the second run has the kept window, not waiting for the server's new one");
+}
+
 /// `openagent <args>` with its stdout on `/dev/full`, to the end: its exit code and stderr.
 fn onto_a_full_disk(mut command: std::process::Command) -> (Option<i32>, String) {
     let full = std::fs::File::options().write(true).open("/dev/full").expect("/dev/full");
