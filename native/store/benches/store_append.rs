@@ -27,8 +27,8 @@ fn main() {
         config: None,
     };
 
-    // Kept open: a run closes its store only when it ends, and closing checkpoints the WAL into
-    // the database (with an fsync), which is not this figure.
+    // Kept open: a run closes its store only when it ends (closing leaves the log for the next
+    // run, and is timed below).
     let mut open = Vec::with_capacity(OPENS);
     let started = Instant::now();
     for n in 0..OPENS {
