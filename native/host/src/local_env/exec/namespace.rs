@@ -101,16 +101,21 @@ unsafe fn supervise(init: libc::pid_t) -> ! {
     name(c"openagent-cmd");
     ignore_stop_signals();
     close_all();
-    let code = loop {
+    libc::_exit(wait_status(init).map_or(127, exit_code))
+}
+
+/// `pid`'s wait status once it has exited, waiting through interruptions; none when it cannot
+/// be waited for.
+unsafe fn wait_status(pid: libc::pid_t) -> Option<libc::c_int> {
+    loop {
         let mut status = 0;
-        if libc::waitpid(init, &mut status, 0) == init {
-            break exit_code(status);
+        if libc::waitpid(pid, &mut status, 0) == pid {
+            return Some(status);
         }
         if *libc::__errno_location() != libc::EINTR {
-            break 127;
+            return None;
         }
-    };
-    libc::_exit(code)
+    }
 }
 
 /// The init, pid 1 of the namespace: returns in the shell it forks, and otherwise reaps every
@@ -239,15 +244,7 @@ pub(super) fn probe() -> bool {
     unsafe {
         match fork() {
             Ok(0) => libc::_exit(if namespaces.unshare().is_ok() { 0 } else { 1 }),
-            Ok(pid) => loop {
-                let mut status = 0;
-                if libc::waitpid(pid, &mut status, 0) == pid {
-                    return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-                }
-                if *libc::__errno_location() != libc::EINTR {
-                    return false;
-                }
-            },
+            Ok(pid) => wait_status(pid).is_some_and(|status| libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0),
             Err(_) => false,
         }
     }
