@@ -20,12 +20,16 @@ pub fn memory_env() -> MemoryEnvironment {
 /// A session of the core profile and tools on a fresh `MemoryEnvironment`, answered by `steps`,
 /// for the caller to configure and build; with the environment, to look at afterwards.
 pub fn scripted_session(steps: Vec<ScriptStep>) -> (SessionBuilder, Rc<MemoryEnvironment>) {
+    core_session(Rc::new(ScriptedClient::new(steps)))
+}
+
+/// [`scripted_session`] answered by `client`, for a caller that reads the requests it got.
+pub fn core_session(client: Rc<ScriptedClient>) -> (SessionBuilder, Rc<MemoryEnvironment>) {
     let runtime = Rc::new(VirtualRuntime::new(|_| {}));
     let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
     let mut registry = ToolRegistry::new();
     register_core_tools(&mut registry);
     let profile = Rc::new(CoreProfile::new("test-model", registry));
-    let client = Rc::new(ScriptedClient::new(steps));
     (Session::builder(profile, env.clone(), client, runtime), env)
 }
 

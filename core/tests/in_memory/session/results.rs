@@ -13,8 +13,10 @@ use openagent_core::llm::{ErrorKind, ScriptStep, ScriptedClient, ToolResult};
 use openagent_core::profiles::CoreProfile;
 use openagent_core::runtime::VirtualRuntime;
 use openagent_core::session::*;
-use openagent_core::tools::{register_core_tools, ToolRegistry};
+use openagent_core::tools::ToolRegistry;
 use openagent_memenv::MemoryEnvironment;
+
+use crate::testing::core_session;
 
 /// A review's result: a summary of at least 10 characters, an approval, and issues with a severity.
 fn review_schema() -> Value {
@@ -45,13 +47,8 @@ struct Run {
 }
 
 fn run(schema: Option<Value>, config: SessionConfig, steps: Vec<ScriptStep>) -> Run {
-    let runtime = Rc::new(VirtualRuntime::new(|_| {}));
-    let env = Rc::new(MemoryEnvironment::new(runtime.clone()));
-    let mut registry = ToolRegistry::new();
-    register_core_tools(&mut registry);
-    let profile = Rc::new(CoreProfile::new("test-model", registry));
     let client = Rc::new(ScriptedClient::new(steps));
-    let mut builder = Session::builder(profile, env, client.clone(), runtime).config(config);
+    let mut builder = core_session(client.clone()).0.config(config);
     if let Some(schema) = schema {
         builder = builder.output_schema(schema).expect("a valid output schema");
     }
