@@ -20,15 +20,20 @@ mod descendants;
 #[cfg(target_os = "linux")]
 mod namespace;
 mod output;
+mod plain;
+#[cfg(target_os = "linux")]
+mod spawn;
 mod supervision;
 mod wake;
 #[cfg(target_os = "linux")]
 mod watchdog;
 
 use std::ffi::OsString;
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
@@ -132,10 +137,119 @@ impl Program<'_> {
     }
 }
 
+/// How a command is started: through `Command` (where its processes are found by the scan), or,
+/// in namespaces of its own, by [`spawn`], with the namespaces' init as the agent's child.
+enum Start {
+    Command(Command),
+    #[cfg(target_os = "linux")]
+    Namespaces(namespace::Namespaces, std::io::Result<spawn::Exec>),
+}
+
+impl Start {
+    fn spawn(self, piped_stdin: bool) -> std::io::Result<Started> {
+        match self {
+            Start::Command(mut command) => {
+                let mut child = command.spawn()?;
+                let pipe = |fd: Option<OwnedFd>| fd.map(File::from).ok_or_else(|| std::io::Error::other("no pipe"));
+                Ok(Started {
+                    pid: child.id() as libc::pid_t,
+                    stdin: child.stdin.take().map(|stdin| File::from(OwnedFd::from(stdin))),
+                    stdout: pipe(child.stdout.take().map(OwnedFd::from))?,
+                    stderr: pipe(child.stderr.take().map(OwnedFd::from))?,
+                })
+            }
+            #[cfg(target_os = "linux")]
+            Start::Namespaces(namespaces, exec) => spawn::spawn(&namespaces, &exec?, piped_stdin),
+        }
+    }
+}
+
+/// A started command: its leader's pid (the shell, or its namespace's init: a child of the agent,
+/// leading the command's session and group) and the agent's ends of its pipes.
+struct Started {
+    pid: libc::pid_t,
+    stdin: Option<File>,
+    stdout: File,
+    stderr: File,
+}
+
+/// `program` as `Command` starts it: leader of a session of its own, dying with the worker.
+fn shell_command(program: Program, dir: &Path, vars: Vec<(OsString, OsString)>, piped_stdin: bool) -> Command {
+    let mut shell = program.command();
+    shell
+        .current_dir(dir)
+        .env_clear()
+        .envs(vars)
+        .stdin(if piped_stdin { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: between fork and exec the closure calls only async-signal-safe functions
+    // (setsid, prctl, getppid) and allocates nothing.
+    unsafe { shell.pre_exec(move || leader_of_its_own(Some(parent))) };
+    shell
+}
+
+/// The command's leader, a child of the agent, waited for by its pid.
+struct Leader(libc::pid_t);
+
+impl Leader {
+    fn id(&self) -> libc::pid_t {
+        self.0
+    }
+
+    /// Its exit status if it has exited (and is reaped now), or none while it runs.
+    fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        self.wait_with(libc::WNOHANG)
+    }
+
+    fn wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        self.wait_with(0)
+    }
+
+    fn wait_with(&mut self, flags: libc::c_int) -> std::io::Result<Option<ExitStatus>> {
+        use std::os::unix::process::ExitStatusExt;
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid writes only the status it is given.
+            match unsafe { libc::waitpid(self.0, &mut status, flags) } {
+                0 => return Ok(None),
+                -1 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+                -1 => return Err(std::io::Error::last_os_error()),
+                _ => return Ok(Some(ExitStatus::from_raw(status))),
+            }
+        }
+    }
+}
+
 /// Runs `program` in `dir` with exactly `vars`, supervised as `supervision` says (in namespaces
 /// whatever it says when `confinement` is given, which the command is then held to); `input`,
 /// when given, is written to its stdin (which is closed after it; otherwise stdin is `/dev/null`).
+/// A shell line that bash would only exec is exec'd without bash ([`plain`]).
 pub(crate) async fn run(
+    program: Program<'_>,
+    dir: &Path,
+    vars: Vec<(OsString, OsString)>,
+    options: &ExecOptions,
+    input: Option<Vec<u8>>,
+    supervision: Supervision,
+    confinement: Option<Arc<Confined>>,
+) -> Result<ExecResult, EnvError> {
+    if let Program::Shell(line) = program {
+        if let Some(plain::Plain { path, args, vars: plain_vars }) = plain::Plain::of(line, dir, &vars) {
+            let direct = Program::Direct { program: &path, args: &args };
+            // A program that did not start (not runnable after all: a script with no `#!` line,
+            // which bash runs itself) ran nothing, and goes to bash.
+            if let Ok(result) = run_once(direct, dir, plain_vars, options, input.clone(), supervision, confinement.clone()).await
+            {
+                return Ok(result);
+            }
+        }
+    }
+    run_once(program, dir, vars, options, input, supervision, confinement).await
+}
+
+async fn run_once(
     program: Program<'_>,
     dir: &Path,
     vars: Vec<(OsString, OsString)>,
@@ -149,44 +263,23 @@ pub(crate) async fn run(
     let started = Instant::now();
     let marker = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     descendants::become_subreaper();
+    let mut vars = vars;
+    vars.retain(|(key, _)| key != MARKER);
+    vars.push((MARKER.into(), marker.clone().into()));
+    let piped_stdin = input.is_some();
     // The namespace dies with the agent (parent-death signals all the way down); a scanned
     // command's detached processes need the watchdog for that.
-    #[cfg(target_os = "linux")]
-    let namespaces = match supervision {
-        Supervision::Namespace => Some(namespace::Namespaces::new(confinement.clone())),
-        Supervision::Scan => {
+    let start = match supervision {
+        #[cfg(target_os = "linux")]
+        Supervision::Namespace => {
+            Start::Namespaces(namespace::Namespaces::new(confinement.clone()), spawn::Exec::new(program, dir, &vars))
+        }
+        _ => {
+            #[cfg(target_os = "linux")]
             watchdog::start();
-            None
+            Start::Command(shell_command(program, dir, vars, piped_stdin))
         }
     };
-    let mut shell = program.command();
-    shell
-        .current_dir(dir)
-        .env_clear()
-        .envs(vars)
-        .env(MARKER, &marker)
-        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let parent = std::process::id() as libc::pid_t;
-    let confined = confinement.clone();
-    // SAFETY: between fork and exec the closure calls only async-signal-safe functions
-    // (setsid, prctl, getppid; `enter`'s and `restrict`'s system calls) and allocates nothing.
-    unsafe {
-        shell.pre_exec(move || {
-            leader_of_its_own(parent)?;
-            #[cfg(target_os = "linux")]
-            if let Some(namespaces) = &namespaces {
-                namespaces.enter()?;
-            }
-            #[cfg(target_os = "linux")]
-            if let Some(confinement) = &confined {
-                confinement.restrict()?;
-            }
-            Ok(())
-        })
-    };
-
     let (tx, mut rx) = unbounded();
     let (spawned_tx, spawned) = oneshot::channel();
     let (cancelled, finished) = (Arc::<AtomicBool>::default(), Arc::<AtomicBool>::default());
@@ -202,16 +295,15 @@ pub(crate) async fn run(
     thread::Builder::new()
         .name("openagent-command".into())
         .spawn(move || {
-            let mut child = match shell.spawn() {
-                Ok(child) => child,
+            let Started { pid, stdin, stdout, stderr } = match start.spawn(piped_stdin) {
+                Ok(started) => started,
                 Err(err) => {
                     let _ = spawned_tx.send(Err(err));
                     return;
                 }
             };
-            let pid = child.id() as libc::pid_t;
             watch_pgid.store(pid, Ordering::SeqCst);
-            if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+            if let (Some(mut stdin), Some(input)) = (stdin, input) {
                 // A thread of its own: a command that reads none of a large input must not stall
                 // supervision. It ends when the input is written or the command's end closes the
                 // pipe (EPIPE: Rust ignores SIGPIPE).
@@ -220,14 +312,13 @@ pub(crate) async fn run(
                     let _ = stdin.write_all(&input);
                 });
             }
-            let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
             let _ = spawned_tx.send(Ok(pid));
             let closed = read_output(stdout, stderr, &tx);
             let mut command = Descendants::new(pid, marker);
             let _registration = crate::signals::supervise(command.killer());
             let contained = supervision == Supervision::Namespace;
             let cancel = Cancel { flag: &watch_cancelled, alarm: &watch_alarm };
-            let (code, timed_out) = watch(&mut child, &mut command, contained, deadline, cancel);
+            let (code, timed_out) = watch(&mut Leader(pid), &mut command, contained, deadline, cancel);
             // The pipes close once every process holding them is gone; a holder supervision could
             // not find gets a short grace, not the caller's patience.
             let until = Instant::now() + LATE_OUTPUT;
@@ -300,7 +391,7 @@ pub(crate) fn start(command: &mut Command, confined: Option<Arc<Confined>>) -> s
     // SAFETY: as in `run`: only async-signal-safe system calls on what was prepared before the fork.
     unsafe {
         command.pre_exec(move || {
-            leader_of_its_own(parent)?;
+            leader_of_its_own(Some(parent))?;
             #[cfg(target_os = "linux")]
             if let (Some(namespaces), Some(confinement)) = (&namespaces, &confined) {
                 namespaces.enter()?;
@@ -321,8 +412,9 @@ const CAP_SYS_PTRACE: libc::c_ulong = 19;
 /// In the forked child, before exec: the shell leads a new session (so every process it starts
 /// shares its session id unless it calls `setsid` itself, and none can reach the terminal) and,
 /// on Linux, is killed when the worker thread that started it dies, which a SIGKILL of the agent
-/// does.
-pub(crate) fn leader_of_its_own(parent: libc::pid_t) -> std::io::Result<()> {
+/// does. `parent`, the agent's pid where the child's parent is, catches the agent dying before
+/// that was set up.
+pub(crate) fn leader_of_its_own(parent: Option<libc::pid_t>) -> std::io::Result<()> {
     // SAFETY: setsid, prctl and getppid are async-signal-safe and touch no memory of ours.
     unsafe {
         if libc::setsid() == -1 {
@@ -333,9 +425,10 @@ pub(crate) fn leader_of_its_own(parent: libc::pid_t) -> std::io::Result<()> {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
-            // The agent died between the fork and the prctl: the signal will never come.
-            if libc::getppid() != parent {
-                return Err(std::io::Error::other("the agent that started the command has exited"));
+            // The agent died between the fork and the prctl: the signal will never come. (No
+            // message: making one would allocate.)
+            if parent.is_some_and(|parent| libc::getppid() != parent) {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
             // A command run as root would otherwise keep CAP_SYS_PTRACE, and with it the right
             // to read the agent's memory and /proc/PID/environ (its provider keys) although the
@@ -356,14 +449,10 @@ fn emit(options: &ExecOptions, text: &str) {
 }
 
 /// Forwards both pipes; the returned channel gets one message as each pipe closes.
-fn read_output(stdout: Option<ChildStdout>, stderr: Option<ChildStderr>, tx: &UnboundedSender<Event>) -> mpsc::Receiver<()> {
+fn read_output(stdout: File, stderr: File, tx: &UnboundedSender<Event>) -> mpsc::Receiver<()> {
     let (closed_tx, closed) = mpsc::channel();
-    if let Some(out) = stdout {
-        output::forward(out, tx.clone(), Event::Stdout, closed_tx.clone());
-    }
-    if let Some(err) = stderr {
-        output::forward(err, tx.clone(), Event::Stderr, closed_tx);
-    }
+    output::forward(stdout, tx.clone(), Event::Stdout, closed_tx.clone());
+    output::forward(stderr, tx.clone(), Event::Stderr, closed_tx);
     closed
 }
 
@@ -381,13 +470,13 @@ struct Cancel<'a> {
 /// none of its orphans come to the agent: it is not scanned for then. Between looks it sleeps on
 /// the shell's exit and the caller's cancel ([`wake`]), bounded by the deadline and the next scan.
 fn watch(
-    child: &mut Child,
+    child: &mut Leader,
     command: &mut Descendants,
     contained: bool,
     deadline: Option<Instant>,
     cancel: Cancel,
 ) -> (i32, bool) {
-    let mut wake = Wake::on(child.id() as libc::pid_t);
+    let mut wake = Wake::on(child.id());
     let mut scanned = Instant::now();
     loop {
         match child.try_wait() {
@@ -429,7 +518,7 @@ fn watch(
 
 /// SIGTERM to every process of the command, up to [`GRACE`] for them to go, then SIGKILL; the
 /// shell (when `shell` is still to be reaped) and every orphan reparented to the agent are reaped.
-fn terminate(mut shell: Option<&mut Child>, command: &mut Descendants) {
+fn terminate(mut shell: Option<&mut Leader>, command: &mut Descendants) {
     if !command.signal(libc::SIGTERM) && shell.is_none() {
         return;
     }
@@ -455,7 +544,7 @@ fn terminate(mut shell: Option<&mut Child>, command: &mut Descendants) {
 }
 
 /// The shell's exit code, or 128 + the signal that killed it, as shells report it.
-fn exit_code(status: std::process::ExitStatus) -> i32 {
+fn exit_code(status: ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt;
     status.code().or_else(|| status.signal().map(|signal| 128 + signal)).unwrap_or(-1)
 }

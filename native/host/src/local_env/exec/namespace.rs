@@ -86,6 +86,24 @@ impl Namespaces {
         if libc::unshare(self.flags) == -1 {
             return Err(std::io::Error::last_os_error());
         }
+        self.map_user()
+    }
+
+    /// Forks a child into the new namespaces, as their init (pid 1): returns its pid, or 0 in
+    /// the child, which must then call [`Namespaces::map_user`] before anything else.
+    ///
+    /// # Safety
+    /// As fork: the child may make only async-signal-safe calls.
+    pub(super) unsafe fn fork_init(&self) -> std::io::Result<libc::pid_t> {
+        clone(self.flags)
+    }
+
+    /// In a process that has just entered a new user namespace: the agent's user (and group) are
+    /// themselves in it. Nothing to do for root, which made no user namespace.
+    ///
+    /// # Safety
+    /// Async-signal-safe: for between fork and exec.
+    pub(super) unsafe fn map_user(&self) -> std::io::Result<()> {
         if !self.uid_map.is_empty() {
             write_file(c"/proc/self/uid_map", &self.uid_map)?;
             // Unprivileged, a group map may be written only once setgroups(2) is refused.
@@ -93,6 +111,11 @@ impl Namespaces {
             write_file(c"/proc/self/gid_map", &self.gid_map)?;
         }
         Ok(())
+    }
+
+    /// The confinement whose mounts the init makes.
+    pub(super) fn confinement(&self) -> Option<&Confined> {
+        self.confinement.as_deref()
     }
 }
 
@@ -124,25 +147,44 @@ unsafe fn init(confinement: Option<&Confined>) -> std::io::Result<()> {
     // Dies with the supervisor, and takes the namespace with it. (Were the supervisor killed in
     // the moment before this, the init would run on until its shell exits.)
     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-    // The namespace's own /proc, private to it. Without it (a /proc the kernel will not let a
-    // user namespace mount again) commands still run; only pids in /proc are the host's.
+    mount_init(confinement)?;
+    let shell = fork()?;
+    if shell == 0 {
+        return Ok(());
+    }
+    reap(shell)
+}
+
+/// The init's mounts, before it starts the shell: a `/proc` of the namespace, private to it
+/// (without it, a `/proc` the kernel will not let a user namespace mount again, commands still
+/// run; only pids in /proc are the host's), and the confinement's, only where they cannot reach
+/// the agent's namespace.
+///
+/// # Safety
+/// Only in a namespace's init, before it forks the shell.
+pub(super) unsafe fn mount_init(confinement: Option<&Confined>) -> std::io::Result<()> {
     let none = std::ptr::null();
     let private = libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) == 0;
     if private {
         let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
         libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null());
     }
-    // The confinement's mounts, only where they cannot reach the agent's namespace.
     if let Some(confinement) = confinement {
         if !private {
             return Err(std::io::Error::last_os_error());
         }
         confinement.mount()?;
     }
-    let shell = fork()?;
-    if shell == 0 {
-        return Ok(());
-    }
+    Ok(())
+}
+
+/// The init once the shell runs: holds no descriptor (the command's pipes are its processes' to
+/// hold), reaps every process reparented to it until the shell exits, then ends the rest and
+/// exits as the shell did.
+///
+/// # Safety
+/// Only in a namespace's init, whose child `shell` is.
+pub(super) unsafe fn reap(shell: libc::pid_t) -> ! {
     name(c"openagent-init");
     close_all();
     let mut status = 0;
@@ -178,7 +220,12 @@ unsafe fn init(confinement: Option<&Confined>) -> std::io::Result<()> {
 /// fork(2) as a bare system call: the C library's fork would run the handlers libraries
 /// registered with pthread_atfork, which need not be safe in a copy of a multithreaded process.
 unsafe fn fork() -> std::io::Result<libc::pid_t> {
-    match libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_ulong, 0, 0, 0, 0) {
+    clone(0)
+}
+
+/// fork(2) into the new namespaces that `flags` name, as a bare system call (see [`fork`]).
+unsafe fn clone(flags: libc::c_int) -> std::io::Result<libc::pid_t> {
+    match libc::syscall(libc::SYS_clone, (flags | libc::SIGCHLD) as libc::c_ulong, 0, 0, 0, 0) {
         -1 => Err(std::io::Error::last_os_error()),
         pid => Ok(pid as libc::pid_t),
     }
@@ -209,7 +256,7 @@ unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> std::io::Result<()>
     Ok(())
 }
 
-unsafe fn ignore_stop_signals() {
+pub(super) unsafe fn ignore_stop_signals() {
     for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT] {
         libc::signal(signal, libc::SIG_IGN);
     }
@@ -242,8 +289,8 @@ pub(super) fn probe() -> bool {
     // SAFETY: the child makes only async-signal-safe system calls on memory prepared before the
     // fork, and exits.
     unsafe {
-        match fork() {
-            Ok(0) => libc::_exit(if namespaces.unshare().is_ok() { 0 } else { 1 }),
+        match namespaces.fork_init() {
+            Ok(0) => libc::_exit(if namespaces.map_user().is_ok() { 0 } else { 1 }),
             Ok(pid) => wait_status(pid).is_some_and(|status| libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0),
             Err(_) => false,
         }
