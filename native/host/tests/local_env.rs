@@ -214,6 +214,48 @@ fn runs_commands_with_separate_streams_and_exit_codes() {
 }
 
 #[test]
+fn a_plain_line_run_without_bash_behaves_as_bash_would_run_it() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    // `env` is exec'd directly; quoted, the same line goes through bash, which execs it in its
+    // own place: the program must see the same variables either way (but each command's marker).
+    let sorted = |text: String| {
+        let mut lines: Vec<String> =
+            text.lines().filter(|line| !line.starts_with("OPENAGENT_COMMAND_ID=")).map(str::to_owned).collect();
+        lines.sort();
+        lines
+    };
+    let direct = exec(&env, "env", 10_000);
+    let through_bash = exec(&env, "'env'", 10_000);
+    assert_eq!((direct.exit_code, through_bash.exit_code), (0, 0));
+    assert_eq!(sorted(direct.stdout), sorted(through_bash.stdout));
+    // Under the name the line calls it by, as bash passes it, not the path bash found it at.
+    assert_eq!(exec(&env, "cat /proc/self/cmdline", 10_000).stdout, "cat\0/proc/self/cmdline\0");
+    assert_eq!(exec(&env, "'cat' /proc/self/cmdline", 10_000).stdout, "cat\0/proc/self/cmdline\0");
+    let missing = exec(&env, "no-such-program-anywhere --flag", 10_000);
+    assert_eq!(missing.exit_code, 127, "not on PATH: bash says so, as ever");
+    assert!(missing.stderr.contains("command not found"), "{}", missing.stderr);
+    // A script with no #! line cannot be exec'd; bash runs such a file itself.
+    std::fs::write(dir.0.join("script"), "echo from the script\n").unwrap();
+    std::fs::set_permissions(dir.0.join("script"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = exec(&env, "./script", 10_000);
+    assert_eq!((script.stdout.as_str(), script.exit_code), ("from the script\n", 0));
+}
+
+#[test]
+fn a_command_exec_cannot_take_is_refused_with_the_reason() {
+    let dir = TempDir::new();
+    let env = dir.env();
+    let options = ExecOptions { timeout_ms: 10_000, ..ExecOptions::default() };
+    let error = block_on(env.exec_command("echo a\0b", &options)).unwrap_err();
+    assert!(error.to_string().contains("could not start"), "{error}");
+    let error = block_on(env.exec_program("no-such-program-anywhere", &[], &options)).unwrap_err();
+    assert!(error.to_string().contains("no-such-program-anywhere"), "{error}");
+    // The environment still runs commands after both.
+    assert_eq!(exec(&env, "echo still", 10_000).stdout, "still\n");
+}
+
+#[test]
 fn commands_get_core_variables_and_what_is_passed_never_a_secret_by_pattern() {
     // Set for this test binary only; no other test reads them. Every suffix, in any case.
     let secrets = [

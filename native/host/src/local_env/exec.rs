@@ -1,6 +1,7 @@
-//! Running a command: `/bin/bash -c` as the leader of a session (and process group) of its own,
-//! supervised by a worker thread so the async caller never blocks; output and the exit come back
-//! over a channel.
+//! Running a command: `/bin/bash -c` as the leader of a session (and process group) of its own
+//! (or the program itself, for a line bash would only exec: [`plain`]), supervised by a worker
+//! thread, which also reads its output, so the async caller never blocks; output and the exit
+//! come back over a channel.
 //!
 //! Supervision owns every process the command starts, not only its group. On Linux each command
 //! runs in a PID namespace of its own ([`namespace`]), which nothing it starts can leave and the
@@ -35,16 +36,17 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use futures::channel::mpsc::{unbounded, UnboundedSender};
+use futures::channel::mpsc::unbounded;
 use futures::channel::oneshot;
 use futures::StreamExt;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
 use descendants::Descendants;
+use output::Output;
 use wake::{Alarm, Wake, POLL};
 
 use super::confined::{self, Confined};
@@ -105,11 +107,13 @@ impl Drop for CancelOnDrop {
 }
 
 /// What a command runs: a line for `/bin/bash -c`, or a program of the host's own with its
-/// arguments, with no shell between.
+/// arguments, with no shell between, or a line's program as bash found it ([`plain`]): run
+/// from `path`, under the `name` the line called it by.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Program<'a> {
     Shell(&'a str),
     Direct { program: &'a str, args: &'a [&'a str] },
+    Found { path: &'a str, name: &'a str, args: &'a [&'a str] },
 }
 
 impl Program<'_> {
@@ -125,6 +129,11 @@ impl Program<'_> {
                 direct.args(args);
                 direct
             }
+            Program::Found { path, name, args } => {
+                let mut found = Command::new(path);
+                found.arg0(name).args(args);
+                found
+            }
         }
     }
 
@@ -133,6 +142,7 @@ impl Program<'_> {
         match *self {
             Program::Shell(_) => "/bin/bash",
             Program::Direct { program, .. } => program,
+            Program::Found { name, .. } => name,
         }
     }
 }
@@ -236,8 +246,8 @@ pub(crate) async fn run(
     confinement: Option<Arc<Confined>>,
 ) -> Result<ExecResult, EnvError> {
     if let Program::Shell(line) = program {
-        if let Some(plain::Plain { path, args, vars: plain_vars }) = plain::Plain::of(line, dir, &vars) {
-            let direct = Program::Direct { program: &path, args: &args };
+        if let Some(plain::Plain { path, name, args, vars: plain_vars }) = plain::Plain::of(line, dir, &vars) {
+            let direct = Program::Found { path: &path, name, args: &args };
             // A program that did not start (not runnable after all: a script with no `#!` line,
             // which bash runs itself) ran nothing, and goes to bash.
             if let Ok(result) = run_once(direct, dir, plain_vars, options, input.clone(), supervision, confinement.clone()).await
@@ -313,20 +323,16 @@ async fn run_once(
                 });
             }
             let _ = spawned_tx.send(Ok(pid));
-            let closed = read_output(stdout, stderr, &tx);
+            let mut output = Output::new(stdout, stderr, tx.clone());
             let mut command = Descendants::new(pid, marker);
             let _registration = crate::signals::supervise(command.killer());
             let contained = supervision == Supervision::Namespace;
             let cancel = Cancel { flag: &watch_cancelled, alarm: &watch_alarm };
-            let (code, timed_out) = watch(&mut Leader(pid), &mut command, contained, deadline, cancel);
+            let (code, timed_out) = watch(&mut Leader(pid), &mut command, &mut output, contained, deadline, cancel);
             // The pipes close once every process holding them is gone; a holder supervision could
             // not find gets a short grace, not the caller's patience.
-            let until = Instant::now() + LATE_OUTPUT;
-            for _ in 0..2 {
-                if closed.recv_timeout(until.saturating_duration_since(Instant::now())).is_err() {
-                    break;
-                }
-            }
+            output.until_closed(LATE_OUTPUT);
+            drop(output);
             watch_finished.store(true, Ordering::SeqCst);
             let _ = tx.unbounded_send(Event::Exit { code, timed_out });
         })
@@ -448,14 +454,6 @@ fn emit(options: &ExecOptions, text: &str) {
     }
 }
 
-/// Forwards both pipes; the returned channel gets one message as each pipe closes.
-fn read_output(stdout: File, stderr: File, tx: &UnboundedSender<Event>) -> mpsc::Receiver<()> {
-    let (closed_tx, closed) = mpsc::channel();
-    output::forward(stdout, tx.clone(), Event::Stdout, closed_tx.clone());
-    output::forward(stderr, tx.clone(), Event::Stderr, closed_tx);
-    closed
-}
-
 /// How the caller says it wants the result no longer: the flag, and the alarm that wakes the
 /// worker to look at it.
 struct Cancel<'a> {
@@ -472,6 +470,7 @@ struct Cancel<'a> {
 fn watch(
     child: &mut Leader,
     command: &mut Descendants,
+    output: &mut Output,
     contained: bool,
     deadline: Option<Instant>,
     cancel: Cancel,
@@ -482,17 +481,17 @@ fn watch(
         match child.try_wait() {
             Ok(Some(status)) => {
                 if !contained {
-                    terminate(None, command);
+                    terminate(None, command, output);
                 }
                 return (exit_code(status), false);
             }
             // Nobody reads this result: the future that wanted it was dropped.
             Ok(None) if cancel.flag.load(Ordering::SeqCst) => {
-                terminate(Some(child), command);
+                terminate(Some(child), command, output);
                 return (-1, false);
             }
             Ok(None) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => {
-                terminate(Some(child), command);
+                terminate(Some(child), command, output);
                 return (TIMEOUT_EXIT_CODE, true);
             }
             Ok(None) => {
@@ -506,10 +505,10 @@ fn watch(
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
-                wake.wait(cancel.alarm, timeout);
+                wake.wait(cancel.alarm, output, timeout);
             }
             Err(_) => {
-                terminate(Some(child), command);
+                terminate(Some(child), command, output);
                 return (-1, false);
             }
         }
@@ -518,7 +517,7 @@ fn watch(
 
 /// SIGTERM to every process of the command, up to [`GRACE`] for them to go, then SIGKILL; the
 /// shell (when `shell` is still to be reaped) and every orphan reparented to the agent are reaped.
-fn terminate(mut shell: Option<&mut Leader>, command: &mut Descendants) {
+fn terminate(mut shell: Option<&mut Leader>, command: &mut Descendants, output: &mut Output) {
     if !command.signal(libc::SIGTERM) && shell.is_none() {
         return;
     }
@@ -530,7 +529,7 @@ fn terminate(mut shell: Option<&mut Leader>, command: &mut Descendants) {
         if shell.is_none() && !command.any_left() {
             return;
         }
-        thread::sleep(POLL);
+        output.pause(POLL);
     }
     command.signal(libc::SIGKILL);
     if let Some(child) = shell {
@@ -539,7 +538,7 @@ fn terminate(mut shell: Option<&mut Leader>, command: &mut Descendants) {
     // A process killed is a zombie until its parent, often the agent now, reaps it.
     let until = Instant::now() + GRACE;
     while command.any_left() && Instant::now() < until {
-        thread::sleep(POLL);
+        output.pause(POLL);
     }
 }
 

@@ -1,27 +1,34 @@
 //! A PID namespace per command (Linux): nothing a command starts can outlive it, by construction.
 //!
-//! Between fork and exec, the process `Command` forked (the *supervisor*, whose pid the agent
-//! waits for) leaves for new PID and mount namespaces, and a new user namespace when the agent is
-//! not root (so any user can make the other two), then forks the namespace's first process, its
-//! *init*. The init mounts a `/proc` of the namespace (so `ps`, `pgrep` and `kill` inside agree on
-//! pids) and forks the shell, which `Command` then execs. However a process of the command
-//! detaches (`setsid`, a double fork, a cleared environment), it stays in the namespace, and the
-//! kernel kills every process in it when its init exits. The init exits when the shell has: it
-//! sends SIGTERM to what is left, gives it [`GRACE`] to go, and exits, which SIGKILLs the rest.
+//! A command leaves for new PID and mount namespaces, and a new user namespace when the agent is
+//! not root (so any user can make the other two). The namespace's first process, its *init*,
+//! mounts a `/proc` of the namespace (so `ps`, `pgrep` and `kill` inside agree on pids) and
+//! starts the shell. However a process of the command detaches (`setsid`, a double fork, a
+//! cleared environment), it stays in the namespace, and the kernel kills every process in it
+//! when its init exits. The init exits when the shell has: it sends SIGTERM to what is left,
+//! gives it [`GRACE`] to go, and exits, which SIGKILLs the rest.
+//!
+//! The model's commands are forked by the agent straight into their namespaces, the init being
+//! the agent's child ([`super::spawn`]). A program started through `Command` (an MCP server a
+//! sandbox policy confines) goes there from `pre_exec`, which can only make the namespaces for
+//! the children of the process it runs in: that process, the *supervisor*, forks the init and
+//! stays behind, waiting for it and mirroring its exit, so the caller's `Child` stays the
+//! program's.
 //!
 //! ```text
-//! agent ─ supervisor (waits, mirrors the exit) ─┬─ init (pid 1: reaps, ends the rest) ─ bash (pid 2) ─ …
-//!                                                 └─ the new PID namespace ─────────────────────────┘
+//! agent ─ init (pid 1: reaps, ends the rest) ─ bash (pid 2) ─ …
+//! agent ─ supervisor (waits, mirrors the exit) ─┬─ init ─ program (pid 2) ─ …
+//!                                                 └─ the new PID namespace ─┘
 //! ```
 //!
 //! The supervisor and the init are copies of the agent that never exec: a copy of a multithreaded
 //! process may make only async-signal-safe calls, so both make system calls alone, on buffers
 //! prepared before the fork. They hold no descriptor (each closes all of its own), so only the
-//! command's processes hold its pipes, and `Command` learns of the exec through its own
-//! close-on-exec pipe as before. They ignore SIGTERM, SIGINT, SIGHUP and SIGQUIT: a signal to the
-//! command's group reaches the shell and its jobs, which end, and the supervisor follows; SIGKILL
-//! of the supervisor (supervision's last resort, or the agent dying: its parent-death signal)
-//! kills the init (its own parent-death signal), and with it the namespace.
+//! command's processes hold its pipes. A signal to the command's group reaches the shell and its
+//! jobs, which end, and the init follows; the init, pid 1 of its namespace, takes no signal it
+//! has no handler for but SIGKILL, and the supervisor ignores SIGTERM, SIGINT, SIGHUP and
+//! SIGQUIT. SIGKILL of the init or the supervisor (supervision's last resort, or the agent
+//! dying: parent-death signals) ends the namespace.
 //!
 //! Where the kernel refuses (no user namespaces for this user, a seccomp filter), commands run
 //! as before, and [`super::descendants`] finds what they leave behind by scanning /proc; a

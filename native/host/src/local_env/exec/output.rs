@@ -4,9 +4,10 @@
 //! past which it is read and dropped, so one that writes without end (`yes`, `cat /dev/zero`)
 //! cannot grow the agent. The tool's result says how much was dropped.
 
-use std::io::{BufRead, BufReader, Read};
-use std::sync::mpsc;
-use std::thread;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
 
 use futures::channel::mpsc::UnboundedSender;
 
@@ -18,51 +19,136 @@ const MAX_PIECE: usize = 64 * 1024;
 /// The most of a pipe's output that is kept: as much as `read_file` reads of a file.
 pub(super) const MAX_KEPT: usize = 16 * 1024 * 1024;
 
-/// Sends a pipe's output in pieces until it closes or nobody collects it any more, then says so on
-/// `closed`.
-pub(super) fn forward(
-    pipe: impl Read + Send + 'static,
-    tx: UnboundedSender<Event>,
+/// One of a command's pipes, read by the worker as it becomes readable ([`super::wake`]), until
+/// it closes or nobody collects its output any more.
+pub(super) struct Pipe {
+    /// None once closed.
+    file: Option<File>,
     wrap: fn(String) -> Event,
-    closed: mpsc::Sender<()>,
-) {
-    thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(MAX_PIECE, pipe);
-        let mut pending = Vec::new();
-        let (mut kept, mut dropped) = (0, 0);
-        let send = |bytes: &[u8]| tx.unbounded_send(wrap(String::from_utf8_lossy(bytes).into_owned())).is_ok();
-        loop {
-            let read = match reader.fill_buf() {
-                Ok([]) | Err(_) => break,
-                Ok(read) => read,
-            };
-            let length = read.len();
-            let room = MAX_KEPT - kept;
-            pending.extend_from_slice(&read[..length.min(room)]);
-            dropped += length.saturating_sub(room);
-            kept += length.min(room);
-            reader.consume(length);
-            let cut = if pending.len() >= MAX_PIECE || kept == MAX_KEPT {
-                whole_characters(&pending)
-            } else {
-                memchr::memrchr(b'\n', &pending).map_or(0, |newline| newline + 1)
-            };
-            if cut > 0 && !send(&pending[..cut]) {
-                return;
-            }
-            pending.drain(..cut);
-        }
-        if !pending.is_empty() && !send(&pending) {
+    buffer: Vec<u8>,
+    /// Read but not sent yet: the end of a line still to come.
+    pending: Vec<u8>,
+    kept: usize,
+    dropped: usize,
+}
+
+impl Pipe {
+    pub(super) fn new(file: File, wrap: fn(String) -> Event) -> Self {
+        Self { file: Some(file), wrap, buffer: vec![0; MAX_PIECE], pending: Vec::new(), kept: 0, dropped: 0 }
+    }
+
+    pub(super) fn file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
+    /// Reads once what the pipe holds (it is readable, or closed), and passes on the whole lines
+    /// it has; at the pipe's end, the rest, and what was dropped.
+    pub(super) fn read(&mut self, tx: &UnboundedSender<Event>) {
+        let Some(file) = &mut self.file else { return };
+        let length = match file.read(&mut self.buffer) {
+            Ok(0) => return self.close(tx),
+            Ok(length) => length,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => return,
+            Err(_) => return self.close(tx),
+        };
+        let room = MAX_KEPT - self.kept;
+        self.pending.extend_from_slice(&self.buffer[..length.min(room)]);
+        self.dropped += length.saturating_sub(room);
+        self.kept += length.min(room);
+        let cut = if self.pending.len() >= MAX_PIECE || self.kept == MAX_KEPT {
+            whole_characters(&self.pending)
+        } else {
+            memchr::memrchr(b'\n', &self.pending).map_or(0, |newline| newline + 1)
+        };
+        if cut > 0 && !self.send(tx, cut) {
+            // Nobody collects it: the pipe closes, and whoever writes to it gets EPIPE.
+            self.file = None;
             return;
         }
-        if dropped > 0 {
-            let note = format!("\n[{dropped} more bytes of output were dropped: the first {MAX_KEPT} bytes are kept]\n");
-            if !send(note.as_bytes()) {
+        self.pending.drain(..cut);
+    }
+
+    /// The pipe's end: what is left, and what was dropped, are sent.
+    fn close(&mut self, tx: &UnboundedSender<Event>) {
+        self.file = None;
+        if !self.pending.is_empty() && !self.send(tx, self.pending.len()) {
+            return;
+        }
+        if self.dropped > 0 {
+            let note = format!("\n[{} more bytes of output were dropped: the first {MAX_KEPT} bytes are kept]\n", self.dropped);
+            let _ = tx.unbounded_send((self.wrap)(note));
+        }
+    }
+
+    /// Sends the first `length` pending bytes; false when nobody collects them.
+    fn send(&self, tx: &UnboundedSender<Event>, length: usize) -> bool {
+        tx.unbounded_send((self.wrap)(String::from_utf8_lossy(&self.pending[..length]).into_owned())).is_ok()
+    }
+}
+
+/// Both of a command's output pipes and where their pieces go: read by the worker itself between
+/// its looks at the command, so a command costs no threads for its output.
+pub(super) struct Output {
+    pipes: [Pipe; 2],
+    tx: UnboundedSender<Event>,
+}
+
+impl Output {
+    pub(super) fn new(stdout: File, stderr: File, tx: UnboundedSender<Event>) -> Self {
+        Self { pipes: [Pipe::new(stdout, Event::Stdout), Pipe::new(stderr, Event::Stderr)], tx }
+    }
+
+    /// The pipes still open, to poll for reading, by their index.
+    pub(super) fn open(&self) -> impl Iterator<Item = (usize, libc::c_int)> + '_ {
+        self.pipes.iter().enumerate().filter_map(|(index, pipe)| Some((index, pipe.file()?.as_raw_fd())))
+    }
+
+    /// Reads the pipe `index`, which poll found readable (or closed).
+    pub(super) fn read(&mut self, index: usize) {
+        self.pipes[index].read(&self.tx);
+    }
+
+    /// Reads the pipes as they fill, for `pause` or until they are both closed, whichever is first.
+    pub(super) fn until_closed(&mut self, pause: Duration) {
+        let until = Instant::now() + pause;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || !self.poll(left) {
                 return;
             }
         }
-        let _ = closed.send(());
-    });
+    }
+
+    /// Reads the pipes as they fill for `pause`, and sleeps it out once they are closed.
+    pub(super) fn pause(&mut self, pause: Duration) {
+        let until = Instant::now() + pause;
+        self.until_closed(pause);
+        std::thread::sleep(until.saturating_duration_since(Instant::now()));
+    }
+
+    /// Waits up to `timeout` for a pipe to be readable and reads it; false once none is open.
+    fn poll(&mut self, timeout: Duration) -> bool {
+        let mut fds = [libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 }; 2];
+        let mut count = 0;
+        for (index, fd) in self.open() {
+            fds[index].fd = fd;
+            count += 1;
+        }
+        if count == 0 {
+            return false;
+        }
+        // Rounded up: a wait a fraction of a millisecond long must not spin. A negative fd is
+        // skipped by poll.
+        let ms = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: `fds` is a live array of two pollfds. EINTR is a return with nothing ready.
+        unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
+        for (index, fd) in fds.iter().enumerate() {
+            if fd.fd >= 0 && fd.revents != 0 {
+                self.read(index);
+            }
+        }
+        true
+    }
 }
 
 /// How much of `bytes` ends on a character boundary: all of it unless it ends inside a character

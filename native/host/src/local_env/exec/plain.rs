@@ -22,6 +22,8 @@ use std::path::Path;
 /// variables bash would set for it.
 pub(super) struct Plain<'a> {
     pub(super) path: String,
+    /// The program as the line names it: its `argv[0]`, as bash passes it.
+    pub(super) name: &'a str,
     pub(super) args: Vec<&'a str>,
     pub(super) vars: Vec<(OsString, OsString)>,
 }
@@ -158,7 +160,7 @@ impl<'a> Plain<'a> {
         let mut vars: Vec<_> =
             vars.iter().filter(|(name, _)| !matches!(name.as_bytes(), b"PWD" | b"SHLVL" | b"_")).cloned().collect();
         vars.extend([("PWD".into(), pwd), ("SHLVL".into(), shlvl.into()), ("_".into(), path.clone().into())]);
-        Some(Self { path, args, vars })
+        Some(Self { path, name, args, vars })
     }
 }
 

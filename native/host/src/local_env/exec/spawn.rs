@@ -26,9 +26,9 @@ use super::confined::Confined;
 use super::namespace::{self, Namespaces};
 use super::{Program, Started};
 
-/// The shell's stack while it shares the init's memory, before exec: what it runs there is a
-/// few system calls deep.
-const STACK: usize = 64 * 1024;
+/// The shell's stack while it shares the init's memory, before exec: what it runs there is a few
+/// calls deep, but a debug build's frames are large, and the pages cost only as they are touched.
+const STACK: usize = 256 * 1024;
 
 /// Where a program named without a slash is looked for when the command has no `PATH`: what
 /// `execvp(3)` uses.
@@ -48,9 +48,10 @@ impl Exec {
     /// cannot be passed to exec, and is refused here.
     pub(super) fn new(program: Program<'_>, dir: &Path, vars: &[(OsString, OsString)]) -> io::Result<Self> {
         let text = |bytes: &[u8]| CString::new(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte"));
-        let (name, args): (&str, Vec<&str>) = match program {
-            Program::Shell(line) => ("/bin/bash", vec!["-c", line]),
-            Program::Direct { program, args } => (program, args.to_vec()),
+        let (name, arg0, args): (&str, &str, Vec<&str>) = match program {
+            Program::Shell(line) => ("/bin/bash", "/bin/bash", vec!["-c", line]),
+            Program::Direct { program, args } => (program, program, args.to_vec()),
+            Program::Found { path, name, args } => (path, name, args.to_vec()),
         };
         let path = vars.iter().find(|(key, _)| key == "PATH").map_or(DEFAULT_PATH, |(_, value)| value.as_bytes());
         let candidates = if name.contains('/') {
@@ -62,7 +63,7 @@ impl Exec {
                 .map(|entry| text(&[within(entry), b"/".to_vec(), name.as_bytes().to_vec()].concat()))
                 .collect::<io::Result<_>>()?
         };
-        let argv = std::iter::once(name).chain(args).map(|arg| text(arg.as_bytes())).collect::<io::Result<_>>()?;
+        let argv = std::iter::once(arg0).chain(args).map(|arg| text(arg.as_bytes())).collect::<io::Result<_>>()?;
         let envp = vars
             .iter()
             .map(|(key, value)| text(&[key.as_bytes(), b"=", value.as_bytes()].concat()))

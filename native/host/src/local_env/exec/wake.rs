@@ -3,11 +3,15 @@
 //! wakes the moment either happens rather than at its next tick. A quick command is then seen to
 //! end within microseconds, and a long one costs no wake-ups at all but its deadline and scans.
 //!
+//! It also wakes for the command's output, which it reads itself ([`Output`]).
+//!
 //! Where the kernel has no pidfd (Linux before 5.3, or a seccomp filter that refuses it) and off
 //! Linux, the worker sleeps in steps that start at [`FIRST_POLL`] and double up to [`POLL`]
-//! instead, as it always did there.
+//! instead (waking sooner for output), as it always did there.
 
 use std::time::Duration;
+
+use super::output::Output;
 
 /// The sleep between looks without a pidfd: it starts short, so a quick command is seen to end
 /// within a millisecond or two, and doubles up to [`POLL`], a wake-up per 10 ms for a long one.
@@ -73,30 +77,48 @@ impl Wake {
         }
     }
 
-    /// Returns when the process has exited, `alarm` rang, or `timeout` (none: no limit) passed;
-    /// without a pidfd, after a pause that grows from look to look. Spurious returns are allowed:
-    /// the caller looks at everything again either way.
-    pub(super) fn wait(&mut self, alarm: &Alarm, timeout: Option<Duration>) {
-        #[cfg(target_os = "linux")]
-        if let (Some(exit), Some(rung)) = (&self.exit, &alarm.fd) {
-            use std::os::fd::AsRawFd;
-            let mut fds = [
-                libc::pollfd { fd: exit.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-                libc::pollfd { fd: rung.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-            ];
-            // Rounded up: a deadline a fraction of a millisecond away must not spin.
-            let ms = timeout.map_or(-1, |t| t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int);
-            // SAFETY: `fds` is a live array of two pollfds. EINTR is a spurious return.
-            unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
-            if fds[1].revents != 0 {
-                let mut count = [0u8; 8];
-                // SAFETY: reads eight bytes into a live buffer; the eventfd is non-blocking.
-                unsafe { libc::read(rung.as_raw_fd(), count.as_mut_ptr().cast(), count.len()) };
-            }
-            return;
+    /// Returns when the process has exited, `alarm` rang, or `timeout` (none: no limit) passed,
+    /// reading whatever of `output` comes meanwhile; without a pidfd, after a pause that grows
+    /// from look to look (or sooner, when output comes). Spurious returns are allowed: the caller
+    /// looks at everything again either way.
+    pub(super) fn wait(&mut self, alarm: &Alarm, output: &mut Output, timeout: Option<Duration>) {
+        let none = libc::pollfd { fd: -1, events: libc::POLLIN, revents: 0 };
+        // The two pipes by their index, then the exit and the alarm where there are descriptors.
+        let mut fds = [none; 4];
+        for (index, fd) in output.open() {
+            fds[index].fd = fd;
         }
-        let pause = timeout.map_or(self.pause, |timeout| timeout.min(self.pause));
-        std::thread::sleep(pause);
-        self.pause = (self.pause * 2).min(POLL);
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            fds[2].fd = self.exit.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+            fds[3].fd = alarm.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = alarm;
+        let events = fds[2].fd >= 0 && fds[3].fd >= 0;
+        let timeout = if events {
+            timeout
+        } else {
+            let pause = self.pause;
+            self.pause = (self.pause * 2).min(POLL);
+            Some(timeout.map_or(pause, |timeout| timeout.min(pause)))
+        };
+        // Rounded up: a deadline a fraction of a millisecond away must not spin.
+        let ms = timeout.map_or(-1, |t| t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int);
+        // SAFETY: `fds` is a live array of four pollfds; poll skips the negative ones. EINTR is a
+        // spurious return.
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        for (index, fd) in fds[..2].iter().enumerate() {
+            if fd.fd >= 0 && fd.revents != 0 {
+                output.read(index);
+            }
+        }
+        #[cfg(target_os = "linux")]
+        if fds[3].fd >= 0 && fds[3].revents != 0 {
+            let mut count = [0u8; 8];
+            // SAFETY: reads eight bytes into a live buffer; the eventfd is non-blocking.
+            unsafe { libc::read(fds[3].fd, count.as_mut_ptr().cast(), count.len()) };
+        }
     }
 }
