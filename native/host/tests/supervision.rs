@@ -221,7 +221,9 @@ fn commands_dropped_before_they_started_leave_nothing() {
                 std::thread::sleep(Duration::from_millis(5));
             }
             std::thread::sleep(Duration::from_millis(300));
-            let left = survivors_after(&seconds, Duration::from_secs(3));
+            // Well inside the 2 s grace: a SIGTERM sent while the shell was still being started
+            // would be lost, and the sleep would stay until the SIGKILL after it.
+            let left = survivors_after(&seconds, Duration::from_secs(1));
             assert!(left.is_empty(), "{kind:?}: round {round}: sleep {seconds} survived its dropped command: {left:?}");
         }
     }

@@ -28,6 +28,7 @@ mod supervision;
 mod wake;
 #[cfg(target_os = "linux")]
 mod watchdog;
+mod workers;
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -41,7 +42,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use futures::channel::mpsc::unbounded;
-use futures::channel::oneshot;
 use futures::StreamExt;
 use openagent_core::env::{EnvError, ExecOptions, ExecResult};
 
@@ -74,9 +74,14 @@ const SCAN_EVERY: Duration = Duration::from_secs(1);
 const MARKER: &str = "OPENAGENT_COMMAND_ID";
 
 enum Event {
+    /// The command could not be started: nothing else comes.
+    Failed(std::io::Error),
     Stdout(String),
     Stderr(String),
-    Exit { code: i32, timed_out: bool },
+    Exit {
+        code: i32,
+        timed_out: bool,
+    },
 }
 
 /// Kills the command when the exec future is dropped before it ended: SIGTERM now, and the
@@ -166,6 +171,7 @@ impl Start {
                     stdin: child.stdin.take().map(|stdin| File::from(OwnedFd::from(stdin))),
                     stdout: pipe(child.stdout.take().map(OwnedFd::from))?,
                     stderr: pipe(child.stderr.take().map(OwnedFd::from))?,
+                    report: None,
                 })
             }
             #[cfg(target_os = "linux")]
@@ -181,6 +187,8 @@ struct Started {
     stdin: Option<File>,
     stdout: File,
     stderr: File,
+    /// Where a start in namespaces says it failed, read once the init has exited.
+    report: Option<OwnedFd>,
 }
 
 /// `program` as `Command` starts it: leader of a session of its own, dying with the worker.
@@ -200,12 +208,37 @@ fn shell_command(program: Program, dir: &Path, vars: Vec<(OsString, OsString)>, 
     shell
 }
 
-/// The command's leader, a child of the agent, waited for by its pid.
-struct Leader(libc::pid_t);
+/// The command's leader, a child of the agent, waited for by its pid; started in namespaces, with
+/// the pipe its init says a failed start on ([`Started::report`]).
+struct Leader {
+    pid: libc::pid_t,
+    report: Option<OwnedFd>,
+}
 
 impl Leader {
     fn id(&self) -> libc::pid_t {
-        self.0
+        self.pid
+    }
+
+    /// Waits, up to [`GRACE`], for a start in namespaces to have exec'd the shell (or failed):
+    /// a signal to the command's group while the init is still starting the shell would be lost
+    /// to it, and the command would run on to the escalation.
+    fn until_started(&self) {
+        if let Some(report) = &self.report {
+            use std::os::fd::AsRawFd;
+            let mut ready = libc::pollfd { fd: report.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            // SAFETY: polls one live pollfd. Readable (an errno) or hung up (closed at exec,
+            // and by the init) both mean the start is over.
+            unsafe { libc::poll(&mut ready, 1, GRACE.as_millis() as libc::c_int) };
+        }
+    }
+
+    /// Why the start failed, if it did: read once the leader has exited.
+    fn failure(&self) -> Option<std::io::Error> {
+        #[cfg(target_os = "linux")]
+        return self.report.as_ref().and_then(spawn::failure);
+        #[cfg(not(target_os = "linux"))]
+        return None;
     }
 
     /// Its exit status if it has exited (and is reaped now), or none while it runs.
@@ -222,7 +255,7 @@ impl Leader {
         loop {
             let mut status = 0;
             // SAFETY: waitpid writes only the status it is given.
-            match unsafe { libc::waitpid(self.0, &mut status, flags) } {
+            match unsafe { libc::waitpid(self.pid, &mut status, flags) } {
                 0 => return Ok(None),
                 -1 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
                 -1 => return Err(std::io::Error::last_os_error()),
@@ -291,7 +324,6 @@ async fn run_once(
         }
     };
     let (tx, mut rx) = unbounded();
-    let (spawned_tx, spawned) = oneshot::channel();
     let (cancelled, finished) = (Arc::<AtomicBool>::default(), Arc::<AtomicBool>::default());
     let pgid = Arc::<AtomicI32>::default();
     let watch_pgid = pgid.clone();
@@ -301,67 +333,56 @@ async fn run_once(
     // As in the in-memory environment, 0 means no timeout.
     let deadline = (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
     // The worker spawns the shell itself: the shell's parent-death signal fires when the thread
-    // that forked it ends, and this thread lives exactly as long as the command is supervised.
-    thread::Builder::new()
-        .name("openagent-command".into())
-        .spawn(move || {
-            let Started { pid, stdin, stdout, stderr } = match start.spawn(piped_stdin) {
-                Ok(started) => started,
-                Err(err) => {
-                    let _ = spawned_tx.send(Err(err));
-                    return;
-                }
-            };
-            watch_pgid.store(pid, Ordering::SeqCst);
-            if let (Some(mut stdin), Some(input)) = (stdin, input) {
-                // A thread of its own: a command that reads none of a large input must not stall
-                // supervision. It ends when the input is written or the command's end closes the
-                // pipe (EPIPE: Rust ignores SIGPIPE).
-                let _ = thread::Builder::new().name("openagent-command-stdin".into()).spawn(move || {
-                    use std::io::Write;
-                    let _ = stdin.write_all(&input);
-                });
+    // that forked it ends, and a worker ends only once its commands have ([`workers`]).
+    workers::run(move || {
+        let Started { pid, stdin, stdout, stderr, report } = match start.spawn(piped_stdin) {
+            Ok(started) => started,
+            Err(err) => {
+                let _ = tx.unbounded_send(Event::Failed(err));
+                return;
             }
-            let _ = spawned_tx.send(Ok(pid));
-            let mut output = Output::new(stdout, stderr, tx.clone());
-            let mut command = Descendants::new(pid, marker);
-            let _registration = crate::signals::supervise(command.killer());
-            let contained = supervision == Supervision::Namespace;
-            let cancel = Cancel { flag: &watch_cancelled, alarm: &watch_alarm };
-            let (code, timed_out) = watch(&mut Leader(pid), &mut command, &mut output, contained, deadline, cancel);
-            // The pipes close once every process holding them is gone; a holder supervision could
-            // not find gets a short grace, not the caller's patience.
-            output.until_closed(LATE_OUTPUT);
-            drop(output);
+        };
+        watch_pgid.store(pid, Ordering::SeqCst);
+        if let (Some(mut stdin), Some(input)) = (stdin, input) {
+            // A thread of its own: a command that reads none of a large input must not stall
+            // supervision. It ends when the input is written or the command's end closes the
+            // pipe (EPIPE: Rust ignores SIGPIPE).
+            let _ = thread::Builder::new().name("openagent-command-stdin".into()).spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&input);
+            });
+        }
+        let mut output = Output::new(stdout, stderr, tx.clone());
+        let mut command = Descendants::new(pid, marker);
+        let _registration = crate::signals::supervise(command.killer());
+        let contained = supervision == Supervision::Namespace;
+        let cancel = Cancel { flag: &watch_cancelled, alarm: &watch_alarm };
+        let mut leader = Leader { pid, report };
+        let (code, timed_out) = watch(&mut leader, &mut command, &mut output, contained, deadline, cancel);
+        if let Some(err) = leader.failure() {
+            // Reaped: its pid is no longer the command's to signal.
             watch_finished.store(true, Ordering::SeqCst);
-            let _ = tx.unbounded_send(Event::Exit { code, timed_out });
-        })
-        .map_err(|err| EnvError::Io(format!("could not start a thread to run the command: {err}")))?;
+            let _ = tx.unbounded_send(Event::Failed(err));
+            return;
+        }
+        // The pipes close once every process holding them is gone; a holder supervision could
+        // not find gets a short grace, not the caller's patience.
+        output.until_closed(LATE_OUTPUT);
+        drop(output);
+        watch_finished.store(true, Ordering::SeqCst);
+        let _ = tx.unbounded_send(Event::Exit { code, timed_out });
+    })
+    .map_err(|err| EnvError::Io(format!("could not start a thread to run the command: {err}")))?;
     // From here, dropping the future ends the command, started or about to be.
     let guard = CancelOnDrop { pgid, cancelled, finished, alarm };
     // Awaited, not waited for: a caller starting several commands at once has them start
-    // together, each worker forking its own.
-    match spawned.await {
-        Ok(Ok(_)) => {}
-        Ok(Err(err)) if supervision == Supervision::Scan => {
-            return Err(EnvError::Io(format!("could not start {}: {err}", program.name())))
-        }
-        Ok(Err(err)) if confinement.is_some() => {
-            return Err(EnvError::Io(format!(
-                "could not start {} confined (its namespaces, mounts, Landlock or seccomp were refused: {err}); \
-                 run with `--sandbox full-access` to run commands unconfined",
-                program.name()
-            )))
-        }
-        Ok(Err(err)) => {
-            return Err(EnvError::Io(format!("could not start {} in a PID namespace of its own: {err}", program.name())))
-        }
-        Err(_) => return Err(EnvError::Io("the thread that starts the command ended before it did".into())),
-    }
-
+    // together, each worker forking its own. A start that worked sends nothing, so the caller is
+    // not woken while the command starts.
     let mut result = ExecResult::default();
+    let mut ended = false;
     while let Some(event) = rx.next().await {
         match event {
+            Event::Failed(err) => return Err(start_failed(program, supervision, confinement.is_some(), err)),
             Event::Stdout(text) | Event::Stderr(text) if text.is_empty() => {}
             Event::Stdout(text) => {
                 emit(options, &text);
@@ -373,10 +394,13 @@ async fn run_once(
             }
             // Output sent after this, by a holder the worker gave up on, is not waited for.
             Event::Exit { code, timed_out } => {
-                (result.exit_code, result.timed_out) = (code, timed_out);
+                (result.exit_code, result.timed_out, ended) = (code, timed_out, true);
                 break;
             }
         }
+    }
+    if !ended {
+        return Err(EnvError::Io("the thread that supervised the command ended before the command did".into()));
     }
     drop(guard);
     result.duration_ms = started.elapsed().as_millis() as u64;
@@ -384,6 +408,19 @@ async fn run_once(
         result.sandbox_denied = confined::denial(&confinement, &result.stdout, &result.stderr);
     }
     Ok(result)
+}
+
+/// Why the command could not be started, saying how it was being started.
+fn start_failed(program: Program, supervision: Supervision, confined: bool, err: std::io::Error) -> EnvError {
+    EnvError::Io(match supervision {
+        Supervision::Scan => format!("could not start {}: {err}", program.name()),
+        _ if confined => format!(
+            "could not start {} confined (its namespaces, mounts, Landlock or seccomp were refused: {err}); \
+             run with `--sandbox full-access` to run commands unconfined",
+            program.name()
+        ),
+        _ => format!("could not start {} in a PID namespace of its own: {err}", program.name()),
+    })
 }
 
 /// Starts `command` as a program of the user's that a sandbox policy names (an MCP server):
@@ -518,6 +555,9 @@ fn watch(
 /// SIGTERM to every process of the command, up to [`GRACE`] for them to go, then SIGKILL; the
 /// shell (when `shell` is still to be reaped) and every orphan reparented to the agent are reaped.
 fn terminate(mut shell: Option<&mut Leader>, command: &mut Descendants, output: &mut Output) {
+    if let Some(shell) = &shell {
+        shell.until_started();
+    }
     if !command.signal(libc::SIGTERM) && shell.is_none() {
         return;
     }

@@ -12,8 +12,8 @@
 //!
 //! Between fork and exec only system calls are made, on what [`Exec`] and [`spawn`] prepared
 //! before the fork. Whatever fails there (the namespaces' maps, a mount, the confinement, the exec)
-//! is sent back as its errno over a pipe that closes at exec, so the caller gets the error the
-//! command's start met, as `Command::spawn` reports it.
+//! is sent back as its errno over a pipe that closes at exec, and read once the init has exited,
+//! so the caller gets the error the command's start met, as `Command::spawn` reports it.
 
 use std::ffi::{CString, OsString};
 use std::fs::File;
@@ -116,12 +116,17 @@ pub(super) fn spawn(namespaces: &Namespaces, exec: &Exec, piped_stdin: bool) -> 
         unsafe { init(namespaces, &shell, &mut stack, agent.as_ref().map(AsRawFd::as_raw_fd)) }
     }
     drop((stdin_read, stdout_write, stderr_write, report_write));
-    if let Some(errno) = reported(&report_read) {
-        // SAFETY: `pid` is our child; waiting for it reaps the init, which exits on its own.
-        unsafe { wait_for(pid) };
-        return Err(io::Error::from_raw_os_error(errno));
-    }
-    Ok(Started { pid, stdin: stdin_write.map(File::from), stdout: File::from(stdout_read), stderr: File::from(stderr_read) })
+    // Not waited for: the init tells of a failed start before it exits, and the caller reads
+    // that once it has ([`failure`]), so a command that starts well starts without a round trip
+    // through the init, which on a busy machine may not run again before the command ends.
+    set_nonblocking(&report_read)?;
+    Ok(Started {
+        pid,
+        stdin: stdin_write.map(File::from),
+        stdout: File::from(stdout_read),
+        stderr: File::from(stderr_read),
+        report: Some(report_read),
+    })
 }
 
 /// The init, between its fork and the shell's start: it leads the command's session, maps the
@@ -202,26 +207,14 @@ unsafe fn fail(report: RawFd, error: io::Error) -> ! {
     libc::_exit(127)
 }
 
-/// The errno the command's start failed with, if it did: nothing comes once the shell has exec'd.
-fn reported(report: &OwnedFd) -> Option<i32> {
+/// Why the command's start failed, if it did, read from its report pipe once its init has
+/// exited (so nothing more can come): nothing comes once the shell has exec'd.
+pub(super) fn failure(report: &OwnedFd) -> Option<io::Error> {
     let mut errno = [0u8; 4];
-    let mut got = 0;
-    while got < errno.len() {
-        // SAFETY: reads into the live buffer's remaining bytes.
-        let read = unsafe { libc::read(report.as_raw_fd(), errno[got..].as_mut_ptr().cast(), errno.len() - got) };
-        match read {
-            0 => break,
-            -1 if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
-            -1 => return Some(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)),
-            read => got += read as usize,
-        }
-    }
-    (got == errno.len()).then(|| i32::from_ne_bytes(errno))
-}
-
-/// Waits for `pid` through interruptions.
-unsafe fn wait_for(pid: libc::pid_t) {
-    while libc::waitpid(pid, std::ptr::null_mut(), 0) == -1 && *libc::__errno_location() == libc::EINTR {}
+    // SAFETY: reads into the live buffer; the pipe is non-blocking. The four bytes are written
+    // at once, and a pipe never splits a write this small.
+    let read = unsafe { libc::read(report.as_raw_fd(), errno.as_mut_ptr().cast(), errno.len()) };
+    (read == errno.len() as isize).then(|| io::Error::from_raw_os_error(i32::from_ne_bytes(errno)))
 }
 
 /// Whether `fd` (a pidfd) is readable now: its process has exited.
@@ -241,6 +234,16 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     // SAFETY: both were just opened and nothing else owns them.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     Ok((above_stderr(read)?, above_stderr(write)?))
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own, with no pointers.
+    let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags == -1 || unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 fn dev_null() -> io::Result<OwnedFd> {
