@@ -455,8 +455,8 @@ const CAP_SYS_PTRACE: libc::c_ulong = 19;
 /// In the forked child, before exec: the shell leads a new session (so every process it starts
 /// shares its session id unless it calls `setsid` itself, and none can reach the terminal) and,
 /// on Linux, is killed when the worker thread that started it dies, which a SIGKILL of the agent
-/// does. `parent`, the agent's pid where the child's parent is, catches the agent dying before
-/// that was set up.
+/// does. `parent`, the agent's pid where the child is the agent's own, catches the agent dying
+/// before that was set up (a namespace's init cannot see its parent, and checks otherwise).
 pub(crate) fn leader_of_its_own(parent: Option<libc::pid_t>) -> std::io::Result<()> {
     // SAFETY: setsid, prctl and getppid are async-signal-safe and touch no memory of ours.
     unsafe {
