@@ -224,12 +224,11 @@ impl Leader {
     /// a signal to the command's group while the init is still starting the shell would be lost
     /// to it, and the command would run on to the escalation.
     fn until_started(&self) {
+        // Readable (an errno) or hung up (closed at exec, and by the init): the start is over.
+        #[cfg(target_os = "linux")]
         if let Some(report) = &self.report {
             use std::os::fd::AsRawFd;
-            let mut ready = libc::pollfd { fd: report.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-            // SAFETY: polls one live pollfd. Readable (an errno) or hung up (closed at exec,
-            // and by the init) both mean the start is over.
-            unsafe { libc::poll(&mut ready, 1, GRACE.as_millis() as libc::c_int) };
+            spawn::readable(report.as_raw_fd(), GRACE.as_millis() as libc::c_int);
         }
     }
 

@@ -137,9 +137,8 @@ impl Output {
         if count == 0 {
             return false;
         }
-        // Rounded up: a wait a fraction of a millisecond long must not spin. A negative fd is
-        // skipped by poll.
-        let ms = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+        // A negative fd is skipped by poll.
+        let ms = super::wake::poll_ms(Some(timeout));
         // SAFETY: `fds` is a live array of two pollfds. EINTR is a return with nothing ready.
         unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
         for (index, fd) in fds.iter().enumerate() {

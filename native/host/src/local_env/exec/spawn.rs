@@ -140,7 +140,7 @@ unsafe fn init(namespaces: &Namespaces, shell: &Shell, stack: &mut [u8], agent: 
         super::leader_of_its_own(None)?;
         // The agent died between the fork and the line above, so the signal will never come.
         // (Its parent is outside the namespace, so getppid says nothing: the agent's pidfd does.)
-        if agent.is_some_and(|agent| readable(agent)) {
+        if agent.is_some_and(|agent| readable(agent, 0)) {
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         namespace::mount_init(shell.confinement)?;
@@ -217,10 +217,12 @@ pub(super) fn failure(report: &OwnedFd) -> Option<io::Error> {
     (read == errno.len() as isize).then(|| io::Error::from_raw_os_error(i32::from_ne_bytes(errno)))
 }
 
-/// Whether `fd` (a pidfd) is readable now: its process has exited.
-unsafe fn readable(fd: RawFd) -> bool {
+/// Whether `fd` is readable (a pidfd: its process has exited; a pipe: data, or every writer gone)
+/// within `ms` milliseconds.
+pub(super) fn readable(fd: RawFd, ms: libc::c_int) -> bool {
     let mut poll = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-    libc::poll(&mut poll, 1, 0) == 1
+    // SAFETY: polls one live pollfd.
+    unsafe { libc::poll(&mut poll, 1, ms) == 1 }
 }
 
 /// A close-on-exec pipe, both ends above stderr so that moving them onto 0, 1 and 2 cannot

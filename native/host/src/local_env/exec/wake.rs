@@ -18,6 +18,12 @@ use super::output::Output;
 const FIRST_POLL: Duration = Duration::from_micros(250);
 pub(super) const POLL: Duration = Duration::from_millis(10);
 
+/// `timeout` as poll(2) takes it: milliseconds, -1 for none. Rounded up: a deadline a fraction
+/// of a millisecond away must not spin.
+pub(super) fn poll_ms(timeout: Option<Duration>) -> libc::c_int {
+    timeout.map_or(-1, |t| t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int)
+}
+
 /// The caller's side: rung when the result is no longer wanted.
 pub(super) struct Alarm {
     #[cfg(target_os = "linux")]
@@ -104,8 +110,7 @@ impl Wake {
             self.pause = (self.pause * 2).min(POLL);
             Some(timeout.map_or(pause, |timeout| timeout.min(pause)))
         };
-        // Rounded up: a deadline a fraction of a millisecond away must not spin.
-        let ms = timeout.map_or(-1, |t| t.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int);
+        let ms = poll_ms(timeout);
         // SAFETY: `fds` is a live array of four pollfds; poll skips the negative ones. EINTR is a
         // spurious return.
         unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
